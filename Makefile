@@ -1,0 +1,142 @@
+# numatile: one entry point. `make help` lists the targets.
+# Sources are picked up by directory, so adding a file to a module needs no Makefile change.
+
+PREFIX   ?= /usr/local
+BUILD    ?= build
+CC       ?= gcc
+SAN      ?=
+ARCH     := $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
+BLIS_INC ?= /usr/include/$(ARCH)/blis-openmp
+
+SOVERSION := 0
+VERSION   := $(shell sed -n 's/^\#define NT_VERSION_STRING "\(.*\)"/\1/p' include/numatile/version.h)
+
+WARN     := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes
+CPPFLAGS += -Iinclude -Icore -D_GNU_SOURCE
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=c11 $(WARN) -fPIC -fopenmp
+ifeq ($(SAN),1)
+CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS  += -fsanitize=address,undefined
+endif
+LDLIBS   := -lhwloc -lnuma -lflame -lblis -lm -lpthread
+LDFLAGS  += -fopenmp
+
+LIB_SRC  := $(sort $(wildcard core/*.c numa/*.c partition/*.c lib/*.c))
+TOOL_SRC := $(sort $(wildcard bench/*.c))
+UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/obj/%.o)
+UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
+
+LIB_A    := $(BUILD)/lib/libnumatile.a
+LIB_SO   := $(BUILD)/lib/libnumatile.so.$(VERSION)
+TOOL     := $(BUILD)/bin/numatile
+UNIT     := $(BUILD)/tests/unit_tests
+PC       := $(BUILD)/lib/pkgconfig/numatile.pc
+
+.PHONY: all deps test test-unit test-vm check-asan check-valgrind demo bench clean info install help
+
+all: $(LIB_A) $(LIB_SO) $(TOOL) $(PC)
+
+help:
+	@echo "make deps         install the Debian packages numatile needs (idempotent)"
+	@echo "make              build library (.a, .so), tool build/bin/numatile, numatile.pc"
+	@echo "make test         deps + build + unit tests + ASan/UBSan run + multi-NUMA guest tests"
+	@echo "make test-unit    Criterion unit tests"
+	@echo "make check-asan   unit tests built with ASan+UBSan (in build/asan)"
+	@echo "make check-valgrind  unit tests under valgrind memcheck"
+	@echo "make test-vm      integration tests in QEMU guests with several NUMA nodes"
+	@echo "make demo         deps + build + the main job on this machine's topology"
+	@echo "make install PREFIX=DIR   headers, libraries, tool, pkg-config file"
+	@echo "make info         compiler and library versions found"
+
+deps:
+	@sh scripts/deps.sh
+
+# Every object depends on the headers it includes (gcc -MMD).
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+# BLIS's header lives in a multiarch directory; only lib/ files that include it need the path.
+$(BUILD)/obj/lib/%.o: CPPFLAGS += -I$(BLIS_INC)
+
+-include $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)
+
+$(LIB_A): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(LIB_SO): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libnumatile.so.$(SOVERSION) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	ln -sf libnumatile.so.$(VERSION) $(BUILD)/lib/libnumatile.so.$(SOVERSION)
+	ln -sf libnumatile.so.$(SOVERSION) $(BUILD)/lib/libnumatile.so
+
+# The tool links the static library so it runs from the build tree and inside the guest.
+$(TOOL): $(TOOL_OBJ) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(LIB_A) -ljansson $(LDLIBS)
+
+$(UNIT): $(UNIT_OBJ) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(UNIT_OBJ) $(LIB_A) -lcriterion -ljansson $(LDLIBS)
+
+$(PC): numatile.pc.in include/numatile/version.h
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+
+# Tests run single-threaded BLIS and a small OpenMP pool by default; tests set their own.
+test-unit: $(UNIT) $(TOOL)
+	NT_TOOL=$(TOOL) $(UNIT) --jobs 2 --short-filename
+
+check-asan:
+	$(MAKE) -j2 BUILD=build/asan SAN=1 CFLAGS="-O1 -g" build/asan/tests/unit_tests \
+	  build/asan/bin/numatile
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  NT_TOOL=build/asan/bin/numatile build/asan/tests/unit_tests --jobs 2 --short-filename
+
+check-valgrind: $(UNIT) $(TOOL)
+	NT_TOOL=$(TOOL) valgrind --error-exitcode=3 --leak-check=full --trace-children=yes \
+	  --suppressions=tests/valgrind.supp -q $(UNIT) --jobs 1 --short-filename
+
+test-vm: $(TOOL)
+	sh tests/vm/run.sh $(BUILD)
+
+test: deps
+	$(MAKE) -j2 all
+	$(MAKE) test-unit
+	$(MAKE) check-asan
+	$(MAKE) test-vm
+
+demo: deps
+	$(MAKE) -j2 all
+	sh scripts/demo.sh $(TOOL)
+
+bench: all
+	$(TOOL) bench all --quick
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/include/numatile $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	  $(DESTDIR)$(PREFIX)/bin
+	install -m 644 include/numatile.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 include/numatile/*.h $(DESTDIR)$(PREFIX)/include/numatile/
+	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libnumatile.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libnumatile.so.$(SOVERSION)
+	ln -sf libnumatile.so.$(SOVERSION) $(DESTDIR)$(PREFIX)/lib/libnumatile.so
+	install -m 644 $(PC) $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -m 755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/
+
+info:
+	@echo "numatile $(VERSION)"
+	@$(CC) --version | head -n 1
+	@for p in libnuma-dev libhwloc-dev libblis-openmp-dev libflame-dev libcriterion-dev \
+	  libjansson-dev qemu-system-x86 gnuplot-nox doxygen; do \
+	  printf '%-20s %s\n' $$p "$$(dpkg-query -W -f='$${Version}' $$p 2>/dev/null || echo missing)"; done
+	@echo "BLIS header dir: $(BLIS_INC)"
+
+clean:
+	rm -rf $(BUILD) build

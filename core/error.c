@@ -1,0 +1,35 @@
+// Status strings and the thread-local "last error" message.
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "nt_core.h"
+
+static _Thread_local char last_msg[512];
+
+const char *nt_strerror(int code)
+{
+    switch (code) {
+    case NT_OK: return "success";
+    case NT_EINVAL: return "invalid argument";
+    case NT_ENOMEM: return "out of memory";
+    case NT_ERANGE: return "size or index out of range";
+    case NT_ENOTSUP: return "not supported";
+    case NT_ESYS: return "system call failed";
+    case NT_EIO: return "input/output error";
+    default: return "unknown status";
+    }
+}
+
+const char *nt_last_error(void)
+{
+    return last_msg;
+}
+
+nt_status nt_fail(nt_status code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_msg, sizeof last_msg, fmt, ap);
+    va_end(ap);
+    return code;
+}

@@ -1,0 +1,47 @@
+/**
+ * \file numatile/error.h
+ * \brief Status codes and error messages shared by every numatile module.
+ *
+ * Every fallible numatile function returns an ::nt_status: 0 (::NT_OK) on success, a negative
+ * code otherwise. Results come back through out-parameters, which are left untouched on
+ * failure. After a failure, nt_last_error() returns a message naming the offending argument;
+ * the message is thread-local and stays valid until the next failing call on the same thread.
+ * Library code never prints, never exits and never aborts on user input.
+ */
+#ifndef NUMATILE_ERROR_H
+#define NUMATILE_ERROR_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** \brief Result of a fallible numatile call. */
+typedef enum nt_status {
+    NT_OK = 0,       /**< success */
+    NT_EINVAL = -1,  /**< an argument is invalid (NULL, out of range, malformed) */
+    NT_ENOMEM = -2,  /**< memory could not be allocated */
+    NT_ERANGE = -3,  /**< a size or index overflows or is out of bounds */
+    NT_ENOTSUP = -4, /**< the operation is not supported here (e.g. allocation on a synthetic
+                          topology, binding to a domain without cpus) */
+    NT_ESYS = -5,    /**< a system call failed; the message carries errno's text */
+    NT_EIO = -6      /**< a file could not be read or written */
+} nt_status;
+
+/**
+ * \brief Short, static description of a status code.
+ * @param[in] code any ::nt_status value (unknown values give "unknown status").
+ * @return a static string; never NULL.
+ */
+const char *nt_strerror(int code);
+
+/**
+ * \brief Message of the last failure on the calling thread.
+ * @return a thread-local string naming the bad argument, or "" if nothing failed yet.
+ *         Valid until the next failing numatile call on this thread.
+ */
+const char *nt_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

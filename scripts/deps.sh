@@ -1,0 +1,19 @@
+#!/bin/sh
+# Install the Debian packages numatile needs, only those missing. Idempotent: a no-op (one
+# dpkg-query) when everything is present. Runs apt-get directly as root, through sudo otherwise.
+set -eu
+PKGS="gcc make pkg-config libnuma-dev libhwloc-dev libblis-openmp-dev libflame-dev \
+libcriterion-dev libjansson-dev qemu-system-x86 busybox-static cpio gzip gnuplot-nox doxygen \
+valgrind"
+missing=""
+for p in $PKGS; do
+    st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+    case "$st" in *"install ok installed"*) ;; *) missing="$missing $p" ;; esac
+done
+[ -z "$missing" ] && exit 0
+echo "deps: installing$missing"
+if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing
