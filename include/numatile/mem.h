@@ -1,0 +1,104 @@
+/**
+ * \file numatile/mem.h
+ * \brief Memory on a domain: node-bound allocation, page-location queries, page migration.
+ *
+ * Buffers are page-aligned anonymous mappings whose pages are bound to the domain's NUMA node.
+ * Errors follow numatile/error.h.
+ */
+#ifndef NUMATILE_MEM_H
+#define NUMATILE_MEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "numatile/error.h"
+#include "numatile/topo.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** \brief Flags for nt_mem_alloc(). */
+enum nt_mem_flags {
+    /** Fail (NT_ESYS) instead of falling back to another node: pages are bound with MPOL_BIND
+        and every page is checked with move_pages() after the first touch. Without it the node
+        is only preferred (MPOL_PREFERRED) and the kernel may place pages elsewhere. */
+    NT_MEM_STRICT = 1u << 0,
+    /** Do not touch the pages: they are placed when first written (by the binding policy). */
+    NT_MEM_NOTOUCH = 1u << 1
+};
+
+/** \brief System page size in bytes. */
+size_t nt_mem_page_size(void);
+
+/**
+ * \brief Allocate bytes bound to a domain's node and touch them (zero-filled).
+ *
+ * The pages are touched by the calling thread; the binding policy decides the node, so the
+ * caller need not be bound. Call it from a thread bound to the domain (nt_bind_domain(),
+ * nt_team_run()) to also keep the first touch local.
+ * @param[in]  topo   a physical or virtual topology.
+ * @param[in]  domain 0..ndomains-1.
+ * @param[in]  bytes  > 0; rounded up to whole pages.
+ * @param[in]  flags  a combination of ::nt_mem_flags.
+ * @param[out] out    page-aligned buffer, to free with nt_mem_free(out, bytes); untouched on
+ *                    failure.
+ * @retval NT_EINVAL  NULL pointer, domain out of range, bytes == 0, unknown flag.
+ * @retval NT_ERANGE  bytes overflows when rounded to pages.
+ * @retval NT_ENOTSUP synthetic topology.
+ * @retval NT_ENOMEM  the mapping failed.
+ * @retval NT_ESYS    binding failed, or (strict) a page landed on another node.
+ */
+nt_status nt_mem_alloc(const nt_topo_t *topo, int domain, size_t bytes, unsigned flags,
+                       void **out);
+
+/** \brief Free a buffer from nt_mem_alloc() with the same byte count. Accepts NULL. */
+void nt_mem_free(void *ptr, size_t bytes);
+
+/** \brief Where the pages of a buffer are; see nt_mem_where(). */
+typedef struct nt_page_hist {
+    int64_t pages;          /**< pages examined */
+    int64_t absent;         /**< pages not yet populated (-ENOENT) */
+    int64_t errors;         /**< pages whose status was another error */
+    int nnodes;             /**< length of per_node: highest node index + 1 of the machine */
+    int64_t per_node[64];   /**< per_node[n] = pages on node n (nodes 0..63) */
+} nt_page_hist_t;
+
+/**
+ * \brief Count the pages of [ptr, ptr+bytes) per NUMA node (move_pages with nodes = NULL).
+ * @param[in]  ptr   any address; the range is widened to whole pages.
+ * @param[in]  bytes > 0.
+ * @param[out] hist  filled on success.
+ * @retval NT_EINVAL ptr or hist NULL, bytes == 0.
+ * @retval NT_ENOMEM no memory for the page table of the query.
+ * @retval NT_ESYS   move_pages failed as a whole.
+ */
+nt_status nt_mem_where(const void *ptr, size_t bytes, nt_page_hist_t *hist);
+
+/** \brief Outcome of nt_mem_migrate(). */
+typedef struct nt_migrate_report {
+    int64_t pages;         /**< pages in the range */
+    int64_t moved;         /**< pages that were elsewhere and are now on the target node */
+    int64_t already;       /**< pages that were on the target node already */
+    int64_t absent;        /**< pages never touched (nothing to move; placed on first touch) */
+    int64_t failed;        /**< pages left where they were */
+    int first_error;       /**< errno of the first failed page (e.g. EBUSY, ENOMEM), 0 if none */
+} nt_migrate_report_t;
+
+/**
+ * \brief Move the pages of [ptr, ptr+bytes) to a NUMA node, keeping their addresses
+ *        (move_pages with MPOL_MF_MOVE). Pages that cannot move are reported, not fatal.
+ * @param[in]  ptr   any address; the range is widened to whole pages.
+ * @param[in]  bytes > 0.
+ * @param[in]  node  OS node index that has memory.
+ * @param[out] rep   filled on success (may report failed pages).
+ * @retval NT_EINVAL ptr or rep NULL, bytes == 0, node not a node with memory.
+ * @retval NT_ENOMEM no memory for the page table of the call.
+ * @retval NT_ESYS   move_pages failed as a whole.
+ */
+nt_status nt_mem_migrate(void *ptr, size_t bytes, int node, nt_migrate_report_t *rep);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

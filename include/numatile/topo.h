@@ -1,0 +1,162 @@
+/**
+ * \file numatile/topo.h
+ * \brief The machine: NUMA domains (physical, virtual or synthetic), their cpus, memory and
+ *        distances, and binding threads to them.
+ *
+ * A topology is an opaque, immutable handle: load it once, share it read-only between threads,
+ * destroy it last. Errors follow numatile/error.h.
+ */
+#ifndef NUMATILE_TOPO_H
+#define NUMATILE_TOPO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "numatile/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** \brief Opaque topology handle. */
+typedef struct nt_topo nt_topo_t;
+
+/** \brief What the domains of a topology are. */
+typedef enum nt_topo_kind {
+    NT_TOPO_PHYSICAL = 0,  /**< one domain per NUMA node of this machine */
+    NT_TOPO_VIRTUAL = 1,   /**< this machine's cores split into more domains than it has nodes */
+    NT_TOPO_SYNTHETIC = 2  /**< a described machine, for planning only (no memory, no binding) */
+} nt_topo_kind;
+
+/** \brief Where the distance matrix came from. */
+typedef enum nt_dist_source {
+    NT_DIST_HWLOC = 0,     /**< hwloc's NUMA latency matrix (ACPI SLIT on real machines) */
+    NT_DIST_LIBNUMA = 1,   /**< libnuma's numa_distance() */
+    NT_DIST_HIERARCHY = 2, /**< derived from the object tree of a synthetic description:
+                                10 for a node to itself, 10 + 10 x levels to the common ancestor */
+    NT_DIST_FLAT = 3       /**< nothing known: 10 on the diagonal, 20 elsewhere */
+} nt_dist_source;
+
+/** \brief Options for nt_topo_load(). Zero-initialise, then set what you need. */
+typedef struct nt_topo_opts {
+    /** Number of domains wanted; 0 = one per physical NUMA node. Larger than the number of
+        nodes with cpus gives a virtual topology; more domains than cores is allowed (domains
+        then share cpus and the topology reports itself oversubscribed). */
+    int domains;
+    /** NULL for this machine; otherwise an hwloc synthetic description such as
+        "pack:4 numa:2 core:8 pu:1", or the path of an hwloc XML file (ending in ".xml"). */
+    const char *synthetic;
+} nt_topo_opts_t;
+
+/** \brief One domain, as returned by nt_topo_domain(). Pointers are owned by the topology. */
+typedef struct nt_domain_info {
+    int id;                /**< domain index, 0..ndomains-1 */
+    int node;              /**< OS index of the NUMA node holding this domain's memory */
+    int ncpus;             /**< number of cpus (PUs) this domain's threads may run on; 0 for a
+                                memory-only node */
+    const int *cpus;       /**< OS indices of those cpus, ascending */
+    uint64_t memory_bytes; /**< memory of the node; for virtual domains, the node's memory
+                                divided by the domains sharing it */
+} nt_domain_info_t;
+
+/**
+ * \brief Discover a topology.
+ * @param[in]  opts options, or NULL for one physical domain per NUMA node of this machine.
+ * @param[out] out  the new topology, to free with nt_topo_destroy(); untouched on failure.
+ * @retval NT_OK      success.
+ * @retval NT_EINVAL  out is NULL, domains < 0, a malformed synthetic description, or fewer
+ *                    domains than NUMA nodes with cpus (merging nodes is not supported).
+ * @retval NT_ENOMEM  allocation failed.
+ * @retval NT_ESYS    hwloc could not read this machine.
+ */
+nt_status nt_topo_load(const nt_topo_opts_t *opts, nt_topo_t **out);
+
+/** \brief Free a topology. Accepts NULL. */
+void nt_topo_destroy(nt_topo_t *topo);
+
+/** \brief Kind of the topology. @param[in] topo a loaded topology (not NULL). */
+nt_topo_kind nt_topo_get_kind(const nt_topo_t *topo);
+
+/** \brief "physical", "virtual" or "synthetic". Static string; never NULL. */
+const char *nt_topo_kind_name(nt_topo_kind kind);
+
+/** \brief "hwloc", "libnuma", "hierarchy" or "flat". Static string; never NULL. */
+const char *nt_topo_dist_source_name(nt_dist_source src);
+
+/** \brief Number of domains (>= 1). @param[in] topo a loaded topology (not NULL). */
+int nt_topo_ndomains(const nt_topo_t *topo);
+
+/** \brief Number of NUMA nodes of the underlying (physical or described) machine. */
+int nt_topo_nphysical(const nt_topo_t *topo);
+
+/** \brief True when at least two domains share a cpu (more virtual domains than cores). */
+bool nt_topo_oversubscribed(const nt_topo_t *topo);
+
+/** \brief Where the distances came from. */
+nt_dist_source nt_topo_distance_source(const nt_topo_t *topo);
+
+/**
+ * \brief Describe one domain.
+ * @param[in]  topo   a loaded topology.
+ * @param[in]  domain 0..ndomains-1.
+ * @param[out] info   filled on success; its pointers stay valid until nt_topo_destroy().
+ * @retval NT_EINVAL topo or info NULL, or domain out of range.
+ */
+nt_status nt_topo_domain(const nt_topo_t *topo, int domain, nt_domain_info_t *info);
+
+/**
+ * \brief The domain-to-domain distance matrix, row-major ndomains x ndomains, owned by the
+ *        topology. Two domains on the same node are at the node's local distance.
+ * @return the matrix, or NULL if topo is NULL.
+ */
+const uint32_t *nt_topo_distances(const nt_topo_t *topo);
+
+/**
+ * \brief The first domain whose cpu set contains an OS cpu index.
+ * @param[in]  topo   a loaded topology.
+ * @param[in]  cpu    OS cpu index (e.g. from sched_getcpu()).
+ * @param[out] domain the domain; untouched on failure.
+ * @retval NT_EINVAL topo or domain NULL.
+ * @retval NT_ERANGE no domain holds that cpu.
+ */
+nt_status nt_topo_cpu_domain(const nt_topo_t *topo, int cpu, int *domain);
+
+/**
+ * \brief Bind the calling thread to the cpus of a domain (sched_setaffinity).
+ * @param[in] topo   a physical or virtual topology.
+ * @param[in] domain 0..ndomains-1.
+ * @retval NT_EINVAL  topo NULL or domain out of range.
+ * @retval NT_ENOTSUP synthetic topology, or a domain without cpus.
+ * @retval NT_ESYS    the kernel refused the affinity mask.
+ */
+nt_status nt_bind_domain(const nt_topo_t *topo, int domain);
+
+/**
+ * \brief Work run by every thread of a team; see nt_team_run().
+ * @param domain the domain this thread is bound to.
+ * @param rank   the thread's rank inside its domain, 0..threads_per_domain-1.
+ * @param arg    the caller's pointer.
+ * @return NT_OK, or an error that nt_team_run() returns (the first one wins).
+ */
+typedef nt_status (*nt_team_fn)(int domain, int rank, void *arg);
+
+/**
+ * \brief Run fn on an OpenMP team of ndomains x threads_per_domain threads, thread t bound to
+ *        domain t / threads_per_domain for the call, its previous affinity restored afterwards.
+ *        Domains without cpus get no threads.
+ * @param[in] topo               a physical or virtual topology.
+ * @param[in] threads_per_domain >= 1.
+ * @param[in] fn                 the work; not NULL.
+ * @param[in] arg                passed to fn.
+ * @retval NT_OK      every call returned NT_OK.
+ * @retval NT_EINVAL  topo or fn NULL, threads_per_domain < 1.
+ * @retval NT_ENOTSUP synthetic topology.
+ * @retval other      the first error returned by fn or by binding.
+ */
+nt_status nt_team_run(const nt_topo_t *topo, int threads_per_domain, nt_team_fn fn, void *arg);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

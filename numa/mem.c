@@ -1,0 +1,269 @@
+// Node-bound allocation, page-location histograms and page migration (libnuma / move_pages).
+#include <errno.h>
+#include <numa.h>
+#include <numaif.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "nt_core.h"
+#include "nt_numa.h"
+
+// move_pages takes a page list; query in chunks so large buffers need bounded scratch memory.
+#define PAGE_CHUNK 4096
+
+static _Atomic int64_t fail_after = -1;
+
+void nt_mem_test_fail_after(int64_t n)
+{
+    atomic_store(&fail_after, n);
+}
+
+// true when the injected failure fires for this call
+static bool injected_failure(void)
+{
+    int64_t v = atomic_load(&fail_after);
+    while (v >= 0) {
+        if (v == 0)
+            return true;
+        if (atomic_compare_exchange_weak(&fail_after, &v, v - 1))
+            return false;
+    }
+    return false;
+}
+
+size_t nt_mem_page_size(void)
+{
+    long p = sysconf(_SC_PAGESIZE);
+    return p > 0 ? (size_t)p : 4096;
+}
+
+int nt_numa_node_count(void)
+{
+    if (numa_available() < 0)
+        return 1;
+    return numa_max_node() + 1;
+}
+
+static bool round_to_pages(size_t bytes, size_t *out)
+{
+    size_t pg = nt_mem_page_size();
+    size_t r;
+    if (!nt_add_size(bytes, pg - 1, &r))
+        return false;
+    *out = r / pg * pg;
+    return true;
+}
+
+nt_status nt_mem_alloc(const nt_topo_t *t, int d, size_t bytes, unsigned flags, void **out)
+{
+    if (!t || !out)
+        return nt_fail(NT_EINVAL, "nt_mem_alloc: %s is NULL", t ? "out" : "topo");
+    if (nt_topo_get_kind(t) == NT_TOPO_SYNTHETIC)
+        return nt_fail(NT_ENOTSUP, "nt_mem_alloc: a synthetic topology has no memory "
+                       "(it is for planning only)");
+    if (d < 0 || d >= nt_topo_ndomains(t))
+        return nt_fail(NT_EINVAL, "nt_mem_alloc: domain %d out of range 0..%d", d,
+                       nt_topo_ndomains(t) - 1);
+    if (bytes == 0)
+        return nt_fail(NT_EINVAL, "nt_mem_alloc: bytes is 0");
+    if (flags & ~(unsigned)(NT_MEM_STRICT | NT_MEM_NOTOUCH))
+        return nt_fail(NT_EINVAL, "nt_mem_alloc: unknown flags 0x%x", flags);
+    size_t len;
+    if (!round_to_pages(bytes, &len))
+        return nt_fail(NT_ERANGE, "nt_mem_alloc: bytes = %zu overflows", bytes);
+    if (injected_failure())
+        return nt_fail(NT_ENOMEM, "nt_mem_alloc: injected failure (test hook)");
+
+    nt_domain_info_t info;
+    nt_topo_domain(t, d, &info);
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return nt_fail(NT_ENOMEM, "nt_mem_alloc: mmap of %zu bytes failed: %s", len,
+                       strerror(errno));
+
+    bool strict = flags & NT_MEM_STRICT;
+    if (numa_available() >= 0) {
+        unsigned long mask[1024 / (8 * sizeof(unsigned long))] = {0};
+        const size_t bits = 8 * sizeof(unsigned long);
+        if ((size_t)info.node >= sizeof mask * 8) {
+            munmap(p, len);
+            return nt_fail(NT_ERANGE, "nt_mem_alloc: node %d above 1023", info.node);
+        }
+        mask[(size_t)info.node / bits] |= 1UL << ((size_t)info.node % bits);
+        if (mbind(p, len, strict ? MPOL_BIND : MPOL_PREFERRED, mask, sizeof mask * 8, 0) != 0) {
+            int err = errno;
+            munmap(p, len);
+            return nt_fail(NT_ESYS, "nt_mem_alloc: mbind to node %d: %s", info.node,
+                           strerror(err));
+        }
+    } else if (strict && info.node != 0) {
+        munmap(p, len);
+        return nt_fail(NT_ESYS, "nt_mem_alloc: no NUMA support in this kernel, cannot bind "
+                       "to node %d", info.node);
+    }
+
+    if (!(flags & NT_MEM_NOTOUCH)) {
+        size_t pg = nt_mem_page_size();
+        for (size_t off = 0; off < len; off += pg)
+            ((volatile char *)p)[off] = 0;
+        if (strict && numa_available() >= 0) {
+            nt_page_hist_t h;
+            nt_status st = nt_mem_where(p, len, &h);
+            int64_t here = st == NT_OK && info.node < 64 ? h.per_node[info.node] : -1;
+            if (here != h.pages) {
+                munmap(p, len);
+                if (st != NT_OK)
+                    return st;
+                return nt_fail(NT_ESYS, "nt_mem_alloc: strict: %lld of %lld pages landed "
+                               "on node %d", (long long)here, (long long)h.pages, info.node);
+            }
+        }
+    }
+    *out = p;
+    return NT_OK;
+}
+
+void nt_mem_free(void *ptr, size_t bytes)
+{
+    size_t len;
+    if (!ptr || bytes == 0 || !round_to_pages(bytes, &len))
+        return;
+    munmap(ptr, len);
+}
+
+// Page-aligned start and page count of [ptr, ptr+bytes).
+static void page_span(const void *ptr, size_t bytes, uintptr_t *start, size_t *npages)
+{
+    size_t pg = nt_mem_page_size();
+    uintptr_t a = (uintptr_t)ptr / pg * pg;
+    uintptr_t e = ((uintptr_t)ptr + bytes - 1) / pg * pg;
+    *start = a;
+    *npages = (e - a) / pg + 1;
+}
+
+nt_status nt_mem_where(const void *ptr, size_t bytes, nt_page_hist_t *hist)
+{
+    if (!ptr || !hist)
+        return nt_fail(NT_EINVAL, "nt_mem_where: %s is NULL", ptr ? "hist" : "ptr");
+    if (bytes == 0)
+        return nt_fail(NT_EINVAL, "nt_mem_where: bytes is 0");
+    if ((uintptr_t)ptr + (bytes - 1) < (uintptr_t)ptr)
+        return nt_fail(NT_ERANGE, "nt_mem_where: range wraps around the address space");
+    uintptr_t start;
+    size_t npages;
+    page_span(ptr, bytes, &start, &npages);
+    void **pages = malloc(PAGE_CHUNK * sizeof *pages);
+    int *status = malloc(PAGE_CHUNK * sizeof *status);
+    if (!pages || !status) {
+        free(pages);
+        free(status);
+        return nt_fail(NT_ENOMEM, "nt_mem_where: out of memory");
+    }
+    nt_page_hist_t h;
+    memset(&h, 0, sizeof h);
+    h.nnodes = nt_numa_node_count();
+    if (h.nnodes > 64)
+        h.nnodes = 64;
+    size_t pg = nt_mem_page_size();
+    nt_status st = NT_OK;
+    for (size_t done = 0; done < npages && st == NT_OK;) {
+        size_t n = npages - done < PAGE_CHUNK ? npages - done : PAGE_CHUNK;
+        for (size_t k = 0; k < n; k++)
+            pages[k] = (void *)(start + (done + k) * pg);
+        if (move_pages(0, (unsigned long)n, pages, NULL, status, 0) != 0) {
+            st = nt_fail(NT_ESYS, "nt_mem_where: move_pages: %s", strerror(errno));
+            break;
+        }
+        for (size_t k = 0; k < n; k++) {
+            if (status[k] >= 0 && status[k] < 64)
+                h.per_node[status[k]]++;
+            else if (status[k] == -ENOENT)
+                h.absent++;
+            else
+                h.errors++;
+        }
+        done += n;
+        h.pages = (int64_t)done;
+    }
+    free(pages);
+    free(status);
+    if (st == NT_OK)
+        *hist = h;
+    return st;
+}
+
+nt_status nt_mem_migrate(void *ptr, size_t bytes, int node, nt_migrate_report_t *rep)
+{
+    if (!ptr || !rep)
+        return nt_fail(NT_EINVAL, "nt_mem_migrate: %s is NULL", ptr ? "rep" : "ptr");
+    if (bytes == 0)
+        return nt_fail(NT_EINVAL, "nt_mem_migrate: bytes is 0");
+    if ((uintptr_t)ptr + (bytes - 1) < (uintptr_t)ptr)
+        return nt_fail(NT_ERANGE, "nt_mem_migrate: range wraps around the address space");
+    if (numa_available() < 0)
+        return nt_fail(NT_ENOTSUP, "nt_mem_migrate: no NUMA support in this kernel");
+    if (node < 0 || node > numa_max_node() || !numa_bitmask_isbitset(numa_all_nodes_ptr,
+                                                                     (unsigned)node))
+        return nt_fail(NT_EINVAL, "nt_mem_migrate: node %d is not a node with memory "
+                       "(0..%d)", node, numa_max_node());
+    uintptr_t start;
+    size_t npages;
+    page_span(ptr, bytes, &start, &npages);
+    void **pages = malloc(PAGE_CHUNK * sizeof *pages);
+    int *status = malloc(PAGE_CHUNK * sizeof *status);
+    int *nodes = malloc(PAGE_CHUNK * sizeof *nodes);
+    if (!pages || !status || !nodes) {
+        free(pages);
+        free(status);
+        free(nodes);
+        return nt_fail(NT_ENOMEM, "nt_mem_migrate: out of memory");
+    }
+    for (size_t k = 0; k < PAGE_CHUNK; k++)
+        nodes[k] = node;
+    nt_migrate_report_t r = {0};
+    size_t pg = nt_mem_page_size();
+    nt_status st = NT_OK;
+    for (size_t done = 0; done < npages;) {
+        size_t n = npages - done < PAGE_CHUNK ? npages - done : PAGE_CHUNK;
+        for (size_t k = 0; k < n; k++)
+            pages[k] = (void *)(start + (done + k) * pg);
+        // Ask first, so pages already in place are told apart from pages moved.
+        if (move_pages(0, (unsigned long)n, pages, NULL, status, 0) != 0) {
+            st = nt_fail(NT_ESYS, "nt_mem_migrate: move_pages query: %s", strerror(errno));
+            break;
+        }
+        for (size_t k = 0; k < n; k++)
+            r.already += status[k] == node;
+        // A positive return counts pages that could not be moved; their status says why.
+        long rc = move_pages(0, (unsigned long)n, pages, nodes, status, MPOL_MF_MOVE);
+        if (rc < 0) {
+            st = nt_fail(NT_ESYS, "nt_mem_migrate: move_pages to node %d: %s", node,
+                         strerror(errno));
+            break;
+        }
+        for (size_t k = 0; k < n; k++) {
+            if (status[k] == node)
+                continue;
+            if (status[k] == -ENOENT) {
+                r.absent++;
+                continue;
+            }
+            r.failed++;
+            if (!r.first_error)
+                r.first_error = status[k] < 0 ? -status[k] : EAGAIN;
+        }
+        done += n;
+    }
+    free(pages);
+    free(status);
+    free(nodes);
+    if (st != NT_OK)
+        return st;
+    r.pages = (int64_t)npages;
+    r.moved = r.pages - r.already - r.failed - r.absent;
+    *rep = r;
+    return NT_OK;
+}

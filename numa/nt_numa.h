@@ -1,0 +1,17 @@
+// Internal interface of the machine layer (not installed).
+#ifndef NUMATILE_NUMA_INTERNAL_H
+#define NUMATILE_NUMA_INTERNAL_H
+
+#include <stdint.h>
+
+#include "numatile/mem.h"
+#include "numatile/topo.h"
+
+// Allocation-failure injection for tests: after `n` more successful nt_mem_alloc() calls, every
+// further call fails with NT_ENOMEM until re-armed. n < 0 disarms (the default).
+void nt_mem_test_fail_after(int64_t n);
+
+// Largest OS node index + 1 known to the kernel (1 when libnuma reports no NUMA support).
+int nt_numa_node_count(void);
+
+#endif

@@ -1,0 +1,431 @@
+// Topology discovery with hwloc: NUMA nodes, their cpus and memory, distances, and the split of
+// a machine into virtual domains.
+#include <hwloc.h>
+#include <numa.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nt_core.h"
+#include "nt_numa.h"
+
+typedef struct node_desc {
+    int os_index;
+    uint64_t memory;
+    int ncores;
+    int *core_first; // index into pus of each core's first PU, plus one sentinel
+    int npus;
+    int *pus;        // OS cpu indices grouped by core
+} node_desc;
+
+typedef struct domain_desc {
+    int node;      // index into the topology's node array (not the OS index)
+    int ncpus;
+    int *cpus;
+    uint64_t memory;
+} domain_desc;
+
+struct nt_topo {
+    nt_topo_kind kind;
+    nt_dist_source dist_source;
+    bool oversubscribed;
+    int nnodes;
+    node_desc *nodes;
+    int ndomains;
+    domain_desc *domains;
+    uint32_t *node_dist;   // nnodes x nnodes
+    uint32_t *dist;        // ndomains x ndomains
+};
+
+void nt_topo_destroy(nt_topo_t *t)
+{
+    if (!t)
+        return;
+    for (int i = 0; i < t->nnodes; i++) {
+        free(t->nodes[i].core_first);
+        free(t->nodes[i].pus);
+    }
+    for (int d = 0; d < t->ndomains; d++)
+        free(t->domains[d].cpus);
+    free(t->nodes);
+    free(t->domains);
+    free(t->node_dist);
+    free(t->dist);
+    free(t);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+// The NUMA node a PU's memory accesses are local to: the first NUMA node attached to its
+// closest ancestor that has memory children (hwloc 2 attaches nodes beside the cpu tree).
+static hwloc_obj_t local_node_of(hwloc_obj_t pu)
+{
+    for (hwloc_obj_t a = pu->parent; a; a = a->parent) {
+        if (a->memory_arity == 0)
+            continue;
+        hwloc_obj_t m = a->memory_first_child;
+        while (m && m->type != HWLOC_OBJ_NUMANODE)
+            m = m->memory_first_child; // skip memory-side caches
+        if (m)
+            return m;
+    }
+    return NULL;
+}
+
+// Fill t->nodes from the hwloc topology: every NUMA node with its cpus grouped by core.
+static nt_status read_nodes(nt_topo_t *t, hwloc_topology_t h)
+{
+    int nn = hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_NUMANODE);
+    int np = hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_PU);
+    if (nn <= 0 || np <= 0)
+        return nt_fail(NT_ESYS, "topology: hwloc found %d NUMA nodes and %d cpus", nn, np);
+    t->nnodes = nn;
+    t->nodes = calloc((size_t)nn, sizeof *t->nodes);
+    int *pu_node = malloc((size_t)np * sizeof *pu_node);
+    if (!t->nodes || !pu_node) {
+        free(pu_node);
+        return nt_fail(NT_ENOMEM, "topology: out of memory for %d nodes", nn);
+    }
+    for (int i = 0; i < nn; i++) {
+        hwloc_obj_t o = hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, (unsigned)i);
+        t->nodes[i].os_index = (int)o->os_index;
+        t->nodes[i].memory = o->attr->numanode.local_memory;
+    }
+    for (int p = 0; p < np; p++) {
+        hwloc_obj_t pu = hwloc_get_obj_by_type(h, HWLOC_OBJ_PU, (unsigned)p);
+        hwloc_obj_t m = local_node_of(pu);
+        pu_node[p] = m ? (int)m->logical_index : 0;
+        t->nodes[pu_node[p]].npus++;
+    }
+    nt_status st = NT_OK;
+    for (int i = 0; i < nn && st == NT_OK; i++) {
+        node_desc *nd = &t->nodes[i];
+        nd->pus = malloc((size_t)(nd->npus + 1) * sizeof *nd->pus);
+        nd->core_first = malloc((size_t)(nd->npus + 1) * sizeof *nd->core_first);
+        if (!nd->pus || !nd->core_first) {
+            st = nt_fail(NT_ENOMEM, "topology: out of memory for node %d", i);
+            break;
+        }
+        // PUs come in logical order, so the PUs of one core are consecutive.
+        int k = 0;
+        hwloc_obj_t last_core = NULL;
+        for (int p = 0; p < np; p++) {
+            if (pu_node[p] != i)
+                continue;
+            hwloc_obj_t pu = hwloc_get_obj_by_type(h, HWLOC_OBJ_PU, (unsigned)p);
+            hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(h, HWLOC_OBJ_CORE, pu);
+            if (!core || core != last_core || k == 0)
+                nd->core_first[nd->ncores++] = k;
+            last_core = core;
+            nd->pus[k++] = (int)pu->os_index;
+        }
+        nd->core_first[nd->ncores] = k;
+    }
+    free(pu_node);
+    return st;
+}
+
+// Distance between two nodes of a described machine: 10 to itself, else 10 + 10 x the levels
+// from the deeper node's parent up to the common ancestor (at least one level).
+static uint32_t hierarchy_distance(hwloc_topology_t h, int a, int b)
+{
+    if (a == b)
+        return 10;
+    hwloc_obj_t pa = hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, (unsigned)a)->parent;
+    hwloc_obj_t pb = hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, (unsigned)b)->parent;
+    hwloc_obj_t c = hwloc_get_common_ancestor_obj(h, pa, pb);
+    int up = pa->depth - c->depth;
+    if (pb->depth - c->depth > up)
+        up = pb->depth - c->depth;
+    if (up < 1)
+        up = 1;
+    return (uint32_t)(10 + 10 * up);
+}
+
+static nt_status read_distances(nt_topo_t *t, hwloc_topology_t h, bool synthetic)
+{
+    int nn = t->nnodes;
+    t->node_dist = malloc((size_t)nn * (size_t)nn * sizeof *t->node_dist);
+    if (!t->node_dist)
+        return nt_fail(NT_ENOMEM, "topology: out of memory for distances");
+
+    unsigned nr = 1;
+    struct hwloc_distances_s *dm = NULL;
+    if (hwloc_distances_get_by_type(h, HWLOC_OBJ_NUMANODE, &nr, &dm,
+                                    HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0) == 0 && nr >= 1) {
+        bool complete = true;
+        for (int i = 0; i < nn && complete; i++) {
+            for (int j = 0; j < nn; j++) {
+                hwloc_obj_t oi = hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, (unsigned)i);
+                hwloc_obj_t oj = hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, (unsigned)j);
+                int xi = hwloc_distances_obj_index(dm, oi), xj = hwloc_distances_obj_index(dm, oj);
+                if (xi < 0 || xj < 0) {
+                    complete = false;
+                    break;
+                }
+                t->node_dist[i * nn + j] = (uint32_t)dm->values[(unsigned)xi * dm->nbobjs + (unsigned)xj];
+            }
+        }
+        hwloc_distances_release(h, dm);
+        if (complete) {
+            t->dist_source = NT_DIST_HWLOC;
+            return NT_OK;
+        }
+    }
+    if (synthetic) {
+        for (int i = 0; i < nn; i++)
+            for (int j = 0; j < nn; j++)
+                t->node_dist[i * nn + j] = hierarchy_distance(h, i, j);
+        t->dist_source = NT_DIST_HIERARCHY;
+        return NT_OK;
+    }
+    if (numa_available() >= 0) {
+        bool ok = true;
+        for (int i = 0; i < nn && ok; i++)
+            for (int j = 0; j < nn && ok; j++) {
+                int d = numa_distance(t->nodes[i].os_index, t->nodes[j].os_index);
+                ok = d > 0;
+                t->node_dist[i * nn + j] = (uint32_t)d;
+            }
+        if (ok) {
+            t->dist_source = NT_DIST_LIBNUMA;
+            return NT_OK;
+        }
+    }
+    for (int i = 0; i < nn; i++)
+        for (int j = 0; j < nn; j++)
+            t->node_dist[i * nn + j] = i == j ? 10 : 20;
+    t->dist_source = NT_DIST_FLAT;
+    return NT_OK;
+}
+
+static nt_status make_domain(domain_desc *d, int node, const int *cpus, int ncpus,
+                             uint64_t memory)
+{
+    d->node = node;
+    d->memory = memory;
+    d->ncpus = ncpus;
+    d->cpus = malloc((size_t)(ncpus > 0 ? ncpus : 1) * sizeof *d->cpus);
+    if (!d->cpus)
+        return nt_fail(NT_ENOMEM, "topology: out of memory for a domain");
+    memcpy(d->cpus, cpus, (size_t)ncpus * sizeof *cpus);
+    qsort(d->cpus, (size_t)ncpus, sizeof *d->cpus, cmp_int);
+    return NT_OK;
+}
+
+// One domain per NUMA node, memory-only nodes included (they get no cpus).
+static nt_status physical_domains(nt_topo_t *t)
+{
+    t->ndomains = t->nnodes;
+    t->domains = calloc((size_t)t->nnodes, sizeof *t->domains);
+    if (!t->domains)
+        return nt_fail(NT_ENOMEM, "topology: out of memory for domains");
+    for (int i = 0; i < t->nnodes; i++) {
+        nt_status st = make_domain(&t->domains[i], i, t->nodes[i].pus, t->nodes[i].npus,
+                                   t->nodes[i].memory);
+        if (st)
+            return st;
+    }
+    return NT_OK;
+}
+
+// Split the cores of the nodes that have cpus into D domains. Domains go one at a time to the
+// node with the most cores per domain so far, so every node gets a balanced share; within a
+// node, domain j takes a contiguous run of cores, or core j mod ncores when it has more
+// domains than cores (then the topology is oversubscribed).
+static nt_status virtual_domains(nt_topo_t *t, int D)
+{
+    int nn = t->nnodes, with_cpus = 0, total_cores = 0;
+    for (int i = 0; i < nn; i++)
+        if (t->nodes[i].ncores > 0) {
+            with_cpus++;
+            total_cores += t->nodes[i].ncores;
+        }
+    if (with_cpus == 0)
+        return nt_fail(NT_ESYS, "topology: no NUMA node has cpus");
+    int *per_node = calloc((size_t)nn, sizeof *per_node);
+    t->domains = calloc((size_t)D, sizeof *t->domains);
+    if (!per_node || !t->domains) {
+        free(per_node);
+        return nt_fail(NT_ENOMEM, "topology: out of memory for %d domains", D);
+    }
+    for (int i = 0; i < nn; i++)
+        per_node[i] = t->nodes[i].ncores > 0;
+    for (int k = with_cpus; k < D; k++) {
+        int best = -1;
+        for (int i = 0; i < nn; i++) {
+            if (t->nodes[i].ncores == 0)
+                continue;
+            // cores/domains larger than the best's: compare c_i * d_best > c_best * d_i
+            if (best < 0 || (int64_t)t->nodes[i].ncores * per_node[best] >
+                                (int64_t)t->nodes[best].ncores * per_node[i])
+                best = i;
+        }
+        per_node[best]++;
+    }
+    nt_status st = NT_OK;
+    int d = 0;
+    for (int i = 0; i < nn && st == NT_OK; i++) {
+        node_desc *nd = &t->nodes[i];
+        for (int j = 0; j < per_node[i] && st == NT_OK; j++) {
+            int c0, c1;
+            if (per_node[i] <= nd->ncores) {
+                c0 = (int)((int64_t)j * nd->ncores / per_node[i]);
+                c1 = (int)((int64_t)(j + 1) * nd->ncores / per_node[i]);
+            } else {
+                c0 = j % nd->ncores;
+                c1 = c0 + 1;
+            }
+            int p0 = nd->core_first[c0], p1 = nd->core_first[c1];
+            st = make_domain(&t->domains[d], i, nd->pus + p0, p1 - p0,
+                             nd->memory / (uint64_t)per_node[i]);
+            d++;
+        }
+    }
+    t->ndomains = d;
+    t->oversubscribed = D > total_cores;
+    free(per_node);
+    return st;
+}
+
+static nt_status domain_distances(nt_topo_t *t)
+{
+    size_t D = (size_t)t->ndomains;
+    t->dist = malloc(D * D * sizeof *t->dist);
+    if (!t->dist)
+        return nt_fail(NT_ENOMEM, "topology: out of memory for distances");
+    for (size_t a = 0; a < D; a++)
+        for (size_t b = 0; b < D; b++)
+            t->dist[a * D + b] =
+                t->node_dist[t->domains[a].node * t->nnodes + t->domains[b].node];
+    return NT_OK;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+nt_status nt_topo_load(const nt_topo_opts_t *opts, nt_topo_t **out)
+{
+    nt_topo_opts_t o = {0};
+    if (opts)
+        o = *opts;
+    if (!out)
+        return nt_fail(NT_EINVAL, "nt_topo_load: out is NULL");
+    if (o.domains < 0)
+        return nt_fail(NT_EINVAL, "nt_topo_load: domains = %d is negative", o.domains);
+    if (o.synthetic && !*o.synthetic)
+        return nt_fail(NT_EINVAL, "nt_topo_load: synthetic description is empty");
+
+    hwloc_topology_t h;
+    if (hwloc_topology_init(&h) != 0)
+        return nt_fail(NT_ENOMEM, "nt_topo_load: hwloc_topology_init failed");
+    if (o.synthetic) {
+        bool xml = ends_with(o.synthetic, ".xml");
+        int rc = xml ? hwloc_topology_set_xml(h, o.synthetic)
+                     : hwloc_topology_set_synthetic(h, o.synthetic);
+        if (rc != 0) {
+            hwloc_topology_destroy(h);
+            return nt_fail(NT_EINVAL, "synthetic: %s \"%s\" is not a valid hwloc %s",
+                           xml ? "file" : "description", o.synthetic,
+                           xml ? "XML topology" : "synthetic description");
+        }
+    }
+    if (hwloc_topology_load(h) != 0) {
+        hwloc_topology_destroy(h);
+        return nt_fail(NT_ESYS, "nt_topo_load: hwloc could not load the topology");
+    }
+
+    nt_topo_t *t = calloc(1, sizeof *t);
+    nt_status st = t ? NT_OK : nt_fail(NT_ENOMEM, "nt_topo_load: out of memory");
+    if (st == NT_OK)
+        st = read_nodes(t, h);
+    if (st == NT_OK)
+        st = read_distances(t, h, o.synthetic != NULL);
+    if (st == NT_OK) {
+        if (o.domains == 0 || o.domains == t->nnodes) {
+            t->kind = NT_TOPO_PHYSICAL;
+            st = physical_domains(t);
+        } else if (o.domains < t->nnodes) {
+            st = nt_fail(NT_EINVAL,
+                         "domains: %d is fewer than the %d NUMA nodes of this machine "
+                         "(domains may split nodes, not merge them)", o.domains, t->nnodes);
+        } else {
+            t->kind = NT_TOPO_VIRTUAL;
+            st = virtual_domains(t, o.domains);
+        }
+        if (o.synthetic)
+            t->kind = NT_TOPO_SYNTHETIC;
+    }
+    if (st == NT_OK)
+        st = domain_distances(t);
+    hwloc_topology_destroy(h);
+    if (st != NT_OK) {
+        nt_topo_destroy(t);
+        return st;
+    }
+    *out = t;
+    return NT_OK;
+}
+
+nt_topo_kind nt_topo_get_kind(const nt_topo_t *t) { return t->kind; }
+int nt_topo_ndomains(const nt_topo_t *t) { return t->ndomains; }
+int nt_topo_nphysical(const nt_topo_t *t) { return t->nnodes; }
+bool nt_topo_oversubscribed(const nt_topo_t *t) { return t->oversubscribed; }
+nt_dist_source nt_topo_distance_source(const nt_topo_t *t) { return t->dist_source; }
+const uint32_t *nt_topo_distances(const nt_topo_t *t) { return t ? t->dist : NULL; }
+
+const char *nt_topo_kind_name(nt_topo_kind k)
+{
+    switch (k) {
+    case NT_TOPO_PHYSICAL: return "physical";
+    case NT_TOPO_VIRTUAL: return "virtual";
+    case NT_TOPO_SYNTHETIC: return "synthetic";
+    }
+    return "unknown";
+}
+
+const char *nt_topo_dist_source_name(nt_dist_source s)
+{
+    switch (s) {
+    case NT_DIST_HWLOC: return "hwloc";
+    case NT_DIST_LIBNUMA: return "libnuma";
+    case NT_DIST_HIERARCHY: return "hierarchy";
+    case NT_DIST_FLAT: return "flat";
+    }
+    return "unknown";
+}
+
+nt_status nt_topo_domain(const nt_topo_t *t, int d, nt_domain_info_t *info)
+{
+    if (!t || !info)
+        return nt_fail(NT_EINVAL, "nt_topo_domain: %s is NULL", t ? "info" : "topo");
+    if (d < 0 || d >= t->ndomains)
+        return nt_fail(NT_EINVAL, "nt_topo_domain: domain %d out of range 0..%d", d,
+                       t->ndomains - 1);
+    const domain_desc *dd = &t->domains[d];
+    info->id = d;
+    info->node = t->nodes[dd->node].os_index;
+    info->ncpus = dd->ncpus;
+    info->cpus = dd->cpus;
+    info->memory_bytes = dd->memory;
+    return NT_OK;
+}
+
+nt_status nt_topo_cpu_domain(const nt_topo_t *t, int cpu, int *domain)
+{
+    if (!t || !domain)
+        return nt_fail(NT_EINVAL, "nt_topo_cpu_domain: %s is NULL", t ? "domain" : "topo");
+    for (int d = 0; d < t->ndomains; d++)
+        for (int k = 0; k < t->domains[d].ncpus; k++)
+            if (t->domains[d].cpus[k] == cpu) {
+                *domain = d;
+                return NT_OK;
+            }
+    return nt_fail(NT_ERANGE, "nt_topo_cpu_domain: cpu %d belongs to no domain", cpu);
+}
