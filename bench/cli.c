@@ -1,0 +1,78 @@
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+int cli_usage(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "numatile %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n(see 'numatile %s --help')\n", cmd);
+    return CLI_USAGE;
+}
+
+int cli_lib_error(const char *cmd, nt_status st)
+{
+    fprintf(stderr, "numatile %s: %s: %s\n", cmd, nt_strerror(st), nt_last_error());
+    return st == NT_EINVAL || st == NT_ERANGE || st == NT_EIO ? CLI_USAGE : CLI_RUNTIME;
+}
+
+bool cli_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+    if (!s || !*s)
+        return false;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || *end || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+bool cli_parse_int(const char *s, int lo, int hi, int *out)
+{
+    int64_t v;
+    if (!cli_parse_i64(s, lo, hi, &v))
+        return false;
+    *out = (int)v;
+    return true;
+}
+
+bool cli_parse_double(const char *s, double *out)
+{
+    if (!s || !*s)
+        return false;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || *end || !isfinite(v))
+        return false;
+    *out = v;
+    return true;
+}
+
+int cli_print_json(json_t *obj)
+{
+    if (!obj)
+        return CLI_RUNTIME;
+    int rc = json_dumpf(obj, stdout, JSON_COMPACT | JSON_REAL_PRECISION(10));
+    json_decref(obj);
+    if (rc != 0 || fputc('\n', stdout) == EOF || fflush(stdout) != 0)
+        return CLI_RUNTIME;
+    return CLI_OK;
+}
+
+double cli_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}

@@ -1,0 +1,41 @@
+// Shared helpers of the `numatile` tool: subcommand table, argument errors, number parsing,
+// JSON output. Exit codes (DESIGN.md): 0 ok, 1 a --verify check failed, 2 bad arguments,
+// 3 the library failed at run time.
+#ifndef NUMATILE_CLI_H
+#define NUMATILE_CLI_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "numatile.h"
+
+enum { CLI_OK = 0, CLI_VERIFY_FAILED = 1, CLI_USAGE = 2, CLI_RUNTIME = 3 };
+
+typedef struct cli_cmd {
+    const char *name;
+    const char *summary;
+    int (*run)(int argc, char **argv); // argv[0] is the subcommand name
+} cli_cmd;
+
+// Print "numatile CMD: message" and a hint to stderr; return CLI_USAGE.
+int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+// Print "numatile CMD: <what>: <nt_last_error()>" to stderr; return CLI_USAGE for NT_EINVAL /
+// NT_ERANGE / NT_EIO (the user's input was wrong), CLI_RUNTIME otherwise.
+int cli_lib_error(const char *cmd, nt_status st);
+
+// Parse a whole decimal integer in [lo, hi]; false on junk, empty string or out of range.
+bool cli_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out);
+bool cli_parse_int(const char *s, int lo, int hi, int *out);
+// Parse a finite double; false on junk.
+bool cli_parse_double(const char *s, double *out);
+
+// Print obj as one JSON object on stdout (compact, newline-terminated) and release it.
+// Returns CLI_OK, or CLI_RUNTIME if it could not be written.
+int cli_print_json(json_t *obj);
+
+// Wall-clock seconds from a monotonic clock.
+double cli_now(void);
+
+#endif

@@ -1,0 +1,210 @@
+// numatile topo [--domains D] [--synthetic DESC] [--probe MIB] [--json]
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char *help =
+    "usage: numatile topo [--domains D] [--synthetic DESC] [--probe MIB] [--json]\n"
+    "  --domains D       split this machine into D domains (0 = one per NUMA node)\n"
+    "  --synthetic DESC  plan for a described machine: an hwloc synthetic description such as\n"
+    "                    \"pack:4 numa:2 core:8 pu:1\", or an hwloc XML file (*.xml)\n"
+    "  --probe MIB       place MIB MiB on every domain (allocated and written by a thread\n"
+    "                    bound to it) and check where every page landed (move_pages)\n"
+    "  --json            one JSON object: kind, physical_nodes, domains [{id, node, cpus,\n"
+    "                    memory_bytes}], distances, distance_source, oversubscribed\n";
+
+static json_t *topo_json(const nt_topo_t *t)
+{
+    int D = nt_topo_ndomains(t);
+    const uint32_t *dist = nt_topo_distances(t);
+    json_t *doms = json_array(), *dm = json_array();
+    for (int d = 0; d < D; d++) {
+        nt_domain_info_t info;
+        nt_topo_domain(t, d, &info);
+        json_t *cpus = json_array();
+        for (int k = 0; k < info.ncpus; k++)
+            json_array_append_new(cpus, json_integer(info.cpus[k]));
+        json_array_append_new(doms, json_pack("{s:i, s:i, s:o, s:I}", "id", d, "node",
+                                              info.node, "cpus", cpus, "memory_bytes",
+                                              (json_int_t)info.memory_bytes));
+        json_t *row = json_array();
+        for (int e = 0; e < D; e++)
+            json_array_append_new(row, json_integer(dist[d * D + e]));
+        json_array_append_new(dm, row);
+    }
+    return json_pack("{s:s, s:i, s:i, s:o, s:o, s:s, s:b}", "kind",
+                     nt_topo_kind_name(nt_topo_get_kind(t)), "physical_nodes",
+                     nt_topo_nphysical(t), "ndomains", D, "domains", doms, "distances", dm,
+                     "distance_source", nt_topo_dist_source_name(nt_topo_distance_source(t)),
+                     "oversubscribed", nt_topo_oversubscribed(t));
+}
+
+// Placement probe: one thread per domain allocates and writes its buffer; where the pages
+// landed is then read back page by page.
+typedef struct probe_row {
+    int node;
+    int64_t pages, on_node;
+    double seconds;
+} probe_row;
+
+typedef struct probe_ctx {
+    const nt_topo_t *t;
+    size_t bytes;
+    probe_row *rows;
+} probe_ctx;
+
+static nt_status probe_domain(int d, int rank, void *arg)
+{
+    (void)rank;
+    probe_ctx *c = arg;
+    nt_domain_info_t info;
+    nt_topo_domain(c->t, d, &info);
+    void *p;
+    double t0 = cli_now();
+    nt_status st = nt_mem_alloc(c->t, d, c->bytes, NT_MEM_NOTOUCH, &p);
+    if (st)
+        return st;
+    memset(p, 1, c->bytes);
+    double t1 = cli_now();
+    nt_page_hist_t h;
+    st = nt_mem_where(p, c->bytes, &h);
+    nt_mem_free(p, c->bytes);
+    if (st)
+        return st;
+    c->rows[d] = (probe_row){info.node, h.pages,
+                             info.node < 64 ? h.per_node[info.node] : 0, t1 - t0};
+    return NT_OK;
+}
+
+static nt_status run_probe(const nt_topo_t *t, int mib, probe_row **rows)
+{
+    probe_ctx c = {t, (size_t)mib << 20, calloc((size_t)nt_topo_ndomains(t), sizeof(probe_row))};
+    if (!c.rows)
+        return NT_ENOMEM;
+    nt_status st = nt_team_run(t, 1, probe_domain, &c);
+    if (st) {
+        free(c.rows);
+        return st;
+    }
+    *rows = c.rows;
+    return NT_OK;
+}
+
+static void probe_print(const nt_topo_t *t, int mib, const probe_row *rows)
+{
+    printf("placement probe: %d MiB per domain, written by a thread bound to the domain\n", mib);
+    for (int d = 0; d < nt_topo_ndomains(t); d++) {
+        if (rows[d].pages == 0) {
+            printf("  domain %d: no cpus, skipped\n", d);
+            continue;
+        }
+        printf("  domain %d: %lld of %lld pages on node %d (%.1f%%), first touch %.2f GB/s\n", d,
+               (long long)rows[d].on_node, (long long)rows[d].pages, rows[d].node,
+               100.0 * (double)rows[d].on_node / (double)rows[d].pages,
+               (double)mib * (1 << 20) / rows[d].seconds / 1e9);
+    }
+}
+
+static json_t *probe_json(const nt_topo_t *t, int mib, const probe_row *rows)
+{
+    json_t *a = json_array();
+    for (int d = 0; d < nt_topo_ndomains(t); d++)
+        if (rows[d].pages)
+            json_array_append_new(a, json_pack("{s:i, s:i, s:I, s:I, s:I, s:f}", "domain", d,
+                                               "node", rows[d].node, "bytes",
+                                               (json_int_t)mib << 20, "pages",
+                                               (json_int_t)rows[d].pages, "pages_on_node",
+                                               (json_int_t)rows[d].on_node, "seconds",
+                                               rows[d].seconds));
+    return a;
+}
+
+static void topo_print(const nt_topo_t *t)
+{
+    int D = nt_topo_ndomains(t);
+    printf("topology: %s, %d domain%s on %d NUMA node%s%s\n",
+           nt_topo_kind_name(nt_topo_get_kind(t)), D, D == 1 ? "" : "s", nt_topo_nphysical(t),
+           nt_topo_nphysical(t) == 1 ? "" : "s",
+           nt_topo_oversubscribed(t) ? " (oversubscribed: domains share cpus)" : "");
+    printf("%-7s %-5s %-10s %s\n", "domain", "node", "memory", "cpus");
+    for (int d = 0; d < D; d++) {
+        nt_domain_info_t info;
+        nt_topo_domain(t, d, &info);
+        printf("%-7d %-5d %7.1f GiB ", d, info.node, (double)info.memory_bytes / (1 << 30));
+        if (info.ncpus == 0)
+            printf("(none: memory-only)");
+        for (int k = 0; k < info.ncpus; k++)
+            printf("%s%d", k ? "," : "", info.cpus[k]);
+        printf("\n");
+    }
+    const uint32_t *dist = nt_topo_distances(t);
+    printf("distances (%s):\n", nt_topo_dist_source_name(nt_topo_distance_source(t)));
+    for (int d = 0; d < D; d++) {
+        printf("  ");
+        for (int e = 0; e < D; e++)
+            printf("%4u", dist[d * D + e]);
+        printf("\n");
+    }
+}
+
+int cmd_topo(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"domains", required_argument, 0, 'd'}, {"synthetic", required_argument, 0, 's'},
+        {"json", no_argument, 0, 'j'},          {"help", no_argument, 0, 'h'},
+        {"probe", required_argument, 0, 'p'},   {0, 0, 0, 0}};
+    nt_topo_opts_t o = {0};
+    bool json = false;
+    int probe_mib = 0;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            if (!cli_parse_int(optarg, 1, 4096, &o.domains))
+                return cli_usage("topo", "--domains: '%s' is not an integer in 1..4096", optarg);
+            break;
+        case 's': o.synthetic = optarg; break;
+        case 'j': json = true; break;
+        case 'p':
+            if (!cli_parse_int(optarg, 1, 1 << 20, &probe_mib))
+                return cli_usage("topo", "--probe: '%s' is not a size in MiB (1..1048576)",
+                                 optarg);
+            break;
+        case 'h': fputs(help, stdout); return CLI_OK;
+        default:
+            return cli_usage("topo", "unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return cli_usage("topo", "unexpected argument '%s'", argv[optind]);
+    if (probe_mib && o.synthetic)
+        return cli_usage("topo", "--probe needs this machine; a --synthetic topology has no "
+                         "memory to place");
+    nt_topo_t *t;
+    nt_status st = nt_topo_load(&o, &t);
+    if (st)
+        return cli_lib_error("topo", st);
+    probe_row *rows = NULL;
+    if (probe_mib && (st = run_probe(t, probe_mib, &rows)) != NT_OK) {
+        nt_topo_destroy(t);
+        return cli_lib_error("topo", st);
+    }
+    int rc = CLI_OK;
+    if (json) {
+        json_t *j = topo_json(t);
+        if (rows)
+            json_object_set_new(j, "probe", probe_json(t, probe_mib, rows));
+        rc = cli_print_json(j);
+    } else {
+        topo_print(t);
+        if (rows)
+            probe_print(t, probe_mib, rows);
+    }
+    free(rows);
+    nt_topo_destroy(t);
+    return rc;
+}
