@@ -1,0 +1,13 @@
+/**
+ * \file numatile.h
+ * \brief Umbrella header: includes every public numatile header.
+ */
+#ifndef NUMATILE_H
+#define NUMATILE_H
+
+#include "numatile/error.h"
+#include "numatile/version.h"
+#include "numatile/topo.h"
+#include "numatile/mem.h"
+
+#endif
