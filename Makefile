@@ -12,15 +12,18 @@ SOVERSION := 0
 VERSION   := $(shell sed -n 's/^\#define NT_VERSION_STRING "\(.*\)"/\1/p' include/numatile/version.h)
 
 WARN     := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes
-CPPFLAGS += -Iinclude -Icore -D_GNU_SOURCE
+# CFLAGS/LDFLAGS given on the command line (e.g. CFLAGS="-O1 -g") replace only the optimisation
+# choice: the flags the code needs are appended with `override`.
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=c11 $(WARN) -fPIC -fopenmp
+override CPPFLAGS += -Iinclude -Icore -D_GNU_SOURCE
+override CFLAGS   += -std=c11 $(WARN) -fPIC -fopenmp
 ifeq ($(SAN),1)
-CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-LDFLAGS  += -fsanitize=address,undefined
+override CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer \
+                     -fno-sanitize-recover=undefined
+override LDFLAGS  += -fsanitize=address,undefined
 endif
 LDLIBS   := -lhwloc -lnuma -lflame -lblis -lm -lpthread
-LDFLAGS  += -fopenmp
+override LDFLAGS  += -fopenmp
 
 LIB_SRC  := $(sort $(wildcard core/*.c numa/*.c partition/*.c lib/*.c))
 TOOL_SRC := $(sort $(wildcard bench/*.c))
@@ -60,7 +63,7 @@ $(BUILD)/obj/%.o: %.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
 # BLIS's header lives in a multiarch directory; only lib/ files that include it need the path.
-$(BUILD)/obj/lib/%.o: CPPFLAGS += -I$(BLIS_INC)
+$(BUILD)/obj/lib/%.o: override CPPFLAGS += -I$(BLIS_INC)
 
 -include $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)
 
