@@ -91,7 +91,6 @@ $(PC): numatile.pc.in include/numatile/version.h
 	@mkdir -p $(dir $@)
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
 
-# Tests run single-threaded BLIS and a small OpenMP pool by default; tests set their own.
 test-unit: $(UNIT) $(TOOL)
 	NT_TOOL=$(TOOL) $(UNIT) --jobs 2 --short-filename
 
@@ -130,7 +129,8 @@ install: all
 	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libnumatile.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libnumatile.so.$(SOVERSION)
 	ln -sf libnumatile.so.$(SOVERSION) $(DESTDIR)$(PREFIX)/lib/libnumatile.so
-	install -m 644 $(PC) $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' numatile.pc.in \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/numatile.pc
 	install -m 755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/
 
 info:
