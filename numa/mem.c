@@ -244,7 +244,22 @@ nt_status nt_mem_migrate(void *ptr, size_t bytes, int node, nt_migrate_report_t 
                          strerror(errno));
             break;
         }
+        // With transparent huge pages the kernel moves a whole huge page for its first
+        // address but reports -EBUSY for the next one it meets inside it; a second call on
+        // the pages not in place yet reports those as on the node and retries true failures.
+        size_t m = 0;
         for (size_t k = 0; k < n; k++) {
+            if (status[k] == -ENOENT)
+                r.absent++;
+            else if (status[k] != node)
+                pages[m++] = pages[k];
+        }
+        if (m > 0 && move_pages(0, (unsigned long)m, pages, nodes, status, MPOL_MF_MOVE) < 0) {
+            st = nt_fail(NT_ESYS, "nt_mem_migrate: move_pages to node %d: %s", node,
+                         strerror(errno));
+            break;
+        }
+        for (size_t k = 0; k < m; k++) {
             if (status[k] == node)
                 continue;
             if (status[k] == -ENOENT) {
