@@ -1,0 +1,396 @@
+/**
+ * \file numatile/dist.h
+ * \brief Distributions and partitions: 2D tile maps and their generators, 1D item maps, the
+ *        count matrix of two labellings, and the redistribution costs of a relabelling.
+ *
+ * Pure algorithms: nothing here touches NUMA memory, starts threads or prints.
+ *
+ * Vocabulary (see DESIGN.md and the DIGEST of the source papers):
+ * - a *distribution* maps each item to a domain, a *partition* maps each item to a component;
+ *   both are stored the same way (an array of labels), only the meaning of the label differs;
+ * - the *count matrix* n[i][j] (row-major, n[i * p_tar + j]) is the total size of the items on
+ *   initial domain i that belong to target component j (the number of items if unweighted);
+ * - a *labelling* sigma places target component j on domain sigma[j]; the items of component
+ *   j that are not already on sigma[j] move there.
+ *
+ * Domain spaces (shared with numatile/match.h): the source uses domains 0..p_ini-1 (the rows of
+ * the count matrix), the machine has p_dom >= max(p_ini, p_tar) domains (rows p_ini..p_dom-1
+ * are treated as empty), and sigma must be injective from 0..p_tar-1 into 0..p_dom-1. A domain
+ * that receives no component keeps nothing: all of its initial items leave.
+ *
+ * Errors follow numatile/error.h: NT_OK or a negative code, out-parameters untouched on failure,
+ * nt_last_error() names the bad argument.
+ */
+#ifndef NUMATILE_DIST_H
+#define NUMATILE_DIST_H
+
+#include <stdint.h>
+
+#include "numatile/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------------------------ */
+/* 2D tile maps                                                                               */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * \brief Owner of every tile of an mt x nt tile grid.
+ *
+ * Created and destroyed by the library; callers may read every field and may write owner[]
+ * entries (keeping them in 0..ndomains-1).
+ */
+typedef struct nt_tilemap {
+    int64_t mt;     /**< tile rows, >= 1 */
+    int64_t nt;     /**< tile columns, >= 1 */
+    int ndomains;   /**< number of domains (or components); every owner is in 0..ndomains-1 */
+    int *owner;     /**< mt * nt entries, row-major: owner[i * nt + j] is the owner of tile (i,j) */
+} nt_tilemap_t;
+
+/**
+ * \brief Caller's owner function for nt_tilemap_from_fn().
+ * @param[in] i   tile row, 0..mt-1.
+ * @param[in] j   tile column, 0..nt-1.
+ * @param[in] arg the caller's pointer, passed through.
+ * @return the domain of tile (i,j); a value outside 0..ndomains-1 makes the generator fail.
+ */
+typedef int (*nt_tilemap_fn)(int64_t i, int64_t j, void *arg);
+
+/**
+ * \brief Create a tile map with every tile on domain 0.
+ * @param[in]  mt       tile rows, >= 1.
+ * @param[in]  nt       tile columns, >= 1 (mt * nt * sizeof(int) must fit in size_t).
+ * @param[in]  ndomains number of domains, >= 1.
+ * @param[out] out      the new map, to free with nt_tilemap_destroy(); untouched on failure.
+ * @retval NT_OK     success.
+ * @retval NT_EINVAL out is NULL, or mt, nt or ndomains < 1.
+ * @retval NT_ERANGE mt * nt overflows.
+ * @retval NT_ENOMEM allocation failed.
+ */
+nt_status nt_tilemap_create(int64_t mt, int64_t nt, int ndomains, nt_tilemap_t **out);
+
+/** \brief Free a tile map and its owner array. Accepts NULL. */
+void nt_tilemap_destroy(nt_tilemap_t *map);
+
+/**
+ * \brief Build a tile map from a DIST spec of DESIGN.md's grammar.
+ *
+ * Accepted specs (all integers decimal; P, Q, SMB, SNB, W, D >= 1; SEED in 0..2^64-1):
+ * - `bc2d:PxQ[:SMBxSNB]`: tile (i,j) -> ((i/SMB) mod P) * Q + ((j/SNB) mod Q);
+ * - `bc1d:P`: the same as bc2d:1xP;
+ * - `random:SEED`: an independent uniform domain per tile (needs ndomains);
+ * - `balanced:SEED`: random, but every domain holds floor or ceil of tiles/D (needs ndomains);
+ * - `skewed:PxQ:SEED`: SkewedSet, see nt_tilemap_skewed();
+ * - `chunk:D:SEED`: ChunkSet, see nt_tilemap_chunk();
+ * - `band:W:PxQ`: see nt_tilemap_band();
+ * - `file:PATH`: see nt_tilemap_from_file() (PATH is the rest of the spec).
+ *
+ * @param[in]  spec     the spec, NUL-terminated.
+ * @param[in]  mt       tile rows, >= 1.
+ * @param[in]  nt       tile columns, >= 1.
+ * @param[in]  ndomains the domain count D: required (>= 1) for random and balanced; for the
+ *                      others 0 means "as the spec says" (P*Q for bc2d, skewed and band, D for
+ *                      chunk, 1 + the largest id for file) and any other value must equal it
+ *                      (for file: every id must be below it).
+ * @param[out] out      the new map, to free with nt_tilemap_destroy(); untouched on failure.
+ * @retval NT_OK     success.
+ * @retval NT_EINVAL spec or out NULL, a malformed spec (the message gives the 0-based character
+ *                   position and the reason, e.g. "DIST 'bc2d:4x' at 7: expected a positive
+ *                   integer"), a domain count that disagrees with ndomains, bad mt/nt, or a
+ *                   malformed file (the message gives the line).
+ * @retval NT_EIO    the file of a file: spec cannot be read.
+ * @retval NT_ERANGE a number overflows (P*Q beyond INT_MAX, mt*nt too large).
+ * @retval NT_ENOMEM allocation failed.
+ */
+nt_status nt_tilemap_from_spec(const char *spec, int64_t mt, int64_t nt, int ndomains,
+                               nt_tilemap_t **out);
+
+/**
+ * \brief 2D block-cyclic map with super-blocks (ScaLAPACK-style, row-major process grid).
+ *
+ * Tile (i,j) -> ((i/smb) mod p) * q + ((j/snb) mod q); ndomains = p * q.
+ * @param[in]  mt,nt    tile grid, >= 1 each.
+ * @param[in]  p,q      process grid, >= 1 each, p * q <= INT_MAX.
+ * @param[in]  smb,snb  super-block size in tiles, >= 1 each (1 = plain block-cyclic).
+ * @param[out] out      the new map; untouched on failure.
+ * @retval NT_OK success. @retval NT_EINVAL a parameter < 1 or out NULL.
+ * @retval NT_ERANGE p * q or mt * nt overflows. @retval NT_ENOMEM allocation failed.
+ */
+nt_status nt_tilemap_bc2d(int64_t mt, int64_t nt, int p, int q, int64_t smb, int64_t snb,
+                          nt_tilemap_t **out);
+
+/**
+ * \brief Independent uniform domain per tile, tiles drawn in row-major order from the seed.
+ * @param[in]  mt,nt    tile grid, >= 1 each.
+ * @param[in]  ndomains domain count, >= 1.
+ * @param[in]  seed     any value; the same seed gives the same map on every machine.
+ * @param[out] out      the new map; untouched on failure.
+ * @retval NT_OK success. @retval NT_EINVAL bad parameter. @retval NT_ERANGE size overflow.
+ * @retval NT_ENOMEM allocation failed.
+ */
+nt_status nt_tilemap_random(int64_t mt, int64_t nt, int ndomains, uint64_t seed,
+                            nt_tilemap_t **out);
+
+/**
+ * \brief Random balanced map: domain d holds floor(T/D) tiles plus one more when d < T mod D
+ *        (T = mt * nt), at uniformly shuffled positions.
+ * @param[in]  mt,nt    tile grid, >= 1 each.
+ * @param[in]  ndomains domain count D, >= 1.
+ * @param[in]  seed     any value; same seed, same map.
+ * @param[out] out      the new map; untouched on failure.
+ * @retval NT_OK success. @retval NT_EINVAL bad parameter. @retval NT_ERANGE size overflow.
+ * @retval NT_ENOMEM allocation failed.
+ */
+nt_status nt_tilemap_balanced(int64_t mt, int64_t nt, int ndomains, uint64_t seed,
+                              nt_tilemap_t **out);
+
+/**
+ * \brief SkewedSet (Herrmann 2016 §6, typo corrected): start from bc2d:pxq; then each tile,
+ *        with probability 1/2, is given to domain k drawn with probability 2k/(D(D-1)),
+ *        D = p * q (domain 0 never receives; the draw may return the tile's current domain).
+ *        With D = 1 every tile stays on domain 0.
+ * @param[in]  mt,nt tile grid, >= 1 each.
+ * @param[in]  p,q   process grid, >= 1 each.
+ * @param[in]  seed  any value; same seed, same map.
+ * @param[out] out   the new map (ndomains = p * q); untouched on failure.
+ * @retval NT_OK success. @retval NT_EINVAL bad parameter. @retval NT_ERANGE size overflow.
+ * @retval NT_ENOMEM allocation failed.
+ */
+nt_status nt_tilemap_skewed(int64_t mt, int64_t nt, int p, int q, uint64_t seed,
+                            nt_tilemap_t **out);
+
+/**
+ * \brief ChunkSet (Herrmann 2016 §6): random rectangles of tiles stored round-robin on
+ *        domains 0, 1, .., D-1, 0, ..; later rectangles overwrite earlier ones; rectangles are
+ *        drawn until every tile is covered.
+ *
+ * Rectangle r has h rows uniform in 1..max(1, mt/2) and w columns uniform in 1..max(1, nt/2);
+ * its top-left corner is uniform over the positions where it meets the grid (row in
+ * -(h-1)..mt-1, column in -(w-1)..nt-1) and it is clipped to the grid, so edge tiles are
+ * covered as readily as inner ones.
+ * @param[in]  mt,nt    tile grid, >= 1 each.
+ * @param[in]  ndomains domain count D, >= 1.
+ * @param[in]  seed     any value; same seed, same map.
+ * @param[out] out      the new map; untouched on failure.
+ * @retval NT_OK success. @retval NT_EINVAL bad parameter. @retval NT_ERANGE size overflow.
+ * @retval NT_ENOMEM allocation failed.
+ */
+nt_status nt_tilemap_chunk(int64_t mt, int64_t nt, int ndomains, uint64_t seed,
+                           nt_tilemap_t **out);
+
+/**
+ * \brief Band map: tiles with |i - j| < w go to domain i mod (p*q), the others as bc2d:pxq.
+ * @param[in]  mt,nt tile grid, >= 1 each.
+ * @param[in]  w     band half-width in tiles, >= 1 (w = 1: the diagonal only).
+ * @param[in]  p,q   process grid, >= 1 each.
+ * @param[out] out   the new map (ndomains = p * q); untouched on failure.
+ * @retval NT_OK success. @retval NT_EINVAL bad parameter. @retval NT_ERANGE size overflow.
+ * @retval NT_ENOMEM allocation failed.
+ */
+nt_status nt_tilemap_band(int64_t mt, int64_t nt, int64_t w, int p, int q, nt_tilemap_t **out);
+
+/**
+ * \brief Read a tile map from a text file: one line per tile row, nt whitespace-separated
+ *        decimal domain ids per line. Blank lines and text after `#` are ignored.
+ * @param[in]  path     file to read.
+ * @param[in]  mt,nt    expected tile grid, >= 1 each; the file must have exactly mt rows of nt
+ *                      ids.
+ * @param[in]  ndomains 0 = 1 + the largest id; otherwise every id must be below it.
+ * @param[out] out      the new map; untouched on failure.
+ * @retval NT_OK     success.
+ * @retval NT_EINVAL bad parameter, or a malformed file; the message names the file and the
+ *                   line ("line 3: expected 8 domain ids, found 7", "line 2: junk 'x1'",
+ *                   "line 4: domain 9 out of range 0..7", "6 rows, expected 8").
+ * @retval NT_EIO    the file cannot be opened or read.
+ * @retval NT_ERANGE size overflow. @retval NT_ENOMEM allocation failed.
+ */
+nt_status nt_tilemap_from_file(const char *path, int64_t mt, int64_t nt, int ndomains,
+                               nt_tilemap_t **out);
+
+/**
+ * \brief Build a tile map from the caller's function, called once per tile in row-major order.
+ * @param[in]  mt,nt    tile grid, >= 1 each.
+ * @param[in]  ndomains domain count, >= 1.
+ * @param[in]  fn       owner function (not NULL).
+ * @param[in]  arg      passed to fn.
+ * @param[out] out      the new map; untouched on failure.
+ * @retval NT_OK     success.
+ * @retval NT_EINVAL bad parameter, or fn returned a domain outside 0..ndomains-1 (the message
+ *                   names the tile).
+ * @retval NT_ERANGE size overflow. @retval NT_ENOMEM allocation failed.
+ */
+nt_status nt_tilemap_from_fn(int64_t mt, int64_t nt, int ndomains, nt_tilemap_fn fn, void *arg,
+                             nt_tilemap_t **out);
+
+/* ------------------------------------------------------------------------------------------ */
+/* 1D item maps                                                                               */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * \brief A distribution (owner = domain) or partition (owner = component) of n items.
+ *        Created and destroyed by the library; callers may read and write the entries.
+ */
+typedef struct nt_dist1d {
+    int64_t n;      /**< number of items, >= 1 */
+    int ndomains;   /**< label count; every owner is in 0..ndomains-1 */
+    int *owner;     /**< n entries: owner[x] is the label of item x */
+} nt_dist1d_t;
+
+/**
+ * \brief Create a 1D map with every item on label 0.
+ * @param[in]  n        items, >= 1.
+ * @param[in]  ndomains labels, >= 1.
+ * @param[out] out      the new map, to free with nt_dist1d_destroy(); untouched on failure.
+ * @retval NT_OK success. @retval NT_EINVAL bad parameter. @retval NT_ERANGE size overflow.
+ * @retval NT_ENOMEM allocation failed.
+ */
+nt_status nt_dist1d_create(int64_t n, int ndomains, nt_dist1d_t **out);
+
+/** \brief Free a 1D map. Accepts NULL. */
+void nt_dist1d_destroy(nt_dist1d_t *d);
+
+/**
+ * \brief Canonical block map: item x -> floor(x * p / n) (blocks of floor or ceil n/p items,
+ *        in order).
+ * @param[in]  n   items, >= 1.
+ * @param[in]  p   labels, >= 1.
+ * @param[out] out the new map; untouched on failure.
+ * @retval NT_OK success. @retval NT_EINVAL bad parameter. @retval NT_ERANGE size overflow.
+ * @retval NT_ENOMEM allocation failed.
+ */
+nt_status nt_dist1d_block(int64_t n, int p, nt_dist1d_t **out);
+
+/**
+ * \brief Random balanced map: the multiset of the block map (each label floor or ceil of n/p
+ *        items) shuffled uniformly (Fisher-Yates) with the seed.
+ * @param[in]  n    items, >= 1.
+ * @param[in]  p    labels, >= 1.
+ * @param[in]  seed any value; same seed, same map.
+ * @param[out] out  the new map; untouched on failure.
+ * @retval NT_OK success. @retval NT_EINVAL bad parameter. @retval NT_ERANGE size overflow.
+ * @retval NT_ENOMEM allocation failed.
+ */
+nt_status nt_dist1d_balanced(int64_t n, int p, uint64_t seed, nt_dist1d_t **out);
+
+/**
+ * \brief Herrmann's skewed initial distribution D_ini^alpha (2016, §4.3.2).
+ *
+ * n = p * d items; the target is the canonical block partition (component j = items
+ * j*d..j*d+d-1). Let a = floor(alpha * d). For every component j, a items chosen uniformly at
+ * random among its d items start on domain (j + 1) mod p; the other p * (d - a) items receive
+ * a random balanced assignment in which every domain gets exactly d - a of them, so every
+ * domain holds exactly d items in total (alpha = 0 is the random balanced distribution).
+ * This is our reading of "randomly maps the other D - floor(alpha D) items to all P
+ * processors" that keeps the balance the paper's formulas assume; with it the canonical
+ * labelling moves d(p-1) + a items in expectation, as the paper states.
+ * @param[in]  p     domains = components, >= 1.
+ * @param[in]  d     items per component, >= 1.
+ * @param[in]  alpha skew in [0, 1].
+ * @param[in]  seed  any value; same seed, same map.
+ * @param[out] out   the new map (n = p * d, ndomains = p); untouched on failure.
+ * @retval NT_OK success. @retval NT_EINVAL bad parameter (alpha outside [0,1] or NaN).
+ * @retval NT_ERANGE size overflow. @retval NT_ENOMEM allocation failed.
+ */
+nt_status nt_dist1d_skewed(int p, int64_t d, double alpha, uint64_t seed, nt_dist1d_t **out);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Counting and costs                                                                         */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * \brief Count matrix of a distribution against a partition, in O(n + p_ini * p_tar).
+ *
+ * items[i * p_tar + j] = number of items x with ini[x] = i and tar[x] = j;
+ * weight[i * p_tar + j] = sum of size[x] over those items (size NULL = 1 per item).
+ * @param[in]  n      items, >= 0.
+ * @param[in]  ini    initial domain per item, n entries in 0..p_ini-1.
+ * @param[in]  p_ini  source domains, >= 1.
+ * @param[in]  tar    target component per item, n entries in 0..p_tar-1.
+ * @param[in]  p_tar  target components, >= 1.
+ * @param[in]  size   per-item sizes (>= 1 each), or NULL for unit sizes.
+ * @param[out] items  p_ini * p_tar counts (caller's array), or NULL if not wanted.
+ * @param[out] weight p_ini * p_tar weights (caller's array), or NULL if not wanted.
+ *                    On failure neither output array is written.
+ * @retval NT_OK     success.
+ * @retval NT_EINVAL a label out of range, a size < 1 (the message names the item), NULL arrays.
+ * @retval NT_ERANGE a weight sum overflows int64.
+ * @retval NT_ENOMEM allocation of scratch failed.
+ */
+nt_status nt_counts_compute(int64_t n, const int *ini, int p_ini, const int *tar, int p_tar,
+                            const int64_t *size, int64_t *items, int64_t *weight);
+
+/**
+ * \brief Count matrix of two tile maps of the same grid: rows = src's domains, columns =
+ *        dst's labels (components). See nt_counts_compute().
+ * @param[in]  src    initial distribution.
+ * @param[in]  dst    target partition, same mt and nt as src.
+ * @param[in]  size   per-tile sizes (row-major, mt*nt entries, >= 1) or NULL.
+ * @param[out] items  src->ndomains * dst->ndomains counts, or NULL.
+ * @param[out] weight same shape, weights, or NULL.
+ * @retval NT_OK success. @retval NT_EINVAL NULL map, different grids, an owner out of range.
+ * @retval NT_ERANGE overflow. @retval NT_ENOMEM allocation failed.
+ */
+nt_status nt_counts_tilemaps(const nt_tilemap_t *src, const nt_tilemap_t *dst,
+                             const int64_t *size, int64_t *items, int64_t *weight);
+
+/** \brief Costs of a redistribution (all in the units of the count or transfer matrix). */
+typedef struct nt_cost {
+    int64_t volume;      /**< RedistVol: what changes domain (sum of s_i) */
+    int64_t local;       /**< what stays on its domain */
+    int64_t steps;       /**< RedistSteps: max over domains of max(sent, received) */
+    int64_t dist_volume; /**< sum over i != k of q[i][k] * dist[i][k]; 0 when no distances */
+} nt_cost_t;
+
+/**
+ * \brief Transfer matrix of a labelling: q[i * p_dom + k] = what moves from domain i to
+ *        domain k (k = i: what stays), i.e. the sum of n[i][j] over components j with
+ *        sigma[j] = k.
+ * @param[in]  counts p_ini x p_tar count matrix, entries >= 0.
+ * @param[in]  p_ini  source domains, >= 1.
+ * @param[in]  p_tar  components, >= 1.
+ * @param[in]  p_dom  machine domains, >= max(p_ini, p_tar).
+ * @param[in]  sigma  p_tar distinct domains in 0..p_dom-1.
+ * @param[out] q      p_dom x p_dom caller's array (rows >= p_ini are zero); untouched on
+ *                    failure.
+ * @retval NT_OK success. @retval NT_EINVAL NULL array, bad sizes, sigma not injective or out of
+ *         range, a negative count. @retval NT_ERANGE a sum overflows.
+ */
+nt_status nt_cost_transfer(const int64_t *counts, int p_ini, int p_tar, int p_dom,
+                           const int *sigma, int64_t *q);
+
+/**
+ * \brief Costs of a transfer matrix: volume = off-diagonal sum, local = diagonal sum,
+ *        steps = max_i max(s_i, r_i) with s_i, r_i the off-diagonal row and column sums, and
+ *        dist_volume = sum_{i != k} q[i][k] * dist[i][k].
+ * @param[in]  q    p x p transfer matrix, entries >= 0.
+ * @param[in]  p    domains, >= 1.
+ * @param[in]  dist p x p distances (>= 0), or NULL (dist_volume = 0).
+ * @param[out] out  the costs; untouched on failure.
+ * @retval NT_OK success. @retval NT_EINVAL NULL array, p < 1, a negative entry.
+ * @retval NT_ERANGE a sum or product overflows int64.
+ */
+nt_status nt_cost_of_transfer(const int64_t *q, int p, const int64_t *dist, nt_cost_t *out);
+
+/**
+ * \brief Costs of placing component j on sigma[j] (nt_cost_transfer() then
+ *        nt_cost_of_transfer(), in O(p_ini * p_tar + p_dom) time without the p_dom^2 matrix
+ *        when dist is NULL).
+ * @param[in]  counts p_ini x p_tar count matrix, entries >= 0.
+ * @param[in]  p_ini  source domains, >= 1.
+ * @param[in]  p_tar  components, >= 1.
+ * @param[in]  p_dom  machine domains, >= max(p_ini, p_tar).
+ * @param[in]  sigma  p_tar distinct domains in 0..p_dom-1.
+ * @param[in]  dist   p_dom x p_dom distances (>= 0) or NULL.
+ * @param[out] out    the costs; untouched on failure.
+ * @retval NT_OK success. @retval NT_EINVAL bad argument (named in the message).
+ * @retval NT_ERANGE overflow. @retval NT_ENOMEM scratch allocation failed.
+ */
+nt_status nt_cost_eval(const int64_t *counts, int p_ini, int p_tar, int p_dom, const int *sigma,
+                       const int64_t *dist, nt_cost_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

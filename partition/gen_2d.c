@@ -1,0 +1,132 @@
+// Tile-map generators with a closed form or a per-tile draw: bc2d, band, random, balanced,
+// skewed (SkewedSet). ChunkSet lives in gen_chunk.c.
+#include <limits.h>
+#include <math.h>
+
+#include "nt_partition.h"
+
+static nt_status check_grid(const char *what, int p, int q)
+{
+    if (p < 1 || q < 1)
+        return nt_fail(NT_EINVAL, "%s: grid %dx%d, both sides must be >= 1", what, p, q);
+    if ((int64_t)p * q > INT_MAX)
+        return nt_fail(NT_ERANGE, "%s: grid %dx%d has more than INT_MAX domains", what, p, q);
+    return NT_OK;
+}
+
+static void fill_bc2d(nt_tilemap_t *m, int p, int q, int64_t smb, int64_t snb)
+{
+    for (int64_t i = 0; i < m->mt; i++) {
+        int row = (int)((i / smb) % p) * q;
+        int *o = m->owner + i * m->nt;
+        for (int64_t j = 0; j < m->nt; j++)
+            o[j] = row + (int)((j / snb) % q);
+    }
+}
+
+nt_status nt_tilemap_bc2d(int64_t mt, int64_t nt, int p, int q, int64_t smb, int64_t snb,
+                          nt_tilemap_t **out)
+{
+    nt_status st = check_grid("bc2d", p, q);
+    if (st != NT_OK)
+        return st;
+    if (smb < 1 || snb < 1)
+        return nt_fail(NT_EINVAL, "bc2d: super-block %lldx%lld, both sides must be >= 1",
+                       (long long)smb, (long long)snb);
+    nt_tilemap_t *m;
+    if ((st = nt_tilemap_alloc(mt, nt, p * q, &m)) != NT_OK)
+        return st;
+    fill_bc2d(m, p, q, smb, snb);
+    *out = m;
+    return NT_OK;
+}
+
+nt_status nt_tilemap_band(int64_t mt, int64_t nt, int64_t w, int p, int q, nt_tilemap_t **out)
+{
+    nt_status st = check_grid("band", p, q);
+    if (st != NT_OK)
+        return st;
+    if (w < 1)
+        return nt_fail(NT_EINVAL, "band: width %lld must be >= 1", (long long)w);
+    nt_tilemap_t *m;
+    if ((st = nt_tilemap_alloc(mt, nt, p * q, &m)) != NT_OK)
+        return st;
+    fill_bc2d(m, p, q, 1, 1);
+    int64_t d = (int64_t)p * q;
+    for (int64_t i = 0; i < mt; i++) {
+        // Only columns i-w+1 .. i+w-1 are in the band.
+        int64_t lo = i - w + 1 > 0 ? i - w + 1 : 0;
+        int64_t hi = i + w - 1 < nt - 1 ? i + w - 1 : nt - 1;
+        for (int64_t j = lo; j <= hi; j++)
+            m->owner[i * nt + j] = (int)(i % d);
+    }
+    *out = m;
+    return NT_OK;
+}
+
+nt_status nt_tilemap_random(int64_t mt, int64_t nt, int ndomains, uint64_t seed,
+                            nt_tilemap_t **out)
+{
+    nt_tilemap_t *m;
+    nt_status st = nt_tilemap_alloc(mt, nt, ndomains, &m);
+    if (st != NT_OK)
+        return st;
+    nt_rng rng = {seed};
+    for (int64_t x = 0; x < mt * nt; x++)
+        m->owner[x] = (int)nt_rng_below(&rng, (uint64_t)ndomains);
+    *out = m;
+    return NT_OK;
+}
+
+nt_status nt_tilemap_balanced(int64_t mt, int64_t nt, int ndomains, uint64_t seed,
+                              nt_tilemap_t **out)
+{
+    nt_tilemap_t *m;
+    nt_status st = nt_tilemap_alloc(mt, nt, ndomains, &m);
+    if (st != NT_OK)
+        return st;
+    // x mod D gives domain d exactly floor(T/D) tiles, one more when d < T mod D.
+    int64_t tiles = mt * nt;
+    for (int64_t x = 0; x < tiles; x++)
+        m->owner[x] = (int)(x % ndomains);
+    nt_rng rng = {seed};
+    nt_shuffle_int(m->owner, tiles, &rng);
+    *out = m;
+    return NT_OK;
+}
+
+// Domain k in 1..d-1 with probability 2k/(d(d-1)): r uniform in [0, d(d-1)/2) falls in
+// [k(k-1)/2, k(k+1)/2) for exactly one k.
+static int draw_skewed(nt_rng *rng, int64_t d)
+{
+    uint64_t total = (uint64_t)d * (uint64_t)(d - 1) / 2;
+    uint64_t r = nt_rng_below(rng, total);
+    uint64_t k = (uint64_t)((1.0 + sqrt(1.0 + 8.0 * (double)r)) / 2.0);
+    // The float estimate can be off by one either way near the boundaries.
+    while (k > 1 && k * (k - 1) / 2 > r)
+        k--;
+    while (k * (k + 1) / 2 <= r)
+        k++;
+    return (int)k;
+}
+
+nt_status nt_tilemap_skewed(int64_t mt, int64_t nt, int p, int q, uint64_t seed,
+                            nt_tilemap_t **out)
+{
+    nt_status st = check_grid("skewed", p, q);
+    if (st != NT_OK)
+        return st;
+    nt_tilemap_t *m;
+    if ((st = nt_tilemap_alloc(mt, nt, p * q, &m)) != NT_OK)
+        return st;
+    fill_bc2d(m, p, q, 1, 1);
+    int64_t d = (int64_t)p * q;
+    if (d > 1) {
+        nt_rng rng = {seed};
+        for (int64_t x = 0; x < mt * nt; x++)
+            if (nt_rng_below(&rng, 2))
+                m->owner[x] = draw_skewed(&rng, d);
+    }
+    *out = m;
+    return NT_OK;
+}

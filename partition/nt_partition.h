@@ -1,0 +1,72 @@
+// Internal declarations shared by the partition/ sources. Not installed.
+#ifndef NUMATILE_PARTITION_H
+#define NUMATILE_PARTITION_H
+
+#include <stdint.h>
+
+#include "nt_core.h"
+#include "numatile/dist.h"
+#include "numatile/match.h"
+
+// Marks a forbidden pair in cost and weight matrices.
+#define NT_FORBIDDEN INT64_MAX
+
+// Largest |cost| accepted by the assignment solver for size p (keeps potentials in range).
+static inline int64_t nt_assign_cost_limit(int p)
+{
+    return ((int64_t)1 << 58) / (p > 0 ? p : 1);
+}
+
+// Maximum-weight perfect matching of a square matrix without forbidden pairs (the assignment
+// solver on the negated weights, without copying them); |weights| <= nt_assign_cost_limit(p).
+nt_status nt_assign_max(const int64_t *weight, int p, int *col_to_row, int64_t *total);
+
+// Check grid sizes and allocate a map with owner[] zeroed; the common start of every generator.
+nt_status nt_tilemap_alloc(int64_t mt, int64_t nt, int ndomains, nt_tilemap_t **out);
+
+// Shuffle a[0..n-1] uniformly (Fisher-Yates, drawing from the end).
+void nt_shuffle_int(int *a, int64_t n, nt_rng *rng);
+
+// Bipartite graph in compressed rows: row r's neighbours (columns) are
+// adj[start[r] .. start[r+1]-1]. Rows and columns both number p.
+typedef struct nt_bigraph {
+    int p;
+    int64_t *start; // p + 1 offsets
+    int *adj;       // up to p * p columns
+} nt_bigraph;
+
+// Scratch and matching state for Hopcroft-Karp; allocate once, reuse for many graphs.
+typedef struct nt_hk {
+    int p;
+    int *row_match; // column of each row, -1 if free
+    int *col_match; // row of each column, -1 if free
+    int *layer;     // BFS layer of each row
+    int *queue;     // BFS queue / DFS stack (rows)
+    int64_t *it;    // DFS position in each row's adjacency
+} nt_hk;
+
+nt_status nt_bigraph_init(nt_bigraph *g, int p);
+void nt_bigraph_free(nt_bigraph *g);
+
+// Allocate the state with an empty matching.
+nt_status nt_hk_init(nt_hk *hk, int p);
+void nt_hk_free(nt_hk *hk);
+
+// Drop from the current matching every pair that is not an edge of g (keeps the rest as a warm
+// start), then grow it to a maximum matching of g. Returns the matching size.
+int nt_hk_maximum(nt_hk *hk, const nt_bigraph *g);
+
+// Validate an int64 count matrix (entries >= 0) and return its total in *total.
+nt_status nt_counts_total(const int64_t *counts, int p_ini, int p_tar, int64_t *total);
+
+// Check 1 <= p_ini, p_tar <= p_dom (who names the caller in the message).
+nt_status nt_shape_check(const char *who, int p_ini, int p_tar, int p_dom);
+
+// Check that sigma[0..p_tar-1] are distinct domains in 0..p_dom-1.
+nt_status nt_sigma_check(const char *who, const int *sigma, int p_tar, int p_dom);
+
+// Read a whole file into a NUL-terminated malloc'ed buffer (*len excludes the NUL).
+// NT_EIO names the path and errno's text.
+nt_status nt_read_whole_file(const char *path, char **text, size_t *len);
+
+#endif
