@@ -9,5 +9,11 @@
 #include "numatile/version.h"
 #include "numatile/topo.h"
 #include "numatile/mem.h"
+#include "numatile/dist.h"
+#include "numatile/instance.h"
+#include "numatile/match.h"
+#include "numatile/sched.h"
+#include "numatile/stencil_model.h"
+#include "numatile/hetero.h"
 
 #endif
