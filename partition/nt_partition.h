@@ -69,4 +69,9 @@ nt_status nt_sigma_check(const char *who, const int *sigma, int p_tar, int p_dom
 // NT_EIO names the path and errno's text.
 nt_status nt_read_whole_file(const char *path, char **text, size_t *len);
 
+// Validation of stencil model parameters (iters >= 0, finite non-negative taus), shared by the
+// cost model and the Part&Redistrib heuristic.
+struct nt_stencil_params;
+nt_status nt_stencil_check_params(const struct nt_stencil_params *params);
+
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "nt_core.h"
+#include "nt_partition.h"
 #include "numatile/dist.h"
 #include "numatile/match.h"
 #include "numatile/stencil_model.h"
@@ -624,16 +625,9 @@ static nt_status check_inputs(int64_t n, int p, const int *ini, const nt_stencil
         if (ini[x] < 0 || ini[x] >= p)
             return nt_fail(NT_EINVAL, "ini[%lld] = %d is out of range [0, %d)", (long long)x,
                            ini[x], p);
-    if (!params)
-        return nt_fail(NT_EINVAL, "params is NULL");
-    if (params->iters < 0)
-        return nt_fail(NT_EINVAL, "params->iters = %lld is negative", (long long)params->iters);
-    if (!isfinite(params->tau_comm) || params->tau_comm < 0)
-        return nt_fail(NT_EINVAL, "params->tau_comm = %g must be finite and >= 0",
-                       params->tau_comm);
-    if (!isfinite(params->tau_calc) || params->tau_calc < 0)
-        return nt_fail(NT_EINVAL, "params->tau_calc = %g must be finite and >= 0",
-                       params->tau_calc);
+    nt_status st = nt_stencil_check_params(params);
+    if (st != NT_OK)
+        return st;
     if (model != NT_STENCIL_MODEL_VOLUME && model != NT_STENCIL_MODEL_STEPS)
         return nt_fail(NT_EINVAL, "model = %d is not a stencil model", (int)model);
     return NT_OK;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "nt_core.h"
+#include "nt_partition.h"
 #include "numatile/stencil_model.h"
 
 static nt_status check_ids(const char *name, int64_t n, int p, const int *ids)
@@ -27,7 +28,7 @@ static nt_status check_sizes(int64_t n, int p)
     return NT_OK;
 }
 
-static nt_status check_params(const nt_stencil_params_t *params)
+nt_status nt_stencil_check_params(const nt_stencil_params_t *params)
 {
     if (!params)
         return nt_fail(NT_EINVAL, "params is NULL");
@@ -103,7 +104,7 @@ nt_status nt_stencil_evaluate(int64_t n, int p, const int *ini, const int *part,
     if (st == NT_OK && sigma)
         st = check_ids("sigma", p, p, sigma);
     if (st == NT_OK)
-        st = check_params(params);
+        st = nt_stencil_check_params(params);
     if (st != NT_OK)
         return st;
     if (!cost)

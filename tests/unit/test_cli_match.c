@@ -129,17 +129,6 @@ static void brute_force(const inst *in, int64_t *best_vol, int64_t *best_steps,
     }
 }
 
-static json_t *run_json(const char *const *args)
-{
-    tool_result r = tool_run(args);
-    cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
-    json_error_t e;
-    json_t *j = json_loads(r.out, 0, &e);
-    cr_assert_not_null(j, "not one JSON object (%s): %s", e.text, r.out);
-    tool_result_free(&r);
-    return j;
-}
-
 static int64_t jint(json_t *o, const char *key)
 {
     json_t *v = json_object_get(o, key);
@@ -191,7 +180,7 @@ static void check_match(const inst *in)
     naive_costs(in, identity, &can_vol, &can_steps);
     const char *objs[] = {"volume", "steps", "lex"};
     for (int o = 0; o < 3; o++) {
-        json_t *j = run_json((const char *[]){"match", "--instance", path, "--objective",
+        json_t *j = tool_json((const char *[]){"match", "--instance", path, "--objective",
                                               objs[o], "--json", NULL});
         cr_assert_str_eq(json_string_value(json_object_get(j, "objective")), objs[o]);
         cr_assert_eq(jint(j, "P"), in->p);
@@ -285,7 +274,7 @@ Test(cli_match, text_output_for_humans)
 static void check_schedule(const inst *in, const char *obj)
 {
     char *path = write_inst(in);
-    json_t *j = run_json((const char *[]){"schedule", "--instance", path, "--objective", obj,
+    json_t *j = tool_json((const char *[]){"schedule", "--instance", path, "--objective", obj,
                                           "--verify", "--json", NULL});
     int sigma[MAXP];
     read_sigma(j, in->p, sigma);

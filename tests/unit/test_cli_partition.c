@@ -7,17 +7,6 @@
 
 #include "tool_run.h"
 
-static json_t *run_json(const char *const *args)
-{
-    tool_result r = tool_run(args);
-    cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
-    json_error_t e;
-    json_t *j = json_loads(r.out, 0, &e);
-    cr_assert_not_null(j, "not JSON (%s): %s", e.text, r.out);
-    tool_result_free(&r);
-    return j;
-}
-
 static double num(json_t *j, const char *key)
 {
     json_t *v = json_object_get(j, key);
@@ -65,7 +54,7 @@ Test(cli_partition, json_fields_agree_with_the_map_and_zones)
     const char *algos[] = {"column", "rrp", "snrrp", "nrrp"};
     double w[5] = {50, 1, 1, 1, 1};
     for (int a = 0; a < 4; a++) {
-        json_t *j = run_json((const char *[]){"partition", "--speeds", "50,1,1,1,1", "--n",
+        json_t *j = tool_json((const char *[]){"partition", "--speeds", "50,1,1,1,1", "--n",
                                               "50", "--algo", algos[a], "--dump", "--json",
                                               NULL});
         cr_assert_str_eq(json_string_value(json_object_get(j, "algo")), algos[a]);
@@ -96,12 +85,12 @@ Test(cli_partition, sfcp_and_platforms)
     if (!tool_path())
         cr_skip("NT_TOOL not set");
     double w[3] = {1, 2, 3};
-    json_t *j = run_json((const char *[]){"partition", "--speeds", "1,2,3", "--n", "16",
+    json_t *j = tool_json((const char *[]){"partition", "--speeds", "1,2,3", "--n", "16",
                                           "--algo", "sfcp", "--dump", "--json", NULL});
     cr_assert(json_is_null(json_object_get(j, "zones")));
     check_map(j, 3, 16, w);
     json_decref(j);
-    j = run_json((const char *[]){"partition", "--speeds", "hetero-4", "--n", "50", "--algo",
+    j = tool_json((const char *[]){"partition", "--speeds", "hetero-4", "--n", "50", "--algo",
                                   "column", "--round", "rounded", "--json", NULL});
     cr_assert_eq(json_array_size(json_object_get(j, "tiles_per_domain")), 20);
     cr_assert_str_eq(json_string_value(json_object_get(j, "round")), "rounded");

@@ -6,17 +6,6 @@
 #include "numatile.h"
 #include "tool_run.h"
 
-static json_t *topo_json(const char *const *args)
-{
-    tool_result r = tool_run(args);
-    cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
-    json_error_t e;
-    json_t *j = json_loads(r.out, 0, &e);
-    cr_assert_not_null(j, "not JSON (%s): %s", e.text, r.out);
-    tool_result_free(&r);
-    return j;
-}
-
 // The JSON must agree with the library's own view of the same topology.
 static void check_against_library(json_t *j, int domains, const char *synthetic)
 {
@@ -57,19 +46,19 @@ Test(cli_topo, json_fields_match_the_library)
 {
     if (!tool_path())
         cr_skip("NT_TOOL not set");
-    json_t *j = topo_json((const char *[]){"topo", "--json", NULL});
+    json_t *j = tool_json((const char *[]){"topo", "--json", NULL});
     check_against_library(j, 0, NULL);
     json_decref(j);
-    j = topo_json((const char *[]){"topo", "--domains", "4", "--json", NULL});
+    j = tool_json((const char *[]){"topo", "--domains", "4", "--json", NULL});
     check_against_library(j, 4, NULL);
     cr_assert_str_eq(json_string_value(json_object_get(j, "kind")), "virtual");
     json_decref(j);
     const char *s4 = "pack:2 numa:2 core:2 pu:1", *s8 = "pack:4 numa:2 core:8 pu:1";
-    j = topo_json((const char *[]){"topo", "--synthetic", s4, "--json", NULL});
+    j = tool_json((const char *[]){"topo", "--synthetic", s4, "--json", NULL});
     check_against_library(j, 0, s4);
     cr_assert_eq(json_integer_value(json_object_get(j, "physical_nodes")), 4);
     json_decref(j);
-    j = topo_json((const char *[]){"topo", "--synthetic", s8, "--json", NULL});
+    j = tool_json((const char *[]){"topo", "--synthetic", s8, "--json", NULL});
     check_against_library(j, 0, s8);
     cr_assert_eq(json_integer_value(json_object_get(j, "physical_nodes")), 8);
     json_decref(j);
@@ -81,7 +70,7 @@ Test(cli_topo, probe_reports_every_page_on_its_node)
 {
     if (!tool_path())
         cr_skip("NT_TOOL not set");
-    json_t *j = topo_json((const char *[]){"topo", "--domains", "3", "--probe", "2", "--json",
+    json_t *j = tool_json((const char *[]){"topo", "--domains", "3", "--probe", "2", "--json",
                                            NULL});
     json_t *probe = json_object_get(j, "probe");
     cr_assert_eq(json_array_size(probe), 3);

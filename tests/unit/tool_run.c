@@ -1,5 +1,8 @@
 #include "tool_run.h"
 
+#include <criterion/criterion.h>
+#include <jansson.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,4 +62,15 @@ void tool_result_free(tool_result *r)
     free(r->out);
     free(r->err);
     r->out = r->err = NULL;
+}
+
+json_t *tool_json(const char *const *args)
+{
+    tool_result r = tool_run(args);
+    cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    json_error_t e;
+    json_t *j = json_loads(r.out, 0, &e);
+    cr_assert_not_null(j, "not one JSON object (%s): %s", e.text, r.out);
+    tool_result_free(&r);
+    return j;
 }

@@ -17,4 +17,9 @@ tool_result tool_run(const char *const *args);
 
 void tool_result_free(tool_result *r);
 
+// Run the tool, assert (Criterion) that it exits 0 and prints one JSON object; return it
+// (caller json_decref()s).
+struct json_t;
+struct json_t *tool_json(const char *const *args);
+
 #endif
