@@ -1,0 +1,502 @@
+// numatile plan / numatile redist: plan (and execute) a tiled-matrix redistribution.
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "numatile/matrix.h"
+#include "numatile/plan.h"
+
+static const char *help_plan =
+    "usage: numatile plan --m M --n N --from TILE@DIST --to TILE@DIST [options]\n"
+    "  --m M, --n N        matrix size in elements (both matrices)\n"
+    "  --from TILE@DIST    source tiles and distribution, e.g. 256x256@random:1\n"
+    "  --to TILE@DIST      target, e.g. 128x128@bc2d:2x2 (TILE = MBxNB or MB)\n"
+    "  --domains D         domains of the machine (default: as many as the DISTs need; more\n"
+    "                      than this machine's NUMA nodes gives virtual domains)\n"
+    "  --synthetic DESC    plan for a described machine (hwloc synthetic string or XML file)\n"
+    "  --match MODE        relabel the target: none|volume|steps|lex|distance (default none)\n"
+    "  --sub R,C,SR,SC,TR,TC  move an RxC submatrix from (SR,SC) of the source to (TR,TC)\n"
+    "  --from-layout L, --to-layout L   tile (default) or scalapack\n"
+    "  --elem BYTES        element size (default 8)\n"
+    "  --dump              add src_map and dst_map (after relabelling) to the output\n"
+    "  --json              one JSON object: tiles, segments, bytes, bytes_moved, bytes_local,\n"
+    "                      volume_tiles, steps (segments), steps_bytes, dist_volume, sigma,\n"
+    "                      categories, fast_path, closed_form, pair_bytes, seconds (planning)\n";
+
+static const char *help_redist =
+    "usage: numatile redist --m M --n N --from TILE@DIST --to TILE@DIST [options]\n"
+    "  all options of 'numatile plan' (but --synthetic), and:\n"
+    "  --mode copy|move    copy segments (default) or migrate whole page-aligned tiles\n"
+    "  --schedule free|steps  all copy tasks at once (default) or one-port phases\n"
+    "  --threads T         copy threads per domain (default: cpus of the domain, at most 4)\n"
+    "  --no-keep           copy even the tiles that stay where they are\n"
+    "  --verify            check every target element against the source (exit 1 if not)\n"
+    "  --seed S            seed of the source's fill pattern (default 1)\n"
+    "  --json              the fields of 'plan', and seconds (execution), plan_seconds,\n"
+    "                      alloc_seconds, bandwidth_gbs, bound_gbs (same-run parallel copy of\n"
+    "                      the same bytes by the same threads), ratio, bytes_copied,\n"
+    "                      tiles_kept, tiles_migrated, pages_failed, bytes_node_changed,\n"
+    "                      tasks, on_domain_fraction, verify (with --verify)\n";
+
+typedef struct args {
+    const char *cmd;
+    int64_t m, n, elem;
+    int64_t mb[2], nb[2];
+    const char *dist[2];
+    char tile_txt[2][64];
+    nt_layout layout[2];
+    int domains;
+    const char *synthetic;
+    nt_match_objective match;
+    bool has_sub, dump, json, verify, no_keep;
+    nt_sub_t sub;
+    nt_exec_mode mode;
+    nt_exec_schedule schedule;
+    int threads;
+    int64_t seed;
+} args;
+
+// TILE@DIST: TILE is MBxNB or MB.
+static bool parse_tile_dist(const char *s, int64_t *mb, int64_t *nb, const char **dist)
+{
+    const char *at = strchr(s, '@');
+    if (!at || at == s || !at[1])
+        return false;
+    char tile[64];
+    size_t len = (size_t)(at - s);
+    if (len >= sizeof tile)
+        return false;
+    memcpy(tile, s, len);
+    tile[len] = 0;
+    char *x = strchr(tile, 'x');
+    if (x) {
+        *x = 0;
+        if (!cli_parse_i64(tile, 1, INT32_MAX, mb) || !cli_parse_i64(x + 1, 1, INT32_MAX, nb))
+            return false;
+    } else {
+        if (!cli_parse_i64(tile, 1, INT32_MAX, mb))
+            return false;
+        *nb = *mb;
+    }
+    *dist = at + 1;
+    return true;
+}
+
+static bool parse_sub(const char *s, nt_sub_t *sub)
+{
+    int64_t v[6];
+    char buf[256];
+    if (strlen(s) >= sizeof buf)
+        return false;
+    strcpy(buf, s);
+    char *save = NULL, *tok = strtok_r(buf, ",", &save);
+    for (int k = 0; k < 6; k++) {
+        if (!tok || !cli_parse_i64(tok, 0, INT64_MAX / 2, &v[k]))
+            return false;
+        tok = strtok_r(NULL, ",", &save);
+    }
+    if (tok)
+        return false;
+    *sub = (nt_sub_t){v[0], v[1], v[2], v[3], v[4], v[5]};
+    return true;
+}
+
+static bool parse_layout(const char *s, nt_layout *out)
+{
+    if (!strcmp(s, "tile"))
+        *out = NT_LAYOUT_TILE;
+    else if (!strcmp(s, "scalapack"))
+        *out = NT_LAYOUT_SCALAPACK;
+    else
+        return false;
+    return true;
+}
+
+static int parse_args(int argc, char **argv, bool redist, args *a)
+{
+    enum { O_M = 1, O_N, O_FROM, O_TO, O_DOM, O_SYN, O_MATCH, O_SUB, O_FL, O_TL, O_ELEM, O_DUMP,
+           O_JSON, O_HELP, O_MODE, O_SCHED, O_THREADS, O_NOKEEP, O_VERIFY, O_SEED };
+    static const struct option opts[] = {
+        {"m", required_argument, 0, O_M}, {"n", required_argument, 0, O_N},
+        {"from", required_argument, 0, O_FROM}, {"to", required_argument, 0, O_TO},
+        {"domains", required_argument, 0, O_DOM}, {"synthetic", required_argument, 0, O_SYN},
+        {"match", required_argument, 0, O_MATCH}, {"sub", required_argument, 0, O_SUB},
+        {"from-layout", required_argument, 0, O_FL}, {"to-layout", required_argument, 0, O_TL},
+        {"elem", required_argument, 0, O_ELEM}, {"dump", no_argument, 0, O_DUMP},
+        {"json", no_argument, 0, O_JSON}, {"help", no_argument, 0, O_HELP},
+        {"mode", required_argument, 0, O_MODE}, {"schedule", required_argument, 0, O_SCHED},
+        {"threads", required_argument, 0, O_THREADS}, {"no-keep", no_argument, 0, O_NOKEEP},
+        {"verify", no_argument, 0, O_VERIFY}, {"seed", required_argument, 0, O_SEED},
+        {0, 0, 0, 0}};
+    const char *cmd = a->cmd;
+    int c;
+    opterr = 0;
+    optind = 1;
+    bool from = false, to = false;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (!redist && c >= O_MODE) {
+            const char *name = "?";
+            for (const struct option *q = opts; q->name; q++)
+                if (q->val == c)
+                    name = q->name;
+            return cli_usage(cmd, "--%s belongs to 'numatile redist'", name);
+        }
+        switch (c) {
+        case O_M:
+            if (!cli_parse_i64(optarg, 1, INT32_MAX, &a->m))
+                return cli_usage(cmd, "--m: '%s' is not a size in 1..2^31-1", optarg);
+            break;
+        case O_N:
+            if (!cli_parse_i64(optarg, 1, INT32_MAX, &a->n))
+                return cli_usage(cmd, "--n: '%s' is not a size in 1..2^31-1", optarg);
+            break;
+        case O_FROM:
+        case O_TO: {
+            int k = c == O_TO;
+            if (!parse_tile_dist(optarg, &a->mb[k], &a->nb[k], &a->dist[k]))
+                return cli_usage(cmd, "--%s: '%s' is not TILE@DIST (e.g. 128x128@bc2d:2x2)",
+                                 k ? "to" : "from", optarg);
+            *(k ? &to : &from) = true;
+            break;
+        }
+        case O_DOM:
+            if (!cli_parse_int(optarg, 1, 4096, &a->domains))
+                return cli_usage(cmd, "--domains: '%s' is not an integer in 1..4096", optarg);
+            break;
+        case O_SYN:
+            if (redist)
+                return cli_usage(cmd, "--synthetic: a described machine has no memory to move");
+            a->synthetic = optarg;
+            break;
+        case O_MATCH:
+            if (nt_match_objective_parse(optarg, &a->match) != NT_OK)
+                return cli_usage(cmd, "--match: '%s' is not none|volume|steps|lex|distance",
+                                 optarg);
+            break;
+        case O_SUB:
+            if (!parse_sub(optarg, &a->sub))
+                return cli_usage(cmd, "--sub: '%s' is not ROWS,COLS,SROW,SCOL,TROW,TCOL "
+                                 "(six integers >= 0)", optarg);
+            a->has_sub = true;
+            break;
+        case O_FL:
+        case O_TL:
+            if (!parse_layout(optarg, &a->layout[c == O_TL]))
+                return cli_usage(cmd, "--%s: '%s' is not tile|scalapack",
+                                 c == O_TL ? "to-layout" : "from-layout", optarg);
+            break;
+        case O_ELEM:
+            if (!cli_parse_i64(optarg, 1, 1 << 20, &a->elem))
+                return cli_usage(cmd, "--elem: '%s' is not a byte count in 1..1048576", optarg);
+            break;
+        case O_DUMP: a->dump = true; break;
+        case O_JSON: a->json = true; break;
+        case O_HELP: fputs(redist ? help_redist : help_plan, stdout); return -1;
+        case O_MODE:
+            if (!strcmp(optarg, "copy"))
+                a->mode = NT_EXEC_COPY;
+            else if (!strcmp(optarg, "move"))
+                a->mode = NT_EXEC_MOVE;
+            else
+                return cli_usage(cmd, "--mode: '%s' is not copy|move", optarg);
+            break;
+        case O_SCHED:
+            if (!strcmp(optarg, "free"))
+                a->schedule = NT_SCHED_FREE;
+            else if (!strcmp(optarg, "steps"))
+                a->schedule = NT_SCHED_STEPS;
+            else
+                return cli_usage(cmd, "--schedule: '%s' is not free|steps", optarg);
+            break;
+        case O_THREADS:
+            if (!cli_parse_int(optarg, 1, 256, &a->threads))
+                return cli_usage(cmd, "--threads: '%s' is not an integer in 1..256", optarg);
+            break;
+        case O_NOKEEP: a->no_keep = true; break;
+        case O_VERIFY: a->verify = true; break;
+        case O_SEED:
+            if (!cli_parse_i64(optarg, 0, INT64_MAX, &a->seed))
+                return cli_usage(cmd, "--seed: '%s' is not an integer >= 0", optarg);
+            break;
+        default:
+            return cli_usage(cmd, "unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return cli_usage(cmd, "unexpected argument '%s'", argv[optind]);
+    if (!a->m || !a->n)
+        return cli_usage(cmd, "--m and --n are required");
+    if (!from || !to)
+        return cli_usage(cmd, "--from and --to are required");
+    return CLI_OK;
+}
+
+static int64_t ceil_div(int64_t x, int64_t y)
+{
+    return x / y + (x % y != 0);
+}
+
+// Domains a spec announces by itself (0 for random and balanced, which take any count).
+static int spec_domains(const char *spec, int64_t mt, int64_t nt)
+{
+    nt_tilemap_t *m;
+    if (nt_tilemap_from_spec(spec, mt, nt, 0, &m) != NT_OK)
+        return 0;
+    int d = m->ndomains;
+    nt_tilemap_destroy(m);
+    return d;
+}
+
+// A library error about one of the matrices: exit 2 for bad input, 3 otherwise.
+static int matrix_error(const char *cmd, const char *opt, const char *txt, nt_status st)
+{
+    fprintf(stderr, "numatile %s: %s '%s': %s: %s\n", cmd, opt, txt, nt_strerror(st),
+            nt_last_error());
+    return st == NT_EINVAL || st == NT_ERANGE || st == NT_EIO ? CLI_USAGE : CLI_RUNTIME;
+}
+
+static json_t *map_json(const int *owner, int64_t mt, int64_t nt)
+{
+    json_t *rows = json_array();
+    for (int64_t i = 0; i < mt; i++) {
+        json_t *r = json_array();
+        for (int64_t j = 0; j < nt; j++)
+            json_array_append_new(r, json_integer(owner[i * nt + j]));
+        json_array_append_new(rows, r);
+    }
+    return rows;
+}
+
+static void map_print(const char *name, const int *owner, int64_t mt, int64_t nt)
+{
+    printf("%s (%lld x %lld tiles):\n", name, (long long)mt, (long long)nt);
+    for (int64_t i = 0; i < mt; i++) {
+        printf(" ");
+        for (int64_t j = 0; j < nt; j++)
+            printf(" %d", owner[i * nt + j]);
+        printf("\n");
+    }
+}
+
+static json_t *plan_json(const args *a, const nt_topo_t *t, const nt_plan_t *p,
+                         const nt_matrix_t *S)
+{
+    nt_plan_info_t I;
+    nt_plan_info(p, &I);
+    int nsig, D = I.ndomains;
+    const int *sig = nt_plan_sigma(p, &nsig);
+    json_t *sigma = json_array(), *cats = json_array(), *pairs = json_array();
+    for (int j = 0; j < nsig; j++)
+        json_array_append_new(sigma, json_integer(sig[j]));
+    for (int c = 0; c < 9; c++)
+        json_array_append_new(cats, json_integer(I.category_tiles[c]));
+    const int64_t *pb = nt_plan_pair_bytes(p);
+    for (int i = 0; i < D; i++) {
+        json_t *r = json_array();
+        for (int j = 0; j < D; j++)
+            json_array_append_new(r, json_integer(pb[i * D + j]));
+        json_array_append_new(pairs, r);
+    }
+    json_t *j = json_pack("{s:I, s:I, s:I, s:s, s:s, s:i, s:s, s:s}", "m", (json_int_t)a->m,
+                          "n", (json_int_t)a->n, "elem_size", (json_int_t)S->elem_size, "from",
+                          a->tile_txt[0], "to", a->tile_txt[1], "domains", D, "topology",
+                          nt_topo_kind_name(nt_topo_get_kind(t)), "match",
+                          nt_match_objective_name(a->match));
+    json_object_set_new(j, "tiles", json_integer(I.tiles));
+    json_object_set_new(j, "segments", json_integer(I.segments));
+    json_object_set_new(j, "bytes", json_integer(I.bytes));
+    json_object_set_new(j, "bytes_moved", json_integer(I.bytes_moved));
+    json_object_set_new(j, "bytes_local", json_integer(I.bytes_local));
+    json_object_set_new(j, "volume_tiles", json_integer(I.volume_tiles));
+    json_object_set_new(j, "steps", json_integer(I.steps));
+    json_object_set_new(j, "steps_bytes", json_integer(I.steps_bytes));
+    json_object_set_new(j, "dist_volume", json_integer(I.dist_volume));
+    json_object_set_new(j, "sigma", sigma);
+    json_object_set_new(j, "categories", cats);
+    json_object_set_new(j, "pair_bytes", pairs);
+    json_object_set_new(j, "fast_path", json_boolean(I.fast_path));
+    json_object_set_new(j, "closed_form", json_boolean(I.closed_form));
+    json_object_set_new(j, "seconds", json_real(I.seconds));
+    return j;
+}
+
+static void plan_print(const nt_topo_t *t, const nt_plan_t *p)
+{
+    nt_plan_info_t I;
+    nt_plan_info(p, &I);
+    int nsig;
+    const int *sig = nt_plan_sigma(p, &nsig);
+    printf("plan on %d %s domain%s: %lld target tiles, %lld segments%s%s\n", I.ndomains,
+           nt_topo_kind_name(nt_topo_get_kind(t)), I.ndomains == 1 ? "" : "s",
+           (long long)I.tiles, (long long)I.segments,
+           I.fast_path ? " (fast path: whole tiles)" : "",
+           I.closed_form ? " (closed-form communication sets)" : "");
+    printf("  bytes %lld: moved %lld, local %lld; tiles receiving remote data %lld\n",
+           (long long)I.bytes, (long long)I.bytes_moved, (long long)I.bytes_local,
+           (long long)I.volume_tiles);
+    printf("  steps %lld segments, %lld bytes; distance-weighted volume %lld\n",
+           (long long)I.steps, (long long)I.steps_bytes, (long long)I.dist_volume);
+    printf("  sigma:");
+    for (int j = 0; j < nsig; j++)
+        printf(" %d", sig[j]);
+    printf("\n  Cao categories (tiles):");
+    for (int c = 0; c < 9; c++)
+        printf(" %d:%lld", c, (long long)I.category_tiles[c]);
+    printf("\n  planned in %.6f s\n", I.seconds);
+}
+
+static int run(int argc, char **argv, bool redist)
+{
+    args a = {.cmd = redist ? "redist" : "plan", .elem = 8, .match = NT_MATCH_CANONICAL,
+              .seed = 1};
+    int rc = parse_args(argc, argv, redist, &a);
+    if (rc == -1)
+        return CLI_OK;
+    if (rc)
+        return rc;
+    const char *cmd = a.cmd;
+    for (int k = 0; k < 2; k++)
+        snprintf(a.tile_txt[k], sizeof a.tile_txt[k], "%lldx%lld@%.40s", (long long)a.mb[k],
+                 (long long)a.nb[k], a.dist[k]);
+    // Domains: --domains, else as many as the DISTs announce (at least the machine's nodes).
+    nt_topo_opts_t to = {.domains = a.domains, .synthetic = a.synthetic};
+    nt_topo_t *t;
+    nt_status st;
+    if (!a.domains && !a.synthetic) {
+        int need = 0;
+        for (int k = 0; k < 2; k++) {
+            int d = spec_domains(a.dist[k], ceil_div(a.m, a.mb[k]), ceil_div(a.n, a.nb[k]));
+            need = d > need ? d : need;
+        }
+        nt_topo_t *phys;
+        if ((st = nt_topo_load(NULL, &phys)) != NT_OK)
+            return cli_lib_error(cmd, st);
+        if (need > nt_topo_ndomains(phys))
+            to.domains = need;
+        nt_topo_destroy(phys);
+    }
+    if ((st = nt_topo_load(&to, &t)) != NT_OK)
+        return cli_lib_error(cmd, st);
+    nt_matrix_t *S = NULL, *T = NULL;
+    nt_plan_t *p = NULL;
+    nt_matrix_shape_t ss = {a.m, a.n, a.mb[0], a.nb[0], (size_t)a.elem};
+    nt_matrix_shape_t ts = {a.m, a.n, a.mb[1], a.nb[1], (size_t)a.elem};
+    json_t *out = NULL;
+    if ((st = nt_matrix_create_spec(t, &ss, a.dist[0], 0, a.layout[0],
+                                    redist ? 0 : NT_MATRIX_NOALLOC, &S)) != NT_OK) {
+        rc = matrix_error(cmd, "--from", a.tile_txt[0], st);
+        goto done;
+    }
+    if ((st = nt_matrix_create_spec(t, &ts, a.dist[1], 0, a.layout[1], NT_MATRIX_NOALLOC,
+                                    &T)) != NT_OK) {
+        rc = matrix_error(cmd, "--to", a.tile_txt[1], st);
+        goto done;
+    }
+    nt_plan_opts_t po = {.relabel = a.match};
+    if ((st = nt_plan_create(S, T, a.has_sub ? &a.sub : NULL, &po, &p)) != NT_OK) {
+        rc = cli_lib_error(cmd, st);
+        goto done;
+    }
+    if (a.json)
+        out = plan_json(&a, t, p, S);
+    else
+        plan_print(t, p);
+    if (a.dump) {
+        if (a.json) {
+            json_object_set_new(out, "src_map", map_json(S->owner, S->mt, S->nt));
+            json_object_set_new(out, "dst_map", map_json(nt_plan_dst_owner(p), T->mt, T->nt));
+        } else {
+            map_print("source map", S->owner, S->mt, S->nt);
+            map_print("target map (after relabelling)", nt_plan_dst_owner(p), T->mt, T->nt);
+        }
+    }
+    if (redist) {
+        nt_matrix_fill_pattern(S, (uint64_t)a.seed);
+        nt_exec_opts_t eo = {.mode = a.mode, .schedule = a.schedule,
+                             .threads_per_domain = a.threads, .no_keep = a.no_keep,
+                             .measure_bound = true};
+        nt_exec_stats_t es;
+        if ((st = nt_plan_execute(p, S, T, &eo, &es)) != NT_OK) {
+            json_decref(out);
+            out = NULL;
+            rc = cli_lib_error(cmd, st);
+            goto done;
+        }
+        double frac = es.tasks ? (double)es.tasks_on_domain / (double)es.tasks : 1.0;
+        double ratio = es.bound_gbs > 0 ? es.bandwidth_gbs / es.bound_gbs : 0;
+        int64_t bad = 0;
+        if (a.verify) {
+            nt_sub_t whole = {a.m, a.n, 0, 0, 0, 0};
+            if ((st = nt_matrix_compare(T, S, a.has_sub ? &a.sub : &whole, &bad)) != NT_OK) {
+                nt_exec_stats_free(&es);
+                json_decref(out);
+                out = NULL;
+                rc = cli_lib_error(cmd, st);
+                goto done;
+            }
+        }
+        if (a.json) {
+            json_object_set(out, "plan_seconds", json_object_get(out, "seconds"));
+            json_object_set_new(out, "mode", json_string(a.mode ? "move" : "copy"));
+            json_object_set_new(out, "schedule", json_string(a.schedule ? "steps" : "free"));
+            json_object_set_new(out, "seconds", json_real(es.seconds));
+            json_object_set_new(out, "alloc_seconds", json_real(es.seconds_alloc));
+            json_object_set_new(out, "bandwidth_gbs", json_real(es.bandwidth_gbs));
+            json_object_set_new(out, "bound_gbs", json_real(es.bound_gbs));
+            json_object_set_new(out, "ratio", json_real(ratio));
+            json_object_set_new(out, "bytes_copied", json_integer(es.bytes_copied));
+            json_object_set_new(out, "tiles_kept", json_integer(es.tiles_kept));
+            json_object_set_new(out, "tiles_migrated", json_integer(es.tiles_migrated));
+            json_object_set_new(out, "pages_migrated", json_integer(es.pages_migrated));
+            json_object_set_new(out, "pages_failed", json_integer(es.pages_failed));
+            json_object_set_new(out, "bytes_node_changed", json_integer(es.bytes_node_changed));
+            json_object_set_new(out, "tasks", json_integer(es.tasks));
+            json_object_set_new(out, "on_domain_fraction", json_real(frac));
+            if (a.verify) {
+                json_object_set_new(out, "verify", json_boolean(bad == 0));
+                json_object_set_new(out, "mismatches", json_integer(bad));
+            }
+        } else {
+            printf("executed (%s, %s): %.6f s, %.3f GB/s; same-run copy bound %.3f GB/s "
+                   "(ratio %.2f); allocation %.6f s\n", a.mode ? "move" : "copy",
+                   a.schedule ? "steps" : "free", es.seconds, es.bandwidth_gbs, es.bound_gbs,
+                   ratio, es.seconds_alloc);
+            printf("  copied %lld bytes in %lld tasks (%.1f%% on their domain); kept %lld tiles, "
+                   "migrated %lld (%lld pages failed); %lld bytes changed node\n",
+                   (long long)es.bytes_copied, (long long)es.tasks, 100 * frac,
+                   (long long)es.tiles_kept, (long long)es.tiles_migrated,
+                   (long long)es.pages_failed, (long long)es.bytes_node_changed);
+            if (a.verify)
+                printf("verify: %s (%lld mismatching elements)\n", bad ? "FAILED" : "ok",
+                       (long long)bad);
+        }
+        nt_exec_stats_free(&es);
+        if (bad)
+            rc = CLI_VERIFY_FAILED;
+    }
+    if (out) {
+        int r2 = cli_print_json(out);
+        out = NULL;
+        if (rc == CLI_OK)
+            rc = r2;
+    }
+done:
+    json_decref(out);
+    nt_plan_destroy(p);
+    nt_matrix_destroy(S);
+    nt_matrix_destroy(T);
+    nt_topo_destroy(t);
+    return rc;
+}
+
+int cmd_plan(int argc, char **argv)
+{
+    return run(argc, argv, false);
+}
+
+int cmd_redist(int argc, char **argv)
+{
+    return run(argc, argv, true);
+}

@@ -1,0 +1,281 @@
+/**
+ * \file numatile/matrix.h
+ * \brief Tiled matrices placed on the domains of a topology.
+ *
+ * An M x N matrix of elements of any size is cut in MB x NB tiles (the last tile row and tile
+ * column may be partial); a tile map (numatile/dist.h) gives the domain of every tile. Two
+ * layouts:
+ * - ::NT_LAYOUT_TILE: every tile contiguous, column-major inside (leading dimension = the
+ *   tile's row count), allocated on its domain. Tiles of at least one page start on a page
+ *   boundary and own whole pages (so they can be migrated with move_pages); smaller tiles are
+ *   packed, cache-line aligned, in one buffer per domain.
+ * - ::NT_LAYOUT_SCALAPACK: every domain holds one local matrix, column-major as LAPACK, on that
+ *   domain. The tiles of each domain must form a Cartesian product of tile rows x tile columns
+ *   (true for every 2D block-cyclic map, relabelled or not); the local matrix is that product in
+ *   global order, so tile (i,j) of domain d sits at local tile row = rank of i among d's tile
+ *   rows. Tiles then share the domain's leading dimension.
+ *
+ * The descriptor is visible (as PLASMA's plasma_desc_t) so tile kernels can use the inline
+ * accessors below; treat every field as read-only. A matrix may be created without memory
+ * (::NT_MATRIX_NOALLOC), for planning only, also on a synthetic topology or with no topology.
+ *
+ * Errors follow numatile/error.h.
+ */
+#ifndef NUMATILE_MATRIX_H
+#define NUMATILE_MATRIX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "numatile/dist.h"
+#include "numatile/error.h"
+#include "numatile/topo.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** \brief Storage layout of a tiled matrix. */
+typedef enum nt_layout {
+    NT_LAYOUT_TILE = 0,     /**< each tile contiguous, column-major inside */
+    NT_LAYOUT_SCALAPACK = 1 /**< each domain's local matrix column-major (LAPACK) */
+} nt_layout;
+
+/** \brief Flags for nt_matrix_create(). */
+enum nt_matrix_flags {
+    /** Descriptor only: no memory is allocated (planning; allowed without a topology or on a
+        synthetic one). nt_plan_execute() can allocate it later. */
+    NT_MATRIX_NOALLOC = 1u << 0
+};
+
+/** \brief Sizes of a tiled matrix. */
+typedef struct nt_matrix_shape {
+    int64_t m;        /**< rows of elements, >= 1 */
+    int64_t n;        /**< columns of elements, >= 1 */
+    int64_t mb;       /**< rows per tile, 1..INT32_MAX */
+    int64_t nb;       /**< columns per tile, 1..INT32_MAX */
+    size_t elem_size; /**< bytes per element, >= 1 */
+} nt_matrix_shape_t;
+
+/**
+ * \brief Block-cyclic parameters of a tile map, detected at creation:
+ *        tile (i,j) -> ((i/smb) mod p) * q + ((j/snb) mod q). p = 0 when the map is not of
+ *        that form. When several parameter sets describe the same map, any one is kept (they
+ *        give the same tiles to every domain).
+ */
+typedef struct nt_bcgrid {
+    int p;       /**< process rows (0: not block-cyclic) */
+    int q;       /**< process columns */
+    int64_t smb; /**< super-block rows, in tiles */
+    int64_t snb; /**< super-block columns, in tiles */
+} nt_bcgrid_t;
+
+/** \brief A tiled matrix. Read-only for callers; create with nt_matrix_create(). */
+typedef struct nt_matrix {
+    int64_t m, n;            /**< elements */
+    int64_t mb, nb;          /**< tile size */
+    int64_t mt, nt;          /**< tile rows and columns: ceil(m/mb), ceil(n/nb) */
+    size_t elem_size;        /**< bytes per element */
+    nt_layout layout;        /**< storage layout */
+    int ndomains;            /**< label range of owner[] (the map's ndomains) */
+    const nt_topo_t *topo;   /**< borrowed topology (may be NULL without memory) */
+    int *owner;              /**< mt*nt domains, row-major: owner[i*nt + j] */
+    nt_bcgrid_t grid;        /**< block-cyclic parameters of owner[], p = 0 if none */
+    bool allocated;          /**< true when tile[] points to memory */
+    char **tile;             /**< mt*nt tile addresses (row-major), NULL when not allocated */
+    int64_t *lld;            /**< SCALAPACK: leading dimension of each domain's local matrix
+                                  (ndomains entries); NULL for TILE */
+    struct nt_matrix_mem *mem; /**< internal: buffers and their ownership */
+} nt_matrix_t;
+
+/** \brief Rows of tile row i (mb, or fewer for the last tile row). */
+static inline int64_t nt_matrix_tile_rows(const nt_matrix_t *A, int64_t i)
+{
+    return i < A->mt - 1 ? A->mb : A->m - (A->mt - 1) * A->mb;
+}
+
+/** \brief Columns of tile column j (nb, or fewer for the last tile column). */
+static inline int64_t nt_matrix_tile_cols(const nt_matrix_t *A, int64_t j)
+{
+    return j < A->nt - 1 ? A->nb : A->n - (A->nt - 1) * A->nb;
+}
+
+/** \brief Domain of tile (i,j). */
+static inline int nt_matrix_tile_domain(const nt_matrix_t *A, int64_t i, int64_t j)
+{
+    return A->owner[i * A->nt + j];
+}
+
+/** \brief Address of tile (i,j)'s first element, NULL when the matrix has no memory. */
+static inline void *nt_matrix_tile(const nt_matrix_t *A, int64_t i, int64_t j)
+{
+    return A->tile ? (void *)A->tile[i * A->nt + j] : NULL;
+}
+
+/** \brief Leading dimension (in elements) of tile (i,j). */
+static inline int64_t nt_matrix_tile_ld(const nt_matrix_t *A, int64_t i, int64_t j)
+{
+    return A->layout == NT_LAYOUT_TILE ? nt_matrix_tile_rows(A, i)
+                                       : A->lld[A->owner[i * A->nt + j]];
+}
+
+/** \brief Address of element (r,c) (global, 0-based); the matrix must have memory. */
+static inline void *nt_matrix_elem(const nt_matrix_t *A, int64_t r, int64_t c)
+{
+    int64_t i = r / A->mb, j = c / A->nb;
+    return A->tile[i * A->nt + j] +
+           ((size_t)((c - j * A->nb) * nt_matrix_tile_ld(A, i, j) + (r - i * A->mb))) *
+               A->elem_size;
+}
+
+/**
+ * \brief Create a tiled matrix from a tile map.
+ * @param[in]  topo   the topology; may be NULL with ::NT_MATRIX_NOALLOC. Borrowed: it must
+ *                    outlive the matrix. Memory needs a physical or virtual topology.
+ * @param[in]  shape  sizes (see ::nt_matrix_shape_t for the constraints).
+ * @param[in]  map    tile map with mt = ceil(m/mb) and nt = ceil(n/nb) (copied; the caller
+ *                    keeps it); every owner below the topology's domain count.
+ * @param[in]  layout ::NT_LAYOUT_TILE, or ::NT_LAYOUT_SCALAPACK when each domain's tiles form
+ *                    a Cartesian product of tile rows and tile columns.
+ * @param[in]  flags  0 or ::NT_MATRIX_NOALLOC.
+ * @param[out] out    the matrix, to free with nt_matrix_destroy(); untouched on failure.
+ *                    With memory, every element is zero and every tile is on its domain.
+ * @retval NT_OK      success.
+ * @retval NT_EINVAL  NULL argument, bad sizes, a map of another grid, an owner outside the
+ *                    topology, a layout the map does not allow, an unknown flag.
+ * @retval NT_ERANGE  a size overflows.
+ * @retval NT_ENOTSUP memory asked on a synthetic topology.
+ * @retval NT_ENOMEM  allocation failed (nothing is kept).
+ * @retval NT_ESYS    binding the memory failed.
+ */
+nt_status nt_matrix_create(const nt_topo_t *topo, const nt_matrix_shape_t *shape,
+                           const nt_tilemap_t *map, nt_layout layout, unsigned flags,
+                           nt_matrix_t **out);
+
+/**
+ * \brief Create a tiled matrix from a DIST spec (nt_tilemap_from_spec()).
+ * @param[in]  topo     as for nt_matrix_create().
+ * @param[in]  shape    sizes.
+ * @param[in]  spec     DIST spec, e.g. "bc2d:2x2" or "random:7".
+ * @param[in]  ndomains domain count for the spec (0 = as the spec says; random and balanced
+ *                      need it; with 0 and a topology, the topology's domain count is used for
+ *                      those two).
+ * @param[in]  layout   as for nt_matrix_create().
+ * @param[in]  flags    as for nt_matrix_create().
+ * @param[out] out      the matrix; untouched on failure.
+ * @retval NT_OK success. @retval other the codes of nt_tilemap_from_spec() and
+ *         nt_matrix_create().
+ */
+nt_status nt_matrix_create_spec(const nt_topo_t *topo, const nt_matrix_shape_t *shape,
+                                const char *spec, int ndomains, nt_layout layout,
+                                unsigned flags, nt_matrix_t **out);
+
+/** \brief Free a matrix and the memory it owns. Accepts NULL. */
+void nt_matrix_destroy(nt_matrix_t *A);
+
+/**
+ * \brief Allocate the memory of a matrix created with ::NT_MATRIX_NOALLOC (each tile or local
+ *        matrix on its domain, zero-filled). On failure everything taken is released and the
+ *        matrix is unchanged.
+ * @param[in,out] A a matrix without memory.
+ * @retval NT_OK success. @retval NT_EINVAL A NULL, already allocated, or no topology.
+ * @retval NT_ENOTSUP synthetic topology. @retval NT_ENOMEM, NT_ESYS allocation failed.
+ */
+nt_status nt_matrix_alloc(nt_matrix_t *A);
+
+/**
+ * \brief Caller's value function for nt_matrix_fill().
+ * @param[in]  r, c global element coordinates (0-based).
+ * @param[out] elem where to write the element's elem_size bytes.
+ * @param[in]  elem_size bytes per element.
+ * @param[in]  arg the caller's pointer.
+ */
+typedef void (*nt_matrix_value_fn)(int64_t r, int64_t c, void *elem, size_t elem_size,
+                                   void *arg);
+
+/**
+ * \brief Write every element of A from a function of its global coordinates.
+ * @param[in,out] A  a matrix with memory.
+ * @param[in]     fn value function (not NULL).
+ * @param[in]     arg passed to fn.
+ * @retval NT_OK success. @retval NT_EINVAL A or fn NULL, or A without memory.
+ */
+nt_status nt_matrix_fill(nt_matrix_t *A, nt_matrix_value_fn fn, void *arg);
+
+/**
+ * \brief Deterministic pattern value of element (r,c): elem_size bytes drawn from splitmix64
+ *        of (seed, r, c). Same on every machine; with 8 or more bytes per element, distinct
+ *        coordinates give distinct values with overwhelming probability.
+ * @param[in]  seed      pattern seed.
+ * @param[in]  r, c      global coordinates.
+ * @param[out] elem      elem_size bytes.
+ * @param[in]  elem_size bytes per element.
+ */
+void nt_matrix_pattern_value(uint64_t seed, int64_t r, int64_t c, void *elem, size_t elem_size);
+
+/**
+ * \brief Fill A with nt_matrix_pattern_value(seed, r, c) at every element (r,c).
+ * @retval NT_OK success. @retval NT_EINVAL A NULL or without memory.
+ */
+nt_status nt_matrix_fill_pattern(nt_matrix_t *A, uint64_t seed);
+
+/** \brief A submatrix with displacements: rows x cols elements taken at (src_row, src_col) of
+ *         the source and placed at (dst_row, dst_col) of the target. */
+typedef struct nt_sub {
+    int64_t rows, cols;       /**< extent, >= 0 (0: empty) */
+    int64_t src_row, src_col; /**< top-left corner in the source, >= 0 */
+    int64_t dst_row, dst_col; /**< top-left corner in the target, >= 0 */
+} nt_sub_t;
+
+/**
+ * \brief Count elements of the submatrix whose bytes differ between target and source:
+ *        dst(dst_row + x, dst_col + y) vs src(src_row + x, src_col + y).
+ * @param[in]  dst, src   matrices with memory and the same element size.
+ * @param[in]  sub        the submatrix, or NULL for the whole matrices (same m and n).
+ * @param[out] mismatches number of differing elements.
+ * @retval NT_OK success. @retval NT_EINVAL NULL argument, no memory, element sizes differ,
+ *         submatrix out of bounds.
+ */
+nt_status nt_matrix_compare(const nt_matrix_t *dst, const nt_matrix_t *src, const nt_sub_t *sub,
+                            int64_t *mismatches);
+
+/**
+ * \brief Count elements of A that differ from nt_matrix_pattern_value(seed, r + dr, c + dc),
+ *        over the rows x cols block at (row, col) of A. With dr = src_row - dst_row and
+ *        dc = src_col - dst_col this checks a target against a pattern-filled source.
+ * @param[in]  A          a matrix with memory.
+ * @param[in]  seed       pattern seed.
+ * @param[in]  row, col   top-left corner of the block in A.
+ * @param[in]  rows, cols extent of the block (inside A).
+ * @param[in]  dr, dc     coordinate shift applied before evaluating the pattern.
+ * @param[out] mismatches differing elements.
+ * @retval NT_OK success. @retval NT_EINVAL NULL argument, no memory, block out of bounds.
+ */
+nt_status nt_matrix_check_pattern(const nt_matrix_t *A, uint64_t seed, int64_t row, int64_t col,
+                                  int64_t rows, int64_t cols, int64_t dr, int64_t dc,
+                                  int64_t *mismatches);
+
+/** \brief Result of nt_matrix_check_placement(). */
+typedef struct nt_placement_report {
+    int64_t pages;      /**< pages examined (pages of every tile, or every local matrix) */
+    int64_t on_domain;  /**< pages on the node of the owning domain */
+    int64_t absent;     /**< pages not populated */
+    int64_t elsewhere;  /**< pages on another node, or whose status was an error */
+} nt_placement_report_t;
+
+/**
+ * \brief Check, page by page (move_pages status queries through nt_mem_where()), that every
+ *        page of every tile (TILE layout) or local matrix (SCALAPACK) lies on the NUMA node of
+ *        the domain that owns it.
+ * @param[in]  A   a matrix with memory on a physical or virtual topology.
+ * @param[out] rep the counts; untouched on failure.
+ * @retval NT_OK success (the report may still show misplaced pages).
+ * @retval NT_EINVAL NULL argument or no memory. @retval NT_ENOMEM, NT_ESYS query failed.
+ */
+nt_status nt_matrix_check_placement(const nt_matrix_t *A, nt_placement_report_t *rep);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

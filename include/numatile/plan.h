@@ -1,0 +1,326 @@
+/**
+ * \file numatile/plan.h
+ * \brief Redistribution plans between two tiled matrices, and their execution.
+ *
+ * A plan moves a submatrix (with displacements) from a source matrix to a target matrix that
+ * may differ in tile size, distribution and layout (Cao et al. 2022). It is pure data: the
+ * list of segments (each the intersection of one source tile with one target tile), bytes per
+ * domain pair, the predicted volume and one-port steps, and optionally a relabelling of the
+ * target's tile map onto the domains (numatile/match.h). Plans never touch matrix memory and
+ * cost O(segments). Every target tile is built from at most nine kinds of segments (NW, N, NE,
+ * W, I, E, SW, S, SE); the category of a target tile (Cao's Fig. 3, 0..8) is
+ * 3 x (min(row pieces, 3) - 1) + (min(column pieces, 3) - 1).
+ *
+ * For block-cyclic maps on both sides the bytes per domain pair come from closed-form
+ * communication sets (Guo et al.: intersections of strided index sets, here extended to
+ * CYCLIC(r) and to different domain counts; see nt_cyclic_intersect()).
+ *
+ * Errors follow numatile/error.h.
+ */
+#ifndef NUMATILE_PLAN_H
+#define NUMATILE_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "numatile/error.h"
+#include "numatile/match.h"
+#include "numatile/matrix.h"
+#include "numatile/sched.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** \brief Position of a segment inside its target tile (compass, row-major 0..8). */
+typedef enum nt_seg_part {
+    NT_SEG_NW = 0, NT_SEG_N = 1, NT_SEG_NE = 2,
+    NT_SEG_W = 3,  NT_SEG_I = 4, NT_SEG_E = 5,
+    NT_SEG_SW = 6, NT_SEG_S = 7, NT_SEG_SE = 8
+} nt_seg_part;
+
+/**
+ * \brief One segment: a rows x cols block copied from a source tile to a target tile.
+ *        Offsets are in elements inside the tiles. Segments are grouped by target tile.
+ */
+typedef struct nt_segment {
+    int64_t src_tile;  /**< source tile index i*nt + j (row-major) */
+    int64_t dst_tile;  /**< target tile index */
+    int32_t src_row;   /**< first row inside the source tile */
+    int32_t src_col;   /**< first column inside the source tile */
+    int32_t dst_row;   /**< first row inside the target tile */
+    int32_t dst_col;   /**< first column inside the target tile */
+    int32_t rows;      /**< rows, >= 1 */
+    int32_t cols;      /**< columns, >= 1 */
+    int32_t src_dom;   /**< domain of the source tile */
+    int32_t dst_dom;   /**< domain of the target tile (after relabelling) */
+    uint8_t part;      /**< ::nt_seg_part inside the target tile */
+    uint8_t category;  /**< Cao category 0..8 of the target tile */
+    uint8_t whole;     /**< 1 when the segment is a whole source tile and a whole target tile
+                            of the same shape (fast path: the tile can move as a unit) */
+} nt_segment_t;
+
+/** \brief Plan options. Zero-initialise (no relabelling, no schedule). */
+typedef struct nt_plan_opts {
+    /** Relabel the target map onto the domains before moving: CANONICAL = keep the target map
+        as it is; VOLUME, STEPS, LEX, DISTANCE as in numatile/match.h, weighted in bytes. */
+    nt_match_objective relabel;
+    /** Also build the one-port step schedule (nt_plan_schedule()). */
+    bool schedule;
+} nt_plan_opts_t;
+
+/** \brief Opaque plan. */
+typedef struct nt_plan nt_plan_t;
+
+/** \brief Summary of a plan (see nt_plan_info()). */
+typedef struct nt_plan_info {
+    int ndomains;          /**< domain space of the plan (the machine's domains, or the largest
+                                label count of the two maps without a topology) */
+    int64_t tiles;         /**< target tiles touched by the submatrix */
+    int64_t segments;      /**< segments */
+    int64_t elements;      /**< elements of the submatrix */
+    int64_t bytes;         /**< bytes of the submatrix */
+    int64_t bytes_moved;   /**< bytes whose source and target domains differ */
+    int64_t bytes_local;   /**< bytes that stay on their domain */
+    int64_t volume_tiles;  /**< target tiles receiving at least one byte from another domain */
+    int64_t steps;         /**< one-port bound max_d max(sent_d, received_d), in segments
+                                (= tiles when the geometries agree) */
+    int64_t steps_bytes;   /**< the same bound in bytes */
+    int64_t dist_volume;   /**< bytes moved x hwloc distance (0 without a topology) */
+    int64_t category_tiles[9]; /**< target tiles per Cao category */
+    int64_t part_segments[9];  /**< segments per ::nt_seg_part */
+    bool fast_path;        /**< every segment is whole: tiles move or stay as units */
+    bool closed_form;      /**< bytes per domain pair came from the closed-form sets */
+    double seconds;        /**< time spent in nt_plan_create() */
+} nt_plan_info_t;
+
+/**
+ * \brief Plan moving a submatrix from src to dst.
+ * @param[in]  src  source matrix (memory not needed).
+ * @param[in]  dst  target matrix (memory not needed); same element size as src. With a
+ *                  relabelling, dst's map is read as a partition whose components are placed
+ *                  by the plan (component count <= the domain count).
+ * @param[in]  sub  the submatrix, or NULL for the whole matrix (src and dst of equal size).
+ * @param[in]  opts options, or NULL for the defaults.
+ * @param[out] out  the plan, to free with nt_plan_destroy(); untouched on failure.
+ * @retval NT_OK     success (an empty submatrix gives a plan with no segments).
+ * @retval NT_EINVAL NULL argument, element sizes differ, submatrix out of bounds or negative,
+ *                   the matrices on different topologies, relabelling impossible (more
+ *                   components than domains), DISTANCE without a topology.
+ * @retval NT_ERANGE a count overflows.
+ * @retval NT_ENOMEM allocation failed.
+ */
+nt_status nt_plan_create(const nt_matrix_t *src, const nt_matrix_t *dst, const nt_sub_t *sub,
+                         const nt_plan_opts_t *opts, nt_plan_t **out);
+
+/** \brief Free a plan. Accepts NULL. */
+void nt_plan_destroy(nt_plan_t *plan);
+
+/**
+ * \brief Summary of a plan.
+ * @param[in]  plan a plan (not NULL).
+ * @param[out] info filled.
+ * @retval NT_OK success. @retval NT_EINVAL NULL argument.
+ */
+nt_status nt_plan_info(const nt_plan_t *plan, nt_plan_info_t *info);
+
+/** \brief The segments (nt_plan_info().segments of them), owned by the plan; NULL if none. */
+const nt_segment_t *nt_plan_segments(const nt_plan_t *plan);
+
+/**
+ * \brief Bytes per domain pair: a ndomains x ndomains row-major matrix, entry [s*D + d] =
+ *        bytes going from domain s to domain d (the diagonal stays). Owned by the plan.
+ */
+const int64_t *nt_plan_pair_bytes(const nt_plan_t *plan);
+
+/** \brief Segments per domain pair, same shape as nt_plan_pair_bytes(). Owned by the plan. */
+const int64_t *nt_plan_pair_segments(const nt_plan_t *plan);
+
+/**
+ * \brief The relabelling: sigma[c] = domain of target component c, for the dst map's
+ *        ndomains components (identity without relabelling). Owned by the plan.
+ * @param[in]  plan a plan.
+ * @param[out] n    number of entries (may be NULL).
+ */
+const int *nt_plan_sigma(const nt_plan_t *plan, int *n);
+
+/**
+ * \brief Domain of every target tile after relabelling (mt*nt of dst, row-major). Owned by
+ *        the plan.
+ */
+const int *nt_plan_dst_owner(const nt_plan_t *plan);
+
+/**
+ * \brief The one-port step schedule over the bytes per domain pair (numatile/sched.h), built
+ *        on first use. Owned by the plan.
+ * @param[in]  plan  a plan.
+ * @param[out] sched the schedule.
+ * @retval NT_OK success. @retval NT_EINVAL NULL argument. @retval NT_ENOMEM, NT_ERANGE from
+ *         nt_sched_build().
+ */
+nt_status nt_plan_schedule(nt_plan_t *plan, const nt_schedule_t **sched);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Closed-form communication sets (Guo et al., extended to CYCLIC(r))                          */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * \brief A strided run set: the blocks [start + k*stride, start + k*stride + len) for
+ *        k = 0..count-1 (0-based). With len = 1 it is Guo's per-dimension triple (origin,
+ *        stride, count).
+ */
+typedef struct nt_run {
+    int64_t start;  /**< first index */
+    int64_t stride; /**< distance between blocks (>= 1; any value when count = 1) */
+    int64_t count;  /**< number of blocks, >= 1 */
+    int64_t len;    /**< block length, >= 1 */
+} nt_run_t;
+
+/** \brief One dimension of a CYCLIC(r) distribution over p processes, seen from a
+ *         submatrix that starts at global index off: global index g belongs to process
+ *         (g / r) mod p. BLOCK on p processes is CYCLIC(ceil(n/p)). */
+typedef struct nt_cyclic {
+    int64_t r;   /**< block size, >= 1 */
+    int p;       /**< processes, >= 1 */
+    int64_t off; /**< global index of the submatrix's first element, >= 0 */
+} nt_cyclic_t;
+
+/**
+ * \brief Indices x in 0..n-1 (submatrix coordinates) held by process ks of s and by process
+ *        kt of t, as a list of strided run sets, in closed form: the intersection is periodic
+ *        with period lcm(r_s p_s, r_t p_t); its runs in one period are found by merging the
+ *        two block lists of that period, and each run repeats with that period (a last,
+ *        truncated repetition becomes its own entry). Runs that together form one arithmetic
+ *        progression are merged into a single entry (so CYCLIC(1) gives Guo's triples).
+ *        Cost O(period / (r_s p_s) + period / (r_t p_t)), independent of n.
+ * @param[in]  n      submatrix extent, >= 0.
+ * @param[in]  s, t   source and target distributions (not NULL).
+ * @param[in]  ks, kt processes, 0..p-1 of each.
+ * @param[out] runs   caller's array of cap entries (may be NULL when cap = 0).
+ * @param[in]  cap    capacity of runs.
+ * @param[out] nruns  number of entries needed (entries beyond cap are not written).
+ * @param[out] total  number of indices in the intersection (may be NULL).
+ * @retval NT_OK success. @retval NT_EINVAL bad argument. @retval NT_ERANGE the period
+ *         overflows int64. @retval NT_ENOMEM scratch allocation failed.
+ */
+nt_status nt_cyclic_intersect(int64_t n, const nt_cyclic_t *s, int ks, const nt_cyclic_t *t,
+                              int kt, nt_run_t *runs, int64_t cap, int64_t *nruns,
+                              int64_t *total);
+
+/**
+ * \brief Closed-form communication set between two block-cyclic matrices (Guo's 5-tuple,
+ *        generalised): the elements of the submatrix that source domain src_dom holds and
+ *        target domain (component) dst_dom receives are exactly rows x cols, each given as
+ *        strided run sets in submatrix coordinates (see nt_cyclic_intersect()).
+ * @param[in]  src, dst   matrices whose maps are block-cyclic (nt_matrix_t::grid.p > 0);
+ *                        memory not needed.
+ * @param[in]  sub        the submatrix, or NULL for the whole matrices (equal sizes).
+ * @param[in]  src_dom    source domain, 0..src->ndomains-1.
+ * @param[in]  dst_dom    target component, 0..dst->ndomains-1 (before any relabelling).
+ * @param[out] rows       caller's array of rows_cap entries (may be NULL when rows_cap = 0).
+ * @param[in]  rows_cap   its capacity.
+ * @param[out] nrows      entries needed for the rows.
+ * @param[out] cols       caller's array of cols_cap entries.
+ * @param[in]  cols_cap   its capacity.
+ * @param[out] ncols      entries needed for the columns. A domain outside a grid holds
+ *                        nothing: nrows = ncols = 0.
+ * @retval NT_OK success. @retval NT_EINVAL NULL argument, domain out of range, submatrix out
+ *         of bounds. @retval NT_ENOTSUP a map that is not block-cyclic.
+ * @retval NT_ERANGE, NT_ENOMEM as nt_cyclic_intersect().
+ */
+nt_status nt_plan_commset(const nt_matrix_t *src, const nt_matrix_t *dst, const nt_sub_t *sub,
+                          int src_dom, int dst_dom, nt_run_t *rows, int64_t rows_cap,
+                          int64_t *nrows, nt_run_t *cols, int64_t cols_cap, int64_t *ncols);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Execution                                                                                   */
+/* ------------------------------------------------------------------------------------------ */
+
+/** \brief How tiles reach their target domain. */
+typedef enum nt_exec_mode {
+    NT_EXEC_COPY = 0, /**< copy segments into target memory allocated on the target domains */
+    NT_EXEC_MOVE = 1  /**< whole page-aligned tiles of unchanged geometry keep their address
+                           and have their pages migrated (move_pages); other segments copied */
+} nt_exec_mode;
+
+/** \brief Task schedule. */
+typedef enum nt_exec_schedule {
+    NT_SCHED_FREE = 0, /**< all copy tasks at once, with a bound on the tasks in flight */
+    NT_SCHED_STEPS = 1 /**< one-port phases (numatile/sched.h), a barrier after each */
+} nt_exec_schedule;
+
+/** \brief Execution options. Zero-initialise for the defaults. */
+typedef struct nt_exec_opts {
+    nt_exec_mode mode;          /**< copy (default) or move */
+    nt_exec_schedule schedule;  /**< free (default) or steps */
+    int threads_per_domain;     /**< copy threads per domain; 0 = the domain's cpu count,
+                                     capped at 4 (domains that share cpus get 1) */
+    int max_in_flight;          /**< FREE: bound on copy tasks queued per domain; 0 = 64 */
+    bool on_source;             /**< run a segment's copy on the source domain's threads */
+    bool no_keep;               /**< copy even the tiles whose domain and shape do not change
+                                     (default: the target adopts them without copying) */
+    bool measure_bound;         /**< also time the same-run copy bound */
+} nt_exec_opts_t;
+
+/** \brief What an execution did. Per-pair matrices are ndomains x ndomains, row = source. */
+typedef struct nt_exec_stats {
+    int ndomains;               /**< D */
+    int64_t *pair_tiles;        /**< segments copied or tiles migrated, per pair (D*D) */
+    int64_t *pair_bytes;        /**< bytes per pair (D*D) */
+    int64_t tiles_kept;         /**< tiles adopted without copying (same domain and shape) */
+    int64_t tiles_migrated;     /**< tiles moved with move_pages */
+    int64_t pages_migrated;     /**< pages that changed node */
+    int64_t pages_failed;       /**< pages move_pages left where they were */
+    int64_t bytes_copied;       /**< bytes copied by tasks */
+    int64_t bytes_moved;        /**< bytes whose domain changed (copied or migrated) */
+    int64_t bytes_node_changed; /**< bytes whose physical node changed */
+    int64_t tasks;              /**< copy tasks run */
+    int64_t tasks_on_domain;    /**< tasks that ran on a cpu of their intended domain */
+    double seconds_alloc;       /**< allocating the target */
+    double seconds;             /**< copying and migrating (the timed part) */
+    double bandwidth_gbs;       /**< (bytes_copied + pages_migrated x page size) / seconds / 1e9:
+                                     physical work only (adopted tiles move nothing) */
+    double bound_seconds;       /**< same-run copy bound: time of a parallel memcpy of the same
+                                     bytes by the same threads (0 unless measured) */
+    double bound_gbs;           /**< its bandwidth (0 unless measured) */
+} nt_exec_stats_t;
+
+/**
+ * \brief Execute a plan: src's submatrix ends up in dst.
+ *
+ * dst must be the plan's target. Without memory (::NT_MATRIX_NOALLOC), every tile of dst is
+ * allocated on its (relabelled) domain before the first copy and dst's map becomes the plan's
+ * relabelled map; elements outside the submatrix are zero. Tiles of at least one page whose
+ * domain and shape do not change are adopted from src instead of copied (unless no_keep):
+ * src then keeps an alias of them, valid while dst lives. With memory already, dst is written
+ * in place (no relabelling or move mode then). In move mode whole-tile segments between
+ * page-aligned tiles keep their address: dst adopts the tile and its pages migrate to the
+ * target node (src's alias stays readable).
+ *
+ * Copies run as OpenMP tasks on threads bound to the target domain (or the source domain):
+ * one outer thread per domain, each opening its own nested team bound to its domain, whose
+ * tasks only that team runs.
+ *
+ * Nothing lost: if any allocation fails, dst and src are unchanged and everything taken is
+ * released before returning.
+ * @param[in]     plan  a plan built for (src, dst).
+ * @param[in,out] src   source with memory (written only to hand over adopted tiles).
+ * @param[in,out] dst   target.
+ * @param[in]     opts  options or NULL.
+ * @param[out]    stats statistics, or NULL; free its arrays with nt_exec_stats_free().
+ * @retval NT_OK success. @retval NT_EINVAL NULL argument, plan of other matrices, src without
+ *         memory, a relabelled plan or move mode into a dst with memory, bad options.
+ * @retval NT_ENOTSUP synthetic topology. @retval NT_ENOMEM, NT_ESYS allocation or binding
+ *         failed (nothing modified).
+ */
+nt_status nt_plan_execute(nt_plan_t *plan, nt_matrix_t *src, nt_matrix_t *dst,
+                          const nt_exec_opts_t *opts, nt_exec_stats_t *stats);
+
+/** \brief Free the arrays of a stats structure (not the structure). Accepts NULL. */
+void nt_exec_stats_free(nt_exec_stats_t *stats);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,649 @@
+// Execution of a redistribution plan with OpenMP tasks.
+//
+// Threads: OpenMP tasks run on any thread of the team of the thread that created them, so one
+// team over all domains could not keep a copy on its domain. Instead the executor opens an
+// outer team with one thread per domain; thread d binds itself to domain d and opens a nested
+// team (threads_per_domain threads, each binding itself to domain d as well); one thread of
+// that nested team creates the copy tasks of domain d, which only that team executes. Every
+// thread restores its previous cpu affinity when it leaves. Nesting needs
+// max-active-levels >= 2: it is raised for the call and restored afterwards.
+//
+// Order of work (nothing is lost): plan checks and every scratch array first; then the whole
+// target is allocated (each tile or local matrix on its domain) except the tiles it adopts;
+// if anything fails there, everything taken is released and src and dst are as before. Only
+// then are tiles adopted, pages migrated and segments copied, and none of these can fail
+// (binding failures only make tasks run off their domain, which the statistics report).
+#include <omp.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "nt_lib.h"
+#include "numatile/mem.h"
+
+// Scratch buffers of the copy bound are at most this large (repeated to reach the byte count).
+#define BOUND_CAP ((size_t)32 << 20)
+// Small segments are batched into copy tasks of about this many bytes.
+#define TASK_GRAIN ((int64_t)128 << 10)
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef struct exec_ctx {
+    const nt_topo_t *topo;
+    const nt_matrix_t *src;
+    nt_matrix_t *dst;
+    const nt_segment_t *seg;
+    int D;
+    int maxcpu;
+    unsigned char *cpu_ok;   // D x maxcpu: cpu c belongs to domain d
+    int *tpd;                // threads per domain
+    int tpd_max;
+    int max_in_flight;
+    // Work: phase ph, domain d -> list[first[ph*D + d] .. first[ph*D + d + 1]).
+    int nphases;
+    int64_t *first;
+    int64_t *list;
+    // Move mode: tiles migrated by domain d: mig[mfirst[d] .. mfirst[d+1]) (target tiles).
+    int64_t *mfirst;
+    int64_t *mig;
+    int *node;               // node of each domain
+    // Statistics (atomics through omp atomic).
+    int64_t *pair_tiles, *pair_bytes;
+    int64_t *thread_bytes;   // D x tpd_max bytes copied per thread
+    int64_t tasks, tasks_on_domain, pages_migrated, pages_failed;
+} exec_ctx;
+
+// Copy one segment: column by column, or in one go when both sides are contiguous.
+static void copy_segment(const exec_ctx *c, const nt_segment_t *g)
+{
+    const nt_matrix_t *S = c->src, *T = c->dst;
+    int64_t si = g->src_tile / S->nt, sj = g->src_tile % S->nt;
+    int64_t ti = g->dst_tile / T->nt, tj = g->dst_tile % T->nt;
+    size_t es = S->elem_size;
+    int64_t lds = nt_matrix_tile_ld(S, si, sj), ldt = nt_matrix_tile_ld(T, ti, tj);
+    const char *a = (const char *)nt_matrix_tile(S, si, sj) +
+                    ((size_t)g->src_col * (size_t)lds + (size_t)g->src_row) * es;
+    char *b = (char *)nt_matrix_tile(T, ti, tj) +
+              ((size_t)g->dst_col * (size_t)ldt + (size_t)g->dst_row) * es;
+    size_t col = (size_t)g->rows * es;
+    if (g->rows == lds && g->rows == ldt) {
+        memcpy(b, a, col * (size_t)g->cols);
+        return;
+    }
+    for (int32_t k = 0; k < g->cols; k++)
+        memcpy(b + (size_t)k * (size_t)ldt * es, a + (size_t)k * (size_t)lds * es, col);
+}
+
+static bool on_domain(const exec_ctx *c, int d)
+{
+    int cpu = sched_getcpu();
+    return cpu >= 0 && cpu < c->maxcpu && c->cpu_ok[(size_t)d * (size_t)c->maxcpu + (size_t)cpu];
+}
+
+// Bind the calling thread to domain d, remembering its affinity; false when not bound.
+static bool bind_save(const exec_ctx *c, int d, cpu_set_t *saved)
+{
+    if (c->tpd[d] == 0 || sched_getaffinity(0, sizeof *saved, saved) != 0)
+        return false;
+    return nt_bind_domain(c->topo, d) == NT_OK;
+}
+
+static void unbind(bool bound, const cpu_set_t *saved)
+{
+    if (bound)
+        sched_setaffinity(0, sizeof *saved, saved);
+}
+
+static int64_t seg_bytes(const exec_ctx *c, const nt_segment_t *g)
+{
+    return (int64_t)g->rows * g->cols * (int64_t)c->src->elem_size;
+}
+
+// One task copies the segments list[lo..hi) (a batch of small segments, or one large one).
+static void run_task(exec_ctx *c, int d, int64_t lo, int64_t hi)
+{
+    int64_t b = 0;
+    for (int64_t k = lo; k < hi; k++) {
+        const nt_segment_t *g = &c->seg[c->list[k]];
+        copy_segment(c, g);
+        b += seg_bytes(c, g);
+    }
+    int tid = omp_get_thread_num();
+    int64_t ok = on_domain(c, d);
+    // Each thread of the team owns its slot: no atomic needed.
+    c->thread_bytes[(size_t)d * (size_t)c->tpd_max + (size_t)(tid < c->tpd_max ? tid : 0)] += b;
+#pragma omp atomic
+    c->tasks += 1;
+#pragma omp atomic
+    c->tasks_on_domain += ok;
+}
+
+// Domain d's nested team runs the tasks of one phase. Consecutive small segments are batched
+// into one task of about TASK_GRAIN bytes (Cao's batching), so task overhead stays small
+// against the copy itself.
+static void run_domain_phase(exec_ctx *c, int d, int ph)
+{
+    int64_t lo = c->first[(size_t)ph * (size_t)c->D + (size_t)d];
+    int64_t hi = c->first[(size_t)ph * (size_t)c->D + (size_t)d + 1];
+    if (lo == hi)
+        return;
+    _Atomic int64_t in_flight = 0;
+#pragma omp parallel num_threads(c->tpd[d] > 0 ? c->tpd[d] : 1)
+    {
+        cpu_set_t saved;
+        bool bound = bind_save(c, d, &saved);
+#pragma omp single
+        for (int64_t k = lo; k < hi;) {
+            int64_t k1 = k, bytes = 0;
+            while (k1 < hi && (k1 == k || bytes < TASK_GRAIN))
+                bytes += seg_bytes(c, &c->seg[c->list[k1++]]);
+            // Bounded tasks in flight: beyond the bound the creating thread runs the task
+            // itself at once (an undeferred task), so the queue never grows past it.
+            bool defer = atomic_load(&in_flight) < c->max_in_flight;
+            if (defer)
+                atomic_fetch_add(&in_flight, 1);
+#pragma omp task firstprivate(k, k1, defer) shared(in_flight) if (defer)
+            {
+                run_task(c, d, k, k1);
+                if (defer)
+                    atomic_fetch_sub(&in_flight, 1);
+            }
+            k = k1;
+        }
+        // The single's implicit barrier waits for every task of the team.
+        unbind(bound, &saved);
+    }
+}
+
+static void migrate_domain(exec_ctx *c, int d)
+{
+    for (int64_t k = c->mfirst[d]; k < c->mfirst[d + 1]; k++) {
+        int64_t t = c->mig[k];
+        int64_t i = t / c->dst->nt, j = t % c->dst->nt;
+        nt_migrate_report_t rep;
+        if (nt_mem_migrate(nt_matrix_tile(c->dst, i, j), nt_tile_bytes(c->dst, i, j),
+                           c->node[d], &rep) != NT_OK) {
+            size_t pg = nt_mem_page_size();
+#pragma omp atomic
+            c->pages_failed += (int64_t)((nt_tile_bytes(c->dst, i, j) + pg - 1) / pg);
+            continue;
+        }
+#pragma omp atomic
+        c->pages_migrated += rep.moved;
+#pragma omp atomic
+        c->pages_failed += rep.failed;
+    }
+}
+
+// All phases: outer team of one thread per domain, a barrier after each phase.
+static void run_all(exec_ctx *c)
+{
+#pragma omp parallel num_threads(c->D)
+    {
+        int tid = omp_get_thread_num(), nth = omp_get_num_threads();
+        for (int d = tid; d < c->D; d += nth) {
+            cpu_set_t saved;
+            bool bound = bind_save(c, d, &saved);
+            migrate_domain(c, d);
+            unbind(bound, &saved);
+        }
+        for (int ph = 0; ph < c->nphases; ph++) {
+            for (int d = tid; d < c->D; d += nth) {
+                cpu_set_t saved;
+                bool bound = bind_save(c, d, &saved);
+                run_domain_phase(c, d, ph);
+                unbind(bound, &saved);
+            }
+#pragma omp barrier
+        }
+    }
+}
+
+// Same-run copy bound: every copy thread memcpys the byte count it copied, between two
+// buffers on its own domain, in the same team structure. Returns seconds (0 on failure).
+static double measure_bound(exec_ctx *c)
+{
+    size_t nbuf = (size_t)c->D * (size_t)c->tpd_max;
+    char **bufs = calloc(2 * nbuf, sizeof *bufs);
+    size_t *len = calloc(nbuf, sizeof *len);
+    double t0 = 0, t1 = 0;
+    _Atomic int failed = 0;
+    if (!bufs || !len) {
+        free(bufs);
+        free(len);
+        return 0;
+    }
+#pragma omp parallel num_threads(c->D)
+    {
+        int tid = omp_get_thread_num(), nth = omp_get_num_threads();
+        for (int d = tid; d < c->D; d += nth) {
+            cpu_set_t saved;
+            bool bound = bind_save(c, d, &saved);
+#pragma omp parallel num_threads(c->tpd[d] > 0 ? c->tpd[d] : 1)
+            {
+                size_t k = (size_t)d * (size_t)c->tpd_max + (size_t)omp_get_thread_num();
+                int64_t want = c->thread_bytes[k];
+                if (want > 0 && omp_get_thread_num() < c->tpd_max) {
+                    len[k] = (size_t)want < BOUND_CAP ? (size_t)want : BOUND_CAP;
+                    if (nt_mem_alloc(c->topo, d, len[k], 0, (void **)&bufs[2 * k]) ||
+                        nt_mem_alloc(c->topo, d, len[k], 0, (void **)&bufs[2 * k + 1]))
+                        atomic_store(&failed, 1);
+                }
+            }
+            unbind(bound, &saved);
+        }
+#pragma omp barrier
+#pragma omp master
+        t0 = now();
+#pragma omp barrier
+        for (int d = tid; d < c->D; d += nth) {
+            cpu_set_t saved;
+            bool bound = bind_save(c, d, &saved);
+#pragma omp parallel num_threads(c->tpd[d] > 0 ? c->tpd[d] : 1)
+            {
+                cpu_set_t s2;
+                bool b2 = bind_save(c, d, &s2);
+                size_t k = (size_t)d * (size_t)c->tpd_max + (size_t)omp_get_thread_num();
+                if (omp_get_thread_num() < c->tpd_max && bufs[2 * k] && bufs[2 * k + 1]) {
+                    size_t left = (size_t)c->thread_bytes[k];
+                    while (left > 0) {
+                        size_t n = left < len[k] ? left : len[k];
+                        memcpy(bufs[2 * k + 1], bufs[2 * k], n);
+                        left -= n;
+                    }
+                }
+                unbind(b2, &s2);
+            }
+            unbind(bound, &saved);
+        }
+#pragma omp barrier
+#pragma omp master
+        t1 = now();
+    }
+    for (size_t k = 0; k < nbuf; k++) {
+        nt_mem_free(bufs[2 * k], len[k]);
+        nt_mem_free(bufs[2 * k + 1], len[k]);
+    }
+    free(bufs);
+    free(len);
+    return atomic_load(&failed) ? 0 : t1 - t0;
+}
+
+void nt_exec_stats_free(nt_exec_stats_t *s)
+{
+    if (!s)
+        return;
+    free(s->pair_tiles);
+    free(s->pair_bytes);
+    s->pair_tiles = s->pair_bytes = NULL;
+}
+
+static void ctx_free(exec_ctx *c)
+{
+    free(c->cpu_ok);
+    free(c->tpd);
+    free(c->first);
+    free(c->list);
+    free(c->mfirst);
+    free(c->mig);
+    free(c->node);
+    free(c->pair_tiles);
+    free(c->pair_bytes);
+    free(c->thread_bytes);
+}
+
+// Cpus of every domain as a table, threads per domain, nodes.
+static nt_status ctx_machine(exec_ctx *c, const nt_exec_opts_t *o)
+{
+    int D = c->D;
+    c->maxcpu = 1;
+    for (int d = 0; d < D; d++) {
+        nt_domain_info_t info;
+        nt_topo_domain(c->topo, d, &info);
+        for (int k = 0; k < info.ncpus; k++)
+            if (info.cpus[k] + 1 > c->maxcpu)
+                c->maxcpu = info.cpus[k] + 1;
+    }
+    c->cpu_ok = calloc((size_t)D * (size_t)c->maxcpu, 1);
+    c->tpd = calloc((size_t)D, sizeof *c->tpd);
+    c->node = calloc((size_t)D, sizeof *c->node);
+    if (!c->cpu_ok || !c->tpd || !c->node)
+        return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
+    bool shared = nt_topo_oversubscribed(c->topo);
+    c->tpd_max = 1;
+    for (int d = 0; d < D; d++) {
+        nt_domain_info_t info;
+        nt_topo_domain(c->topo, d, &info);
+        c->node[d] = info.node;
+        for (int k = 0; k < info.ncpus; k++)
+            c->cpu_ok[(size_t)d * (size_t)c->maxcpu + (size_t)info.cpus[k]] = 1;
+        int t = o->threads_per_domain > 0 ? o->threads_per_domain
+                                          : (shared ? 1 : (info.ncpus < 4 ? info.ncpus : 4));
+        c->tpd[d] = info.ncpus > 0 ? t : 0;
+        if (c->tpd[d] > c->tpd_max)
+            c->tpd_max = c->tpd[d];
+    }
+    return NT_OK;
+}
+
+// Domain whose threads copy segment g: the chosen side, else the other, else any with cpus.
+static int exec_domain(const exec_ctx *c, const nt_segment_t *g, bool on_source)
+{
+    int a = on_source ? g->src_dom : g->dst_dom, b = on_source ? g->dst_dom : g->src_dom;
+    if (c->tpd[a] > 0)
+        return a;
+    if (c->tpd[b] > 0)
+        return b;
+    for (int d = 0; d < c->D; d++)
+        if (c->tpd[d] > 0)
+            return d;
+    return a;
+}
+
+// Phase of each copied segment: FREE -> 0; STEPS -> local copies in phase 0, then for each
+// pair the segments are poured into the pair's phases in order until each phase holds its
+// share (count bytes) of the schedule.
+static nt_status assign_phases(exec_ctx *c, nt_plan_t *plan, const nt_exec_opts_t *o,
+                               const unsigned char *skip_seg, int *phase)
+{
+    int64_t nseg;
+    nt_plan_info_t info;
+    nt_plan_info(plan, &info);
+    nseg = info.segments;
+    if (o->schedule == NT_SCHED_FREE) {
+        c->nphases = 1;
+        for (int64_t x = 0; x < nseg; x++)
+            phase[x] = 0;
+        return NT_OK;
+    }
+    const nt_schedule_t *sc;
+    nt_status st = nt_plan_schedule(plan, &sc);
+    if (st)
+        return st;
+    int D = c->D;
+    c->nphases = sc->nphases + 1;
+    // For each pair, its phases in order and the bytes each phase takes.
+    size_t DD = (size_t)D * (size_t)D;
+    int64_t *pstart = calloc(DD + 1, sizeof *pstart);
+    int64_t *pfill = calloc(DD, sizeof *pfill);
+    int64_t *pcur = calloc(DD, sizeof *pcur);
+    int64_t *pph = malloc(((size_t)sc->npairs + 1) * sizeof *pph);
+    int64_t *pcap = malloc(((size_t)sc->npairs + 1) * sizeof *pcap);
+    if (!pstart || !pfill || !pcur || !pph || !pcap) {
+        st = nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
+        goto out;
+    }
+    for (int64_t e = 0; e < sc->npairs; e++)
+        pstart[(size_t)sc->src[e] * (size_t)D + (size_t)sc->dst[e] + 1]++;
+    for (size_t k = 0; k < DD; k++)
+        pstart[k + 1] += pstart[k];
+    for (int t = 0; t < sc->nphases; t++)
+        for (int64_t e = sc->first[t]; e < sc->first[t + 1]; e++) {
+            size_t k = (size_t)sc->src[e] * (size_t)D + (size_t)sc->dst[e];
+            int64_t at = pstart[k] + pcur[k]++;
+            pph[at] = t + 1;
+            pcap[at] = sc->count[t];
+        }
+    memset(pcur, 0, DD * sizeof *pcur);
+    for (int64_t x = 0; x < nseg; x++) {
+        const nt_segment_t *g = &c->seg[x];
+        if (skip_seg[x] || g->src_dom == g->dst_dom) {
+            phase[x] = 0;
+            continue;
+        }
+        size_t k = (size_t)g->src_dom * (size_t)D + (size_t)g->dst_dom;
+        int64_t n = pstart[k + 1] - pstart[k];
+        // Move to the next phase of the pair once this one has its share.
+        while (pcur[k] < n - 1 && pfill[k] >= pcap[pstart[k] + pcur[k]]) {
+            pcur[k]++;
+            pfill[k] = 0;
+        }
+        phase[x] = n > 0 ? (int)pph[pstart[k] + pcur[k]] : 1;
+        pfill[k] += (int64_t)g->rows * g->cols * (int64_t)c->src->elem_size;
+    }
+out:
+    free(pstart);
+    free(pfill);
+    free(pcur);
+    free(pph);
+    free(pcap);
+    return st;
+}
+
+nt_status nt_plan_execute(nt_plan_t *plan, nt_matrix_t *src, nt_matrix_t *dst,
+                          const nt_exec_opts_t *opts, nt_exec_stats_t *stats)
+{
+    if (!plan || !src || !dst)
+        return nt_fail(NT_EINVAL, "nt_plan_execute: %s is NULL",
+                       !plan ? "plan" : !src ? "src" : "dst");
+    if (src == dst)
+        return nt_fail(NT_EINVAL, "nt_plan_execute: src and dst are the same matrix");
+    if (!nt_plan_matches(plan, src, dst))
+        return nt_fail(NT_EINVAL, "nt_plan_execute: the plan was built for other matrices");
+    nt_exec_opts_t o = opts ? *opts : (nt_exec_opts_t){0};
+    if ((o.mode != NT_EXEC_COPY && o.mode != NT_EXEC_MOVE) ||
+        (o.schedule != NT_SCHED_FREE && o.schedule != NT_SCHED_STEPS) ||
+        o.threads_per_domain < 0 || o.max_in_flight < 0)
+        return nt_fail(NT_EINVAL, "nt_plan_execute: bad options (mode %d, schedule %d, "
+                       "threads_per_domain %d, max_in_flight %d)", (int)o.mode,
+                       (int)o.schedule, o.threads_per_domain, o.max_in_flight);
+    if (!src->allocated)
+        return nt_fail(NT_EINVAL, "nt_plan_execute: the source has no memory");
+    const nt_topo_t *topo = src->topo;
+    if (dst->topo && dst->topo != topo)
+        return nt_fail(NT_EINVAL, "nt_plan_execute: source and target on different topologies");
+    if (nt_topo_get_kind(topo) == NT_TOPO_SYNTHETIC)
+        return nt_fail(NT_ENOTSUP, "nt_plan_execute: a synthetic topology has no memory");
+    nt_plan_view_t v;
+    nt_plan_get_view(plan, &v);
+    size_t ndt = (size_t)(dst->mt * dst->nt);
+    bool fresh = !dst->allocated;
+    if (!fresh) {
+        if (o.mode == NT_EXEC_MOVE)
+            return nt_fail(NT_EINVAL, "nt_plan_execute: move mode needs a target without "
+                           "memory (created with NT_MATRIX_NOALLOC)");
+        for (size_t t = 0; t < ndt; t++)
+            if (dst->owner[t] != v.dst_owner[t])
+                return nt_fail(NT_EINVAL, "nt_plan_execute: the plan relabels the target, "
+                               "whose memory is already placed");
+    }
+    const nt_topo_t *dst_topo = dst->topo;
+    if (!dst->topo && fresh)
+        dst->topo = topo; // a descriptor made without topology takes the source's
+
+    exec_ctx c = {.topo = topo, .src = src, .dst = dst, .seg = v.seg, .D = v.ndomains,
+                  .max_in_flight = o.max_in_flight > 0 ? o.max_in_flight : 64};
+    int D = c.D;
+    size_t DD = (size_t)D * (size_t)D;
+    unsigned char *skip_tile = NULL, *skip_seg = NULL;
+    int *phase = NULL;
+    nt_owner_state_t old = {0};
+    bool relabelled = false;
+    nt_status st = ctx_machine(&c, &o);
+    if (st)
+        goto fail;
+    c.pair_tiles = calloc(DD, sizeof *c.pair_tiles);
+    c.pair_bytes = calloc(DD, sizeof *c.pair_bytes);
+    c.thread_bytes = calloc((size_t)D * (size_t)c.tpd_max, sizeof *c.thread_bytes);
+    c.mfirst = calloc((size_t)D + 1, sizeof *c.mfirst);
+    skip_tile = calloc(ndt, 1);
+    skip_seg = calloc(v.nseg > 0 ? (size_t)v.nseg : 1, 1);
+    phase = malloc((v.nseg > 0 ? (size_t)v.nseg : 1) * sizeof *phase);
+    if (!c.pair_tiles || !c.pair_bytes || !c.thread_bytes || !c.mfirst || !skip_tile ||
+        !skip_seg || !phase) {
+        st = nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
+        goto fail;
+    }
+
+    // Tiles the target adopts: a target tile made of one whole segment from a page-aligned
+    // source tile this source owns, kept when its domain does not change (copy mode, unless
+    // no_keep) or migrated (move mode).
+    int64_t nkeep = 0, nmig = 0;
+    if (fresh && src->layout == NT_LAYOUT_TILE && dst->layout == NT_LAYOUT_TILE &&
+        (o.mode == NT_EXEC_MOVE || !o.no_keep)) {
+        for (int64_t x = 0; x < v.nseg; x++) {
+            const nt_segment_t *g = &v.seg[x];
+            bool alone = (x == 0 || v.seg[x - 1].dst_tile != g->dst_tile) &&
+                         (x + 1 == v.nseg || v.seg[x + 1].dst_tile != g->dst_tile);
+            int64_t si = g->src_tile / src->nt, sj = g->src_tile % src->nt;
+            if (!alone || !g->whole || !nt_tile_is_big(src, si, sj) ||
+                !src->mem->owned[g->src_tile])
+                continue;
+            if (o.mode == NT_EXEC_COPY && g->src_dom != g->dst_dom)
+                continue;
+            skip_tile[g->dst_tile] = 1;
+            skip_seg[x] = 1;
+            nkeep++;
+            if (c.node[g->src_dom] != c.node[g->dst_dom]) {
+                nmig++;
+                c.mfirst[g->dst_dom + 1]++;
+            }
+        }
+    }
+    for (int d = 0; d < D; d++)
+        c.mfirst[d + 1] += c.mfirst[d];
+    c.mig = malloc((size_t)(nmig > 0 ? nmig : 1) * sizeof *c.mig);
+    if (!c.mig) {
+        st = nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
+        goto fail;
+    }
+    if ((st = assign_phases(&c, plan, &o, skip_seg, phase)) != NT_OK)
+        goto fail;
+    // Work lists by (phase, executing domain), counting sort.
+    size_t cells = (size_t)c.nphases * (size_t)D;
+    c.first = calloc(cells + 1, sizeof *c.first);
+    c.list = malloc((size_t)(v.nseg > 0 ? v.nseg : 1) * sizeof *c.list);
+    if (!c.first || !c.list) {
+        st = nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
+        goto fail;
+    }
+    for (int64_t x = 0; x < v.nseg; x++)
+        if (!skip_seg[x])
+            c.first[(size_t)phase[x] * (size_t)D + (size_t)exec_domain(&c, &v.seg[x],
+                                                                         o.on_source) + 1]++;
+    for (size_t k = 0; k < cells; k++)
+        c.first[k + 1] += c.first[k];
+    {
+        int64_t *cur = calloc(cells, sizeof *cur);
+        if (!cur) {
+            st = nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
+            goto fail;
+        }
+        for (int64_t x = 0; x < v.nseg; x++)
+            if (!skip_seg[x]) {
+                size_t k = (size_t)phase[x] * (size_t)D +
+                           (size_t)exec_domain(&c, &v.seg[x], o.on_source);
+                c.list[c.first[k] + cur[k]++] = x;
+            }
+        free(cur);
+    }
+
+    int64_t *mcur = calloc((size_t)D, sizeof *mcur);
+    if (!mcur) {
+        st = nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
+        goto fail;
+    }
+    // Allocate the whole target before the first copy.
+    double ta = now();
+    if (fresh) {
+        if ((st = nt_matrix_set_owner(dst, v.dst_owner, D, &old)) != NT_OK) {
+            free(mcur);
+            goto fail;
+        }
+        relabelled = true;
+        if ((st = nt_matrix_alloc_except(dst, skip_tile)) != NT_OK) {
+            free(mcur);
+            goto fail;
+        }
+    }
+    double tb = now();
+    // From here on nothing fails.
+    int64_t mig_bytes = 0, mig_moved = 0, mig_node = 0;
+    for (int64_t x = 0; x < v.nseg; x++) {
+        if (!skip_seg[x])
+            continue;
+        const nt_segment_t *g = &v.seg[x];
+        nt_matrix_adopt_tile(dst, g->dst_tile, src, g->src_tile);
+        int64_t b = (int64_t)g->rows * g->cols * (int64_t)src->elem_size;
+        if (c.node[g->src_dom] != c.node[g->dst_dom]) {
+            c.mig[c.mfirst[g->dst_dom] + mcur[g->dst_dom]++] = g->dst_tile;
+            mig_node += b;
+        }
+        if (g->src_dom != g->dst_dom) {
+            size_t pr = (size_t)g->src_dom * (size_t)D + (size_t)g->dst_dom;
+            c.pair_tiles[pr]++;
+            c.pair_bytes[pr] += b;
+            mig_bytes += b;
+            mig_moved++;
+        }
+    }
+    free(mcur);
+
+    int saved_levels = omp_get_max_active_levels();
+    if (saved_levels < 2)
+        omp_set_max_active_levels(2);
+    double t0 = now();
+    run_all(&c);
+    double t1 = now();
+    // Every listed segment was copied: per-pair counts from the plan, not from the tasks.
+    for (int64_t x = 0; x < v.nseg; x++)
+        if (!skip_seg[x]) {
+            size_t pr = (size_t)v.seg[x].src_dom * (size_t)D + (size_t)v.seg[x].dst_dom;
+            c.pair_tiles[pr]++;
+            c.pair_bytes[pr] += seg_bytes(&c, &v.seg[x]);
+        }
+    double bound = o.measure_bound ? measure_bound(&c) : 0;
+    omp_set_max_active_levels(saved_levels);
+
+    if (stats) {
+        nt_exec_stats_t s = {.ndomains = D, .pair_tiles = c.pair_tiles,
+                             .pair_bytes = c.pair_bytes, .tiles_kept = nkeep - mig_moved,
+                             .tiles_migrated = mig_moved, .pages_migrated = c.pages_migrated,
+                             .pages_failed = c.pages_failed, .tasks = c.tasks,
+                             .tasks_on_domain = c.tasks_on_domain, .seconds_alloc = tb - ta,
+                             .seconds = t1 - t0, .bound_seconds = bound};
+        for (int64_t x = 0; x < v.nseg; x++) {
+            const nt_segment_t *g = &v.seg[x];
+            if (skip_seg[x])
+                continue;
+            int64_t b = (int64_t)g->rows * g->cols * (int64_t)src->elem_size;
+            s.bytes_copied += b;
+            if (g->src_dom != g->dst_dom)
+                s.bytes_moved += b;
+            if (c.node[g->src_dom] != c.node[g->dst_dom])
+                s.bytes_node_changed += b;
+        }
+        s.bytes_moved += mig_bytes;
+        s.bytes_node_changed += mig_node;
+        // Physical work only: copied bytes and migrated pages (adoption moves nothing).
+        double moved = (double)s.bytes_copied +
+                       (double)c.pages_migrated * (double)nt_mem_page_size();
+        s.bandwidth_gbs = s.seconds > 0 ? moved / s.seconds / 1e9 : 0;
+        s.bound_gbs = bound > 0 ? (double)s.bytes_copied / bound / 1e9 : 0;
+        *stats = s;
+        c.pair_tiles = c.pair_bytes = NULL;
+    }
+    if (relabelled)
+        nt_matrix_owner_discard(&old);
+    ctx_free(&c);
+    free(skip_tile);
+    free(skip_seg);
+    free(phase);
+    return NT_OK;
+fail:
+    if (relabelled)
+        nt_matrix_owner_restore(dst, &old);
+    dst->topo = dst_topo;
+    ctx_free(&c);
+    free(skip_tile);
+    free(skip_seg);
+    free(phase);
+    return st;
+}

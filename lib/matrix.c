@@ -1,0 +1,657 @@
+// Tiled matrices on domains: descriptors, node-bound tile memory, fill/compare helpers and the
+// page-by-page placement check.
+#include <stdlib.h>
+#include <string.h>
+
+#include "nt_lib.h"
+#include "numatile/mem.h"
+
+// Small tiles are packed at this alignment (a cache line) inside their domain's buffer.
+#define SMALL_ALIGN 64
+
+size_t nt_matrix_big_tile_bytes(void)
+{
+    return nt_mem_page_size();
+}
+
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+    return a / b + (a % b != 0);
+}
+
+// The run length of the first value of seq (with stride), then a check that the sequence is
+// ((x / run) mod period) * mult for x = 0..len-1.
+static bool fit_cyclic(const int *seq, int64_t len, int64_t stride, int mult, int *period,
+                       int64_t *run)
+{
+    int64_t r = 1;
+    while (r < len && seq[r * stride] == seq[0])
+        r++;
+    int maxv = 0;
+    for (int64_t x = 0; x < len; x++) {
+        int v = seq[x * stride];
+        if (v < 0 || v % mult)
+            return false;
+        if (v / mult > maxv)
+            maxv = v / mult;
+    }
+    int p = maxv + 1;
+    for (int64_t x = 0; x < len; x++)
+        if (seq[x * stride] != (int)((x / r) % p) * mult)
+            return false;
+    *period = p;
+    *run = r;
+    return true;
+}
+
+nt_bcgrid_t nt_bcgrid_detect(const int *owner, int64_t mt, int64_t nt, int ndomains)
+{
+    nt_bcgrid_t none = {0, 0, 0, 0};
+    // Try every process-column count q; row 0 gives the column pattern, column 0 the rows.
+    for (int q = 1; q <= ndomains; q++) {
+        int pc;
+        int64_t snb;
+        // Column part: owner(0,j) mod q must be cyclic, and owner(0,j) - that = owner(0,0).
+        int *col = malloc((size_t)nt * sizeof *col);
+        if (!col)
+            return none;
+        bool ok = true;
+        for (int64_t j = 0; j < nt && ok; j++) {
+            int v = owner[j];
+            col[j] = v % q;
+            ok = v - v % q == owner[0] - owner[0] % q;
+        }
+        ok = ok && owner[0] % q == 0 && fit_cyclic(col, nt, 1, 1, &pc, &snb);
+        free(col);
+        // Fewer than q column values are fine when the row never wraps around.
+        if (!ok || pc > q || (pc < q && nt > (int64_t)pc * snb))
+            continue;
+        int p;
+        int64_t smb;
+        if (!fit_cyclic(owner, mt, nt, q, &p, &smb))
+            continue;
+        if ((int64_t)p * q > ndomains)
+            continue;
+        bool all = true;
+        for (int64_t i = 0; i < mt && all; i++)
+            for (int64_t j = 0; j < nt; j++)
+                if (owner[i * nt + j] != (int)((i / smb) % p) * q + (int)((j / snb) % q)) {
+                    all = false;
+                    break;
+                }
+        if (all)
+            return (nt_bcgrid_t){p, q, smb, snb};
+    }
+    return none;
+}
+
+// SCALAPACK layout: each domain's tiles must be a product of tile rows x tile columns.
+// Fills lld[d] and local_cols[d] (0 for a domain without tiles).
+static nt_status scalapack_geometry(const nt_matrix_t *A, int64_t *lld, int64_t *lcols)
+{
+    int D = A->ndomains;
+    size_t cells;
+    if (!nt_mul_size((size_t)D, (size_t)(A->mt + A->nt), &cells))
+        return nt_fail(NT_ERANGE, "nt_matrix_create: domain x tile-grid table overflows");
+    unsigned char *has = calloc(cells, 1);
+    int64_t *count = calloc((size_t)D, sizeof *count);
+    if (!has || !count) {
+        free(has);
+        free(count);
+        return nt_fail(NT_ENOMEM, "nt_matrix_create: out of memory");
+    }
+    size_t stride = (size_t)(A->mt + A->nt);
+    for (int64_t i = 0; i < A->mt; i++)
+        for (int64_t j = 0; j < A->nt; j++) {
+            int d = A->owner[i * A->nt + j];
+            has[(size_t)d * stride + (size_t)i] = 1;
+            has[(size_t)d * stride + (size_t)(A->mt + j)] = 1;
+            count[d]++;
+        }
+    nt_status st = NT_OK;
+    for (int d = 0; d < D && st == NT_OK; d++) {
+        int64_t nr = 0, nc = 0, rows = 0, cols = 0;
+        for (int64_t i = 0; i < A->mt; i++)
+            if (has[(size_t)d * stride + (size_t)i]) {
+                nr++;
+                rows += nt_matrix_tile_rows(A, i);
+            }
+        for (int64_t j = 0; j < A->nt; j++)
+            if (has[(size_t)d * stride + (size_t)(A->mt + j)]) {
+                nc++;
+                cols += nt_matrix_tile_cols(A, j);
+            }
+        if (nr * nc != count[d])
+            st = nt_fail(NT_EINVAL, "nt_matrix_create: SCALAPACK layout needs each domain's "
+                         "tiles to form a grid of tile rows x tile columns; domain %d holds %lld "
+                         "tiles over %lld tile rows and %lld tile columns", d,
+                         (long long)count[d], (long long)nr, (long long)nc);
+        lld[d] = rows > 0 ? rows : 1;
+        lcols[d] = cols;
+    }
+    free(has);
+    free(count);
+    return st;
+}
+
+static nt_status check_shape(const char *who, const nt_matrix_shape_t *shape)
+{
+    if (shape->m < 1 || shape->n < 1)
+        return nt_fail(NT_EINVAL, "%s: m = %lld, n = %lld must be >= 1", who,
+                       (long long)shape->m, (long long)shape->n);
+    if (shape->mb < 1 || shape->nb < 1 || shape->mb > INT32_MAX || shape->nb > INT32_MAX)
+        return nt_fail(NT_EINVAL, "%s: tile size %lldx%lld must be in "
+                       "1..2^31-1", who, (long long)shape->mb, (long long)shape->nb);
+    if (shape->elem_size < 1)
+        return nt_fail(NT_EINVAL, "%s: elem_size is 0", who);
+    size_t total;
+    if (!nt_mul_size((size_t)shape->m, (size_t)shape->n, &total) ||
+        !nt_mul_size(total, shape->elem_size, &total) || total > (size_t)INT64_MAX)
+        return nt_fail(NT_ERANGE, "%s: %lld x %lld elements of %zu bytes "
+                       "overflow", who, (long long)shape->m, (long long)shape->n, shape->elem_size);
+    return NT_OK;
+}
+
+nt_status nt_matrix_create(const nt_topo_t *topo, const nt_matrix_shape_t *shape,
+                           const nt_tilemap_t *map, nt_layout layout, unsigned flags,
+                           nt_matrix_t **out)
+{
+    if (!shape || !map || !out)
+        return nt_fail(NT_EINVAL, "nt_matrix_create: %s is NULL",
+                       !shape ? "shape" : !map ? "map" : "out");
+    if (flags & ~(unsigned)NT_MATRIX_NOALLOC)
+        return nt_fail(NT_EINVAL, "nt_matrix_create: unknown flags 0x%x", flags);
+    if (!topo && !(flags & NT_MATRIX_NOALLOC))
+        return nt_fail(NT_EINVAL, "nt_matrix_create: topo is NULL (allowed only with "
+                       "NT_MATRIX_NOALLOC)");
+    if (layout != NT_LAYOUT_TILE && layout != NT_LAYOUT_SCALAPACK)
+        return nt_fail(NT_EINVAL, "nt_matrix_create: unknown layout %d", (int)layout);
+    nt_status st0 = check_shape("nt_matrix_create", shape);
+    if (st0)
+        return st0;
+    int64_t mt = ceil_div(shape->m, shape->mb), nt = ceil_div(shape->n, shape->nb);
+    if (map->mt != mt || map->nt != nt)
+        return nt_fail(NT_EINVAL, "nt_matrix_create: map is %lldx%lld tiles, the matrix has "
+                       "%lldx%lld", (long long)map->mt, (long long)map->nt, (long long)mt,
+                       (long long)nt);
+    if (map->ndomains < 1 || !map->owner)
+        return nt_fail(NT_EINVAL, "nt_matrix_create: map has no domains");
+    int D = map->ndomains;
+    if (topo && D > nt_topo_ndomains(topo)) {
+        // A map may announce more labels than the machine has; only used ones must fit.
+        for (int64_t t = 0; t < mt * nt; t++)
+            if (map->owner[t] >= nt_topo_ndomains(topo))
+                return nt_fail(NT_EINVAL, "nt_matrix_create: tile (%lld,%lld) on domain %d, "
+                               "the topology has %d", (long long)(t / nt), (long long)(t % nt),
+                               map->owner[t], nt_topo_ndomains(topo));
+    }
+    for (int64_t t = 0; t < mt * nt; t++)
+        if (map->owner[t] < 0 || map->owner[t] >= D)
+            return nt_fail(NT_EINVAL, "nt_matrix_create: tile (%lld,%lld) on domain %d out of "
+                           "range 0..%d", (long long)(t / nt), (long long)(t % nt),
+                           map->owner[t], D - 1);
+    if (topo && !(flags & NT_MATRIX_NOALLOC) && nt_topo_get_kind(topo) == NT_TOPO_SYNTHETIC)
+        return nt_fail(NT_ENOTSUP, "nt_matrix_create: a synthetic topology has no memory; "
+                       "use NT_MATRIX_NOALLOC to plan");
+
+    nt_matrix_t *A = calloc(1, sizeof *A);
+    if (!A)
+        return nt_fail(NT_ENOMEM, "nt_matrix_create: out of memory");
+    *A = (nt_matrix_t){.m = shape->m, .n = shape->n, .mb = shape->mb, .nb = shape->nb,
+                       .mt = mt, .nt = nt, .elem_size = shape->elem_size, .layout = layout,
+                       .ndomains = D, .topo = topo};
+    size_t ntiles = (size_t)(mt * nt);
+    A->owner = malloc(ntiles * sizeof *A->owner);
+    A->mem = calloc(1, sizeof *A->mem);
+    nt_status st = NT_OK;
+    if (!A->owner || !A->mem) {
+        st = nt_fail(NT_ENOMEM, "nt_matrix_create: out of memory");
+        goto fail;
+    }
+    memcpy(A->owner, map->owner, ntiles * sizeof *A->owner);
+    A->grid = nt_bcgrid_detect(A->owner, mt, nt, D);
+    if (layout == NT_LAYOUT_SCALAPACK) {
+        A->lld = malloc((size_t)D * sizeof *A->lld);
+        A->mem->local_cols = malloc((size_t)D * sizeof *A->mem->local_cols);
+        if (!A->lld || !A->mem->local_cols) {
+            st = nt_fail(NT_ENOMEM, "nt_matrix_create: out of memory");
+            goto fail;
+        }
+        if ((st = scalapack_geometry(A, A->lld, A->mem->local_cols)) != NT_OK)
+            goto fail;
+    }
+    if (!(flags & NT_MATRIX_NOALLOC) && (st = nt_matrix_alloc(A)) != NT_OK)
+        goto fail;
+    *out = A;
+    return NT_OK;
+fail:
+    nt_matrix_destroy(A);
+    return st;
+}
+
+nt_status nt_matrix_set_owner(nt_matrix_t *A, const int *owner, int ndomains,
+                              nt_owner_state_t *old)
+{
+    size_t ntiles = (size_t)(A->mt * A->nt);
+    nt_matrix_t tmp = *A;
+    tmp.owner = malloc(ntiles * sizeof *tmp.owner);
+    tmp.ndomains = ndomains;
+    tmp.lld = NULL;
+    int64_t *lcols = NULL;
+    if (!tmp.owner)
+        return nt_fail(NT_ENOMEM, "nt_matrix_set_owner: out of memory");
+    memcpy(tmp.owner, owner, ntiles * sizeof *tmp.owner);
+    if (A->layout == NT_LAYOUT_SCALAPACK) {
+        tmp.lld = malloc((size_t)ndomains * sizeof *tmp.lld);
+        lcols = malloc((size_t)ndomains * sizeof *lcols);
+        nt_status st = !tmp.lld || !lcols
+                           ? nt_fail(NT_ENOMEM, "nt_matrix_set_owner: out of memory")
+                           : scalapack_geometry(&tmp, tmp.lld, lcols);
+        if (st) {
+            free(tmp.owner);
+            free(tmp.lld);
+            free(lcols);
+            return st;
+        }
+    }
+    *old = (nt_owner_state_t){A->owner, A->ndomains, A->grid, A->lld, A->mem->local_cols};
+    A->owner = tmp.owner;
+    A->ndomains = ndomains;
+    A->lld = tmp.lld;
+    A->mem->local_cols = lcols;
+    A->grid = nt_bcgrid_detect(A->owner, A->mt, A->nt, ndomains);
+    return NT_OK;
+}
+
+void nt_matrix_owner_restore(nt_matrix_t *A, nt_owner_state_t *old)
+{
+    free(A->owner);
+    free(A->lld);
+    free(A->mem->local_cols);
+    A->owner = old->owner;
+    A->ndomains = old->ndomains;
+    A->grid = old->grid;
+    A->lld = old->lld;
+    A->mem->local_cols = old->local_cols;
+    *old = (nt_owner_state_t){0};
+}
+
+void nt_matrix_owner_discard(nt_owner_state_t *old)
+{
+    free(old->owner);
+    free(old->lld);
+    free(old->local_cols);
+    *old = (nt_owner_state_t){0};
+}
+
+nt_status nt_matrix_create_spec(const nt_topo_t *topo, const nt_matrix_shape_t *shape,
+                                const char *spec, int ndomains, nt_layout layout,
+                                unsigned flags, nt_matrix_t **out)
+{
+    if (!shape || !spec || !out)
+        return nt_fail(NT_EINVAL, "nt_matrix_create_spec: %s is NULL",
+                       !shape ? "shape" : !spec ? "spec" : "out");
+    nt_status st0 = check_shape("nt_matrix_create_spec", shape);
+    if (st0)
+        return st0;
+    if (ndomains == 0 && topo &&
+        (!strncmp(spec, "random:", 7) || !strncmp(spec, "balanced:", 9)))
+        ndomains = nt_topo_ndomains(topo);
+    nt_tilemap_t *map;
+    nt_status st = nt_tilemap_from_spec(spec, ceil_div(shape->m, shape->mb),
+                                        ceil_div(shape->n, shape->nb), ndomains, &map);
+    if (st)
+        return st;
+    st = nt_matrix_create(topo, shape, map, layout, flags, out);
+    nt_tilemap_destroy(map);
+    return st;
+}
+
+void nt_matrix_release(nt_matrix_t *A)
+{
+    if (!A || !A->mem)
+        return;
+    struct nt_matrix_mem *mm = A->mem;
+    if (A->tile && mm->owned)
+        for (int64_t i = 0; i < A->mt; i++)
+            for (int64_t j = 0; j < A->nt; j++)
+                if (mm->owned[i * A->nt + j])
+                    nt_mem_free(A->tile[i * A->nt + j], nt_tile_bytes(A, i, j));
+    if (mm->slab)
+        for (int d = 0; d < A->ndomains; d++)
+            nt_mem_free(mm->slab[d], mm->slab_bytes[d]);
+    if (mm->local)
+        for (int d = 0; d < A->ndomains; d++)
+            nt_mem_free(mm->local[d], mm->local_bytes[d]);
+    free(mm->owned);
+    free(mm->slab);
+    free(mm->slab_bytes);
+    free(mm->local);
+    free(mm->local_bytes);
+    mm->owned = NULL;
+    mm->slab = mm->local = NULL;
+    mm->slab_bytes = mm->local_bytes = NULL;
+    free(A->tile);
+    A->tile = NULL;
+    A->allocated = false;
+}
+
+void nt_matrix_destroy(nt_matrix_t *A)
+{
+    if (!A)
+        return;
+    nt_matrix_release(A);
+    if (A->mem)
+        free(A->mem->local_cols);
+    free(A->mem);
+    free(A->lld);
+    free(A->owner);
+    free(A);
+}
+
+static nt_status alloc_tile_layout(nt_matrix_t *A, const unsigned char *skip)
+{
+    struct nt_matrix_mem *mm = A->mem;
+    int D = A->ndomains;
+    size_t ntiles = (size_t)(A->mt * A->nt);
+    size_t big = nt_matrix_big_tile_bytes();
+    mm->owned = calloc(ntiles, 1);
+    mm->slab = calloc((size_t)D, sizeof *mm->slab);
+    mm->slab_bytes = calloc((size_t)D, sizeof *mm->slab_bytes);
+    if (!mm->owned || !mm->slab || !mm->slab_bytes)
+        return nt_fail(NT_ENOMEM, "nt_matrix_alloc: out of memory");
+    // Slab sizes first: small tiles packed per domain.
+    for (int64_t i = 0; i < A->mt; i++)
+        for (int64_t j = 0; j < A->nt; j++) {
+            size_t b = nt_tile_bytes(A, i, j);
+            if (b >= big)
+                continue;
+            size_t r = (b + SMALL_ALIGN - 1) / SMALL_ALIGN * SMALL_ALIGN;
+            size_t *sb = &mm->slab_bytes[A->owner[i * A->nt + j]];
+            if (!nt_add_size(*sb, r, sb))
+                return nt_fail(NT_ERANGE, "nt_matrix_alloc: slab size overflows");
+        }
+    for (int d = 0; d < D; d++)
+        if (mm->slab_bytes[d]) {
+            nt_status st = nt_mem_alloc(A->topo, d, mm->slab_bytes[d], 0, (void **)&mm->slab[d]);
+            if (st) {
+                mm->slab_bytes[d] = 0;
+                return st;
+            }
+        }
+    size_t *cursor = calloc((size_t)D, sizeof *cursor);
+    if (!cursor)
+        return nt_fail(NT_ENOMEM, "nt_matrix_alloc: out of memory");
+    for (int64_t i = 0; i < A->mt; i++)
+        for (int64_t j = 0; j < A->nt; j++) {
+            int64_t t = i * A->nt + j;
+            int d = A->owner[t];
+            size_t b = nt_tile_bytes(A, i, j);
+            if (b < big) {
+                A->tile[t] = mm->slab[d] + cursor[d];
+                cursor[d] += (b + SMALL_ALIGN - 1) / SMALL_ALIGN * SMALL_ALIGN;
+            }
+        }
+    // Big tiles domain by domain: consecutive mappings with the same node policy can merge
+    // into one kernel VMA, which keeps many tiles under the kernel's mapping limit.
+    nt_status st = NT_OK;
+    for (int d = 0; d < D && st == NT_OK; d++)
+        for (int64_t i = 0; i < A->mt && st == NT_OK; i++)
+            for (int64_t j = 0; j < A->nt; j++) {
+                int64_t t = i * A->nt + j;
+                size_t b = nt_tile_bytes(A, i, j);
+                if (A->owner[t] != d || b < big || (skip && skip[t]))
+                    continue;
+                void *p;
+                if ((st = nt_mem_alloc(A->topo, d, b, 0, &p)) != NT_OK)
+                    break;
+                A->tile[t] = p;
+                mm->owned[t] = 1;
+            }
+    free(cursor);
+    return st;
+}
+
+static nt_status alloc_scalapack(nt_matrix_t *A)
+{
+    struct nt_matrix_mem *mm = A->mem;
+    int D = A->ndomains;
+    mm->local = calloc((size_t)D, sizeof *mm->local);
+    mm->local_bytes = calloc((size_t)D, sizeof *mm->local_bytes);
+    // rank[d * (mt+nt) + x]: position of tile row x (or tile column mt+x) in domain d's local
+    // matrix, counted in tiles.
+    size_t stride = (size_t)(A->mt + A->nt), cells;
+    if (!nt_mul_size((size_t)D, stride, &cells))
+        return nt_fail(NT_ERANGE, "nt_matrix_alloc: table overflows");
+    int64_t *rank = malloc(cells * sizeof *rank);
+    if (!mm->local || !mm->local_bytes || !rank) {
+        free(rank);
+        return nt_fail(NT_ENOMEM, "nt_matrix_alloc: out of memory");
+    }
+    for (size_t x = 0; x < cells; x++)
+        rank[x] = -1;
+    for (int64_t i = 0; i < A->mt; i++)
+        for (int64_t j = 0; j < A->nt; j++) {
+            int d = A->owner[i * A->nt + j];
+            rank[(size_t)d * stride + (size_t)i] = 0;
+            rank[(size_t)d * stride + (size_t)(A->mt + j)] = 0;
+        }
+    for (int d = 0; d < D; d++) {
+        int64_t r = 0;
+        for (size_t x = 0; x < stride; x++) {
+            if ((int64_t)x == A->mt)
+                r = 0;
+            int64_t *v = &rank[(size_t)d * stride + x];
+            if (*v >= 0)
+                *v = r++;
+        }
+    }
+    nt_status st = NT_OK;
+    for (int d = 0; d < D && st == NT_OK; d++) {
+        if (mm->local_cols[d] == 0)
+            continue;
+        size_t b;
+        if (!nt_mul_size((size_t)A->lld[d], (size_t)mm->local_cols[d], &b) ||
+            !nt_mul_size(b, A->elem_size, &b)) {
+            st = nt_fail(NT_ERANGE, "nt_matrix_alloc: local matrix of domain %d overflows", d);
+            break;
+        }
+        if ((st = nt_mem_alloc(A->topo, d, b, 0, (void **)&mm->local[d])) == NT_OK)
+            mm->local_bytes[d] = b;
+    }
+    if (st == NT_OK)
+        for (int64_t i = 0; i < A->mt; i++)
+            for (int64_t j = 0; j < A->nt; j++) {
+                int d = A->owner[i * A->nt + j];
+                int64_t ri = rank[(size_t)d * stride + (size_t)i];
+                int64_t rj = rank[(size_t)d * stride + (size_t)(A->mt + j)];
+                A->tile[i * A->nt + j] =
+                    mm->local[d] + (size_t)(rj * A->nb * A->lld[d] + ri * A->mb) * A->elem_size;
+            }
+    free(rank);
+    return st;
+}
+
+nt_status nt_matrix_alloc_except(nt_matrix_t *A, const unsigned char *skip)
+{
+    if (!A)
+        return nt_fail(NT_EINVAL, "nt_matrix_alloc: A is NULL");
+    if (A->allocated)
+        return nt_fail(NT_EINVAL, "nt_matrix_alloc: the matrix already has memory");
+    if (!A->topo)
+        return nt_fail(NT_EINVAL, "nt_matrix_alloc: the matrix has no topology");
+    if (nt_topo_get_kind(A->topo) == NT_TOPO_SYNTHETIC)
+        return nt_fail(NT_ENOTSUP, "nt_matrix_alloc: a synthetic topology has no memory");
+    A->tile = calloc((size_t)(A->mt * A->nt), sizeof *A->tile);
+    if (!A->tile)
+        return nt_fail(NT_ENOMEM, "nt_matrix_alloc: out of memory");
+    nt_status st = A->layout == NT_LAYOUT_TILE ? alloc_tile_layout(A, skip) : alloc_scalapack(A);
+    if (st) {
+        nt_matrix_release(A);
+        return st;
+    }
+    A->allocated = true;
+    return NT_OK;
+}
+
+nt_status nt_matrix_alloc(nt_matrix_t *A)
+{
+    return nt_matrix_alloc_except(A, NULL);
+}
+
+void nt_matrix_adopt_tile(nt_matrix_t *dst, int64_t td, nt_matrix_t *src, int64_t ts)
+{
+    dst->tile[td] = src->tile[ts];
+    dst->mem->owned[td] = 1;
+    src->mem->owned[ts] = 0;
+}
+
+nt_status nt_matrix_fill(nt_matrix_t *A, nt_matrix_value_fn fn, void *arg)
+{
+    if (!A || !fn)
+        return nt_fail(NT_EINVAL, "nt_matrix_fill: %s is NULL", A ? "fn" : "A");
+    if (!A->allocated)
+        return nt_fail(NT_EINVAL, "nt_matrix_fill: the matrix has no memory");
+    for (int64_t i = 0; i < A->mt; i++)
+        for (int64_t j = 0; j < A->nt; j++) {
+            char *t = nt_matrix_tile(A, i, j);
+            int64_t ld = nt_matrix_tile_ld(A, i, j);
+            int64_t rows = nt_matrix_tile_rows(A, i), cols = nt_matrix_tile_cols(A, j);
+            for (int64_t c = 0; c < cols; c++)
+                for (int64_t r = 0; r < rows; r++)
+                    fn(i * A->mb + r, j * A->nb + c, t + (size_t)(c * ld + r) * A->elem_size,
+                       A->elem_size, arg);
+        }
+    return NT_OK;
+}
+
+void nt_matrix_pattern_value(uint64_t seed, int64_t r, int64_t c, void *elem, size_t elem_size)
+{
+    nt_rng g = {seed ^ ((uint64_t)r * 0x9e3779b97f4a7c15ULL) ^
+                ((uint64_t)c * 0xc2b2ae3d27d4eb4fULL)};
+    unsigned char *out = elem;
+    size_t k = 0;
+    while (k < elem_size) {
+        uint64_t v = nt_rng_next(&g);
+        size_t take = elem_size - k < 8 ? elem_size - k : 8;
+        memcpy(out + k, &v, take);
+        k += take;
+    }
+}
+
+static void pattern_fn(int64_t r, int64_t c, void *elem, size_t elem_size, void *arg)
+{
+    nt_matrix_pattern_value(*(const uint64_t *)arg, r, c, elem, elem_size);
+}
+
+nt_status nt_matrix_fill_pattern(nt_matrix_t *A, uint64_t seed)
+{
+    return nt_matrix_fill(A, pattern_fn, &seed);
+}
+
+static bool sub_fits(const nt_matrix_t *A, int64_t row, int64_t col, int64_t rows, int64_t cols)
+{
+    return row >= 0 && col >= 0 && rows >= 0 && cols >= 0 && row <= A->m - rows &&
+           col <= A->n - cols;
+}
+
+nt_status nt_matrix_compare(const nt_matrix_t *dst, const nt_matrix_t *src, const nt_sub_t *sub,
+                            int64_t *mismatches)
+{
+    if (!dst || !src || !mismatches)
+        return nt_fail(NT_EINVAL, "nt_matrix_compare: %s is NULL",
+                       !dst ? "dst" : !src ? "src" : "mismatches");
+    if (!dst->allocated || !src->allocated)
+        return nt_fail(NT_EINVAL, "nt_matrix_compare: %s has no memory",
+                       dst->allocated ? "src" : "dst");
+    if (dst->elem_size != src->elem_size)
+        return nt_fail(NT_EINVAL, "nt_matrix_compare: element sizes differ (%zu vs %zu)",
+                       dst->elem_size, src->elem_size);
+    nt_sub_t s;
+    if (sub) {
+        s = *sub;
+    } else {
+        if (dst->m != src->m || dst->n != src->n)
+            return nt_fail(NT_EINVAL, "nt_matrix_compare: sizes differ and no submatrix given");
+        s = (nt_sub_t){src->m, src->n, 0, 0, 0, 0};
+    }
+    if (!sub_fits(src, s.src_row, s.src_col, s.rows, s.cols) ||
+        !sub_fits(dst, s.dst_row, s.dst_col, s.rows, s.cols))
+        return nt_fail(NT_EINVAL, "nt_matrix_compare: submatrix out of bounds");
+    int64_t bad = 0;
+    for (int64_t y = 0; y < s.cols; y++)
+        for (int64_t x = 0; x < s.rows; x++)
+            bad += memcmp(nt_matrix_elem(dst, s.dst_row + x, s.dst_col + y),
+                          nt_matrix_elem(src, s.src_row + x, s.src_col + y),
+                          src->elem_size) != 0;
+    *mismatches = bad;
+    return NT_OK;
+}
+
+nt_status nt_matrix_check_pattern(const nt_matrix_t *A, uint64_t seed, int64_t row, int64_t col,
+                                  int64_t rows, int64_t cols, int64_t dr, int64_t dc,
+                                  int64_t *mismatches)
+{
+    if (!A || !mismatches)
+        return nt_fail(NT_EINVAL, "nt_matrix_check_pattern: %s is NULL", A ? "mismatches" : "A");
+    if (!A->allocated)
+        return nt_fail(NT_EINVAL, "nt_matrix_check_pattern: the matrix has no memory");
+    if (!sub_fits(A, row, col, rows, cols))
+        return nt_fail(NT_EINVAL, "nt_matrix_check_pattern: block out of bounds");
+    unsigned char buf[256], *want = A->elem_size <= sizeof buf ? buf : malloc(A->elem_size);
+    if (!want)
+        return nt_fail(NT_ENOMEM, "nt_matrix_check_pattern: out of memory");
+    int64_t bad = 0;
+    for (int64_t y = 0; y < cols; y++)
+        for (int64_t x = 0; x < rows; x++) {
+            nt_matrix_pattern_value(seed, row + x + dr, col + y + dc, want, A->elem_size);
+            bad += memcmp(nt_matrix_elem(A, row + x, col + y), want, A->elem_size) != 0;
+        }
+    if (want != buf)
+        free(want);
+    *mismatches = bad;
+    return NT_OK;
+}
+
+static nt_status where_add(const void *p, size_t bytes, int node, nt_placement_report_t *rep)
+{
+    nt_page_hist_t h;
+    nt_status st = nt_mem_where(p, bytes, &h);
+    if (st)
+        return st;
+    int64_t here = node >= 0 && node < 64 ? h.per_node[node] : 0;
+    rep->pages += h.pages;
+    rep->on_domain += here;
+    rep->absent += h.absent;
+    rep->elsewhere += h.pages - here - h.absent;
+    return NT_OK;
+}
+
+nt_status nt_matrix_check_placement(const nt_matrix_t *A, nt_placement_report_t *rep)
+{
+    if (!A || !rep)
+        return nt_fail(NT_EINVAL, "nt_matrix_check_placement: %s is NULL", A ? "rep" : "A");
+    if (!A->allocated || !A->topo)
+        return nt_fail(NT_EINVAL, "nt_matrix_check_placement: the matrix has no memory");
+    nt_placement_report_t r = {0};
+    nt_status st = NT_OK;
+    if (A->layout == NT_LAYOUT_SCALAPACK) {
+        for (int d = 0; d < A->ndomains && st == NT_OK; d++)
+            if (A->mem->local[d]) {
+                nt_domain_info_t info;
+                nt_topo_domain(A->topo, d, &info);
+                st = where_add(A->mem->local[d], A->mem->local_bytes[d], info.node, &r);
+            }
+    } else {
+        for (int64_t i = 0; i < A->mt && st == NT_OK; i++)
+            for (int64_t j = 0; j < A->nt && st == NT_OK; j++) {
+                nt_domain_info_t info;
+                nt_topo_domain(A->topo, nt_matrix_tile_domain(A, i, j), &info);
+                st = where_add(nt_matrix_tile(A, i, j), nt_tile_bytes(A, i, j), info.node, &r);
+            }
+    }
+    if (st)
+        return st;
+    *rep = r;
+    return NT_OK;
+}

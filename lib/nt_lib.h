@@ -1,0 +1,85 @@
+// Internal declarations shared by the lib/ sources (matrices, plans, execution). Not installed.
+#ifndef NUMATILE_LIB_INTERNAL_H
+#define NUMATILE_LIB_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nt_core.h"
+#include "numatile/matrix.h"
+#include "numatile/plan.h"
+
+// Tiles of at least this many bytes get their own page-aligned mapping (movable, adoptable by
+// another matrix); smaller tiles are packed in one buffer per domain.
+size_t nt_matrix_big_tile_bytes(void);
+
+// Memory behind a matrix. TILE layout: owned[t] = 1 when tile t is a mapping this matrix
+// frees; slab[d] packs domain d's small tiles. SCALAPACK: local[d] is domain d's local matrix.
+struct nt_matrix_mem {
+    unsigned char *owned; // mt*nt (TILE)
+    char **slab;          // ndomains (TILE)
+    size_t *slab_bytes;
+    char **local;         // ndomains (SCALAPACK)
+    size_t *local_bytes;
+    int64_t *local_cols;  // ndomains (SCALAPACK): columns of each local matrix
+};
+
+// Bytes of tile (i,j) as stored (TILE layout: rows x cols x elem_size).
+static inline size_t nt_tile_bytes(const nt_matrix_t *A, int64_t i, int64_t j)
+{
+    return (size_t)nt_matrix_tile_rows(A, i) * (size_t)nt_matrix_tile_cols(A, j) * A->elem_size;
+}
+
+// True when tile t of a TILE-layout matrix is a mapping of its own (page-aligned, whole pages).
+static inline bool nt_tile_is_big(const nt_matrix_t *A, int64_t i, int64_t j)
+{
+    return A->layout == NT_LAYOUT_TILE && nt_tile_bytes(A, i, j) >= nt_matrix_big_tile_bytes();
+}
+
+// Allocate A's memory, except the tiles listed in skip[] (mt*nt flags, may be NULL) which
+// the caller fills by adoption afterwards. Everything taken is released on failure.
+nt_status nt_matrix_alloc_except(nt_matrix_t *A, const unsigned char *skip);
+
+// Make dst tile td the owner of src tile ts's mapping; src keeps an alias it will not free.
+void nt_matrix_adopt_tile(nt_matrix_t *dst, int64_t td, nt_matrix_t *src, int64_t ts);
+
+// Saved descriptor state for nt_matrix_set_owner() / nt_matrix_owner_restore().
+typedef struct nt_owner_state {
+    int *owner;
+    int ndomains;
+    nt_bcgrid_t grid;
+    int64_t *lld;
+    int64_t *local_cols;
+} nt_owner_state_t;
+
+// Give a matrix without memory a new map (owners in 0..ndomains-1), recomputing the layout
+// geometry; the previous state goes to *old. On failure A is unchanged.
+nt_status nt_matrix_set_owner(nt_matrix_t *A, const int *owner, int ndomains,
+                              nt_owner_state_t *old);
+// Put the previous state back (dropping the new one), or drop the previous state for good.
+void nt_matrix_owner_restore(nt_matrix_t *A, nt_owner_state_t *old);
+void nt_matrix_owner_discard(nt_owner_state_t *old);
+
+// Release all memory of A and return it to the "no memory" state.
+void nt_matrix_release(nt_matrix_t *A);
+
+// Block-cyclic parameters of a map (p = 0 when it is not block-cyclic).
+nt_bcgrid_t nt_bcgrid_detect(const int *owner, int64_t mt, int64_t nt, int ndomains);
+
+// Plan internals needed by the executor.
+typedef struct nt_plan_view {
+    int ndomains;
+    int64_t nseg;
+    const nt_segment_t *seg;
+    const int *dst_owner;   // relabelled owner of every target tile (mt*nt of the target)
+    const int64_t *pair_bytes;
+    bool fast_path;
+} nt_plan_view_t;
+
+void nt_plan_get_view(const nt_plan_t *plan, nt_plan_view_t *v);
+
+// True when the plan was built for exactly these matrices.
+bool nt_plan_matches(const nt_plan_t *plan, const nt_matrix_t *src, const nt_matrix_t *dst);
+
+#endif
