@@ -1,0 +1,242 @@
+/**
+ * \file numatile/kernels.h
+ * \brief Owner-computes kernels on placed tiled matrices: tiled GEMM (BLIS), tiled Householder
+ *        QR (libFLAME's tile kernels), a least-squares solve, and a 1D circular stencil.
+ *
+ * Every kernel builds its task graph first (pure data, no matrix memory touched), then runs
+ * it on a team of threads bound to the domains of the topology: a task runs on a thread of
+ * the domain that owns the tile it writes (see docs/kernels.md for the mechanism). Each run
+ * can report how many tasks each domain ran, the fraction run by the owning domain, and the
+ * tiles read across domains.
+ *
+ * Matrices are double (element size 8), allocated, on a physical or virtual topology, in either
+ * layout of numatile/matrix.h. All operands of one call share one topology. Arguments are
+ * validated before anything is computed; a call that fails on invalid input leaves every
+ * operand untouched. BLIS and libFLAME run single-threaded inside the tasks.
+ *
+ * Errors follow numatile/error.h.
+ */
+#ifndef NUMATILE_KERNELS_H
+#define NUMATILE_KERNELS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "numatile/dist.h"
+#include "numatile/error.h"
+#include "numatile/matrix.h"
+#include "numatile/topo.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** \brief How tasks are mapped to threads. */
+typedef enum nt_kernel_sched {
+    /** Owner-computes: one team bound per domain; each domain's threads take only the ready
+        tasks that domain owns (per-domain ready queues, panel tasks first). */
+    NT_KERNEL_OWNER = 0,
+    /** Baseline: the same task graph as plain OpenMP tasks with depend clauses on the same
+        bound team; any thread may run any task (OpenMP has no task placement). */
+    NT_KERNEL_OMP = 1
+} nt_kernel_sched;
+
+/** \brief Options of a kernel run. Zero-initialise (or pass NULL) for the defaults. */
+typedef struct nt_kernel_opts {
+    /** Threads per domain; 0 = the smallest cpu count of the domains that have cpus. */
+    int threads_per_domain;
+    /** Task mapping; default ::NT_KERNEL_OWNER. */
+    nt_kernel_sched sched;
+    /** QR inner block size (columns per Householder panel inside a tile); 0 = default
+        (min(nb, 32)); otherwise 1..nb. */
+    int64_t ib;
+} nt_kernel_opts_t;
+
+/**
+ * \brief What a kernel run did. Pass a zero-initialised struct; the library allocates the
+ *        per-domain arrays, release them with nt_kernel_stats_free(). Counts accumulate over
+ *        the calls that share one struct (seconds and flops add up too).
+ */
+typedef struct nt_kernel_stats {
+    int ndomains;               /**< domains of the topology (length of the arrays) */
+    int64_t tasks;              /**< tasks run */
+    int64_t owner_tasks;        /**< tasks run by a thread bound to (and, when domains do not
+                                     share cpus, running on a cpu of) the owning domain */
+    double owner_fraction;      /**< owner_tasks / tasks (1 when there were no tasks) */
+    int64_t remote_reads;       /**< tiles read by a task from a domain other than its own */
+    int64_t remote_read_bytes;  /**< bytes of those tiles */
+    int64_t remote_writes;      /**< tiles written by a task on another domain's tile */
+    int64_t remote_write_bytes; /**< bytes of those tiles */
+    int64_t *tasks_owned;       /**< per domain: tasks that domain owns */
+    int64_t *tasks_run;         /**< per domain: tasks run by threads of that domain */
+    double flops;               /**< floating-point operations of the algorithm */
+    double seconds;             /**< wall time of the task graph runs */
+} nt_kernel_stats_t;
+
+/** \brief Release the arrays of a stats struct and zero it. Accepts NULL. */
+void nt_kernel_stats_free(nt_kernel_stats_t *stats);
+
+/**
+ * \brief Tiled GEMM: C = alpha A B + beta C, one task per C tile, run on C's domain; A and B
+ *        tiles are read where they are.
+ * @param[in]     alpha  scalar.
+ * @param[in]     A      m x k matrix, A->mb = C->mb, A->nb = B->mb.
+ * @param[in]     B      k x n matrix, B->nb = C->nb.
+ * @param[in]     beta   scalar (0 overwrites C, NaNs included).
+ * @param[in,out] C      m x n matrix, distinct from A and B (no shared tiles).
+ * @param[in]     opts   options, or NULL for the defaults.
+ * @param[in,out] stats  accumulates the run's statistics, or NULL.
+ * @retval NT_OK      success.
+ * @retval NT_EINVAL  NULL operand, no memory, element size not 8, sizes or tile sizes do not
+ *                    conform, C shares a tile with A or B, operands on different topologies,
+ *                    bad options.
+ * @retval NT_ENOTSUP synthetic topology.
+ * @retval NT_ENOMEM  out of memory (C untouched).
+ * @retval NT_ESYS    the team could not be started or bound (C untouched).
+ */
+nt_status nt_gemm(double alpha, const nt_matrix_t *A, const nt_matrix_t *B, double beta,
+                  nt_matrix_t *C, const nt_kernel_opts_t *opts, nt_kernel_stats_t *stats);
+
+/** \brief Opaque tile-QR factorisation: the block reflectors T of every tile, on the domain of
+ *         the tile they belong to. Borrows the factored matrix. */
+typedef struct nt_qr nt_qr_t;
+
+/**
+ * \brief Tiled Householder QR in place (PLASMA's GEQRT / UNMQR / TSQRT / TSMQR): A is
+ *        overwritten by R (upper triangle) and the Householder vectors; the T factors go to
+ *        the new handle. TSMQR, which updates two tiles, runs on the domain of the lower one.
+ * @param[in,out] A     m x n matrix (any m, n), square tiles (mb = nb). Must outlive *out.
+ * @param[in]     opts  options, or NULL.
+ * @param[out]    out   the factorisation, to free with nt_qr_destroy(); untouched on failure.
+ * @param[in,out] stats accumulates statistics, or NULL.
+ * @retval NT_OK success.
+ * @retval NT_EINVAL NULL argument, no memory, element size not 8, mb != nb, ib out of range.
+ * @retval NT_ENOTSUP synthetic topology.
+ * @retval NT_ENOMEM, NT_ESYS allocation or team start failed (A untouched).
+ */
+nt_status nt_qr_factor(nt_matrix_t *A, const nt_kernel_opts_t *opts, nt_qr_t **out,
+                       nt_kernel_stats_t *stats);
+
+/** \brief Free a factorisation (not the matrix). Accepts NULL. */
+void nt_qr_destroy(nt_qr_t *qr);
+
+/**
+ * \brief B = Q^T B (trans) or B = Q B with the Q of a factorisation (Q is m x m).
+ * @param[in]     qr    a factorisation of an m x n matrix.
+ * @param[in]     trans true for Q^T.
+ * @param[in,out] B     m x p matrix with the factored matrix's row tiling (B->mb = A->mb),
+ *                      any column tiling, same topology.
+ * @param[in]     opts  options, or NULL.
+ * @param[in,out] stats accumulates statistics, or NULL.
+ * @retval NT_OK success. @retval NT_EINVAL bad argument. @retval NT_ENOMEM, NT_ESYS as above.
+ */
+nt_status nt_qr_apply_q(const nt_qr_t *qr, bool trans, nt_matrix_t *B,
+                        const nt_kernel_opts_t *opts, nt_kernel_stats_t *stats);
+
+/**
+ * \brief Form the first Q->n columns of Q explicitly: Q = Q_full [I; 0].
+ * @param[in]     qr    a factorisation of an m x n matrix.
+ * @param[in,out] Q     m x q matrix (q <= m) with the factored matrix's row tiling; its content
+ *                      is overwritten.
+ * @param[in]     opts  options, or NULL.
+ * @param[in,out] stats accumulates statistics, or NULL.
+ * @retval NT_OK success. @retval NT_EINVAL bad argument. @retval NT_ENOMEM, NT_ESYS as above.
+ */
+nt_status nt_qr_form_q(const nt_qr_t *qr, nt_matrix_t *Q, const nt_kernel_opts_t *opts,
+                       nt_kernel_stats_t *stats);
+
+/**
+ * \brief Least squares: minimise ||A X - B||_F for the factored m x n A (m >= n, full rank).
+ *        B becomes Q^T B; its first n rows then hold X (by tiled back substitution with R),
+ *        and the norms of its remaining rows' columns are the residual norms.
+ * @param[in]     qr    a factorisation of an m x n matrix with m >= n.
+ * @param[in,out] B     m x p right-hand sides with the factored matrix's row tiling.
+ * @param[in]     opts  options, or NULL.
+ * @param[in,out] stats accumulates statistics, or NULL.
+ * @retval NT_OK success.
+ * @retval NT_EINVAL bad argument, m < n, or R has a zero on its diagonal (B untouched: the
+ *                   diagonal is checked first).
+ * @retval NT_ENOMEM, NT_ESYS as above.
+ */
+nt_status nt_qr_solve_ls(const nt_qr_t *qr, nt_matrix_t *B, const nt_kernel_opts_t *opts,
+                         nt_kernel_stats_t *stats);
+
+/** \brief Inner block size of a factorisation. */
+int64_t nt_qr_ib(const nt_qr_t *qr);
+
+/**
+ * \brief Flat reference GEMM: C = alpha A B + beta C on plain column-major arrays with
+ *        nthreads BLIS threads (the baseline of the tiled GEMM benchmark).
+ * @param[in] nthreads >= 1.
+ * @param[in] m, n, k  sizes, >= 0.
+ * @param[in] lda, ldb, ldc leading dimensions, >= max(1, rows).
+ * @retval NT_OK success. @retval NT_EINVAL bad argument (nothing touched).
+ */
+nt_status nt_gemm_flat(int nthreads, int64_t m, int64_t n, int64_t k, double alpha,
+                       const double *A, int64_t lda, const double *B, int64_t ldb, double beta,
+                       double *C, int64_t ldc);
+
+/**
+ * \brief Flat reference QR: libFLAME's FLA_QR_UT on a plain column-major array with nthreads
+ *        BLIS threads (the baseline of the tiled QR benchmark). A is overwritten.
+ * @param[in] nthreads >= 1.
+ * @param[in] m, n     sizes, >= 1.
+ * @param[in,out] A    the matrix. @param[in] lda >= m.
+ * @retval NT_OK success. @retval NT_EINVAL bad argument. @retval NT_ENOMEM allocation failed.
+ */
+nt_status nt_qr_flat(int nthreads, int64_t m, int64_t n, double *A, int64_t lda);
+
+/* ------------------------------------------------------------------------------------------ */
+/* 1D stencil                                                                                 */
+/* ------------------------------------------------------------------------------------------ */
+
+/** \brief Options of nt_stencil_run(). */
+typedef struct nt_stencil_opts {
+    int64_t iters;              /**< K iterations, >= 0 */
+    int64_t work;               /**< update cost per item: extra arithmetic rounds, >= 0 */
+    int threads_per_domain;     /**< 0 = default as for the kernels */
+} nt_stencil_opts_t;
+
+/** \brief What a stencil run did. */
+typedef struct nt_stencil_stats {
+    int64_t iters;          /**< iterations run */
+    int64_t items;          /**< items */
+    int64_t halo_items;     /**< item reads from another domain, summed over iterations */
+    int64_t halo_bytes;     /**< their bytes */
+    int64_t owner_updates;  /**< item updates run by a thread of the item's domain */
+    int64_t updates;        /**< item updates in total */
+    double owner_fraction;  /**< owner_updates / updates (1 when none) */
+    double seconds;         /**< wall time */
+} nt_stencil_stats_t;
+
+/**
+ * \brief One update of the 3-point circular stencil with the per-item cost of nt_stencil_run():
+ *        the value of item x after an iteration from its left, own and right values. Exposed
+ *        so that callers and tests can compute a sequential reference.
+ */
+double nt_stencil_update(double left, double self, double right, int64_t work);
+
+/**
+ * \brief Run K iterations of the 3-point circular stencil
+ *        x_i <- f(x_{i-1}, x_i, x_{i+1}) (indices mod n, f = nt_stencil_update()) on items
+ *        placed on domains by a 1D map: each domain keeps its items in a buffer of its own
+ *        and updates them; neighbours on other domains are read through a halo exchanged
+ *        every iteration. Double buffering makes the result equal, bit for bit, to the
+ *        sequential loop.
+ * @param[in]     topo   a physical or virtual topology with at least map->ndomains domains.
+ * @param[in]     map    item -> domain (n >= 1 items).
+ * @param[in,out] values n values in global item order; replaced by the result.
+ * @param[in]     opts   iterations, cost, threads (not NULL).
+ * @param[out]    stats  filled on success, or NULL.
+ * @retval NT_OK success.
+ * @retval NT_EINVAL NULL argument, a map owner outside the topology, iters or work < 0.
+ * @retval NT_ENOTSUP synthetic topology.
+ * @retval NT_ENOMEM, NT_ESYS allocation or team start failed (values untouched).
+ */
+nt_status nt_stencil_run(const nt_topo_t *topo, const nt_dist1d_t *map, double *values,
+                         const nt_stencil_opts_t *opts, nt_stencil_stats_t *stats);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

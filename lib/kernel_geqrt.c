@@ -1,0 +1,36 @@
+// GEQRT tile kernel: libFLAME's LAPACK-compatible dgeqrt (compact WY, ib-wide panels).
+#include <limits.h>
+
+#include "nt_core.h"
+#include "nt_kernels.h"
+#include "nt_lapack.h"
+
+nt_status nt_kern_geqrt(int64_t m, int64_t n, int64_t ib, double *A, int64_t lda, double *T,
+                        int64_t ldt, double *work, int64_t lwork)
+{
+    if (m < 0 || n < 0 || m > INT_MAX || n > INT_MAX)
+        return nt_fail(NT_EINVAL, "geqrt kernel: m = %lld, n = %lld must be in 0..INT_MAX",
+                       (long long)m, (long long)n);
+    int64_t k = m < n ? m : n;
+    if (ib < 1 || ib > (k > 1 ? k : 1))
+        return nt_fail(NT_EINVAL, "geqrt kernel: ib = %lld must be in 1..max(1, min(m,n) = %lld)",
+                       (long long)ib, (long long)k);
+    if (lda < (m > 1 ? m : 1) || lda > INT_MAX)
+        return nt_fail(NT_EINVAL, "geqrt kernel: lda = %lld must be in max(1, m)..INT_MAX",
+                       (long long)lda);
+    if (ldt < ib || ldt > INT_MAX)
+        return nt_fail(NT_EINVAL, "geqrt kernel: ldt = %lld must be >= ib = %lld",
+                       (long long)ldt, (long long)ib);
+    if (lwork < nt_kern_qr_lwork(ib, n))
+        return nt_fail(NT_EINVAL, "geqrt kernel: lwork = %lld < ib * n = %lld",
+                       (long long)lwork, (long long)nt_kern_qr_lwork(ib, n));
+    if (k == 0)
+        return NT_OK;
+    if (!A || !T || !work)
+        return nt_fail(NT_EINVAL, "geqrt kernel: %s is NULL", !A ? "A" : !T ? "T" : "work");
+    int im = (int)m, in = (int)n, inb = (int)ib, ilda = (int)lda, ildt = (int)ldt, info = 0;
+    dgeqrt_(&im, &in, &inb, A, &ilda, T, &ildt, work, &info);
+    if (info != 0)
+        return nt_fail(NT_EINVAL, "geqrt kernel: dgeqrt rejected argument %d", -info);
+    return NT_OK;
+}

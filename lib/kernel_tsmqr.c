@@ -1,0 +1,44 @@
+// TSMQR tile kernel: libFLAME's LAPACK-compatible dtpmqrt with l = 0, applying the Q of a TSQRT
+// from the left to a pair of tiles [C1; C2].
+#include <limits.h>
+
+#include "nt_core.h"
+#include "nt_kernels.h"
+#include "nt_lapack.h"
+
+nt_status nt_kern_tsmqr(bool trans, int64_t m, int64_t n, int64_t k, int64_t ib,
+                        const double *V, int64_t ldv, const double *T, int64_t ldt, double *C1,
+                        int64_t ldc1, double *C2, int64_t ldc2, double *work, int64_t lwork)
+{
+    if (m < 0 || n < 0 || k < 0 || m > INT_MAX || n > INT_MAX || k > INT_MAX)
+        return nt_fail(NT_EINVAL, "tsmqr kernel: m = %lld, n = %lld, k = %lld must be in "
+                       "0..INT_MAX", (long long)m, (long long)n, (long long)k);
+    if (ib < 1 || ib > (k > 1 ? k : 1))
+        return nt_fail(NT_EINVAL, "tsmqr kernel: ib = %lld must be in 1..max(1, k = %lld)",
+                       (long long)ib, (long long)k);
+    if (ldv < (m > 1 ? m : 1) || ldv > INT_MAX || ldc2 < (m > 1 ? m : 1) || ldc2 > INT_MAX ||
+        ldc1 < (k > 1 ? k : 1) || ldc1 > INT_MAX)
+        return nt_fail(NT_EINVAL, "tsmqr kernel: ldv = %lld, ldc2 = %lld (>= m = %lld), "
+                       "ldc1 = %lld (>= k = %lld) out of range", (long long)ldv,
+                       (long long)ldc2, (long long)m, (long long)ldc1, (long long)k);
+    if (ldt < ib || ldt > INT_MAX)
+        return nt_fail(NT_EINVAL, "tsmqr kernel: ldt = %lld must be >= ib = %lld",
+                       (long long)ldt, (long long)ib);
+    if (lwork < nt_kern_qr_lwork(ib, n))
+        return nt_fail(NT_EINVAL, "tsmqr kernel: lwork = %lld < ib * n = %lld",
+                       (long long)lwork, (long long)nt_kern_qr_lwork(ib, n));
+    if (m == 0 || n == 0 || k == 0)
+        return NT_OK;
+    if (!V || !T || !C1 || !C2 || !work)
+        return nt_fail(NT_EINVAL, "tsmqr kernel: %s is NULL",
+                       !V ? "V" : !T ? "T" : !C1 ? "C1" : !C2 ? "C2" : "work");
+    char side = 'L', tr = trans ? 'T' : 'N';
+    int im = (int)m, in = (int)n, ik = (int)k, il = 0, inb = (int)ib, ildv = (int)ldv,
+        ildt = (int)ldt, ilda = (int)ldc1, ildb = (int)ldc2, info = 0;
+    // dtpmqrt only reads V and T; its f2c prototype is not const-qualified.
+    dtpmqrt_(&side, &tr, &im, &in, &ik, &il, &inb, (double *)V, &ildv, (double *)T, &ildt, C1,
+             &ilda, C2, &ildb, work, &info);
+    if (info != 0)
+        return nt_fail(NT_EINVAL, "tsmqr kernel: dtpmqrt rejected argument %d", -info);
+    return NT_OK;
+}

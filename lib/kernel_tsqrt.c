@@ -1,0 +1,39 @@
+// TSQRT tile kernel: libFLAME's LAPACK-compatible dtpqrt with l = 0 (the lower block is a full
+// rectangle), factoring an upper triangle stacked on a square or rectangular tile.
+#include <limits.h>
+
+#include "nt_core.h"
+#include "nt_kernels.h"
+#include "nt_lapack.h"
+
+nt_status nt_kern_tsqrt(int64_t m, int64_t n, int64_t ib, double *R, int64_t lda1, double *A2,
+                        int64_t lda2, double *T, int64_t ldt, double *work, int64_t lwork)
+{
+    if (m < 0 || n < 0 || m > INT_MAX || n > INT_MAX)
+        return nt_fail(NT_EINVAL, "tsqrt kernel: m = %lld, n = %lld must be in 0..INT_MAX",
+                       (long long)m, (long long)n);
+    if (ib < 1 || ib > (n > 1 ? n : 1))
+        return nt_fail(NT_EINVAL, "tsqrt kernel: ib = %lld must be in 1..max(1, n = %lld)",
+                       (long long)ib, (long long)n);
+    if (lda1 < (n > 1 ? n : 1) || lda1 > INT_MAX || lda2 < (m > 1 ? m : 1) || lda2 > INT_MAX)
+        return nt_fail(NT_EINVAL, "tsqrt kernel: lda1 = %lld (>= n = %lld), lda2 = %lld "
+                       "(>= m = %lld) out of range", (long long)lda1, (long long)n,
+                       (long long)lda2, (long long)m);
+    if (ldt < ib || ldt > INT_MAX)
+        return nt_fail(NT_EINVAL, "tsqrt kernel: ldt = %lld must be >= ib = %lld",
+                       (long long)ldt, (long long)ib);
+    if (lwork < nt_kern_qr_lwork(ib, n))
+        return nt_fail(NT_EINVAL, "tsqrt kernel: lwork = %lld < ib * n = %lld",
+                       (long long)lwork, (long long)nt_kern_qr_lwork(ib, n));
+    if (m == 0 || n == 0)
+        return NT_OK;
+    if (!R || !A2 || !T || !work)
+        return nt_fail(NT_EINVAL, "tsqrt kernel: %s is NULL",
+                       !R ? "R" : !A2 ? "A2" : !T ? "T" : "work");
+    int im = (int)m, in = (int)n, il = 0, inb = (int)ib, ilda = (int)lda1, ildb = (int)lda2,
+        ildt = (int)ldt, info = 0;
+    dtpqrt_(&im, &in, &il, &inb, R, &ilda, A2, &ildb, T, &ildt, work, &info);
+    if (info != 0)
+        return nt_fail(NT_EINVAL, "tsqrt kernel: dtpqrt rejected argument %d", -info);
+    return NT_OK;
+}

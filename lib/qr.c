@@ -1,0 +1,487 @@
+// Tiled Householder QR (PLASMA's tile algorithm) owner-computes: GEQRT on the diagonal tile,
+// UNMQR on the tiles to its right, TSQRT on the tiles below, TSMQR on the trailing pairs; each
+// task runs on the domain of the tile it writes (TSMQR: the lower tile of its pair). The T
+// factors of every tile live on that tile's domain. Q is applied (or formed) by replaying the
+// reflectors on another matrix with the same row tiling; least squares adds a tiled back
+// substitution with R.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nt_core.h"
+#include "nt_kernels.h"
+#include "nt_taskgraph.h"
+#include "numatile/mem.h"
+
+struct nt_qr {
+    nt_matrix_t *A;
+    int64_t ib;       // inner block (rows of every T tile, its leading dimension)
+    int64_t kt;       // panel steps: min(mt, nt)
+    double **T;       // mt * nt (row-major): T of tile (i,k), i >= k, k < kt; NULL elsewhere
+    int ndomains;
+    char **slab;      // per domain: the T tiles of that domain
+    size_t *slab_bytes;
+};
+
+enum { K_GEQRT, K_UNMQR, K_TSQRT, K_TSMQR, K_QUNMQR, K_QTSMQR, K_INIT, K_TRSM, K_LSGEMM };
+
+// Priorities: the panel first, then the updates of the next panel column (lookahead).
+enum { P_PANEL = 3, P_NEXT = 2, P_REST = 0 };
+
+static int64_t min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+// Inner block of step k's GEQRT (and the UNMQRs replaying it), and of its TSQRTs / TSMQRs.
+static int64_t ib_geqrt(const nt_qr_t *qr, int64_t k)
+{
+    return min64(qr->ib, min64(nt_matrix_tile_rows(qr->A, k), nt_matrix_tile_cols(qr->A, k)));
+}
+
+static int64_t ib_ts(const nt_qr_t *qr, int64_t k)
+{
+    return min64(qr->ib, nt_matrix_tile_cols(qr->A, k));
+}
+
+typedef struct qr_ctx {
+    const nt_qr_t *qr;
+    nt_matrix_t *B; // apply / form / solve target
+    bool trans;
+    int64_t lwork;
+} qr_ctx;
+
+#define TILE(M, i, j) nt_kern_tile((M), (i), (j)), nt_matrix_tile_ld((M), (i), (j))
+
+static nt_status qr_task(void *arg, const nt_tg_task_t *t, void *work)
+{
+    const qr_ctx *c = arg;
+    const nt_qr_t *qr = c->qr;
+    nt_matrix_t *A = qr->A, *B = c->B;
+    int64_t ib = qr->ib, lw = c->lwork;
+    int64_t i = t->a[0], j = t->a[1], k = t->a[2];
+    double *Tk;
+    switch (t->kind) {
+    case K_GEQRT:
+        return nt_kern_geqrt(nt_matrix_tile_rows(A, k), nt_matrix_tile_cols(A, k),
+                             ib_geqrt(qr, k), TILE(A, k, k), qr->T[k * A->nt + k], ib, work, lw);
+    case K_UNMQR:
+        return nt_kern_unmqr(true, nt_matrix_tile_rows(A, k), nt_matrix_tile_cols(A, j),
+                             min64(nt_matrix_tile_rows(A, k), nt_matrix_tile_cols(A, k)),
+                             ib_geqrt(qr, k), TILE(A, k, k), qr->T[k * A->nt + k], ib,
+                             TILE(A, k, j), work, lw);
+    case K_TSQRT:
+        return nt_kern_tsqrt(nt_matrix_tile_rows(A, i), nt_matrix_tile_cols(A, k), ib_ts(qr, k),
+                             TILE(A, k, k), TILE(A, i, k), qr->T[i * A->nt + k], ib, work, lw);
+    case K_TSMQR:
+        return nt_kern_tsmqr(true, nt_matrix_tile_rows(A, i), nt_matrix_tile_cols(A, j),
+                             nt_matrix_tile_cols(A, k), ib_ts(qr, k), TILE(A, i, k),
+                             qr->T[i * A->nt + k], ib, TILE(A, k, j), TILE(A, i, j), work, lw);
+    case K_QUNMQR:
+        return nt_kern_unmqr(c->trans, nt_matrix_tile_rows(A, k), nt_matrix_tile_cols(B, j),
+                             min64(nt_matrix_tile_rows(A, k), nt_matrix_tile_cols(A, k)),
+                             ib_geqrt(qr, k), TILE(A, k, k), qr->T[k * A->nt + k], ib,
+                             TILE(B, k, j), work, lw);
+    case K_QTSMQR:
+        Tk = qr->T[i * A->nt + k];
+        return nt_kern_tsmqr(c->trans, nt_matrix_tile_rows(A, i), nt_matrix_tile_cols(B, j),
+                             nt_matrix_tile_cols(A, k), ib_ts(qr, k), TILE(A, i, k), Tk, ib,
+                             TILE(B, k, j), TILE(B, i, j), work, lw);
+    case K_INIT: {
+        // Tile (i,j) of [I; 0]: ones where the global row equals the global column.
+        int64_t m = nt_matrix_tile_rows(B, i), n = nt_matrix_tile_cols(B, j);
+        int64_t ld = nt_matrix_tile_ld(B, i, j);
+        double *p = nt_kern_tile(B, i, j);
+        for (int64_t y = 0; y < n; y++)
+            for (int64_t x = 0; x < m; x++)
+                p[x + y * ld] = i * B->mb + x == j * B->nb + y ? 1.0 : 0.0;
+        return NT_OK;
+    }
+    case K_TRSM:
+        return nt_kern_trsm_upper(nt_matrix_tile_cols(A, k), nt_matrix_tile_cols(B, j),
+                                  TILE(A, k, k), TILE(B, k, j));
+    case K_LSGEMM:
+        return nt_kern_gemm(false, false, nt_matrix_tile_rows(B, i), nt_matrix_tile_cols(B, j),
+                            nt_matrix_tile_cols(A, k), -1.0, TILE(A, i, k), TILE(B, k, j), 1.0,
+                            TILE(B, i, j));
+    default:
+        return nt_fail(NT_EINVAL, "qr: unknown task kind %d", t->kind);
+    }
+}
+
+static void qr_free_t(nt_qr_t *qr)
+{
+    if (qr->slab)
+        for (int d = 0; d < qr->ndomains; d++)
+            nt_mem_free(qr->slab[d], qr->slab_bytes[d]);
+    free(qr->slab);
+    free(qr->slab_bytes);
+    free(qr->T);
+}
+
+void nt_qr_destroy(nt_qr_t *qr)
+{
+    if (!qr)
+        return;
+    qr_free_t(qr);
+    free(qr);
+}
+
+int64_t nt_qr_ib(const nt_qr_t *qr)
+{
+    return qr ? qr->ib : 0;
+}
+
+// T tiles (ib x nb doubles each), one slab per domain holding the tiles of that domain.
+static nt_status qr_alloc_t(nt_qr_t *qr)
+{
+    nt_matrix_t *A = qr->A;
+    int D = qr->ndomains;
+    size_t tile_bytes, ntiles = (size_t)(A->mt * A->nt);
+    if (!nt_mul_size((size_t)qr->ib, (size_t)A->nb, &tile_bytes) ||
+        !nt_mul_size(tile_bytes, sizeof(double), &tile_bytes))
+        return nt_fail(NT_ERANGE, "qr: T tile size overflows");
+    qr->T = calloc(ntiles, sizeof *qr->T);
+    qr->slab = calloc((size_t)D, sizeof *qr->slab);
+    qr->slab_bytes = calloc((size_t)D, sizeof *qr->slab_bytes);
+    if (!qr->T || !qr->slab || !qr->slab_bytes)
+        return nt_fail(NT_ENOMEM, "qr: out of memory");
+    for (int64_t k = 0; k < qr->kt; k++)
+        for (int64_t i = k; i < A->mt; i++) {
+            size_t *b = &qr->slab_bytes[nt_matrix_tile_domain(A, i, k)];
+            if (!nt_add_size(*b, tile_bytes, b))
+                return nt_fail(NT_ERANGE, "qr: T storage overflows");
+        }
+    for (int d = 0; d < D; d++)
+        if (qr->slab_bytes[d]) {
+            void *p;
+            nt_status st = nt_mem_alloc(A->topo, d, qr->slab_bytes[d], 0, &p);
+            if (st) {
+                // Keep the byte counts of the slabs that exist only.
+                for (int e = d; e < D; e++)
+                    qr->slab_bytes[e] = 0;
+                return st;
+            }
+            qr->slab[d] = p;
+        }
+    size_t *used = calloc((size_t)D, sizeof *used);
+    if (!used)
+        return nt_fail(NT_ENOMEM, "qr: out of memory");
+    for (int64_t k = 0; k < qr->kt; k++)
+        for (int64_t i = k; i < A->mt; i++) {
+            int d = nt_matrix_tile_domain(A, i, k);
+            qr->T[i * A->nt + k] = (double *)(qr->slab[d] + used[d]);
+            used[d] += tile_bytes;
+        }
+    free(used);
+    return NT_OK;
+}
+
+static nt_status resolve_ib(const nt_kernel_opts_t *opts, int64_t nb, int64_t *ib)
+{
+    int64_t want = opts ? opts->ib : 0;
+    if (want == 0)
+        want = min64(nb, 32);
+    if (want < 1 || want > nb)
+        return nt_fail(NT_EINVAL, "qr: opts.ib = %lld must be in 1..nb = %lld", (long long)want,
+                       (long long)nb);
+    *ib = want;
+    return NT_OK;
+}
+
+static double qr_flops(double m, double n)
+{
+    return m >= n ? 2.0 * n * n * (m - n / 3.0) : 2.0 * m * m * (n - m / 3.0);
+}
+
+// Bytes of T tile (i,k) as used.
+static int64_t t_bytes(const nt_qr_t *qr, int64_t k)
+{
+    return qr->ib * nt_matrix_tile_cols(qr->A, k) * 8;
+}
+
+nt_status nt_qr_factor(nt_matrix_t *A, const nt_kernel_opts_t *opts, nt_qr_t **out,
+                       nt_kernel_stats_t *stats)
+{
+    nt_status st;
+    if ((st = nt_kern_check_matrix("qr: A", A, NULL)) != NT_OK)
+        return st;
+    if (!out)
+        return nt_fail(NT_EINVAL, "qr: out is NULL");
+    if (A->mb != A->nb)
+        return nt_fail(NT_EINVAL, "qr: tiles must be square, A has %lldx%lld tiles",
+                       (long long)A->mb, (long long)A->nb);
+    int tpd;
+    nt_kernel_sched sched;
+    int64_t ib = 1;
+    if ((st = nt_kernel_opts_resolve(opts, A->topo, &tpd, &sched)) != NT_OK ||
+        (st = resolve_ib(opts, A->nb, &ib)) != NT_OK)
+        return st;
+    nt_qr_t *qr = calloc(1, sizeof *qr);
+    if (!qr)
+        return nt_fail(NT_ENOMEM, "qr: out of memory");
+    qr->A = A;
+    qr->ib = ib;
+    qr->kt = min64(A->mt, A->nt);
+    qr->ndomains = nt_topo_ndomains(A->topo);
+    if ((st = qr_alloc_t(qr)) != NT_OK) {
+        nt_qr_destroy(qr);
+        return st;
+    }
+
+    // Handles: A tiles, T tiles, and the upper triangle (R part) of each diagonal tile, kept
+    // apart from its strictly lower part (V) so TSQRTs need not wait for the UNMQRs reading V.
+    int64_t nA = A->mt * A->nt, hT = nA, hR = 2 * nA;
+    nt_tg_t *g;
+    if ((st = nt_tg_create(2 * nA + qr->kt, qr->ndomains, &g)) != NT_OK) {
+        nt_qr_destroy(qr);
+        return st;
+    }
+    for (int64_t k = 0; k < qr->kt && st == NT_OK; k++) {
+        int dkk = nt_matrix_tile_domain(A, k, k);
+        int64_t bkk = nt_kern_tile_bytes(A, k, k);
+        nt_tg_task_t t = {K_GEQRT, dkk, P_PANEL, {k, k, k, 0}};
+        nt_tg_access_t acc[4] = {{k * A->nt + k, NT_TG_RW, dkk, bkk},
+                                 {hR + k, NT_TG_WRITE, dkk, bkk},
+                                 {hT + k * A->nt + k, NT_TG_WRITE, dkk, t_bytes(qr, k)}};
+        st = nt_tg_add(g, &t, 3, acc);
+        for (int64_t j = k + 1; j < A->nt && st == NT_OK; j++) {
+            int d = nt_matrix_tile_domain(A, k, j);
+            nt_tg_task_t u = {K_UNMQR, d, j == k + 1 ? P_NEXT : P_REST, {k, j, k, 0}};
+            nt_tg_access_t a2[3] = {{k * A->nt + k, NT_TG_READ, dkk, bkk},
+                                    {hT + k * A->nt + k, NT_TG_READ, dkk, t_bytes(qr, k)},
+                                    {k * A->nt + j, NT_TG_RW, d, nt_kern_tile_bytes(A, k, j)}};
+            st = nt_tg_add(g, &u, 3, a2);
+        }
+        for (int64_t i = k + 1; i < A->mt && st == NT_OK; i++) {
+            int dik = nt_matrix_tile_domain(A, i, k);
+            int64_t bik = nt_kern_tile_bytes(A, i, k);
+            nt_tg_task_t s = {K_TSQRT, dik, P_PANEL, {i, k, k, 0}};
+            nt_tg_access_t a3[3] = {{hR + k, NT_TG_RW, dkk, bkk},
+                                    {i * A->nt + k, NT_TG_RW, dik, bik},
+                                    {hT + i * A->nt + k, NT_TG_WRITE, dik, t_bytes(qr, k)}};
+            st = nt_tg_add(g, &s, 3, a3);
+            for (int64_t j = k + 1; j < A->nt && st == NT_OK; j++) {
+                int dij = nt_matrix_tile_domain(A, i, j);
+                nt_tg_task_t u = {K_TSMQR, dij, j == k + 1 ? P_NEXT : P_REST, {i, j, k, 0}};
+                nt_tg_access_t a4[4] = {
+                    {i * A->nt + k, NT_TG_READ, dik, bik},
+                    {hT + i * A->nt + k, NT_TG_READ, dik, t_bytes(qr, k)},
+                    {k * A->nt + j, NT_TG_RW, nt_matrix_tile_domain(A, k, j),
+                     nt_kern_tile_bytes(A, k, j)},
+                    {i * A->nt + j, NT_TG_RW, dij, nt_kern_tile_bytes(A, i, j)}};
+                st = nt_tg_add(g, &u, 4, a4);
+            }
+        }
+    }
+    if (st == NT_OK) {
+        qr_ctx c = {qr, NULL, true, nt_kern_qr_lwork(ib, A->nb)};
+        size_t wb = (size_t)c.lwork * sizeof(double);
+        // libFLAME's LAPACK layer calls BLAS through BLIS's process-wide thread setting.
+        nt_blas_serial_begin();
+        st = nt_tg_run(g, A->topo, tpd, sched, qr_task, &c, wb, stats);
+        nt_blas_serial_end();
+        if (st == NT_OK && stats)
+            stats->flops += qr_flops((double)A->m, (double)A->n);
+    }
+    nt_tg_destroy(g);
+    if (st != NT_OK) {
+        nt_qr_destroy(qr);
+        return st;
+    }
+    *out = qr;
+    return NT_OK;
+}
+
+// Checks of a matrix that Q is applied to: A's row tiling, same topology, no shared memory.
+static nt_status check_rhs(const char *what, const nt_qr_t *qr, const nt_matrix_t *B)
+{
+    nt_status st;
+    if (!qr)
+        return nt_fail(NT_EINVAL, "%s: qr is NULL", what);
+    char name[64];
+    snprintf(name, sizeof name, "%s: B", what);
+    if ((st = nt_kern_check_matrix(name, B, qr->A->topo)) != NT_OK)
+        return st;
+    if (B->m != qr->A->m || B->mb != qr->A->mb)
+        return nt_fail(NT_EINVAL, "%s: B has %lld rows in tiles of %lld, the factored matrix "
+                       "%lld in tiles of %lld", what, (long long)B->m, (long long)B->mb,
+                       (long long)qr->A->m, (long long)qr->A->mb);
+    bool shared = nt_kern_tiles_overlap(qr->A, B, &st);
+    if (st)
+        return st;
+    if (shared)
+        return nt_fail(NT_EINVAL, "%s: B shares memory with the factored matrix", what);
+    return NT_OK;
+}
+
+// Append the tasks that apply Q (or Q^T) to tile column j of B.
+static nt_status add_apply(nt_tg_t *g, const nt_qr_t *qr, const nt_matrix_t *B, bool trans,
+                           int64_t j)
+{
+    const nt_matrix_t *A = qr->A;
+    nt_status st = NT_OK;
+    for (int64_t s = 0; s < qr->kt && st == NT_OK; s++) {
+        int64_t k = trans ? s : qr->kt - 1 - s;
+        int dkj = nt_matrix_tile_domain(B, k, j);
+        nt_tg_access_t ak = {k * B->nt + j, NT_TG_RW, dkj, nt_kern_tile_bytes(B, k, j)};
+        nt_tg_task_t u = {K_QUNMQR, dkj, P_REST, {k, j, k, 0}};
+        if (trans) {
+            st = nt_tg_add(g, &u, 1, &ak);
+            nt_tg_count_read(g, nt_matrix_tile_domain(A, k, k), nt_kern_tile_bytes(A, k, k));
+            nt_tg_count_read(g, nt_matrix_tile_domain(A, k, k), t_bytes(qr, k));
+        }
+        for (int64_t r = 0; r < A->mt - k - 1 && st == NT_OK; r++) {
+            int64_t i = trans ? k + 1 + r : A->mt - 1 - r;
+            int dij = nt_matrix_tile_domain(B, i, j);
+            nt_tg_task_t v = {K_QTSMQR, dij, P_REST, {i, j, k, 0}};
+            nt_tg_access_t a2[2] = {ak, {i * B->nt + j, NT_TG_RW, dij,
+                                         nt_kern_tile_bytes(B, i, j)}};
+            st = nt_tg_add(g, &v, 2, a2);
+            nt_tg_count_read(g, nt_matrix_tile_domain(A, i, k), nt_kern_tile_bytes(A, i, k));
+            nt_tg_count_read(g, nt_matrix_tile_domain(A, i, k), t_bytes(qr, k));
+        }
+        if (!trans && st == NT_OK) {
+            st = nt_tg_add(g, &u, 1, &ak);
+            nt_tg_count_read(g, nt_matrix_tile_domain(A, k, k), nt_kern_tile_bytes(A, k, k));
+            nt_tg_count_read(g, nt_matrix_tile_domain(A, k, k), t_bytes(qr, k));
+        }
+    }
+    return st;
+}
+
+static double apply_flops(const nt_qr_t *qr, const nt_matrix_t *B)
+{
+    double m = (double)qr->A->m, k = (double)min64(qr->A->m, qr->A->n), p = (double)B->n;
+    return 2.0 * p * k * (2.0 * m - k);
+}
+
+static nt_status run_graph(nt_tg_t *g, const nt_qr_t *qr, nt_matrix_t *B, bool trans,
+                           const nt_kernel_opts_t *opts, nt_kernel_stats_t *stats)
+{
+    int tpd;
+    nt_kernel_sched sched;
+    nt_status st = nt_kernel_opts_resolve(opts, qr->A->topo, &tpd, &sched);
+    if (st)
+        return st;
+    int64_t wcols = qr->A->nb > B->nb ? qr->A->nb : B->nb;
+    qr_ctx c = {qr, B, trans, nt_kern_qr_lwork(qr->ib, wcols)};
+    nt_blas_serial_begin();
+    st = nt_tg_run(g, qr->A->topo, tpd, sched, qr_task, &c, (size_t)c.lwork * sizeof(double),
+                   stats);
+    nt_blas_serial_end();
+    return st;
+}
+
+nt_status nt_qr_apply_q(const nt_qr_t *qr, bool trans, nt_matrix_t *B,
+                        const nt_kernel_opts_t *opts, nt_kernel_stats_t *stats)
+{
+    nt_status st;
+    int tpd;
+    nt_kernel_sched sched;
+    if ((st = check_rhs("qr apply", qr, B)) != NT_OK ||
+        (st = nt_kernel_opts_resolve(opts, qr->A->topo, &tpd, &sched)) != NT_OK)
+        return st;
+    nt_tg_t *g;
+    if ((st = nt_tg_create(B->mt * B->nt, qr->ndomains, &g)) != NT_OK)
+        return st;
+    for (int64_t j = 0; j < B->nt && st == NT_OK; j++)
+        st = add_apply(g, qr, B, trans, j);
+    if (st == NT_OK)
+        st = run_graph(g, qr, B, trans, opts, stats);
+    if (st == NT_OK && stats)
+        stats->flops += apply_flops(qr, B);
+    nt_tg_destroy(g);
+    return st;
+}
+
+nt_status nt_qr_form_q(const nt_qr_t *qr, nt_matrix_t *Q, const nt_kernel_opts_t *opts,
+                       nt_kernel_stats_t *stats)
+{
+    nt_status st;
+    int tpd;
+    nt_kernel_sched sched;
+    if ((st = check_rhs("qr form_q", qr, Q)) != NT_OK ||
+        (st = nt_kernel_opts_resolve(opts, qr->A->topo, &tpd, &sched)) != NT_OK)
+        return st;
+    if (Q->n > Q->m)
+        return nt_fail(NT_EINVAL, "qr form_q: Q has %lld columns, more than its %lld rows",
+                       (long long)Q->n, (long long)Q->m);
+    nt_tg_t *g;
+    if ((st = nt_tg_create(Q->mt * Q->nt, qr->ndomains, &g)) != NT_OK)
+        return st;
+    for (int64_t j = 0; j < Q->nt && st == NT_OK; j++) {
+        for (int64_t i = 0; i < Q->mt && st == NT_OK; i++) {
+            int d = nt_matrix_tile_domain(Q, i, j);
+            nt_tg_task_t t = {K_INIT, d, P_REST, {i, j, 0, 0}};
+            nt_tg_access_t a = {i * Q->nt + j, NT_TG_WRITE, d, nt_kern_tile_bytes(Q, i, j)};
+            st = nt_tg_add(g, &t, 1, &a);
+        }
+        if (st == NT_OK)
+            st = add_apply(g, qr, Q, false, j);
+    }
+    if (st == NT_OK)
+        st = run_graph(g, qr, Q, false, opts, stats);
+    if (st == NT_OK && stats)
+        stats->flops += apply_flops(qr, Q);
+    nt_tg_destroy(g);
+    return st;
+}
+
+nt_status nt_qr_solve_ls(const nt_qr_t *qr, nt_matrix_t *B, const nt_kernel_opts_t *opts,
+                         nt_kernel_stats_t *stats)
+{
+    nt_status st;
+    int tpd;
+    nt_kernel_sched sched;
+    if ((st = check_rhs("qr solve", qr, B)) != NT_OK ||
+        (st = nt_kernel_opts_resolve(opts, qr->A->topo, &tpd, &sched)) != NT_OK)
+        return st;
+    const nt_matrix_t *A = qr->A;
+    if (A->m < A->n)
+        return nt_fail(NT_EINVAL, "qr solve: least squares needs m >= n, A is %lldx%lld",
+                       (long long)A->m, (long long)A->n);
+    // A zero on R's diagonal would make the back substitution divide by zero: refuse before
+    // B is touched.
+    for (int64_t k = 0; k < A->nt; k++) {
+        const double *p = nt_kern_tile(A, k, k);
+        int64_t ld = nt_matrix_tile_ld(A, k, k);
+        for (int64_t d = 0; d < nt_matrix_tile_cols(A, k); d++)
+            if (p[d + d * ld] == 0.0)
+                return nt_fail(NT_EINVAL, "qr solve: R(%lld,%lld) = 0, A is rank deficient",
+                               (long long)(k * A->nb + d), (long long)(k * A->nb + d));
+    }
+    nt_tg_t *g;
+    if ((st = nt_tg_create(B->mt * B->nt, qr->ndomains, &g)) != NT_OK)
+        return st;
+    for (int64_t j = 0; j < B->nt && st == NT_OK; j++) {
+        st = add_apply(g, qr, B, true, j);
+        for (int64_t k = A->nt - 1; k >= 0 && st == NT_OK; k--) {
+            int dkj = nt_matrix_tile_domain(B, k, j);
+            nt_tg_access_t ak = {k * B->nt + j, NT_TG_RW, dkj, nt_kern_tile_bytes(B, k, j)};
+            nt_tg_task_t t = {K_TRSM, dkj, P_PANEL, {k, j, k, 0}};
+            st = nt_tg_add(g, &t, 1, &ak);
+            nt_tg_count_read(g, nt_matrix_tile_domain(A, k, k), nt_kern_tile_bytes(A, k, k));
+            for (int64_t i = 0; i < k && st == NT_OK; i++) {
+                int dij = nt_matrix_tile_domain(B, i, j);
+                nt_tg_task_t u = {K_LSGEMM, dij, P_REST, {i, j, k, 0}};
+                nt_tg_access_t a2[2] = {{k * B->nt + j, NT_TG_READ, dkj, ak.bytes},
+                                        {i * B->nt + j, NT_TG_RW, dij,
+                                         nt_kern_tile_bytes(B, i, j)}};
+                st = nt_tg_add(g, &u, 2, a2);
+                nt_tg_count_read(g, nt_matrix_tile_domain(A, i, k), nt_kern_tile_bytes(A, i, k));
+            }
+        }
+    }
+    if (st == NT_OK)
+        st = run_graph(g, qr, B, true, opts, stats);
+    if (st == NT_OK && stats)
+        stats->flops += apply_flops(qr, B) + (double)B->n * (double)A->n * (double)A->n;
+    nt_tg_destroy(g);
+    return st;
+}
+
+nt_status nt_qr_flat(int nthreads, int64_t m, int64_t n, double *A, int64_t lda)
+{
+    return nt_flame_qr_flat(nthreads, m, n, A, lda);
+}

@@ -1,0 +1,299 @@
+// Tiled owner-computes GEMM on placed matrices.
+// Oracles: a naive triple loop on integer-valued data (exact), the randomised O(n^2) check
+// C t = beta C0 t + alpha A (B t) with an element-wise rounding bound, and tile-by-tile owner
+// counts recomputed from the tile maps.
+#include <criterion/criterion.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nt_core.h"
+#include "numatile.h"
+#include "numatile/kernels.h"
+#include "numatile/matrix.h"
+
+typedef struct fill_arg {
+    uint64_t seed;
+    bool integer;
+} fill_arg;
+
+static void value(int64_t r, int64_t c, void *elem, size_t es, void *arg)
+{
+    (void)es;
+    const fill_arg *f = arg;
+    nt_rng g = {f->seed ^ ((uint64_t)r * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)c << 32)};
+    nt_rng_next(&g);
+    *(double *)elem = f->integer ? (double)((int64_t)nt_rng_below(&g, 15) - 7)
+                                 : 2.0 * nt_rng_unit(&g) - 1.0;
+}
+
+static nt_matrix_t *make(const nt_topo_t *t, int64_t m, int64_t n, int64_t mb, int64_t nb,
+                         const char *spec, uint64_t seed, bool integer, nt_layout layout)
+{
+    nt_matrix_shape_t sh = {m, n, mb, nb, 8};
+    nt_matrix_t *A = NULL;
+    cr_assert_eq(nt_matrix_create_spec(t, &sh, spec, nt_topo_ndomains(t), layout, 0, &A), NT_OK,
+                 "%s: %s", spec, nt_last_error());
+    fill_arg f = {seed, integer};
+    cr_assert_eq(nt_matrix_fill(A, value, &f), NT_OK);
+    return A;
+}
+
+static double get(const nt_matrix_t *A, int64_t r, int64_t c)
+{
+    return *(const double *)nt_matrix_elem(A, r, c);
+}
+
+static double *dense(const nt_matrix_t *A)
+{
+    double *d = malloc((size_t)(A->m * A->n) * sizeof *d);
+    cr_assert_not_null(d);
+    for (int64_t c = 0; c < A->n; c++)
+        for (int64_t r = 0; r < A->m; r++)
+            d[r + c * A->m] = get(A, r, c);
+    return d;
+}
+
+// Remote tile reads of a GEMM recomputed from the maps: per C tile, the A and B tiles it reads
+// that live on another domain.
+static int64_t expected_remote(const nt_matrix_t *A, const nt_matrix_t *B, const nt_matrix_t *C)
+{
+    int64_t n = 0;
+    for (int64_t i = 0; i < C->mt; i++)
+        for (int64_t j = 0; j < C->nt; j++)
+            for (int64_t l = 0; l < A->nt; l++) {
+                int d = nt_matrix_tile_domain(C, i, j);
+                n += nt_matrix_tile_domain(A, i, l) != d;
+                n += nt_matrix_tile_domain(B, l, j) != d;
+            }
+    return n;
+}
+
+static void check_exact(const nt_topo_t *t, int64_t m, int64_t n, int64_t k, int64_t mb,
+                        int64_t kb, int64_t nb, const char *sa, const char *sb, const char *sc,
+                        nt_kernel_sched sched)
+{
+    nt_matrix_t *A = make(t, m, k, mb, kb, sa, 1, true, NT_LAYOUT_TILE);
+    nt_matrix_t *B = make(t, k, n, kb, nb, sb, 2, true, NT_LAYOUT_TILE);
+    nt_matrix_t *C = make(t, m, n, mb, nb, sc, 3, true, NT_LAYOUT_TILE);
+    double *a = dense(A), *b = dense(B), *c0 = dense(C);
+    nt_kernel_opts_t o = {.sched = sched};
+    nt_kernel_stats_t s = {0};
+    cr_assert_eq(nt_gemm(2.0, A, B, -1.0, C, &o, &s), NT_OK, "%s", nt_last_error());
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            double acc = 0;
+            for (int64_t l = 0; l < k; l++)
+                acc += a[i + l * m] * b[l + j * k];
+            cr_assert_eq(get(C, i, j), 2.0 * acc - c0[i + j * m],
+                         "%lldx%lldx%lld %s/%s/%s at (%lld,%lld)", (long long)m, (long long)n,
+                         (long long)k, sa, sb, sc, (long long)i, (long long)j);
+        }
+    cr_assert_eq(s.tasks, C->mt * C->nt);
+    if (sched == NT_KERNEL_OWNER)
+        cr_assert_eq(s.owner_fraction, 1.0, "owner fraction %g", s.owner_fraction);
+    cr_assert_eq(s.remote_reads, expected_remote(A, B, C));
+    int64_t sum_owned = 0, sum_run = 0;
+    for (int d = 0; d < s.ndomains; d++) {
+        int64_t own = 0;
+        for (int64_t x = 0; x < C->mt * C->nt; x++)
+            own += C->owner[x] == d;
+        cr_assert_eq(s.tasks_owned[d], own);
+        if (sched == NT_KERNEL_OWNER)
+            cr_assert_eq(s.tasks_run[d], own);
+        sum_owned += s.tasks_owned[d];
+        sum_run += s.tasks_run[d];
+    }
+    cr_assert_eq(sum_owned, s.tasks);
+    cr_assert_eq(sum_run, s.tasks);
+    nt_kernel_stats_free(&s);
+    free(a);
+    free(b);
+    free(c0);
+    nt_matrix_destroy(A);
+    nt_matrix_destroy(B);
+    nt_matrix_destroy(C);
+}
+
+static nt_topo_t *topo_of(int D)
+{
+    nt_topo_opts_t o = {.domains = D};
+    nt_topo_t *t = NULL;
+    cr_assert_eq(nt_topo_load(&o, &t), NT_OK, "%s", nt_last_error());
+    return t;
+}
+
+Test(gemm, exact_integer_cases_every_dist_kind_1_to_8_domains)
+{
+    for (int D = 1; D <= 8; D++) {
+        nt_topo_t *t = topo_of(D);
+        char bc1[48], rnd[48], bal[48], skw[48], chk[48], bnd[48], bc2[48];
+        snprintf(bc1, sizeof bc1, "bc1d:%d", D);
+        snprintf(rnd, sizeof rnd, "random:%d", 40 + D);
+        snprintf(bal, sizeof bal, "balanced:%d", D);
+        snprintf(skw, sizeof skw, "skewed:1x%d:%d", D, D);
+        snprintf(chk, sizeof chk, "chunk:%d:%d", D, 9 * D);
+        snprintf(bnd, sizeof bnd, "band:2:%dx1", D);
+        snprintf(bc2, sizeof bc2, "bc2d:%dx%d:2x1", D % 2 == 0 ? 2 : 1, D % 2 == 0 ? D / 2 : D);
+        const char *specs[] = {bc1, rnd, bal, skw, chk, bnd, bc2};
+        int ns = sizeof specs / sizeof *specs;
+        // Square with partial tiles, rectangular, tiny tiles; the three operands on different
+        // maps.
+        check_exact(t, 37, 37, 37, 8, 8, 8, specs[D % ns], specs[(D + 1) % ns],
+                    specs[(D + 2) % ns], NT_KERNEL_OWNER);
+        check_exact(t, 45, 19, 30, 7, 11, 5, specs[(D + 3) % ns], specs[(D + 4) % ns],
+                    specs[(D + 5) % ns], NT_KERNEL_OWNER);
+        if (D == 1 || D == 4 || D == 8)
+            for (int s = 0; s < ns; s++)
+                check_exact(t, 24, 20, 16, 6, 5, 4, specs[s], specs[(s + 3) % ns], specs[s],
+                            NT_KERNEL_OWNER);
+        nt_topo_destroy(t);
+    }
+}
+
+Test(gemm, omp_task_baseline_gives_the_same_result)
+{
+    nt_topo_t *t = topo_of(3);
+    check_exact(t, 40, 33, 29, 8, 6, 7, "random:1", "bc1d:3", "balanced:2", NT_KERNEL_OMP);
+    nt_topo_destroy(t);
+}
+
+Test(gemm, randomised_check_against_bound)
+{
+    nt_topo_t *t = topo_of(4);
+    struct {
+        int64_t m, n, k, mb, kb, nb;
+        double alpha, beta;
+    } cases[] = {{96, 96, 96, 32, 32, 32, 1.5, 0.5}, {100, 60, 130, 24, 40, 17, -1, 0},
+                 {1, 70, 5, 1, 3, 64, 0.25, 2}, {64, 1, 64, 64, 64, 1, 1, 1}};
+    for (size_t s = 0; s < sizeof cases / sizeof *cases; s++) {
+        nt_matrix_t *A = make(t, cases[s].m, cases[s].k, cases[s].mb, cases[s].kb, "random:3",
+                              10 + s, false, NT_LAYOUT_TILE);
+        nt_matrix_t *B = make(t, cases[s].k, cases[s].n, cases[s].kb, cases[s].nb, "bc2d:2x2",
+                              20 + s, false, NT_LAYOUT_TILE);
+        nt_matrix_t *C = make(t, cases[s].m, cases[s].n, cases[s].mb, cases[s].nb, "skewed:2x2:4",
+                              30 + s, false, NT_LAYOUT_TILE);
+        int64_t m = A->m, n = B->n, k = A->n;
+        double *c0 = dense(C), *tv = malloc((size_t)n * sizeof *tv), *bt = calloc((size_t)k, 8);
+        nt_rng r = {77 + s};
+        for (int64_t j = 0; j < n; j++)
+            tv[j] = 2.0 * nt_rng_unit(&r) - 1.0;
+        nt_kernel_stats_t st = {0};
+        cr_assert_eq(nt_gemm(cases[s].alpha, A, B, cases[s].beta, C, NULL, &st), NT_OK, "%s",
+                     nt_last_error());
+        cr_assert_eq(st.owner_fraction, 1.0);
+        cr_assert_float_eq(st.flops, 2.0 * (double)(m * n * k), 0.5);
+        double *abt = calloc((size_t)k, 8);
+        for (int64_t l = 0; l < k; l++)
+            for (int64_t j = 0; j < n; j++) {
+                bt[l] += get(B, l, j) * tv[j];
+                abt[l] += fabs(get(B, l, j) * tv[j]);
+            }
+        for (int64_t i = 0; i < m; i++) {
+            double lhs = 0, rhs = 0, bound = 0;
+            for (int64_t j = 0; j < n; j++) {
+                lhs += get(C, i, j) * tv[j];
+                rhs += cases[s].beta * c0[i + j * m] * tv[j];
+                bound += fabs(cases[s].beta * c0[i + j * m] * tv[j]) + fabs(get(C, i, j) * tv[j]);
+            }
+            for (int64_t l = 0; l < k; l++) {
+                rhs += cases[s].alpha * get(A, i, l) * bt[l];
+                bound += fabs(cases[s].alpha * get(A, i, l)) * abt[l];
+            }
+            double tol = 4.0 * (double)(k + n + 2) * DBL_EPSILON * bound;
+            cr_assert_leq(fabs(lhs - rhs), tol, "case %zu row %lld: %g vs %g", s, (long long)i,
+                          lhs, rhs);
+        }
+        nt_kernel_stats_free(&st);
+        free(c0);
+        free(tv);
+        free(bt);
+        free(abt);
+        nt_matrix_destroy(A);
+        nt_matrix_destroy(B);
+        nt_matrix_destroy(C);
+    }
+    nt_topo_destroy(t);
+}
+
+Test(gemm, scalapack_layout_operands)
+{
+    nt_topo_t *t = topo_of(4);
+    nt_matrix_t *A = make(t, 30, 22, 6, 5, "bc2d:2x2", 1, true, NT_LAYOUT_SCALAPACK);
+    nt_matrix_t *B = make(t, 22, 27, 5, 9, "bc1d:4", 2, true, NT_LAYOUT_SCALAPACK);
+    nt_matrix_t *C = make(t, 30, 27, 6, 9, "random:5", 3, true, NT_LAYOUT_TILE);
+    double *a = dense(A), *b = dense(B);
+    nt_kernel_stats_t s = {0};
+    cr_assert_eq(nt_gemm(1.0, A, B, 0.0, C, NULL, &s), NT_OK, "%s", nt_last_error());
+    for (int64_t j = 0; j < 27; j++)
+        for (int64_t i = 0; i < 30; i++) {
+            double acc = 0;
+            for (int64_t l = 0; l < 22; l++)
+                acc += a[i + l * 30] * b[l + j * 22];
+            cr_assert_eq(get(C, i, j), acc);
+        }
+    cr_assert_eq(s.owner_fraction, 1.0);
+    nt_kernel_stats_free(&s);
+    free(a);
+    free(b);
+    nt_matrix_destroy(A);
+    nt_matrix_destroy(B);
+    nt_matrix_destroy(C);
+    nt_topo_destroy(t);
+}
+
+Test(gemm, invalid_input_is_rejected_before_anything_is_computed)
+{
+    nt_topo_t *t = topo_of(2);
+    nt_matrix_t *A = make(t, 20, 12, 5, 4, "bc1d:2", 1, true, NT_LAYOUT_TILE);
+    nt_matrix_t *B = make(t, 12, 16, 4, 8, "bc1d:2", 2, true, NT_LAYOUT_TILE);
+    nt_matrix_t *C = make(t, 20, 16, 5, 8, "bc1d:2", 3, true, NT_LAYOUT_TILE);
+    nt_matrix_t *Bt = make(t, 12, 16, 3, 8, "bc1d:2", 2, true, NT_LAYOUT_TILE);
+    nt_matrix_t *Cs = make(t, 20, 15, 5, 8, "bc1d:2", 3, true, NT_LAYOUT_TILE);
+    double *c0 = dense(C);
+    cr_assert_eq(nt_gemm(1, NULL, B, 0, C, NULL, NULL), NT_EINVAL);
+    cr_assert_eq(nt_gemm(1, A, B, 0, NULL, NULL, NULL), NT_EINVAL);
+    cr_assert_eq(nt_gemm(1, A, Bt, 0, C, NULL, NULL), NT_EINVAL);
+    cr_assert(strstr(nt_last_error(), "tile sizes"), "%s", nt_last_error());
+    cr_assert_eq(nt_gemm(1, A, B, 0, Cs, NULL, NULL), NT_EINVAL);
+    cr_assert_eq(nt_gemm(1, C, B, 0, C, NULL, NULL), NT_EINVAL);
+    nt_kernel_opts_t bad = {.threads_per_domain = -1};
+    cr_assert_eq(nt_gemm(1, A, B, 0, C, &bad, NULL), NT_EINVAL);
+    bad = (nt_kernel_opts_t){.sched = (nt_kernel_sched)7};
+    cr_assert_eq(nt_gemm(1, A, B, 0, C, &bad, NULL), NT_EINVAL);
+    // No memory, wrong element size, another topology.
+    nt_matrix_shape_t sh = {20, 16, 5, 8, 8};
+    nt_matrix_t *N = NULL, *F = NULL, *O = NULL;
+    cr_assert_eq(nt_matrix_create_spec(t, &sh, "bc1d:2", 2, NT_LAYOUT_TILE, NT_MATRIX_NOALLOC,
+                                       &N), NT_OK);
+    cr_assert_eq(nt_gemm(1, A, B, 0, N, NULL, NULL), NT_EINVAL);
+    sh.elem_size = 4;
+    cr_assert_eq(nt_matrix_create_spec(t, &sh, "bc1d:2", 2, NT_LAYOUT_TILE, 0, &F), NT_OK);
+    cr_assert_eq(nt_gemm(1, A, B, 0, F, NULL, NULL), NT_EINVAL);
+    cr_assert(strstr(nt_last_error(), "element size"), "%s", nt_last_error());
+    nt_topo_t *t2 = topo_of(2);
+    sh.elem_size = 8;
+    cr_assert_eq(nt_matrix_create_spec(t2, &sh, "bc1d:2", 2, NT_LAYOUT_TILE, 0, &O), NT_OK);
+    cr_assert_eq(nt_gemm(1, A, B, 0, O, NULL, NULL), NT_EINVAL);
+    cr_assert(strstr(nt_last_error(), "topology"), "%s", nt_last_error());
+    nt_matrix_t *Ao = make(t2, 20, 12, 5, 4, "bc1d:2", 1, true, NT_LAYOUT_TILE);
+    cr_assert_eq(nt_gemm(1, Ao, B, 0, C, NULL, NULL), NT_EINVAL);
+    for (int64_t j = 0; j < 16; j++)
+        for (int64_t i = 0; i < 20; i++)
+            cr_assert_eq(get(C, i, j), c0[i + j * 20]);
+    cr_assert_eq(nt_gemm(1, A, B, 0, C, NULL, NULL), NT_OK);
+    free(c0);
+    nt_matrix_destroy(A);
+    nt_matrix_destroy(B);
+    nt_matrix_destroy(C);
+    nt_matrix_destroy(Bt);
+    nt_matrix_destroy(Cs);
+    nt_matrix_destroy(N);
+    nt_matrix_destroy(F);
+    nt_matrix_destroy(O);
+    nt_matrix_destroy(Ao);
+    nt_topo_destroy(t2);
+    nt_topo_destroy(t);
+}
