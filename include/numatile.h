@@ -15,5 +15,8 @@
 #include "numatile/sched.h"
 #include "numatile/stencil_model.h"
 #include "numatile/hetero.h"
+#include "numatile/matrix.h"
+#include "numatile/plan.h"
+#include "numatile/kernels.h"
 
 #endif
