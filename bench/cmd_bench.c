@@ -1,4 +1,4 @@
-// numatile bench --list | NAME|all [--quick] [--full] [--out DIR] [--repeat R] [--seed S] [--json]
+// numatile bench --list | NAME|all [--quick] [--full] [--out DIR] [--repeat R] [--seed S] [--domains D] [--json]
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +18,8 @@ static const char *help =
     "              bench/results/NAME-YYYYmmdd-HHMMSS; with 'all', DIR/NAME per scenario\n"
     "  --repeat R  repetitions per configuration (overrides the scenario's default)\n"
     "  --seed S    seed of every random instance (default 1)\n"
+    "  --domains D domains to run on (scenarios that place memory; default: the scenario's,\n"
+    "              virtual domains when this machine has fewer NUMA nodes)\n"
     "  --json      the scenario's summary as one JSON object on stdout (tables go to stderr)\n"
     "Every run writes NAME.csv (raw rows), NAME.json (machine, parameters, raw rows,\n"
     "median/min/max), NAME.txt (the table) and, when gnuplot is on PATH, PNG plots.\n";
@@ -66,7 +68,7 @@ int cmd_bench(int argc, char **argv)
         {"full", no_argument, 0, 'f'},        {"out", required_argument, 0, 'o'},
         {"repeat", required_argument, 0, 'r'}, {"seed", required_argument, 0, 's'},
         {"json", no_argument, 0, 'j'},        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+        {"domains", required_argument, 0, 'd'}, {0, 0, 0, 0}};
     bench_opts o = {.seed = 1};
     bool do_list = false;
     int c;
@@ -88,6 +90,10 @@ int cmd_bench(int argc, char **argv)
             if (!cli_parse_i64(optarg, 0, INT64_MAX, &seed))
                 return cli_usage("bench", "--seed: '%s' is not a non-negative integer", optarg);
             o.seed = (uint64_t)seed;
+            break;
+        case 'd':
+            if (!cli_parse_int(optarg, 1, 4096, &o.domains))
+                return cli_usage("bench", "--domains: '%s' is not an integer in 1..4096", optarg);
             break;
         case 'h': fputs(help, stdout); return CLI_OK;
         default:

@@ -23,6 +23,14 @@
 SCENARIO(scn_match);
 SCENARIO(scn_herrmann_fig2);
 SCENARIO(scn_herrmann_fig3);
+SCENARIO(scn_calibrate);
+SCENARIO(scn_migrate);
+SCENARIO(scn_cao_categories);
+SCENARIO(scn_guo_tables);
+SCENARIO(scn_herrmann_table1);
+SCENARIO(scn_stencil);
+SCENARIO(scn_kernels);
+SCENARIO(scn_lambert_partition);
 
 static const bench_scenario registry[] = {
     {"match", "matching and counting time, P = 8..1024 (scipy side by side if present)",
@@ -31,6 +39,19 @@ static const bench_scenario registry[] = {
      scn_herrmann_fig2},
     {"herrmann-fig3", "optimal/canonical volume and steps, skewed alpha = 0..1, P = 32, D = 20",
      scn_herrmann_fig3},
+    {"calibrate", "topology and the copy bound per domain pair", scn_calibrate},
+    {"migrate", "redistribution bandwidth / copy bound over tile sizes, copy vs move vs loop",
+     scn_migrate},
+    {"cao-categories", "the nine segment categories (Cao 2022) over tile sizes, ratio to bound",
+     scn_cao_categories},
+    {"guo-tables", "closed-form communication sets vs naive per-element (Guo Tables 1-3)",
+     scn_guo_tables},
+    {"herrmann-table1", "SkewedSet/ChunkSet: redistribution then QR (Herrmann 2016 Table 1)",
+     scn_herrmann_table1},
+    {"stencil", "1D stencil: owner-computes vs repartitioning (Herrmann Fig. 5/6)", scn_stencil},
+    {"kernels", "tiled GEMM and QR vs flat multithreaded BLIS / libFLAME", scn_kernels},
+    {"lambert-partition", "heterogeneous GEMM partitions vs the lower bound (Lambert Tables 1.2-1.3)",
+     scn_lambert_partition},
 };
 
 const bench_scenario *bench_registry(size_t *n)
@@ -567,7 +588,8 @@ int bench_execute(const bench_scenario *s, const bench_opts *o, json_t **summary
     bench_state st = {.params = json_object(), .labels = json_array(), .rows = json_array(),
                       .summary = json_null(), .notices = json_array(), .last_permille = -1};
     bench_run r = {.name = s->name, .quick = o->quick, .full = o->full, .json = o->json,
-                   .repeat = o->repeat, .seed = o->seed, .dir = dir, .st = &st};
+                   .repeat = o->repeat, .seed = o->seed, .domains = o->domains,
+                   .dir = dir, .st = &st};
     char txt[4200];
     snprintf(txt, sizeof txt, "%s/%s.txt", dir, s->name);
     st.txt = fopen(txt, "w");

@@ -41,6 +41,7 @@ typedef struct bench_run {
     bool json;        // --json: stdout is reserved for the summary object
     int repeat;       // --repeat R, 0 = the scenario's default
     uint64_t seed;    // --seed S (default 1): every random instance derives from it
+    int domains;      // --domains D, 0 = the scenario's default
     const char *dir;  // output directory (exists while the scenario runs)
     bench_state *st;
 } bench_run;
@@ -58,6 +59,7 @@ typedef struct bench_opts {
     bool quick, full, json;
     int repeat;
     uint64_t seed;
+    int domains;      // --domains D, 0 = the scenario's default
     const char *out;  // output directory, NULL = bench/results/NAME-YYYYmmdd-HHMMSS
     const char *argv; // the command line, recorded in the JSON (may be NULL)
 } bench_opts;
