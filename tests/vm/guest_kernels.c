@@ -1,0 +1,643 @@
+// Guest integration tests of the owner-computes kernels (tests/vm/run.sh) on the guest's
+// physical NUMA domains: tiled GEMM, tiled QR (factor, form Q, apply Q^T) and the 1D stencil.
+//
+// Oracles, computed here:
+// - GEMM on small integers (exact in double) against a naive triple loop, equality required;
+// - QR: ||A - QR||_F / (||A||_F N eps), ||Q^T Q - I||_F / (m eps), ||Q^T A - R||_F /
+//   (||R||_F N eps), each below 10, computed densely;
+// - stencil: the sequential double-buffered loop with nt_stencil_update, bit for bit;
+// - task counts per domain enumerated from the tile maps; a domain with cpus runs exactly the
+//   tasks it owns plus those of the memory-only domains nearest to it (kernels.md: such tasks
+//   are run by the nearest domain with cpus and do not count as owner-run), so the owner
+//   fraction is 1.0 exactly when every owner has cpus and the owned share of cpu domains
+//   otherwise; remote tile reads (GEMM) and halo items (stencil) recounted from the maps;
+// - placement after each kernel: every page of every tile of every operand on its domain's
+//   node, by nt_matrix_check_placement and by a move_pages(2) query made here.
+// Prints one line per check, then "guest: kernels tests=T passed=P failed=F".
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "numatile.h"
+
+#define MAXN 16
+
+static int tests, passed;
+static int64_t verified[MAXN];
+static int ndom;
+static int node_of[MAXN];
+static bool has_cpu[MAXN];
+static int exec_of[MAXN];   // domain whose threads run domain d's tasks
+static int cpu_doms[MAXN], ncpu_doms;
+static size_t pgsz;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static bool check(bool ok, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    tests++;
+    passed += ok;
+    fputs(ok ? "ok   " : "FAIL ", stdout);
+    vprintf(fmt, ap);
+    putchar('\n');
+    va_end(ap);
+    return ok;
+}
+
+static uint64_t mix(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static int64_t rows_of(const nt_matrix_t *A, int64_t i)
+{
+    return i < A->mt - 1 ? A->mb : A->m - i * A->mb;
+}
+
+static int64_t cols_of(const nt_matrix_t *A, int64_t j)
+{
+    return j < A->nt - 1 ? A->nb : A->n - j * A->nb;
+}
+
+// Element (r,c), addressed here from the descriptor's tiles and leading dimensions.
+static double *at(const nt_matrix_t *A, int64_t r, int64_t c)
+{
+    int64_t i = r / A->mb, j = c / A->nb;
+    int64_t ld = A->layout == NT_LAYOUT_TILE ? rows_of(A, i) : A->lld[A->owner[i * A->nt + j]];
+    return (double *)A->tile[i * A->nt + j] + (c - j * A->nb) * ld + (r - i * A->mb);
+}
+
+// --- Placement oracle (as in guest_redist.c) --------------------------------------------------
+
+typedef struct pgent {
+    uintptr_t page;
+    int node;
+} pgent;
+
+static int cmp_pg(const void *a, const void *b)
+{
+    const pgent *x = a, *y = b;
+    if (x->page != y->page)
+        return x->page < y->page ? -1 : 1;
+    return (x->node > y->node) - (x->node < y->node);
+}
+
+static bool add_range(pgent **v, size_t *n, size_t *cap, uintptr_t a, size_t bytes, int node)
+{
+    for (uintptr_t p = a / pgsz; p <= (a + bytes - 1) / pgsz; p++) {
+        if (*n == *cap) {
+            size_t nc = *cap ? 2 * *cap : 1024;
+            pgent *nv = realloc(*v, nc * sizeof *nv);
+            if (!nv)
+                return false;
+            *v = nv;
+            *cap = nc;
+        }
+        (*v)[(*n)++] = (pgent){p * pgsz, node};
+    }
+    return true;
+}
+
+// Distinct pages of A's tiles on their domain's node per move_pages; -1 on failure.
+static int64_t oracle_matrix(const nt_matrix_t *A, int64_t *pages, int64_t *conflicts)
+{
+    pgent *v = NULL;
+    size_t n = 0, cap = 0;
+    bool ok = true;
+    *pages = *conflicts = 0;
+    for (int64_t i = 0; ok && i < A->mt; i++)
+        for (int64_t j = 0; ok && j < A->nt; j++) {
+            int node = node_of[A->owner[i * A->nt + j]];
+            uintptr_t base = (uintptr_t)A->tile[i * A->nt + j];
+            size_t col = (size_t)rows_of(A, i) * A->elem_size;
+            if (A->layout == NT_LAYOUT_TILE) {
+                ok = add_range(&v, &n, &cap, base, col * (size_t)cols_of(A, j), node);
+            } else {
+                size_t ld = (size_t)A->lld[A->owner[i * A->nt + j]] * A->elem_size;
+                for (int64_t k = 0; ok && k < cols_of(A, j); k++)
+                    ok = add_range(&v, &n, &cap, base + (size_t)k * ld, col, node);
+            }
+        }
+    if (!ok) {
+        free(v);
+        return -1;
+    }
+    qsort(v, n, sizeof *v, cmp_pg);
+    size_t u = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (u > 0 && v[u - 1].page == v[k].page) {
+            if (v[u - 1].node != v[k].node && (u < 2 || v[u - 2].page != v[k].page))
+                (*conflicts)++;
+            continue;
+        }
+        v[u++] = v[k];
+    }
+    void **pg = malloc((u + 1) * sizeof *pg);
+    int *status = malloc((u + 1) * sizeof *status);
+    int64_t here[MAXN] = {0}, on = -1;
+    if (pg && status) {
+        for (size_t k = 0; k < u; k++) {
+            pg[k] = (void *)v[k].page;
+            status[k] = -1000;
+        }
+        if (u == 0 || syscall(SYS_move_pages, 0, (unsigned long)u, pg, NULL, status, 0) == 0) {
+            on = 0;
+            for (size_t k = 0; k < u; k++)
+                if (status[k] == v[k].node) {
+                    on++;
+                    here[v[k].node]++;
+                }
+        }
+    }
+    *pages = (int64_t)u;
+    if (on == *pages && *conflicts == 0)
+        for (int d = 0; d < MAXN; d++)
+            verified[d] += here[d];
+    free(pg);
+    free(status);
+    free(v);
+    return on;
+}
+
+static void check_placed(const nt_matrix_t *A, const char *what)
+{
+    nt_placement_report_t rep;
+    nt_status st = nt_matrix_check_placement(A, &rep);
+    check(st == NT_OK && rep.pages > 0 && rep.on_domain == rep.pages && rep.elsewhere == 0 &&
+          rep.absent == 0, "%s: nt_matrix_check_placement: %lld of %lld pages on their "
+          "domain's node (elsewhere %lld)", what, st ? -1LL : (long long)rep.on_domain,
+          st ? -1LL : (long long)rep.pages, st ? -1LL : (long long)rep.elsewhere);
+    int64_t pages, conflicts, on = oracle_matrix(A, &pages, &conflicts);
+    check(pages > 0 && on == pages && conflicts == 0, "%s: move_pages finds %lld of %lld tile "
+          "pages on their domain's node (%lld shared across nodes)", what, (long long)on,
+          (long long)pages, (long long)conflicts);
+}
+
+// --- Maps --------------------------------------------------------------------------------------
+
+// Tile maps over the domains with cpus only: block-cyclic (Cartesian per domain, so the
+// SCALAPACK layout accepts it) or hashed.
+typedef struct cpu_map {
+    int p, q;
+    uint64_t seed; // 0: block-cyclic p x q over cpu_doms; otherwise hashed
+} cpu_map;
+
+static int cpu_map_fn(int64_t i, int64_t j, void *arg)
+{
+    const cpu_map *c = arg;
+    if (c->seed == 0)
+        return cpu_doms[(i % c->p) * c->q + j % c->q];
+    return cpu_doms[mix(c->seed ^ mix((uint64_t)(i * 1000 + j))) % (uint64_t)ncpu_doms];
+}
+
+// A matrix from a DIST spec (spec != NULL) or from a map over the cpu domains.
+static nt_matrix_t *make(const nt_topo_t *t, int64_t m, int64_t n, int64_t mb, int64_t nb,
+                         const char *spec, uint64_t cpu_seed, nt_layout layout, const char *what)
+{
+    nt_matrix_shape_t sh = {m, n, mb, nb, 8};
+    nt_matrix_t *A = NULL;
+    nt_status st;
+    if (spec) {
+        int nd = strncmp(spec, "random", 6) == 0 || strncmp(spec, "balanced", 8) == 0 ? ndom : 0;
+        st = nt_matrix_create_spec(t, &sh, spec, nd, layout, 0, &A);
+    } else {
+        cpu_map c = {1, ncpu_doms, cpu_seed};
+        // The most square grid over the cpu domains.
+        for (int p = 1; p * p <= ncpu_doms; p++)
+            if (ncpu_doms % p == 0)
+                c.p = p;
+        c.q = ncpu_doms / c.p;
+        nt_tilemap_t *map = NULL;
+        st = nt_tilemap_from_fn((m + mb - 1) / mb, (n + nb - 1) / nb, ndom, cpu_map_fn, &c,
+                                &map);
+        if (st == NT_OK)
+            st = nt_matrix_create(t, &sh, map, layout, 0, &A);
+        nt_tilemap_destroy(map);
+    }
+    check(st == NT_OK, "%s: create %lldx%lld (%lldx%lld tiles, %s, %s): %s", what,
+          (long long)m, (long long)n, (long long)mb, (long long)nb,
+          spec ? spec : (cpu_seed ? "hashed over the cpu domains" : "bc2d over the cpu domains"),
+          layout == NT_LAYOUT_TILE ? "tile" : "scalapack", st ? nt_last_error() : "ok");
+    return st == NT_OK ? A : NULL;
+}
+
+// Tasks per domain with cpus, given the tasks each domain owns; expected owner fraction.
+static void expected_run(const int64_t *owned, int64_t *run, double *frac)
+{
+    int64_t all = 0, own = 0;
+    for (int d = 0; d < ndom; d++)
+        run[d] = 0;
+    for (int d = 0; d < ndom; d++) {
+        run[exec_of[d]] += owned[d];
+        all += owned[d];
+        own += has_cpu[d] ? owned[d] : 0;
+    }
+    *frac = all ? (double)own / (double)all : 1.0;
+}
+
+// Per-domain task counts of a run against the enumeration.
+static void check_tasks(const char *what, const nt_kernel_stats_t *s, int64_t tasks,
+                        const int64_t *owned)
+{
+    int64_t run[MAXN];
+    double frac;
+    expected_run(owned, run, &frac);
+    int bad = s->ndomains != ndom;
+    for (int d = 0; !bad && d < ndom; d++)
+        bad += s->tasks_owned[d] != owned[d] || s->tasks_run[d] != run[d];
+    check(s->tasks == tasks && bad == 0, "%s: %lld tasks (expected %lld); owned and run per "
+          "domain as enumerated (%d domains differ)", what, (long long)s->tasks,
+          (long long)tasks, bad);
+    check(s->owner_fraction == frac, "%s: owner fraction %.4f (expected %.4f%s)", what,
+          s->owner_fraction, frac, frac == 1.0 ? ": every owner has cpus" : "");
+}
+
+// --- GEMM --------------------------------------------------------------------------------------
+
+static void int_fill(nt_matrix_t *A, uint64_t seed, int range)
+{
+    for (int64_t c = 0; c < A->n; c++)
+        for (int64_t r = 0; r < A->m; r++)
+            *at(A, r, c) = (double)((int64_t)(mix(seed ^ mix((uint64_t)(r * 100003 + c))) %
+                                              (uint64_t)(2 * range + 1)) - range);
+}
+
+typedef struct gemm_case {
+    const char *name;
+    int64_t m, n, k, mb, kb, nb;
+    const char *aspec, *bspec, *cspec; // NULL: a map over the cpu domains
+    uint64_t cseed;                    // for a NULL cspec: 0 = bc2d, else hashed
+    nt_layout al, bl, cl;
+    double alpha, beta;
+} gemm_case;
+
+static void test_gemm(const nt_topo_t *t, const gemm_case *g)
+{
+    char what[160];
+    snprintf(what, sizeof what, "gemm %s %lldx%lldx%lld", g->name, (long long)g->m,
+             (long long)g->n, (long long)g->k);
+    nt_matrix_t *A = make(t, g->m, g->k, g->mb, g->kb, g->aspec, 3, g->al, what);
+    nt_matrix_t *B = make(t, g->k, g->n, g->kb, g->nb, g->bspec, 4, g->bl, what);
+    nt_matrix_t *C = make(t, g->m, g->n, g->mb, g->nb, g->cspec, g->cseed, g->cl, what);
+    double *want = malloc((size_t)(g->m * g->n) * sizeof *want);
+    if (!A || !B || !C || !want)
+        goto out;
+    int_fill(A, 11, 4);
+    int_fill(B, 12, 4);
+    int_fill(C, 13, 9);
+    for (int64_t c = 0; c < g->n; c++)
+        for (int64_t r = 0; r < g->m; r++) {
+            double s = 0;
+            for (int64_t l = 0; l < g->k; l++)
+                s += *at(A, r, l) * *at(B, l, c);
+            want[r + c * g->m] = g->alpha * s + g->beta * *at(C, r, c);
+        }
+    nt_kernel_stats_t s = {0};
+    nt_status st = nt_gemm(g->alpha, A, B, g->beta, C, NULL, &s);
+    if (check(st == NT_OK, "%s: nt_gemm: %s", what, st ? nt_last_error() : "ok")) {
+        int64_t bad = 0;
+        for (int64_t c = 0; c < g->n; c++)
+            for (int64_t r = 0; r < g->m; r++)
+                bad += *at(C, r, c) != want[r + c * g->m];
+        check(bad == 0, "%s: C equals the naive integer product exactly (%lld differ)", what,
+              (long long)bad);
+        int64_t owned[MAXN] = {0}, remote = 0;
+        for (int64_t i = 0; i < C->mt; i++)
+            for (int64_t j = 0; j < C->nt; j++) {
+                int o = C->owner[i * C->nt + j];
+                owned[o]++;
+                for (int64_t l = 0; l < A->nt; l++)
+                    remote += (A->owner[i * A->nt + l] != o) + (B->owner[l * B->nt + j] != o);
+            }
+        check_tasks(what, &s, C->mt * C->nt, owned);
+        check(s.remote_reads == remote, "%s: remote tile reads %lld = recount %lld", what,
+              (long long)s.remote_reads, (long long)remote);
+        check_placed(C, "gemm C after");
+        check_placed(A, "gemm A after");
+        check_placed(B, "gemm B after");
+    }
+    nt_kernel_stats_free(&s);
+out:
+    free(want);
+    nt_matrix_destroy(A);
+    nt_matrix_destroy(B);
+    nt_matrix_destroy(C);
+}
+
+// --- QR ----------------------------------------------------------------------------------------
+
+static void rand_fill(nt_matrix_t *A, uint64_t seed)
+{
+    for (int64_t c = 0; c < A->n; c++)
+        for (int64_t r = 0; r < A->m; r++)
+            *at(A, r, c) = (double)(mix(seed ^ mix((uint64_t)(r * 100003 + c))) >> 11) /
+                               (double)(1ull << 53) * 2.0 - 1.0;
+}
+
+static double *dense(const nt_matrix_t *A)
+{
+    double *d = malloc((size_t)(A->m * A->n) * sizeof *d);
+    for (int64_t c = 0; d && c < A->n; c++)
+        for (int64_t r = 0; r < A->m; r++)
+            d[r + c * A->m] = *at(A, r, c);
+    return d;
+}
+
+// Tasks of the tile QR per owning domain: GEQRT(k,k), UNMQR(k,j), TSQRT(i,k), TSMQR(i,j).
+static int64_t qr_owned(const nt_matrix_t *A, int64_t *owned)
+{
+    int64_t kt = A->mt < A->nt ? A->mt : A->nt, n = 0;
+    for (int d = 0; d < ndom; d++)
+        owned[d] = 0;
+    for (int64_t k = 0; k < kt; k++) {
+        owned[A->owner[k * A->nt + k]]++;
+        n++;
+        for (int64_t j = k + 1; j < A->nt; j++, n++)
+            owned[A->owner[k * A->nt + j]]++;
+        for (int64_t i = k + 1; i < A->mt; i++) {
+            owned[A->owner[i * A->nt + k]]++;
+            n++;
+            for (int64_t j = k + 1; j < A->nt; j++, n++)
+                owned[A->owner[i * A->nt + j]]++;
+        }
+    }
+    return n;
+}
+
+typedef struct qr_case {
+    const char *name;
+    int64_t m, n, nb;
+    const char *aspec; // NULL: a map over the cpu domains
+    uint64_t aseed;
+    nt_layout al;
+    const char *qspec;
+    uint64_t qseed;
+} qr_case;
+
+static void test_qr(const nt_topo_t *t, const qr_case *q)
+{
+    char what[160];
+    snprintf(what, sizeof what, "qr %s %lldx%lld nb %lld", q->name, (long long)q->m,
+             (long long)q->n, (long long)q->nb);
+    int64_t m = q->m, n = q->n;
+    nt_matrix_t *A = make(t, m, n, q->nb, q->nb, q->aspec, q->aseed, q->al, what);
+    nt_matrix_t *Q = make(t, m, m, q->nb, q->nb, q->qspec, q->qseed, NT_LAYOUT_TILE, what);
+    nt_matrix_t *B = make(t, m, n, q->nb, q->nb, q->qspec, q->qseed, NT_LAYOUT_TILE, what);
+    double *a0 = NULL, *qd = NULL;
+    nt_qr_t *qr = NULL;
+    nt_kernel_stats_t s = {0}, sq = {0}, sb = {0};
+    if (!A || !Q || !B)
+        goto out;
+    rand_fill(A, (uint64_t)(m * 1000 + n));
+    rand_fill(B, (uint64_t)(m * 1000 + n));
+    a0 = dense(A);
+    nt_status st = nt_qr_factor(A, NULL, &qr, &s);
+    if (!check(st == NT_OK, "%s: nt_qr_factor: %s", what, st ? nt_last_error() : "ok"))
+        goto out;
+    int64_t owned[MAXN];
+    int64_t tasks = qr_owned(A, owned);
+    check_tasks(what, &s, tasks, owned);
+    st = nt_qr_form_q(qr, Q, NULL, &sq);
+    if (!check(st == NT_OK, "%s: nt_qr_form_q: %s", what, st ? nt_last_error() : "ok"))
+        goto out;
+    // Form Q writes only Q's tiles: owner-run when Q's owners have cpus.
+    double qfrac = 1.0;
+    int64_t qown = 0, qall = 0;
+    for (int64_t x = 0; x < Q->mt * Q->nt; x++)
+        qown += has_cpu[Q->owner[x]];
+    qall = Q->mt * Q->nt;
+    if (qown < qall)
+        qfrac = -1; // some tasks run off their owner: only check it is below 1
+    check(qfrac == 1.0 ? sq.owner_fraction == 1.0 : sq.owner_fraction < 1.0,
+          "%s: form Q owner fraction %.4f (%lld of %lld Q tiles on domains with cpus)", what,
+          sq.owner_fraction, (long long)qown, (long long)qall);
+    st = nt_qr_apply_q(qr, true, B, NULL, &sb);
+    check(st == NT_OK, "%s: nt_qr_apply_q(Q^T): %s", what, st ? nt_last_error() : "ok");
+    qd = dense(Q);
+    if (!a0 || !qd)
+        goto out;
+    double res = 0, an = 0, rn = 0, qtr = 0, orth = 0;
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            double d = a0[i + j * m];
+            an += d * d;
+            for (int64_t l = 0; l <= j && l < m; l++)
+                d -= qd[i + l * m] * *at(A, l, j);
+            res += d * d;
+            double r = i <= j ? *at(A, i, j) : 0.0;
+            rn += r * r;
+            qtr += (*at(B, i, j) - r) * (*at(B, i, j) - r);
+        }
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < m; j++) {
+            double d = -(double)(i == j);
+            for (int64_t l = 0; l < m; l++)
+                d += qd[l + i * m] * qd[l + j * m];
+            orth += d * d;
+        }
+    double N = (double)(m > n ? m : n);
+    double r1 = sqrt(res) / (sqrt(an) * N * DBL_EPSILON);
+    double r2 = sqrt(orth) / ((double)m * DBL_EPSILON);
+    double r3 = sqrt(qtr) / (sqrt(rn) * N * DBL_EPSILON);
+    check(r1 < 10.0, "%s: ||A - QR|| / (||A|| N eps) = %.3f < 10", what, r1);
+    check(r2 < 10.0, "%s: ||Q^T Q - I|| / (m eps) = %.3f < 10", what, r2);
+    check(r3 < 10.0, "%s: ||Q^T A - R|| / (||R|| N eps) = %.3f < 10", what, r3);
+    check_placed(A, "qr A after");
+    check_placed(Q, "qr Q after");
+    check_placed(B, "qr Q^T B after");
+out:
+    nt_kernel_stats_free(&s);
+    nt_kernel_stats_free(&sq);
+    nt_kernel_stats_free(&sb);
+    nt_qr_destroy(qr);
+    free(a0);
+    free(qd);
+    nt_matrix_destroy(A);
+    nt_matrix_destroy(Q);
+    nt_matrix_destroy(B);
+}
+
+// --- Stencil -----------------------------------------------------------------------------------
+
+// kind 0: blocks over all domains; 1: hashed over the cpu domains; 2: balanced over all.
+static void test_stencil(const nt_topo_t *t, int kind, int64_t n, int64_t iters, int64_t work)
+{
+    char what[128];
+    static const char *kinds[] = {"block over all domains", "hashed over the cpu domains",
+                                  "balanced over all domains"};
+    snprintf(what, sizeof what, "stencil %lld items, %s, %lld iterations, work %lld",
+             (long long)n, kinds[kind], (long long)iters, (long long)work);
+    nt_dist1d_t *map = NULL;
+    nt_status st = kind == 0 ? nt_dist1d_block(n, ndom, &map)
+                 : kind == 2 ? nt_dist1d_balanced(n, ndom, 77, &map)
+                             : nt_dist1d_create(n, ndom, &map);
+    if (!check(st == NT_OK, "%s: map: %s", what, st ? nt_last_error() : "ok"))
+        return;
+    if (kind == 1)
+        for (int64_t x = 0; x < n; x++)
+            map->owner[x] = cpu_doms[mix((uint64_t)x * 7 + 1) % (uint64_t)ncpu_doms];
+    double *v = malloc((size_t)n * sizeof *v), *cur = malloc((size_t)n * sizeof *cur);
+    double *nxt = malloc((size_t)n * sizeof *nxt);
+    if (!v || !cur || !nxt) {
+        check(false, "%s: out of memory in the test", what);
+        goto out;
+    }
+    for (int64_t x = 0; x < n; x++)
+        v[x] = cur[x] = (double)(mix((uint64_t)x + 99) >> 11) / (double)(1ull << 53);
+    for (int64_t it = 0; it < iters; it++) {
+        for (int64_t x = 0; x < n; x++)
+            nxt[x] = nt_stencil_update(cur[(x + n - 1) % n], cur[x], cur[(x + 1) % n], work);
+        double *sw = cur;
+        cur = nxt;
+        nxt = sw;
+    }
+    nt_stencil_opts_t o = {.iters = iters, .work = work};
+    nt_stencil_stats_t s;
+    st = nt_stencil_run(t, map, v, &o, &s);
+    if (!check(st == NT_OK, "%s: nt_stencil_run: %s", what, st ? nt_last_error() : "ok"))
+        goto out;
+    check(memcmp(v, cur, (size_t)n * sizeof *v) == 0, "%s: result equals the sequential loop "
+          "bit for bit", what);
+    // Halo: per domain, the distinct neighbours of its items held by other domains.
+    int64_t halo = 0, own = 0;
+    unsigned char *seen = calloc((size_t)n, 1);
+    for (int d = 0; seen && d < ndom; d++) {
+        memset(seen, 0, (size_t)n);
+        for (int64_t x = 0; x < n; x++) {
+            if (map->owner[x] != d)
+                continue;
+            own += has_cpu[d];
+            int64_t nb[2] = {(x + n - 1) % n, (x + 1) % n};
+            for (int k = 0; k < 2; k++)
+                if (map->owner[nb[k]] != d && !seen[nb[k]]) {
+                    seen[nb[k]] = 1;
+                    halo++;
+                }
+        }
+    }
+    free(seen);
+    double frac = (double)own / (double)n;
+    check(s.updates == n * iters && s.halo_items == halo * iters, "%s: %lld updates, halo "
+          "items %lld = recount %lld", what, (long long)s.updates, (long long)s.halo_items,
+          (long long)(halo * iters));
+    check(s.owner_fraction == frac, "%s: owner fraction %.4f (expected %.4f)", what,
+          s.owner_fraction, frac);
+out:
+    free(v);
+    free(cur);
+    free(nxt);
+    nt_dist1d_destroy(map);
+}
+
+int main(void)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    double t_start = now();
+    pgsz = (size_t)sysconf(_SC_PAGESIZE);
+    const char *shape = getenv("NT_SHAPE"), *cpus = getenv("NT_CPUS");
+    int nodes = 0;
+    for (const char *p = cpus; p && *p; p++)
+        nodes += *p == '/';
+    nodes += cpus && *cpus;
+    printf("guest_kernels: shape %s, %d nodes\n", shape ? shape : "?", nodes);
+    nt_topo_t *t = NULL;
+    nt_status st = nt_topo_load(NULL, &t);
+    if (!check(st == NT_OK, "topo: load this machine: %s", st ? nt_last_error() : "ok")) {
+        printf("guest: kernels tests=%d passed=%d failed=%d\n", tests, passed, tests - passed);
+        return 1;
+    }
+    ndom = nt_topo_ndomains(t);
+    bool sane = check(nt_topo_get_kind(t) == NT_TOPO_PHYSICAL && ndom == nodes && ndom >= 2 &&
+                      ndom <= MAXN, "topo: physical, %d domains (shape: %d nodes)", ndom, nodes);
+    for (int d = 0; sane && d < ndom; d++) {
+        nt_domain_info_t info;
+        nt_topo_domain(t, d, &info);
+        node_of[d] = info.node;
+        has_cpu[d] = info.ncpus > 0;
+        if (has_cpu[d])
+            cpu_doms[ncpu_doms++] = d;
+        sane = check(info.node == d, "topo: domain %d is node %d, %d cpus", d, info.node,
+                     info.ncpus);
+    }
+    sane = sane && check(ncpu_doms > 0, "topo: %d domains with cpus", ncpu_doms);
+    if (!sane) {
+        nt_topo_destroy(t);
+        printf("guest: kernels tests=%d passed=%d failed=%d\n", tests, passed, tests - passed);
+        return 1;
+    }
+    // A memory-only domain's tasks go to the nearest domain with cpus (kernels.md).
+    const uint32_t *dist = nt_topo_distances(t);
+    for (int d = 0; d < ndom; d++) {
+        exec_of[d] = d;
+        if (has_cpu[d])
+            continue;
+        exec_of[d] = cpu_doms[0];
+        for (int k = 1; k < ncpu_doms; k++)
+            if (dist[d * ndom + cpu_doms[k]] < dist[d * ndom + exec_of[d]])
+                exec_of[d] = cpu_doms[k];
+        printf("     domain %d has no cpus: its tasks run on domain %d\n", d, exec_of[d]);
+    }
+    int P = 1;
+    for (int p = 1; p * p <= ndom; p++)
+        if (ndom % p == 0)
+            P = p;
+    char bc[32], bcT[32], sk[32], ch[32], bd[32];
+    snprintf(bc, sizeof bc, "bc2d:%dx%d", P, ndom / P);
+    snprintf(bcT, sizeof bcT, "bc2d:%dx%d:1x2", ndom / P, P);
+    snprintf(sk, sizeof sk, "skewed:%dx%d:3", P, ndom / P);
+    snprintf(ch, sizeof ch, "chunk:%d:5", ndom);
+    snprintf(bd, sizeof bd, "band:2:%dx%d", P, ndom / P);
+    const nt_layout TL = NT_LAYOUT_TILE, SL = NT_LAYOUT_SCALAPACK;
+
+    // Partial tiles everywhere: 130 = 4 x 32 + 2, 90 = 3 x 24 + 18, 110 = 2 x 40 + 30.
+    const gemm_case gc[] = {
+        {"C random", 130, 110, 90, 32, 24, 40, bc, "balanced:9", "random:8", 0, TL, TL, TL,
+         2.0, -1.0},
+        {"C bc2d on cpu domains (scalapack)", 130, 110, 90, 32, 24, 40, ch, bcT, NULL, 0, TL,
+         SL, SL, -1.0, 3.0},
+        {"C hashed on cpu domains", 96, 120, 70, 24, 32, 40, "random:2", bd, NULL, 17, TL, TL,
+         TL, 1.0, 0.0},
+        {"C skewed", 100, 100, 64, 32, 32, 32, sk, bc, sk, 0, TL, SL, TL, 3.0, 2.0},
+    };
+    for (size_t k = 0; k < sizeof gc / sizeof *gc; k++)
+        test_gemm(t, &gc[k]);
+
+    const qr_case qc[] = {
+        {"A random", 128, 96, 32, "random:4", 0, TL, NULL, 0},
+        {"A bc2d on cpu domains (scalapack)", 140, 100, 32, NULL, 0, SL, "balanced:3", 0},
+        {"A hashed on cpu domains", 100, 100, 24, NULL, 23, TL, NULL, 29},
+        {"A chunk, tall", 160, 60, 32, ch, 0, TL, bc, 0},
+    };
+    for (size_t k = 0; k < sizeof qc / sizeof *qc; k++)
+        test_qr(t, &qc[k]);
+
+    test_stencil(t, 0, 2000, 25, 1);
+    test_stencil(t, 1, 1500, 20, 0);
+    test_stencil(t, 2, 997, 15, 3);
+    nt_topo_destroy(t);
+
+    printf("guest_kernels: pages verified per node:");
+    for (int d = 0; d < ndom; d++)
+        printf(" node%d=%lld", d, (long long)verified[d]);
+    printf("\n");
+    printf("guest_kernels: %.1f s\n", now() - t_start);
+    printf("guest: kernels tests=%d passed=%d failed=%d\n", tests, passed, tests - passed);
+    return passed == tests ? 0 : 1;
+}

@@ -1,0 +1,728 @@
+// Guest integration tests of redistribution (tests/vm/run.sh): tiled matrices on the guest's
+// physical NUMA domains, redistributed between DISTs, tile sizes, layouts and element sizes,
+// with submatrices and every relabelling objective, in copy and move mode, free and steps
+// schedules.
+//
+// Oracles, all computed here from the two maps and the source values:
+// - placement: every page of every tile is on its domain's node, by nt_matrix_check_placement
+//   and by a move_pages(2) status query made here (pages deduplicated per matrix; a page that
+//   two tiles of different nodes share is an error of its own);
+// - contents: every target element of the submatrix holds the value this program wrote at the
+//   source coordinates, every other target element is zero (own per-element loop, with its own
+//   address arithmetic), and nt_matrix_compare agrees;
+// - statistics: bytes moved, bytes that changed node and bytes per domain pair recounted
+//   element by element; the tiles that must be kept or migrated and their pages derived from
+//   the tile geometry; migrated tiles keep their address and their pages, on the source node
+//   before, are on the target node after; every copy task ran on its intended domain;
+// - the steps schedule gives the same target (map, bytes, statistics) as the free schedule;
+// - a relabelled plan is no worse than the identity for its objective.
+// Prints one line per check, then "guest: redist tests=T passed=P failed=F".
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "numatile.h"
+
+#define MAXN 16
+
+static int tests, passed;
+static int64_t verified[MAXN]; // pages whose node the move_pages oracle confirmed, per node
+static int64_t migrated_total; // pages the oracle saw change node in move mode
+static int ndom;               // domains of the physical topology
+static int node_of[MAXN];      // node of each domain
+static size_t pgsz;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static bool check(bool ok, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    tests++;
+    passed += ok;
+    fputs(ok ? "ok   " : "FAIL ", stdout);
+    vprintf(fmt, ap);
+    putchar('\n');
+    va_end(ap);
+    return ok;
+}
+
+// --- Values written to the source: a hash of the coordinates, independent of the library --
+
+static uint64_t mix(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static void value_of(uint64_t seed, int64_t r, int64_t c, unsigned char *out, size_t es)
+{
+    for (size_t off = 0; off < es; off += 8) {
+        uint64_t w = mix(seed ^ mix((uint64_t)r * 0x9E3779B97F4A7C15ull + (uint64_t)c) ^
+                         (uint64_t)off);
+        size_t n = es - off < 8 ? es - off : 8;
+        memcpy(out + off, &w, n);
+    }
+}
+
+static void fill_fn(int64_t r, int64_t c, void *elem, size_t es, void *arg)
+{
+    value_of(*(const uint64_t *)arg, r, c, elem, es);
+}
+
+// Address of element (r,c), computed here from the descriptor's tiles and leading dimensions.
+static const unsigned char *elem_at(const nt_matrix_t *A, int64_t r, int64_t c)
+{
+    int64_t i = r / A->mb, j = c / A->nb;
+    int64_t ld = A->layout == NT_LAYOUT_TILE ? (i < A->mt - 1 ? A->mb : A->m - i * A->mb)
+                                             : A->lld[A->owner[i * A->nt + j]];
+    return (const unsigned char *)A->tile[i * A->nt + j] +
+           ((size_t)(c - j * A->nb) * (size_t)ld + (size_t)(r - i * A->mb)) * A->elem_size;
+}
+
+static int64_t rows_of(const nt_matrix_t *A, int64_t i)
+{
+    return i < A->mt - 1 ? A->mb : A->m - i * A->mb;
+}
+
+static int64_t cols_of(const nt_matrix_t *A, int64_t j)
+{
+    return j < A->nt - 1 ? A->nb : A->n - j * A->nb;
+}
+
+// --- The oracle: move_pages(2) status of every page of every tile ----------------------------
+
+typedef struct pgent {
+    uintptr_t page;
+    int node;
+} pgent;
+
+static int cmp_pg(const void *a, const void *b)
+{
+    const pgent *x = a, *y = b;
+    if (x->page != y->page)
+        return x->page < y->page ? -1 : 1;
+    return (x->node > y->node) - (x->node < y->node);
+}
+
+typedef struct oracle_res {
+    int64_t pages;     // distinct pages
+    int64_t on_node;   // pages on their tile's node
+    int64_t conflicts; // pages expected on two different nodes
+    bool sys_ok;       // the move_pages calls succeeded
+} oracle_res;
+
+static bool add_range(pgent **v, size_t *n, size_t *cap, uintptr_t a, size_t bytes, int node)
+{
+    for (uintptr_t p = a / pgsz; p <= (a + bytes - 1) / pgsz; p++) {
+        if (*n == *cap) {
+            size_t nc = *cap ? 2 * *cap : 1024;
+            pgent *nv = realloc(*v, nc * sizeof *nv);
+            if (!nv)
+                return false;
+            *v = nv;
+            *cap = nc;
+        }
+        (*v)[(*n)++] = (pgent){p * pgsz, node};
+    }
+    return true;
+}
+
+// Pages of every tile of A (TILE: the tile; SCALAPACK: each column of the tile in its local
+// matrix) queried with move_pages; counts go to verified[] when every page is on its node.
+static oracle_res oracle_matrix(const nt_matrix_t *A)
+{
+    oracle_res res = {0, 0, 0, false};
+    pgent *v = NULL;
+    size_t n = 0, cap = 0;
+    bool ok = true;
+    for (int64_t i = 0; ok && i < A->mt; i++)
+        for (int64_t j = 0; ok && j < A->nt; j++) {
+            int node = node_of[A->owner[i * A->nt + j]];
+            uintptr_t base = (uintptr_t)A->tile[i * A->nt + j];
+            size_t col = (size_t)rows_of(A, i) * A->elem_size;
+            if (A->layout == NT_LAYOUT_TILE) {
+                ok = add_range(&v, &n, &cap, base, col * (size_t)cols_of(A, j), node);
+            } else {
+                size_t ld = (size_t)A->lld[A->owner[i * A->nt + j]] * A->elem_size;
+                for (int64_t k = 0; ok && k < cols_of(A, j); k++)
+                    ok = add_range(&v, &n, &cap, base + (size_t)k * ld, col, node);
+            }
+        }
+    if (!ok) {
+        free(v);
+        return res;
+    }
+    qsort(v, n, sizeof *v, cmp_pg);
+    size_t u = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (u > 0 && v[u - 1].page == v[k].page) {
+            if (v[u - 1].node != v[k].node && (u < 2 || v[u - 2].page != v[k].page))
+                res.conflicts++;
+            continue;
+        }
+        v[u++] = v[k];
+    }
+    void **pages = malloc((u + 1) * sizeof *pages);
+    int *status = malloc((u + 1) * sizeof *status);
+    int64_t here[MAXN] = {0};
+    res.sys_ok = pages && status;
+    for (size_t k = 0; res.sys_ok && k < u; k++) {
+        pages[k] = (void *)v[k].page;
+        status[k] = -1000;
+    }
+    if (res.sys_ok && u > 0)
+        res.sys_ok = syscall(SYS_move_pages, 0, (unsigned long)u, pages, NULL, status, 0) == 0;
+    for (size_t k = 0; res.sys_ok && k < u; k++)
+        if (status[k] == v[k].node) {
+            res.on_node++;
+            if (v[k].node >= 0 && v[k].node < MAXN)
+                here[v[k].node]++;
+        }
+    res.pages = (int64_t)u;
+    if (res.sys_ok && res.on_node == res.pages && res.conflicts == 0)
+        for (int d = 0; d < MAXN; d++)
+            verified[d] += here[d];
+    free(pages);
+    free(status);
+    free(v);
+    return res;
+}
+
+// Pages of [p, p+bytes) that move_pages reports on `node`; -1 if the call fails.
+static int64_t pages_on(const void *p, size_t bytes, int node)
+{
+    uintptr_t a = (uintptr_t)p / pgsz, b = ((uintptr_t)p + bytes - 1) / pgsz;
+    size_t n = (size_t)(b - a + 1);
+    void **pages = malloc(n * sizeof *pages);
+    int *status = malloc(n * sizeof *status);
+    int64_t on = -1;
+    if (pages && status) {
+        for (size_t k = 0; k < n; k++) {
+            pages[k] = (void *)((a + k) * pgsz);
+            status[k] = -1000;
+        }
+        if (syscall(SYS_move_pages, 0, (unsigned long)n, pages, NULL, status, 0) == 0) {
+            on = 0;
+            for (size_t k = 0; k < n; k++)
+                on += status[k] == node;
+        }
+    }
+    free(pages);
+    free(status);
+    return on;
+}
+
+// Both placement checks of a matrix.
+static void check_placed(const nt_matrix_t *A, const char *name, const char *what)
+{
+    nt_placement_report_t rep;
+    nt_status st = nt_matrix_check_placement(A, &rep);
+    check(st == NT_OK && rep.pages > 0 && rep.on_domain == rep.pages && rep.elsewhere == 0 &&
+          rep.absent == 0, "%s: %s: nt_matrix_check_placement: %lld of %lld pages on their "
+          "domain's node (elsewhere %lld, absent %lld)", name, what,
+          st ? -1LL : (long long)rep.on_domain, st ? -1LL : (long long)rep.pages,
+          st ? -1LL : (long long)rep.elsewhere, st ? -1LL : (long long)rep.absent);
+    oracle_res o = oracle_matrix(A);
+    check(o.sys_ok && o.pages > 0 && o.on_node == o.pages && o.conflicts == 0,
+          "%s: %s: move_pages finds %lld of %lld tile pages on their domain's node "
+          "(%lld pages shared across nodes)", name, what, (long long)o.on_node,
+          (long long)o.pages, (long long)o.conflicts);
+}
+
+// --- The cases ---------------------------------------------------------------------------------
+
+typedef struct rcase {
+    const char *name;
+    int64_t m, n, mb, nb;
+    size_t es;
+    const char *sspec; // P, Q, D are replaced by the grid and the domain count
+    nt_layout sl;
+    int64_t m2, n2, mb2, nb2;
+    const char *tspec;
+    nt_layout tl;
+    bool has_sub;
+    nt_sub_t sub;
+    nt_match_objective rel;
+    nt_exec_mode mode;
+    bool prealloc;      // the target has memory before the execution (copy, no relabelling)
+    bool want_migrate;  // the case is built so that some tiles migrate
+} rcase;
+
+static int gridP, gridQ;
+
+static void expand(const char *tmpl, char *out, size_t cap, int *ndomains)
+{
+    size_t k = 0;
+    for (const char *p = tmpl; *p && k + 12 < cap; p++) {
+        if (*p == 'P')
+            k += (size_t)snprintf(out + k, cap - k, "%d", gridP);
+        else if (*p == 'Q')
+            k += (size_t)snprintf(out + k, cap - k, "%d", gridQ);
+        else if (*p == 'D')
+            k += (size_t)snprintf(out + k, cap - k, "%d", ndom);
+        else
+            out[k++] = *p;
+    }
+    out[k] = '\0';
+    *ndomains = strncmp(out, "random", 6) == 0 || strncmp(out, "balanced", 8) == 0 ? ndom : 0;
+}
+
+static const char *obj_name(nt_match_objective o)
+{
+    static const char *names[] = {"canonical", "volume", "steps", "lex", "distance"};
+    return (int)o >= 0 && (int)o < 5 ? names[o] : "?";
+}
+
+// What one execution produced, kept to compare the free and the steps schedule.
+typedef struct run_out {
+    nt_matrix_t *S, *T;
+    nt_exec_stats_t stats;
+    bool ok;
+} run_out;
+
+// Where a target tile's data comes from, and whether the executor can adopt that tile.
+static bool adoptable(const rcase *k, const nt_matrix_t *S, const nt_matrix_t *T, int64_t ti,
+                      int64_t tj, int64_t *src_tile)
+{
+    if (k->prealloc || S->layout != NT_LAYOUT_TILE || T->layout != NT_LAYOUT_TILE)
+        return false;
+    int64_t r0 = ti * T->mb, c0 = tj * T->nb, rows = rows_of(T, ti), cols = cols_of(T, tj);
+    nt_sub_t s = k->has_sub ? k->sub : (nt_sub_t){S->m, S->n, 0, 0, 0, 0};
+    if (r0 < s.dst_row || r0 + rows > s.dst_row + s.rows || c0 < s.dst_col ||
+        c0 + cols > s.dst_col + s.cols)
+        return false;
+    int64_t sr = r0 - s.dst_row + s.src_row, sc = c0 - s.dst_col + s.src_col;
+    if (sr % S->mb || sc % S->nb)
+        return false;
+    int64_t si = sr / S->mb, sj = sc / S->nb;
+    if (rows_of(S, si) != rows || cols_of(S, sj) != cols)
+        return false;
+    if ((size_t)rows * (size_t)cols * S->elem_size < pgsz)
+        return false;
+    *src_tile = si * S->nt + sj;
+    return true;
+}
+
+static int64_t pair_steps(const int64_t *pair, const int64_t *dist, int64_t *moved,
+                          int64_t *distvol)
+{
+    int64_t steps = 0;
+    *moved = *distvol = 0;
+    for (int a = 0; a < ndom; a++) {
+        int64_t out = 0, in = 0;
+        for (int b = 0; b < ndom; b++)
+            if (a != b) {
+                out += pair[a * ndom + b];
+                in += pair[b * ndom + a];
+                *moved += pair[a * ndom + b];
+                *distvol += pair[a * ndom + b] * dist[a * ndom + b];
+            }
+        if (out > steps)
+            steps = out;
+        if (in > steps)
+            steps = in;
+    }
+    return steps;
+}
+
+static run_out run_case(const nt_topo_t *topo, const rcase *k, nt_exec_schedule sched,
+                        uint64_t seed)
+{
+    run_out ro = {NULL, NULL, {0}, false};
+    const char *sn = sched == NT_SCHED_STEPS ? "steps" : "free";
+    char name[256], ss[64], ts[64];
+    int snd, tnd;
+    expand(k->sspec, ss, sizeof ss, &snd);
+    expand(k->tspec, ts, sizeof ts, &tnd);
+    snprintf(name, sizeof name, "%s [%s %s -> %s %s, %s, %s, %s]", k->name,
+             k->sl == NT_LAYOUT_TILE ? "tile" : "scalapack", ss,
+             k->tl == NT_LAYOUT_TILE ? "tile" : "scalapack", ts, obj_name(k->rel),
+             k->mode == NT_EXEC_MOVE ? "move" : "copy", sn);
+    nt_matrix_shape_t ssh = {k->m, k->n, k->mb, k->nb, k->es};
+    nt_matrix_shape_t tsh = {k->m2, k->n2, k->mb2, k->nb2, k->es};
+    nt_matrix_t *S = NULL, *T = NULL;
+    nt_status st = nt_matrix_create_spec(topo, &ssh, ss, snd, k->sl, 0, &S);
+    if (!check(st == NT_OK, "%s: create source: %s", name, st ? nt_last_error() : "ok"))
+        return ro;
+    st = nt_matrix_create_spec(topo, &tsh, ts, tnd, k->tl, k->prealloc ? 0 : NT_MATRIX_NOALLOC,
+                               &T);
+    if (!check(st == NT_OK, "%s: create target: %s", name, st ? nt_last_error() : "ok")) {
+        nt_matrix_destroy(S);
+        return ro;
+    }
+    ro.S = S;
+    ro.T = T;
+    check(nt_matrix_fill(S, fill_fn, &seed) == NT_OK, "%s: fill the source", name);
+    check_placed(S, name, "source before");
+    if (k->prealloc)
+        check_placed(T, name, "allocated target before");
+
+    size_t nst = (size_t)(S->mt * S->nt), ntt = (size_t)(T->mt * T->nt);
+    int *tmap = malloc(ntt * sizeof *tmap);
+    char **saddr = malloc(nst * sizeof *saddr);
+    int64_t *pair = calloc((size_t)ndom * (size_t)ndom, sizeof *pair);
+    int64_t *pair0 = calloc((size_t)ndom * (size_t)ndom, sizeof *pair0);
+    int64_t *dist = malloc((size_t)ndom * (size_t)ndom * sizeof *dist);
+    int64_t *src_of = malloc(ntt * sizeof *src_of); // adoptable target tile -> source tile
+    if (!tmap || !saddr || !pair || !pair0 || !dist || !src_of) {
+        check(false, "%s: out of memory in the test", name);
+        goto out;
+    }
+    memcpy(tmap, T->owner, ntt * sizeof *tmap);
+    memcpy(saddr, S->tile, nst * sizeof *saddr);
+    const uint32_t *dm = nt_topo_distances(topo);
+    for (int a = 0; a < ndom * ndom; a++)
+        dist[a] = dm[a];
+    for (size_t t = 0; t < ntt; t++)
+        src_of[t] = -1;
+
+    nt_sub_t whole = {k->m, k->n, 0, 0, 0, 0};
+    const nt_sub_t *sub = k->has_sub ? &k->sub : NULL;
+    const nt_sub_t *sb = k->has_sub ? &k->sub : &whole;
+    nt_plan_opts_t po = {.relabel = k->rel, .schedule = sched == NT_SCHED_STEPS};
+    nt_plan_t *plan = NULL;
+    st = nt_plan_create(S, T, sub, &po, &plan);
+    if (!check(st == NT_OK, "%s: plan: %s", name, st ? nt_last_error() : "ok"))
+        goto out;
+    // The plan owns sigma and is freed right after the execution: keep a copy.
+    int nsig = 0;
+    const int *psig = nt_plan_sigma(plan, &nsig);
+    int sigma[MAXN];
+    for (int c = 0; c < MAXN; c++)
+        sigma[c] = c < nsig && psig ? psig[c] : -1;
+    bool sig_ok = nsig == T->ndomains && nsig <= MAXN;
+    for (int c = 0; sig_ok && c < nsig; c++)
+        sig_ok = sigma[c] >= 0 && sigma[c] < ndom;
+    for (size_t t = 0; sig_ok && t < ntt; t++)
+        sig_ok = tmap[t] >= 0 && tmap[t] < nsig;
+    if (!check(sig_ok, "%s: relabelling of %d components onto %d domains", name, nsig, ndom)) {
+        nt_plan_destroy(plan);
+        goto out;
+    }
+    nt_plan_info_t pi;
+    nt_plan_info(plan, &pi);
+
+    // Tiles that must be kept or migrated, and the pages of the migrated ones on their source
+    // node before the execution.
+    int64_t want_kept = 0, want_mig = 0, want_mig_pages = 0, before_on_src = 0;
+    int64_t adopted_bytes = 0;
+    for (int64_t i = 0; i < T->mt; i++)
+        for (int64_t j = 0; j < T->nt; j++) {
+            int64_t t = i * T->nt + j, s;
+            if (!adoptable(k, S, T, i, j, &s))
+                continue;
+            int sd = S->owner[s], td = sigma[tmap[t]];
+            size_t bytes = (size_t)rows_of(T, i) * (size_t)cols_of(T, j) * k->es;
+            if (sd == td) {
+                if (k->mode == NT_EXEC_COPY || node_of[sd] == node_of[td]) {
+                    src_of[t] = s;
+                    want_kept++;
+                    adopted_bytes += (int64_t)bytes;
+                }
+                continue;
+            }
+            if (k->mode != NT_EXEC_MOVE)
+                continue;
+            src_of[t] = s;
+            adopted_bytes += (int64_t)bytes;
+            want_mig++;
+            want_mig_pages += (int64_t)((bytes + pgsz - 1) / pgsz);
+            before_on_src += pages_on(saddr[s], bytes, node_of[sd]);
+        }
+    if (k->mode == NT_EXEC_MOVE)
+        check(before_on_src == want_mig_pages, "%s: before: move_pages finds the %lld pages "
+              "of the %lld tiles to migrate on their source nodes (%lld)", name,
+              (long long)want_mig_pages, (long long)want_mig, (long long)before_on_src);
+    if (k->want_migrate)
+        check(want_mig > 0 && want_mig_pages > 0, "%s: the maps make %lld tiles (%lld pages) "
+              "migrate", name, (long long)want_mig, (long long)want_mig_pages);
+
+    // Bytes per domain pair, element by element (after relabelling), and with the identity.
+    int64_t bytes_all = 0, node_changed = 0;
+    for (int64_t y = 0; y < sb->cols; y++)
+        for (int64_t x = 0; x < sb->rows; x++) {
+            int64_t sr = sb->src_row + x, sc = sb->src_col + y;
+            int64_t tr = sb->dst_row + x, tc = sb->dst_col + y;
+            int sd = S->owner[(sr / S->mb) * S->nt + sc / S->nb];
+            int comp = tmap[(tr / T->mb) * T->nt + tc / T->nb];
+            int td = sigma[comp];
+            pair[sd * ndom + td] += (int64_t)k->es;
+            pair0[sd * ndom + comp] += (int64_t)k->es;
+            bytes_all += (int64_t)k->es;
+            node_changed += node_of[sd] != node_of[td] ? (int64_t)k->es : 0;
+        }
+    int64_t moved, dvol, moved0, dvol0;
+    int64_t steps = pair_steps(pair, dist, &moved, &dvol);
+    int64_t steps0 = pair_steps(pair0, dist, &moved0, &dvol0);
+    check(pi.bytes == bytes_all && pi.bytes_moved == moved && pi.steps_bytes == steps,
+          "%s: plan bytes %lld moved %lld steps %lld = recount %lld, %lld, %lld", name,
+          (long long)pi.bytes, (long long)pi.bytes_moved, (long long)pi.steps_bytes,
+          (long long)bytes_all, (long long)moved, (long long)steps);
+    if (k->rel == NT_MATCH_VOLUME)
+        check(moved <= moved0, "%s: volume relabelling moves %lld <= identity %lld bytes", name,
+              (long long)moved, (long long)moved0);
+    if (k->rel == NT_MATCH_STEPS || k->rel == NT_MATCH_LEX)
+        check(steps <= steps0, "%s: %s relabelling: one-port steps %lld <= identity %lld bytes",
+              name, obj_name(k->rel), (long long)steps, (long long)steps0);
+    if (k->rel == NT_MATCH_DISTANCE)
+        check(dvol <= dvol0, "%s: distance relabelling: bytes x distance %lld <= identity "
+              "%lld", name, (long long)dvol, (long long)dvol0);
+
+    nt_exec_opts_t eo = {.mode = k->mode, .schedule = sched};
+    nt_exec_stats_t es = {0};
+    st = nt_plan_execute(plan, S, T, &eo, &es);
+    nt_plan_destroy(plan);
+    if (!check(st == NT_OK, "%s: execute: %s", name, st ? nt_last_error() : "ok"))
+        goto out;
+    ro.stats = es;
+    ro.ok = true;
+
+    // The target's map is the relabelled one.
+    int64_t badmap = 0;
+    for (size_t t = 0; t < ntt; t++)
+        badmap += T->owner[t] != sigma[tmap[t]];
+    check(badmap == 0, "%s: target map = sigma(target spec) (%lld tiles differ)", name,
+          (long long)badmap);
+    check_placed(T, name, "target after");
+
+    // Contents: the submatrix from the source values, zero elsewhere.
+    unsigned char want[64], zero[64] = {0};
+    int64_t bad = 0, bad_src = 0;
+    for (int64_t c = 0; c < T->n; c++)
+        for (int64_t r = 0; r < T->m; r++) {
+            int64_t x = r - sb->dst_row, y = c - sb->dst_col;
+            const unsigned char *e = elem_at(T, r, c);
+            if (x >= 0 && x < sb->rows && y >= 0 && y < sb->cols) {
+                value_of(seed, sb->src_row + x, sb->src_col + y, want, k->es);
+                bad += memcmp(e, want, k->es) != 0;
+            } else {
+                bad += memcmp(e, zero, k->es) != 0;
+            }
+        }
+    check(bad == 0, "%s: target elements equal the source values by global coordinates, zero "
+          "outside the submatrix (%lld differ)", name, (long long)bad);
+    int64_t mism = -1;
+    st = nt_matrix_compare(T, S, sub, &mism);
+    check(st == NT_OK && mism == 0, "%s: nt_matrix_compare(target, source) = %lld", name,
+          (long long)mism);
+    if (k->mode == NT_EXEC_COPY) {
+        for (int64_t c = 0; c < S->n; c++)
+            for (int64_t r = 0; r < S->m; r++) {
+                value_of(seed, r, c, want, k->es);
+                bad_src += memcmp(elem_at(S, r, c), want, k->es) != 0;
+            }
+        check(bad_src == 0, "%s: the source is unchanged (%lld elements differ)", name,
+              (long long)bad_src);
+    }
+
+    // Statistics against the recount.
+    int64_t pair_bad = 0;
+    for (int a = 0; a < ndom; a++)
+        for (int b = 0; b < ndom; b++)
+            pair_bad += a != b && es.pair_bytes[a * ndom + b] != pair[a * ndom + b];
+    check(es.ndomains == ndom && pair_bad == 0, "%s: bytes per domain pair = recount (%lld "
+          "pairs differ)", name, (long long)pair_bad);
+    check(es.bytes_moved == moved, "%s: bytes moved %lld = recount %lld", name,
+          (long long)es.bytes_moved, (long long)moved);
+    check(es.bytes_node_changed == node_changed, "%s: bytes that changed node %lld = recount "
+          "%lld", name, (long long)es.bytes_node_changed, (long long)node_changed);
+    check(es.bytes_copied == bytes_all - adopted_bytes, "%s: bytes copied %lld = %lld - "
+          "%lld adopted", name, (long long)es.bytes_copied, (long long)bytes_all,
+          (long long)adopted_bytes);
+    check(es.tiles_kept == want_kept && es.tiles_migrated == want_mig, "%s: tiles kept %lld, "
+          "migrated %lld (expected %lld, %lld)", name, (long long)es.tiles_kept,
+          (long long)es.tiles_migrated, (long long)want_kept, (long long)want_mig);
+    check(es.pages_migrated == want_mig_pages && es.pages_failed == 0, "%s: pages migrated "
+          "%lld (expected %lld), failed %lld", name, (long long)es.pages_migrated,
+          (long long)want_mig_pages, (long long)es.pages_failed);
+    check(es.tasks_on_domain == es.tasks && (es.tasks > 0 || es.bytes_copied == 0),
+          "%s: %lld of %lld copy tasks ran on their intended domain", name,
+          (long long)es.tasks_on_domain, (long long)es.tasks);
+
+    // Adopted tiles keep their address; migrated ones now sit on the target node.
+    int64_t addr_bad = 0, after_on_dst = 0;
+    for (int64_t i = 0; i < T->mt; i++)
+        for (int64_t j = 0; j < T->nt; j++) {
+            int64_t t = i * T->nt + j, s = src_of[t];
+            if (s < 0)
+                continue;
+            addr_bad += T->tile[t] != saddr[s];
+            if (S->owner[s] != T->owner[t])
+                after_on_dst += pages_on(T->tile[t], (size_t)rows_of(T, i) *
+                                         (size_t)cols_of(T, j) * k->es, node_of[T->owner[t]]);
+        }
+    check(addr_bad == 0, "%s: the %lld adopted tiles keep their address (%lld moved)", name,
+          (long long)(want_kept + want_mig), (long long)addr_bad);
+    if (k->mode == NT_EXEC_MOVE) {
+        check(after_on_dst == want_mig_pages, "%s: after: move_pages finds the %lld migrated "
+              "pages on their target nodes (%lld)", name, (long long)want_mig_pages,
+              (long long)after_on_dst);
+        if (after_on_dst == want_mig_pages && before_on_src == want_mig_pages)
+            migrated_total += want_mig_pages;
+    }
+out:
+    free(tmap);
+    free(saddr);
+    free(pair);
+    free(pair0);
+    free(dist);
+    free(src_of);
+    return ro;
+}
+
+// Whole targets of two runs equal: map, every element's bytes, the statistics.
+static void compare_runs(const rcase *k, const run_out *a, const run_out *b)
+{
+    if (!a->ok || !b->ok)
+        return;
+    const nt_matrix_t *A = a->T, *B = b->T;
+    size_t ntt = (size_t)(A->mt * A->nt);
+    bool same_map = memcmp(A->owner, B->owner, ntt * sizeof *A->owner) == 0;
+    int64_t bad = 0;
+    for (int64_t c = 0; c < A->n; c++)
+        for (int64_t r = 0; r < A->m; r++)
+            bad += memcmp(elem_at(A, r, c), elem_at(B, r, c), A->elem_size) != 0;
+    int64_t mism = -1;
+    nt_status st = nt_matrix_compare(A, B, NULL, &mism);
+    check(same_map && bad == 0 && st == NT_OK && mism == 0, "%s: steps schedule = free "
+          "schedule: same map %d, %lld elements differ (compare %lld)", k->name, same_map,
+          (long long)bad, (long long)mism);
+    const nt_exec_stats_t *x = &a->stats, *y = &b->stats;
+    bool same = x->bytes_moved == y->bytes_moved && x->bytes_copied == y->bytes_copied &&
+                x->bytes_node_changed == y->bytes_node_changed &&
+                x->tiles_kept == y->tiles_kept && x->tiles_migrated == y->tiles_migrated &&
+                x->pages_migrated == y->pages_migrated &&
+                memcmp(x->pair_bytes, y->pair_bytes,
+                       (size_t)x->ndomains * (size_t)x->ndomains * sizeof(int64_t)) == 0;
+    check(same, "%s: steps and free schedules report the same bytes, tiles and pages", k->name);
+}
+
+static void free_run(run_out *r)
+{
+    nt_exec_stats_free(&r->stats);
+    // The target owns the adopted tiles; the source only aliases them.
+    nt_matrix_destroy(r->T);
+    nt_matrix_destroy(r->S);
+}
+
+int main(void)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    double t_start = now();
+    pgsz = (size_t)sysconf(_SC_PAGESIZE);
+    const char *shape = getenv("NT_SHAPE"), *cpus = getenv("NT_CPUS");
+    int nodes = 0;
+    for (const char *p = cpus; p && *p; p++)
+        nodes += *p == '/';
+    nodes += cpus && *cpus;
+    printf("guest_redist: shape %s, %d nodes\n", shape ? shape : "?", nodes);
+    nt_topo_t *topo = NULL;
+    nt_status st = nt_topo_load(NULL, &topo);
+    if (!check(st == NT_OK, "topo: load this machine: %s", st ? nt_last_error() : "ok")) {
+        printf("guest: redist tests=%d passed=%d failed=%d\n", tests, passed, tests - passed);
+        return 1;
+    }
+    ndom = nt_topo_ndomains(topo);
+    bool sane = check(nt_topo_get_kind(topo) == NT_TOPO_PHYSICAL && ndom == nodes &&
+                      ndom >= 2 && ndom <= MAXN, "topo: physical, %d domains (shape: %d nodes)",
+                      ndom, nodes);
+    for (int d = 0; sane && d < ndom; d++) {
+        nt_domain_info_t info;
+        nt_topo_domain(topo, d, &info);
+        node_of[d] = info.node;
+        sane = check(info.node == d, "topo: domain %d is node %d", d, info.node);
+    }
+    if (!sane) {
+        nt_topo_destroy(topo);
+        printf("guest: redist tests=%d passed=%d failed=%d\n", tests, passed, tests - passed);
+        return 1;
+    }
+    // The most square process grid P x Q = D.
+    gridP = 1;
+    for (int p = 1; p * p <= ndom; p++)
+        if (ndom % p == 0)
+            gridP = p;
+    gridQ = ndom / gridP;
+
+    const nt_layout TL = NT_LAYOUT_TILE, SL = NT_LAYOUT_SCALAPACK;
+    const nt_exec_mode CP = NT_EXEC_COPY, MV = NT_EXEC_MOVE;
+    // 200 = 6 x 32 + 8: full 8 KiB tiles (two pages, migratable) and packed partial ones.
+    const rcase cases[] = {
+        {"r01", 200, 200, 32, 32, 8, "random:11", TL, 200, 200, 32, 32, "balanced:12", TL,
+         false, {0}, NT_MATCH_CANONICAL, CP, false, false},
+        {"r02", 200, 200, 32, 32, 8, "random:11", TL, 200, 200, 32, 32, "balanced:12", TL,
+         false, {0}, NT_MATCH_CANONICAL, MV, false, true},
+        {"r03", 200, 184, 32, 32, 8, "bc2d:PxQ", TL, 200, 184, 32, 32, "skewed:PxQ:5", TL,
+         false, {0}, NT_MATCH_VOLUME, MV, false, true},
+        {"r04", 200, 200, 32, 32, 8, "chunk:D:3", TL, 200, 200, 32, 32, "band:2:PxQ", TL,
+         false, {0}, NT_MATCH_STEPS, MV, false, true},
+        {"r05", 176, 200, 32, 32, 8, "skewed:PxQ:9", TL, 176, 200, 32, 32, "random:4", TL,
+         false, {0}, NT_MATCH_LEX, MV, false, true},
+        {"r06", 200, 200, 32, 32, 8, "band:1:PxQ", TL, 200, 200, 32, 32, "chunk:D:8", TL,
+         false, {0}, NT_MATCH_DISTANCE, MV, false, true},
+        {"r07", 200, 200, 32, 32, 8, "balanced:2", TL, 200, 200, 48, 40, "bc2d:PxQ", TL,
+         false, {0}, NT_MATCH_VOLUME, CP, false, false},
+        {"r08", 200, 168, 32, 24, 8, "bc2d:PxQ", SL, 200, 168, 32, 32, "random:6", TL,
+         false, {0}, NT_MATCH_CANONICAL, CP, false, false},
+        {"r09", 200, 168, 32, 32, 8, "random:7", TL, 200, 168, 24, 40, "bc2d:QxP:2x1", SL,
+         false, {0}, NT_MATCH_LEX, CP, false, false},
+        {"r10", 160, 160, 16, 32, 8, "bc2d:1xD", SL, 160, 160, 32, 16, "bc2d:Dx1:1x2", SL,
+         false, {0}, NT_MATCH_STEPS, MV, false, false},
+        {"r11", 150, 150, 64, 64, 4, "random:21", TL, 150, 150, 64, 64, "balanced:22", TL,
+         false, {0}, NT_MATCH_VOLUME, MV, false, true},
+        {"r12", 90, 90, 16, 16, 16, "chunk:D:13", TL, 90, 90, 16, 16, "random:14", TL,
+         false, {0}, NT_MATCH_LEX, MV, false, true},
+        {"r13", 300, 300, 64, 64, 1, "balanced:31", TL, 300, 300, 64, 64, "skewed:PxQ:32", TL,
+         false, {0}, NT_MATCH_DISTANCE, MV, false, true},
+        {"r14", 120, 110, 20, 30, 12, "random:41", TL, 120, 110, 32, 16, "chunk:D:42", TL,
+         false, {0}, NT_MATCH_CANONICAL, CP, false, false},
+        {"r15", 256, 256, 32, 32, 8, "random:51", TL, 200, 180, 40, 24, "balanced:52", TL,
+         true, {150, 120, 40, 24, 8, 16}, NT_MATCH_CANONICAL, CP, false, false},
+        // Tile-aligned submatrix: inner tiles migrate, the partial border tiles are copied.
+        {"r16", 256, 256, 32, 32, 8, "random:61", TL, 256, 224, 32, 32, "random:62", TL,
+         true, {170, 160, 64, 32, 0, 32}, NT_MATCH_VOLUME, MV, false, true},
+        {"r17", 256, 256, 32, 32, 8, "bc2d:PxQ", SL, 200, 200, 32, 32, "bc2d:QxP", SL,
+         true, {100, 90, 30, 50, 70, 60}, NT_MATCH_STEPS, CP, false, false},
+        {"r18", 200, 200, 32, 32, 8, "random:71", TL, 200, 200, 24, 40, "bc2d:PxQ", TL,
+         true, {120, 150, 20, 10, 60, 30}, NT_MATCH_CANONICAL, CP, true, false},
+        {"r19", 200, 200, 32, 32, 8, "chunk:D:81", TL, 200, 200, 32, 32, "chunk:2:82", TL,
+         false, {0}, NT_MATCH_VOLUME, MV, false, false},
+        {"r20", 200, 200, 32, 32, 8, "random:91", TL, 200, 200, 32, 32, "balanced:92", TL,
+         false, {0}, NT_MATCH_CANONICAL, CP, true, false},
+    };
+    int ncase = (int)(sizeof cases / sizeof *cases);
+    for (int c = 0; c < ncase; c++) {
+        uint64_t seed = 1000u + (uint64_t)c;
+        run_out a = run_case(topo, &cases[c], NT_SCHED_FREE, seed);
+        run_out b = run_case(topo, &cases[c], NT_SCHED_STEPS, seed);
+        compare_runs(&cases[c], &a, &b);
+        free_run(&a);
+        free_run(&b);
+    }
+    check(migrated_total > 0, "move mode: move_pages saw %lld pages change node in all",
+          (long long)migrated_total);
+    nt_topo_destroy(topo);
+
+    printf("guest_redist: pages verified per node:");
+    for (int d = 0; d < ndom; d++)
+        printf(" node%d=%lld", d, (long long)verified[d]);
+    printf("\n");
+    printf("guest_redist: pages migrated and confirmed by move_pages: %lld\n",
+           (long long)migrated_total);
+    printf("guest_redist: %.1f s\n", now() - t_start);
+    printf("guest: redist tests=%d passed=%d failed=%d\n", tests, passed, tests - passed);
+    return passed == tests ? 0 : 1;
+}
