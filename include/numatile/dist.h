@@ -71,7 +71,10 @@ typedef int (*nt_tilemap_fn)(int64_t i, int64_t j, void *arg);
  */
 nt_status nt_tilemap_create(int64_t mt, int64_t nt, int ndomains, nt_tilemap_t **out);
 
-/** \brief Free a tile map and its owner array. Accepts NULL. */
+/**
+ * \brief Free a tile map and its owner array.
+ * @param[in] map a map from the library, or NULL (then nothing happens).
+ */
 void nt_tilemap_destroy(nt_tilemap_t *map);
 
 /**
@@ -248,7 +251,10 @@ typedef struct nt_dist1d {
  */
 nt_status nt_dist1d_create(int64_t n, int ndomains, nt_dist1d_t **out);
 
-/** \brief Free a 1D map. Accepts NULL. */
+/**
+ * \brief Free a 1D map and its owner array.
+ * @param[in] d a map from the library, or NULL (then nothing happens).
+ */
 void nt_dist1d_destroy(nt_dist1d_t *d);
 
 /**

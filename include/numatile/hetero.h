@@ -58,13 +58,16 @@ typedef enum nt_hetero_round {
 
 /** \brief Axis-parallel rectangle [x0, x1] x [y0, y1] of the unit square. */
 typedef struct nt_hetero_rect {
-    double x0, y0, x1, y1;
+    double x0; /**< start of the x interval, in [0, 1] */
+    double y0; /**< start of the y interval, in [0, 1] */
+    double x1; /**< end of the x interval, x0 <= x1 <= 1 */
+    double y1; /**< end of the y interval, y0 <= y1 <= 1 */
 } nt_hetero_rect_t;
 
 /** \brief A zone: the union of nrect interior-disjoint rectangles (nrect 0 = empty zone). */
 typedef struct nt_hetero_zone {
-    int nrect;
-    nt_hetero_rect_t rect[NT_HETERO_MAX_RECTS];
+    int nrect;                                  /**< rectangles used, 0..NT_HETERO_MAX_RECTS */
+    nt_hetero_rect_t rect[NT_HETERO_MAX_RECTS]; /**< the first nrect entries are the zone */
 } nt_hetero_zone_t;
 
 /**
@@ -146,7 +149,11 @@ nt_status nt_hetero_partition(nt_hetero_algo algo, int m, const double *speeds,
 nt_status nt_hetero_column_dp(int m, const double *speeds, int *column, int *ncols,
                               double *cost);
 
-/** \brief Area of a zone (sum of its rectangles). @param[in] z the zone (not NULL). */
+/**
+ * \brief Area of a zone (sum of its rectangles).
+ * @param[in] z the zone (not NULL).
+ * @return the area, in [0, 1]; 0 for an empty zone.
+ */
 double nt_hetero_zone_area(const nt_hetero_zone_t *z);
 
 /**

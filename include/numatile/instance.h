@@ -56,7 +56,10 @@ nt_status nt_instance_parse(const char *text, size_t len, nt_instance_t **out);
  */
 nt_status nt_instance_read(const char *path, nt_instance_t **out);
 
-/** \brief Free an instance. Accepts NULL. */
+/**
+ * \brief Free an instance and its arrays.
+ * @param[in] inst an instance from a reader, or NULL (then nothing happens).
+ */
 void nt_instance_destroy(nt_instance_t *inst);
 
 /**

@@ -73,7 +73,11 @@ typedef struct nt_kernel_stats {
     double seconds;             /**< wall time of the task graph runs */
 } nt_kernel_stats_t;
 
-/** \brief Release the arrays of a stats struct and zero it. Accepts NULL. */
+/**
+ * \brief Release the per-domain arrays of a stats struct and zero it (the struct itself
+ *        belongs to the caller).
+ * @param[in,out] stats the struct, or NULL (then nothing happens).
+ */
 void nt_kernel_stats_free(nt_kernel_stats_t *stats);
 
 /**
@@ -117,7 +121,10 @@ typedef struct nt_qr nt_qr_t;
 nt_status nt_qr_factor(nt_matrix_t *A, const nt_kernel_opts_t *opts, nt_qr_t **out,
                        nt_kernel_stats_t *stats);
 
-/** \brief Free a factorisation (not the matrix). Accepts NULL. */
+/**
+ * \brief Free a factorisation: its T factors, not the factored matrix.
+ * @param[in] qr a factorisation from nt_qr_factor(), or NULL (then nothing happens).
+ */
 void nt_qr_destroy(nt_qr_t *qr);
 
 /**
@@ -161,15 +168,24 @@ nt_status nt_qr_form_q(const nt_qr_t *qr, nt_matrix_t *Q, const nt_kernel_opts_t
 nt_status nt_qr_solve_ls(const nt_qr_t *qr, nt_matrix_t *B, const nt_kernel_opts_t *opts,
                          nt_kernel_stats_t *stats);
 
-/** \brief Inner block size of a factorisation. */
+/**
+ * \brief Inner block size of a factorisation.
+ * @param[in] qr a factorisation, or NULL.
+ * @return the inner block size ib (1..nb), or 0 when qr is NULL.
+ */
 int64_t nt_qr_ib(const nt_qr_t *qr);
 
 /**
  * \brief Flat reference GEMM: C = alpha A B + beta C on plain column-major arrays with
  *        nthreads BLIS threads (the baseline of the tiled GEMM benchmark).
  * @param[in] nthreads >= 1.
- * @param[in] m, n, k  sizes, >= 0.
+ * @param[in] m, n, k  sizes, >= 0: C is m x n, A is m x k, B is k x n.
+ * @param[in] alpha    scale of A B.
+ * @param[in] A        m x k column-major (read only; not NULL when m, k > 0).
  * @param[in] lda, ldb, ldc leading dimensions, >= max(1, rows).
+ * @param[in] B        k x n column-major (read only; not NULL when k, n > 0).
+ * @param[in] beta     scale of C on entry (0: C is not read).
+ * @param[in,out] C    m x n column-major, overwritten by the result (not NULL when m, n > 0).
  * @retval NT_OK success. @retval NT_EINVAL bad argument (nothing touched).
  */
 nt_status nt_gemm_flat(int nthreads, int64_t m, int64_t n, int64_t k, double alpha,
@@ -213,6 +229,11 @@ typedef struct nt_stencil_stats {
  * \brief One update of the 3-point circular stencil with the per-item cost of nt_stencil_run():
  *        the value of item x after an iteration from its left, own and right values. Exposed
  *        so that callers and tests can compute a sequential reference.
+ * @param[in] left  value of item x-1 (mod n) before the iteration.
+ * @param[in] self  value of item x before the iteration.
+ * @param[in] right value of item x+1 (mod n) before the iteration.
+ * @param[in] work  extra dependent multiply-adds per update, >= 0 (the tunable compute cost).
+ * @return the new value of item x; the same bits on every call with the same arguments.
  */
 double nt_stencil_update(double left, double self, double right, int64_t work);
 

@@ -73,9 +73,12 @@ typedef struct nt_bcgrid {
 
 /** \brief A tiled matrix. Read-only for callers; create with nt_matrix_create(). */
 typedef struct nt_matrix {
-    int64_t m, n;            /**< elements */
-    int64_t mb, nb;          /**< tile size */
-    int64_t mt, nt;          /**< tile rows and columns: ceil(m/mb), ceil(n/nb) */
+    int64_t m;               /**< rows, in elements */
+    int64_t n;               /**< columns, in elements */
+    int64_t mb;              /**< rows of a tile (the last tile row may have fewer) */
+    int64_t nb;              /**< columns of a tile (the last tile column may have fewer) */
+    int64_t mt;              /**< tile rows: ceil(m/mb) */
+    int64_t nt;              /**< tile columns: ceil(n/nb) */
     size_t elem_size;        /**< bytes per element */
     nt_layout layout;        /**< storage layout */
     int ndomains;            /**< label range of owner[] (the map's ndomains) */
@@ -89,38 +92,73 @@ typedef struct nt_matrix {
     struct nt_matrix_mem *mem; /**< internal: buffers and their ownership */
 } nt_matrix_t;
 
-/** \brief Rows of tile row i (mb, or fewer for the last tile row). */
+/**
+ * \brief Rows of tile row i.
+ * @param[in] A a matrix (not NULL).
+ * @param[in] i tile row, 0..mt-1 (not checked).
+ * @return mb, or fewer for the last tile row.
+ */
 static inline int64_t nt_matrix_tile_rows(const nt_matrix_t *A, int64_t i)
 {
     return i < A->mt - 1 ? A->mb : A->m - (A->mt - 1) * A->mb;
 }
 
-/** \brief Columns of tile column j (nb, or fewer for the last tile column). */
+/**
+ * \brief Columns of tile column j.
+ * @param[in] A a matrix (not NULL).
+ * @param[in] j tile column, 0..nt-1 (not checked).
+ * @return nb, or fewer for the last tile column.
+ */
 static inline int64_t nt_matrix_tile_cols(const nt_matrix_t *A, int64_t j)
 {
     return j < A->nt - 1 ? A->nb : A->n - (A->nt - 1) * A->nb;
 }
 
-/** \brief Domain of tile (i,j). */
+/**
+ * \brief Domain of tile (i,j).
+ * @param[in] A a matrix (not NULL).
+ * @param[in] i tile row, 0..mt-1 (not checked).
+ * @param[in] j tile column, 0..nt-1 (not checked).
+ * @return owner[i*nt + j], in 0..ndomains-1.
+ */
 static inline int nt_matrix_tile_domain(const nt_matrix_t *A, int64_t i, int64_t j)
 {
     return A->owner[i * A->nt + j];
 }
 
-/** \brief Address of tile (i,j)'s first element, NULL when the matrix has no memory. */
+/**
+ * \brief Address of tile (i,j)'s first element.
+ * @param[in] A a matrix (not NULL).
+ * @param[in] i tile row, 0..mt-1 (not checked).
+ * @param[in] j tile column, 0..nt-1 (not checked).
+ * @return the address, owned by the matrix; NULL when the matrix has no memory.
+ */
 static inline void *nt_matrix_tile(const nt_matrix_t *A, int64_t i, int64_t j)
 {
     return A->tile ? (void *)A->tile[i * A->nt + j] : NULL;
 }
 
-/** \brief Leading dimension (in elements) of tile (i,j). */
+/**
+ * \brief Leading dimension (in elements) of tile (i,j).
+ * @param[in] A a matrix (not NULL).
+ * @param[in] i tile row, 0..mt-1 (not checked).
+ * @param[in] j tile column, 0..nt-1 (not checked).
+ * @return the tile's rows for ::NT_LAYOUT_TILE, the local matrix's leading dimension of the
+ *         tile's domain for ::NT_LAYOUT_SCALAPACK.
+ */
 static inline int64_t nt_matrix_tile_ld(const nt_matrix_t *A, int64_t i, int64_t j)
 {
     return A->layout == NT_LAYOUT_TILE ? nt_matrix_tile_rows(A, i)
                                        : A->lld[A->owner[i * A->nt + j]];
 }
 
-/** \brief Address of element (r,c) (global, 0-based); the matrix must have memory. */
+/**
+ * \brief Address of element (r,c).
+ * @param[in] A a matrix with memory (not NULL).
+ * @param[in] r global row, 0..m-1 (not checked).
+ * @param[in] c global column, 0..n-1 (not checked).
+ * @return the element's address (elem_size bytes), owned by the matrix.
+ */
 static inline void *nt_matrix_elem(const nt_matrix_t *A, int64_t r, int64_t c)
 {
     int64_t i = r / A->mb, j = c / A->nb;
@@ -171,7 +209,11 @@ nt_status nt_matrix_create_spec(const nt_topo_t *topo, const nt_matrix_shape_t *
                                 const char *spec, int ndomains, nt_layout layout,
                                 unsigned flags, nt_matrix_t **out);
 
-/** \brief Free a matrix and the memory it owns. Accepts NULL. */
+/**
+ * \brief Free a matrix and the memory it owns (tiles it adopted included; the borrowed
+ *        topology is not freed).
+ * @param[in] A a matrix, or NULL (then nothing happens).
+ */
 void nt_matrix_destroy(nt_matrix_t *A);
 
 /**
@@ -216,6 +258,8 @@ void nt_matrix_pattern_value(uint64_t seed, int64_t r, int64_t c, void *elem, si
 
 /**
  * \brief Fill A with nt_matrix_pattern_value(seed, r, c) at every element (r,c).
+ * @param[in,out] A    a matrix with memory.
+ * @param[in]     seed pattern seed.
  * @retval NT_OK success. @retval NT_EINVAL A NULL or without memory.
  */
 nt_status nt_matrix_fill_pattern(nt_matrix_t *A, uint64_t seed);
@@ -223,9 +267,12 @@ nt_status nt_matrix_fill_pattern(nt_matrix_t *A, uint64_t seed);
 /** \brief A submatrix with displacements: rows x cols elements taken at (src_row, src_col) of
  *         the source and placed at (dst_row, dst_col) of the target. */
 typedef struct nt_sub {
-    int64_t rows, cols;       /**< extent, >= 0 (0: empty) */
-    int64_t src_row, src_col; /**< top-left corner in the source, >= 0 */
-    int64_t dst_row, dst_col; /**< top-left corner in the target, >= 0 */
+    int64_t rows;    /**< rows of the submatrix, >= 0 (0: empty) */
+    int64_t cols;    /**< columns of the submatrix, >= 0 (0: empty) */
+    int64_t src_row; /**< top row in the source, >= 0 */
+    int64_t src_col; /**< left column in the source, >= 0 */
+    int64_t dst_row; /**< top row in the target, >= 0 */
+    int64_t dst_col; /**< left column in the target, >= 0 */
 } nt_sub_t;
 
 /**

@@ -28,7 +28,10 @@ enum nt_mem_flags {
     NT_MEM_NOTOUCH = 1u << 1
 };
 
-/** \brief System page size in bytes. */
+/**
+ * \brief System page size in bytes.
+ * @return sysconf(_SC_PAGESIZE), or 4096 if the system does not say.
+ */
 size_t nt_mem_page_size(void);
 
 /**
@@ -52,7 +55,12 @@ size_t nt_mem_page_size(void);
 nt_status nt_mem_alloc(const nt_topo_t *topo, int domain, size_t bytes, unsigned flags,
                        void **out);
 
-/** \brief Free a buffer from nt_mem_alloc() with the same byte count. Accepts NULL. */
+/**
+ * \brief Free a buffer from nt_mem_alloc().
+ * @param[in] ptr   the buffer, or NULL (then nothing happens).
+ * @param[in] bytes the byte count given to nt_mem_alloc() (the same rounding to pages is
+ *                  applied); 0 does nothing.
+ */
 void nt_mem_free(void *ptr, size_t bytes);
 
 /** \brief Where the pages of a buffer are; see nt_mem_where(). */

@@ -114,7 +114,11 @@ typedef struct nt_plan_info {
 nt_status nt_plan_create(const nt_matrix_t *src, const nt_matrix_t *dst, const nt_sub_t *sub,
                          const nt_plan_opts_t *opts, nt_plan_t **out);
 
-/** \brief Free a plan. Accepts NULL. */
+/**
+ * \brief Free a plan and everything it owns (segments, pair matrices, sigma, schedule).
+ * @param[in] plan a plan, or NULL (then nothing happens). Pointers obtained from it become
+ *                 invalid.
+ */
 void nt_plan_destroy(nt_plan_t *plan);
 
 /**
@@ -125,29 +129,44 @@ void nt_plan_destroy(nt_plan_t *plan);
  */
 nt_status nt_plan_info(const nt_plan_t *plan, nt_plan_info_t *info);
 
-/** \brief The segments (nt_plan_info().segments of them), owned by the plan; NULL if none. */
+/**
+ * \brief The segments of a plan.
+ * @param[in] plan a plan, or NULL.
+ * @return nt_plan_info().segments entries owned by the plan (valid until nt_plan_destroy()),
+ *         or NULL when plan is NULL or the plan has no segments.
+ */
 const nt_segment_t *nt_plan_segments(const nt_plan_t *plan);
 
 /**
  * \brief Bytes per domain pair: a ndomains x ndomains row-major matrix, entry [s*D + d] =
  *        bytes going from domain s to domain d (the diagonal stays). Owned by the plan.
+ * @param[in] plan a plan, or NULL.
+ * @return the matrix (valid until nt_plan_destroy()), or NULL when plan is NULL.
  */
 const int64_t *nt_plan_pair_bytes(const nt_plan_t *plan);
 
-/** \brief Segments per domain pair, same shape as nt_plan_pair_bytes(). Owned by the plan. */
+/**
+ * \brief Segments per domain pair, same shape as nt_plan_pair_bytes().
+ * @param[in] plan a plan, or NULL.
+ * @return the matrix, owned by the plan (valid until nt_plan_destroy()), or NULL when plan
+ *         is NULL.
+ */
 const int64_t *nt_plan_pair_segments(const nt_plan_t *plan);
 
 /**
  * \brief The relabelling: sigma[c] = domain of target component c, for the dst map's
  *        ndomains components (identity without relabelling). Owned by the plan.
- * @param[in]  plan a plan.
- * @param[out] n    number of entries (may be NULL).
+ * @param[in]  plan a plan, or NULL.
+ * @param[out] n    number of entries (may be NULL); untouched when plan is NULL.
+ * @return sigma, owned by the plan (valid until nt_plan_destroy()), or NULL when plan is NULL.
  */
 const int *nt_plan_sigma(const nt_plan_t *plan, int *n);
 
 /**
- * \brief Domain of every target tile after relabelling (mt*nt of dst, row-major). Owned by
- *        the plan.
+ * \brief Domain of every target tile after relabelling (mt*nt of dst, row-major).
+ * @param[in] plan a plan, or NULL.
+ * @return the owners, owned by the plan (valid until nt_plan_destroy()), or NULL when plan is
+ *         NULL.
  */
 const int *nt_plan_dst_owner(const nt_plan_t *plan);
 
@@ -317,7 +336,11 @@ typedef struct nt_exec_stats {
 nt_status nt_plan_execute(nt_plan_t *plan, nt_matrix_t *src, nt_matrix_t *dst,
                           const nt_exec_opts_t *opts, nt_exec_stats_t *stats);
 
-/** \brief Free the arrays of a stats structure (not the structure). Accepts NULL. */
+/**
+ * \brief Free the arrays of a stats structure (the structure belongs to the caller); its
+ *        array pointers are reset to NULL.
+ * @param[in,out] stats the structure, or NULL (then nothing happens).
+ */
 void nt_exec_stats_free(nt_exec_stats_t *stats);
 
 #ifdef __cplusplus

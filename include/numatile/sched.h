@@ -59,7 +59,10 @@ typedef struct nt_schedule {
  */
 nt_status nt_sched_build(const int64_t *q, int p, nt_schedule_t **out);
 
-/** \brief Free a schedule. Accepts NULL. */
+/**
+ * \brief Free a schedule and its arrays.
+ * @param[in] s a schedule from nt_sched_build(), or NULL (then nothing happens).
+ */
 void nt_sched_destroy(nt_schedule_t *s);
 
 /**

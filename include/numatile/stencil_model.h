@@ -103,7 +103,12 @@ nt_status nt_stencil_evaluate(int64_t n, int p, const int *ini, const int *part,
                               const int *sigma, const nt_stencil_params_t *params,
                               nt_stencil_cost_t *cost);
 
-/** \brief T_total of a cost under a model. @param[in] cost not NULL. @param[in] model a model. */
+/**
+ * \brief T_total of a cost under a model.
+ * @param[in] cost  an evaluated cost (not NULL).
+ * @param[in] model the communication model.
+ * @return cost->total_steps under ::NT_STENCIL_MODEL_STEPS, cost->total_volume otherwise.
+ */
 double nt_stencil_total(const nt_stencil_cost_t *cost, nt_stencil_model_t model);
 
 /** \brief Candidate families, and the strategies of Herrmann's Fig. 5/6. */
@@ -151,7 +156,11 @@ typedef struct nt_stencil_choice {
     nt_stencil_candidate_t candidates[NT_STENCIL_MAX_CANDIDATES]; /**< in evaluation order */
 } nt_stencil_choice_t;
 
-/** \brief Short name of a strategy ("owner", "block-canonical", ...); "unknown" otherwise. */
+/**
+ * \brief Short name of a strategy.
+ * @param[in] s any value.
+ * @return "owner", "block-canonical", ...; "unknown" outside the enum. A static string.
+ */
 const char *nt_stencil_strategy_name(nt_stencil_strategy_t s);
 
 /**

@@ -72,28 +72,62 @@ typedef struct nt_domain_info {
  */
 nt_status nt_topo_load(const nt_topo_opts_t *opts, nt_topo_t **out);
 
-/** \brief Free a topology. Accepts NULL. */
+/**
+ * \brief Free a topology and everything it owns (domain cpu lists, distances).
+ * @param[in] topo the topology, or NULL (then nothing happens). Every pointer obtained from it
+ *                 (nt_topo_domain(), nt_topo_distances()) becomes invalid.
+ */
 void nt_topo_destroy(nt_topo_t *topo);
 
-/** \brief Kind of the topology. @param[in] topo a loaded topology (not NULL). */
+/**
+ * \brief Kind of the topology.
+ * @param[in] topo a loaded topology (not NULL).
+ * @return ::NT_TOPO_PHYSICAL, ::NT_TOPO_VIRTUAL or ::NT_TOPO_SYNTHETIC.
+ */
 nt_topo_kind nt_topo_get_kind(const nt_topo_t *topo);
 
-/** \brief "physical", "virtual" or "synthetic". Static string; never NULL. */
+/**
+ * \brief Name of a topology kind, as printed by the tool.
+ * @param[in] kind any value.
+ * @return "physical", "virtual" or "synthetic" ("unknown" for other values); a static string,
+ *         never NULL.
+ */
 const char *nt_topo_kind_name(nt_topo_kind kind);
 
-/** \brief "hwloc", "libnuma", "hierarchy" or "flat". Static string; never NULL. */
+/**
+ * \brief Name of a distance source, as printed by the tool.
+ * @param[in] src any value.
+ * @return "hwloc", "libnuma", "hierarchy" or "flat" ("unknown" for other values); a static
+ *         string, never NULL.
+ */
 const char *nt_topo_dist_source_name(nt_dist_source src);
 
-/** \brief Number of domains (>= 1). @param[in] topo a loaded topology (not NULL). */
+/**
+ * \brief Number of domains.
+ * @param[in] topo a loaded topology (not NULL).
+ * @return the number of domains, >= 1.
+ */
 int nt_topo_ndomains(const nt_topo_t *topo);
 
-/** \brief Number of NUMA nodes of the underlying (physical or described) machine. */
+/**
+ * \brief Number of NUMA nodes of the underlying (physical or described) machine.
+ * @param[in] topo a loaded topology (not NULL).
+ * @return the node count, >= 1; smaller than nt_topo_ndomains() for a virtual topology.
+ */
 int nt_topo_nphysical(const nt_topo_t *topo);
 
-/** \brief True when at least two domains share a cpu (more virtual domains than cores). */
+/**
+ * \brief Whether domains share cpus (more virtual domains than cores).
+ * @param[in] topo a loaded topology (not NULL).
+ * @return true when at least two domains share a cpu.
+ */
 bool nt_topo_oversubscribed(const nt_topo_t *topo);
 
-/** \brief Where the distances came from. */
+/**
+ * \brief Where the distances came from.
+ * @param[in] topo a loaded topology (not NULL).
+ * @return the source of nt_topo_distances().
+ */
 nt_dist_source nt_topo_distance_source(const nt_topo_t *topo);
 
 /**
@@ -108,7 +142,8 @@ nt_status nt_topo_domain(const nt_topo_t *topo, int domain, nt_domain_info_t *in
 /**
  * \brief The domain-to-domain distance matrix, row-major ndomains x ndomains, owned by the
  *        topology. Two domains on the same node are at the node's local distance.
- * @return the matrix, or NULL if topo is NULL.
+ * @param[in] topo a loaded topology, or NULL.
+ * @return the matrix (valid until nt_topo_destroy()), or NULL if topo is NULL.
  */
 const uint32_t *nt_topo_distances(const nt_topo_t *topo);
 
