@@ -37,21 +37,28 @@ LIB_SO   := $(BUILD)/lib/libnumatile.so.$(VERSION)
 TOOL     := $(BUILD)/bin/numatile
 UNIT     := $(BUILD)/tests/unit_tests
 PC       := $(BUILD)/lib/pkgconfig/numatile.pc
+MANPAGE  := docs/numatile.1
+# `make examples` installs here and builds docs/examples/*.c against the installed copy.
+STAGE    ?= $(BUILD)/stage
+EXAMPLES := redistribute plan_only hetero_gemm
 
-.PHONY: all deps test test-unit test-vm check-asan check-valgrind demo bench clean info install help
+.PHONY: all deps test test-unit test-vm check-asan check-valgrind demo bench clean info install \
+        help docs examples
 
 all: $(LIB_A) $(LIB_SO) $(TOOL) $(PC)
 
 help:
 	@echo "make deps         install the Debian packages numatile needs (idempotent)"
 	@echo "make              build library (.a, .so), tool build/bin/numatile, numatile.pc"
-	@echo "make test         deps + build + unit tests + ASan/UBSan run + multi-NUMA guest tests"
+	@echo "make test         deps + build + unit tests + examples + docs + ASan/UBSan + guest tests"
 	@echo "make test-unit    Criterion unit tests"
 	@echo "make check-asan   unit tests built with ASan+UBSan (in build/asan)"
 	@echo "make check-valgrind  unit tests under valgrind memcheck"
 	@echo "make test-vm      integration tests in QEMU guests with several NUMA nodes"
 	@echo "make demo         deps + build + the main job on this machine's topology"
-	@echo "make install PREFIX=DIR   headers, libraries, tool, pkg-config file"
+	@echo "make install PREFIX=DIR   headers, libraries, tool, pkg-config file, man page"
+	@echo "make docs         API reference from the public headers (Doxygen; warnings fail)"
+	@echo "make examples     install into $(STAGE), build docs/examples with pkg-config, run them"
 	@echo "make info         compiler and library versions found"
 
 deps:
@@ -92,17 +99,18 @@ $(PC): numatile.pc.in include/numatile/version.h
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
 
 test-unit: $(UNIT) $(TOOL)
-	NT_TOOL=$(TOOL) $(UNIT) --jobs 2 --short-filename
+	NT_TOOL=$(TOOL) NT_MANPAGE=$(MANPAGE) $(UNIT) --jobs 2 --short-filename
 
 check-asan:
 	$(MAKE) -j2 BUILD=build/asan SAN=1 CFLAGS="-O1 -g" build/asan/tests/unit_tests \
 	  build/asan/bin/numatile
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  NT_TOOL=build/asan/bin/numatile build/asan/tests/unit_tests --jobs 2 --short-filename
+	  NT_TOOL=build/asan/bin/numatile NT_MANPAGE=$(MANPAGE) build/asan/tests/unit_tests --jobs 2 \
+	  --short-filename
 
 check-valgrind: $(UNIT) $(TOOL)
-	NT_TOOL=$(TOOL) valgrind --error-exitcode=3 --leak-check=full --trace-children=yes \
-	  --suppressions=tests/valgrind.supp -q $(UNIT) --jobs 1 --short-filename
+	NT_TOOL=$(TOOL) NT_MANPAGE=$(MANPAGE) valgrind --error-exitcode=3 --leak-check=full \
+	  --trace-children=yes --suppressions=tests/valgrind.supp -q $(UNIT) --jobs 1 --short-filename
 
 test-vm: $(TOOL)
 	sh tests/vm/run.sh $(BUILD)
@@ -110,6 +118,8 @@ test-vm: $(TOOL)
 test: deps
 	$(MAKE) -j2 all
 	$(MAKE) test-unit
+	$(MAKE) examples
+	$(MAKE) docs
 	$(MAKE) check-asan
 	$(MAKE) test-vm
 
@@ -122,7 +132,7 @@ bench: all
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/include/numatile $(DESTDIR)$(PREFIX)/lib/pkgconfig \
-	  $(DESTDIR)$(PREFIX)/bin
+	  $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 644 include/numatile.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 include/numatile/*.h $(DESTDIR)$(PREFIX)/include/numatile/
 	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
@@ -132,6 +142,28 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' numatile.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/numatile.pc
 	install -m 755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(MANPAGE) $(DESTDIR)$(PREFIX)/share/man/man1/
+
+# The API reference: Doxygen over include/, any warning fails (docs/Doxyfile).
+docs:
+	@mkdir -p $(BUILD)/docs
+	NT_VERSION=$(VERSION) NT_DOCS_OUT=$(BUILD)/docs doxygen docs/Doxyfile
+	@echo "docs: $(BUILD)/docs/html/index.html"
+
+# The examples see numatile only as a user would: installed headers, pkg-config, the .so.
+examples:
+	$(MAKE) install PREFIX=$(abspath $(STAGE))
+	@mkdir -p $(STAGE)/examples
+	@set -e; pc="PKG_CONFIG_PATH=$(abspath $(STAGE))/lib/pkgconfig"; \
+	flags="$$(env $$pc pkg-config --cflags --libs numatile)"; \
+	for e in $(EXAMPLES); do \
+	  echo "$(CC) -std=c11 $(WARN) -Werror -O2 docs/examples/$$e.c $$flags -lm -Wl,-rpath,..."; \
+	  $(CC) -std=c11 $(WARN) -Werror -O2 docs/examples/$$e.c -o $(STAGE)/examples/$$e \
+	    $$flags -lm -Wl,-rpath,$(abspath $(STAGE))/lib; \
+	done; \
+	for e in $(EXAMPLES); do \
+	  echo "== $(STAGE)/examples/$$e"; $(STAGE)/examples/$$e; \
+	done
 
 info:
 	@echo "numatile $(VERSION)"
