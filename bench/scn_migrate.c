@@ -1,0 +1,476 @@
+// Scenario migrate: a whole M x M matrix of doubles, tiles from 32x32 to 2048x2048, moved from
+// a random tile map to a 2D block-cyclic one over 2 and 4 domains. For every tile size:
+//   - copy mode (nt_plan_execute, default options): bandwidth of the bytes copied and the
+//     same-run copy bound (a parallel memcpy of the same bytes by the same threads), their ratio
+//     against the targets (>= 0.9 for tiles of 256 KiB or more, >= 0.7 for 8 KiB tiles);
+//   - move mode: whole tiles keep their address and their pages migrate (move_pages);
+//   - a plain single-threaded loop copying the same segments into a target already placed.
+// Then the plan time for 10^6 tiles (target < 0.5 s).
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "numatile/error.h"
+#include "numatile/matrix.h"
+#include "numatile/mem.h"
+#include "numatile/plan.h"
+#include "numatile/topo.h"
+
+enum { MODE_COPY, MODE_MOVE, MODE_LOOP, NMODES };
+static const char *const mode_name[NMODES] = {"copy", "move", "loop"};
+
+// Everything one (domains, tile size) configuration measured, over its repetitions.
+typedef struct point {
+    int D, tile;
+    double gbs[NMODES][3];       // median, min, max: copy and loop bandwidth, move logical rate
+    double bound[3], ratio[3];   // copy mode: same-run bound and bandwidth / bound
+    double seconds[NMODES];      // median time of the timed part
+    int64_t bytes_copied, tiles_kept, move_tiles, move_pages, move_node_bytes, move_copied;
+    int64_t loop_bytes;
+    double on_domain;            // fraction of copy tasks that ran on their domain (copy mode)
+} point;
+
+typedef struct setup {
+    const nt_topo_t *topo;
+    int D;
+    int64_t m;
+    int tile;
+    char src_spec[48], dst_spec[48];
+} setup;
+
+static int fail(const bench_run *r, const char *what, nt_status st)
+{
+    fprintf(stderr, "numatile bench %s: %s: %s: %s\n", r->name, what, nt_strerror(st),
+            nt_last_error());
+    return 3;
+}
+
+// Largest p <= sqrt(D) dividing D: the bc2d grid p x D/p.
+static int grid_rows(int D)
+{
+    int p = 1;
+    for (int k = 1; k * k <= D; k++)
+        if (D % k == 0)
+            p = k;
+    return p;
+}
+
+// Source (random map, memory on its domains) and target (bc2d; memory only for the loop).
+static nt_status make(const setup *s, bool dst_memory, nt_matrix_t **S, nt_matrix_t **T,
+                      nt_plan_t **P)
+{
+    nt_matrix_shape_t sh = {s->m, s->m, s->tile, s->tile, sizeof(double)};
+    *S = *T = NULL;
+    *P = NULL;
+    nt_status st = nt_matrix_create_spec(s->topo, &sh, s->src_spec, s->D, NT_LAYOUT_TILE, 0, S);
+    if (st == NT_OK)
+        st = nt_matrix_create_spec(s->topo, &sh, s->dst_spec, s->D, NT_LAYOUT_TILE,
+                                   dst_memory ? 0 : NT_MATRIX_NOALLOC, T);
+    if (st == NT_OK)
+        st = nt_plan_create(*S, *T, NULL, NULL, P);
+    return st;
+}
+
+static void unmake(nt_matrix_t *S, nt_matrix_t *T, nt_plan_t *P)
+{
+    nt_plan_destroy(P);
+    nt_matrix_destroy(T); // first: it may own tiles adopted from S
+    nt_matrix_destroy(S);
+}
+
+// The plain loop: one thread, every segment copy mode copies (a whole tile that stays on its
+// domain is adopted there, not copied), column by column; with `kept`, only the others (to
+// complete the target before a check). Returns the bytes copied.
+static int64_t loop_copy(const nt_plan_t *P, const nt_matrix_t *S, nt_matrix_t *T, bool kept)
+{
+    nt_plan_info_t info;
+    nt_plan_info(P, &info);
+    const nt_segment_t *seg = nt_plan_segments(P);
+    int64_t bytes = 0;
+    size_t es = S->elem_size;
+    for (int64_t x = 0; x < info.segments; x++) {
+        const nt_segment_t *g = &seg[x];
+        if ((g->whole && g->src_dom == g->dst_dom) != kept)
+            continue;
+        int64_t si = g->src_tile / S->nt, sj = g->src_tile % S->nt;
+        int64_t ti = g->dst_tile / T->nt, tj = g->dst_tile % T->nt;
+        size_t lds = (size_t)nt_matrix_tile_ld(S, si, sj), ldt = (size_t)nt_matrix_tile_ld(T, ti, tj);
+        const char *a = (const char *)nt_matrix_tile(S, si, sj) +
+                        ((size_t)g->src_col * lds + (size_t)g->src_row) * es;
+        char *b = (char *)nt_matrix_tile(T, ti, tj) +
+                  ((size_t)g->dst_col * ldt + (size_t)g->dst_row) * es;
+        for (int32_t c = 0; c < g->cols; c++)
+            memcpy(b + (size_t)c * ldt * es, a + (size_t)c * lds * es, (size_t)g->rows * es);
+        bytes += (int64_t)g->rows * g->cols * (int64_t)es;
+    }
+    return bytes;
+}
+
+static void stat3(double *out, const double *x, int n)
+{
+    out[0] = bench_median(x, (size_t)n);
+    out[1] = bench_min(x, (size_t)n);
+    out[2] = bench_max(x, (size_t)n);
+}
+
+// Check the target against the pattern the source was filled with (rep 0 of every mode).
+static int verify(const bench_run *r, const setup *s, const nt_matrix_t *T, const char *mode)
+{
+    int64_t bad = 0;
+    nt_status st = nt_matrix_check_pattern(T, r->seed, 0, 0, s->m, s->m, 0, 0, &bad);
+    if (st != NT_OK)
+        return fail(r, "verify", st);
+    if (bad) {
+        fprintf(stderr, "numatile bench %s: %s mode, %d domains, tile %d: %lld elements wrong\n",
+                r->name, mode, s->D, s->tile, (long long)bad);
+        return 3;
+    }
+    return 0;
+}
+
+// One mode, reps repetitions, each on a fresh source (adopted tiles leave the source).
+static int run_mode(bench_run *r, const setup *s, int mode, int reps, point *pt)
+{
+    double *g = calloc((size_t)reps * 4, sizeof *g);
+    if (!g)
+        return fail(r, "repetitions", NT_ENOMEM);
+    double *bnd = g + reps, *rat = g + 2 * reps, *sec = g + 3 * reps;
+    int rc = 0;
+    for (int rep = 0; rep < reps && !rc; rep++) {
+        nt_matrix_t *S, *T;
+        nt_plan_t *P;
+        nt_status st = make(s, mode == MODE_LOOP, &S, &T, &P);
+        if (st == NT_OK && rep == 0)
+            st = nt_matrix_fill_pattern(S, r->seed);
+        if (st != NT_OK) {
+            rc = fail(r, "matrices and plan", st);
+            unmake(S, T, P);
+            break;
+        }
+        json_t *row = json_pack("{s:i, s:i, s:s, s:i}", "D", s->D, "tile", s->tile, "mode",
+                                mode_name[mode], "rep", rep);
+        if (mode == MODE_LOOP) {
+            double t0 = bench_now();
+            int64_t bytes = loop_copy(P, S, T, false);
+            sec[rep] = bench_now() - t0;
+            if (rep == 0)
+                loop_copy(P, S, T, true);
+            g[rep] = (double)bytes / sec[rep] / 1e9;
+            pt->loop_bytes = bytes;
+            json_object_set_new(row, "bytes_copied", json_integer(bytes));
+        } else {
+            nt_exec_opts_t o = {.mode = mode == MODE_MOVE ? NT_EXEC_MOVE : NT_EXEC_COPY,
+                                .measure_bound = mode == MODE_COPY};
+            nt_exec_stats_t es;
+            if ((st = nt_plan_execute(P, S, T, &o, &es)) != NT_OK) {
+                rc = fail(r, mode_name[mode], st);
+                unmake(S, T, P);
+                break;
+            }
+            sec[rep] = es.seconds;
+            if (mode == MODE_COPY) {
+                g[rep] = es.bandwidth_gbs;
+                bnd[rep] = es.bound_gbs;
+                rat[rep] = es.bound_gbs > 0 ? es.bandwidth_gbs / es.bound_gbs : 0;
+                pt->bytes_copied = es.bytes_copied;
+                pt->tiles_kept = es.tiles_kept;
+                pt->on_domain = es.tasks ? (double)es.tasks_on_domain / (double)es.tasks : 1;
+                json_object_set_new(row, "bound_gbs", json_real(bnd[rep]));
+                json_object_set_new(row, "ratio", json_real(rat[rep]));
+                json_object_set_new(row, "tiles_kept", json_integer(es.tiles_kept));
+                json_object_set_new(row, "on_domain_fraction", json_real(pt->on_domain));
+            } else {
+                // Logical rate: bytes that changed domain per second (pages may stay put
+                // when the domains share a node).
+                g[rep] = es.seconds > 0 ? (double)es.bytes_moved / es.seconds / 1e9 : 0;
+                pt->move_tiles = es.tiles_migrated;
+                pt->move_pages = es.pages_migrated;
+                pt->move_node_bytes = es.bytes_node_changed;
+                pt->move_copied = es.bytes_copied;
+                json_object_set_new(row, "tiles_migrated", json_integer(es.tiles_migrated));
+                json_object_set_new(row, "pages_migrated", json_integer(es.pages_migrated));
+                json_object_set_new(row, "pages_failed", json_integer(es.pages_failed));
+                json_object_set_new(row, "bytes_node_changed",
+                                    json_integer(es.bytes_node_changed));
+                json_object_set_new(row, "physical_gbs", json_real(es.bandwidth_gbs));
+            }
+            json_object_set_new(row, "bytes_copied", json_integer(es.bytes_copied));
+            nt_exec_stats_free(&es);
+        }
+        json_object_set_new(row, "seconds", json_real(sec[rep]));
+        json_object_set_new(row, "gbs", json_real(g[rep]));
+        bench_row(r, row);
+        if (rep == 0)
+            rc = verify(r, s, T, mode_name[mode]);
+        unmake(S, T, P);
+    }
+    if (!rc) {
+        stat3(pt->gbs[mode], g, reps);
+        pt->seconds[mode] = bench_median(sec, (size_t)reps);
+        if (mode == MODE_COPY) {
+            stat3(pt->bound, bnd, reps);
+            stat3(pt->ratio, rat, reps);
+        }
+    }
+    free(g);
+    return rc;
+}
+
+// Ratio target of a tile size: 0.9 from 256 KiB, 0.7 at 8 KiB, none between.
+static double target_of(int tile)
+{
+    int64_t b = (int64_t)tile * tile * (int64_t)sizeof(double);
+    return b >= 256 * 1024 ? 0.9 : b == 8 * 1024 ? 0.7 : 0;
+}
+
+// Plan time of a random -> bc2d plan with side x side tiles of 32 x 32 (descriptors only).
+static int plan_time(bench_run *r, const nt_topo_t *topo, int D, int64_t side, int reps,
+                     double *med, double *lo, double *hi)
+{
+    double *t = calloc((size_t)reps, sizeof *t);
+    nt_matrix_shape_t sh = {side * 32, side * 32, 32, 32, sizeof(double)};
+    char src[48], dst[48];
+    snprintf(src, sizeof src, "random:%llu", (unsigned long long)r->seed);
+    snprintf(dst, sizeof dst, "bc2d:%dx%d", grid_rows(D), D / grid_rows(D));
+    nt_matrix_t *S = NULL, *T = NULL;
+    nt_status st = t ? NT_OK : NT_ENOMEM;
+    if (st == NT_OK)
+        st = nt_matrix_create_spec(topo, &sh, src, D, NT_LAYOUT_TILE, NT_MATRIX_NOALLOC, &S);
+    if (st == NT_OK)
+        st = nt_matrix_create_spec(topo, &sh, dst, D, NT_LAYOUT_TILE, NT_MATRIX_NOALLOC, &T);
+    for (int rep = 0; rep < reps && st == NT_OK; rep++) {
+        nt_plan_t *P = NULL;
+        double t0 = bench_now();
+        st = nt_plan_create(S, T, NULL, NULL, &P);
+        t[rep] = bench_now() - t0;
+        nt_plan_destroy(P);
+        if (st == NT_OK)
+            bench_row(r, json_pack("{s:i, s:i, s:s, s:i, s:I, s:f, s:f}", "D", D, "tile", 32,
+                                   "mode", "plan", "rep", rep, "tiles",
+                                   (json_int_t)(side * side), "seconds", t[rep], "ns_per_tile",
+                                   1e9 * t[rep] / (double)(side * side)));
+    }
+    if (st == NT_OK) {
+        *med = bench_median(t, (size_t)reps);
+        *lo = bench_min(t, (size_t)reps);
+        *hi = bench_max(t, (size_t)reps);
+    }
+    nt_matrix_destroy(S);
+    nt_matrix_destroy(T);
+    free(t);
+    return st == NT_OK ? 0 : fail(r, "plan time", st);
+}
+
+static json_t *point_json(const point *p)
+{
+    double tgt = target_of(p->tile);
+    json_t *o = json_object();
+    json_object_set_new(o, "D", json_integer(p->D));
+    json_object_set_new(o, "tile", json_integer(p->tile));
+    json_object_set_new(o, "tile_bytes",
+                        json_integer((json_int_t)p->tile * p->tile * (json_int_t)sizeof(double)));
+    json_object_set_new(o, "copy_gbs", json_real(p->gbs[MODE_COPY][0]));
+    json_object_set_new(o, "bound_gbs", json_real(p->bound[0]));
+    json_object_set_new(o, "ratio", json_real(p->ratio[0]));
+    json_object_set_new(o, "ratio_min", json_real(p->ratio[1]));
+    json_object_set_new(o, "ratio_max", json_real(p->ratio[2]));
+    json_object_set_new(o, "ratio_target", tgt > 0 ? json_real(tgt) : json_null());
+    json_object_set_new(o, "target_met", tgt > 0 ? json_boolean(p->ratio[0] >= tgt)
+                                                 : json_null());
+    json_object_set_new(o, "bytes_copied", json_integer(p->bytes_copied));
+    json_object_set_new(o, "tiles_kept", json_integer(p->tiles_kept));
+    json_object_set_new(o, "on_domain_fraction", json_real(p->on_domain));
+    json_object_set_new(o, "copy_seconds", json_real(p->seconds[MODE_COPY]));
+    json_object_set_new(o, "move_seconds", json_real(p->seconds[MODE_MOVE]));
+    json_object_set_new(o, "move_logical_gbs", json_real(p->gbs[MODE_MOVE][0]));
+    json_object_set_new(o, "move_tiles_migrated", json_integer(p->move_tiles));
+    json_object_set_new(o, "move_pages_migrated", json_integer(p->move_pages));
+    json_object_set_new(o, "move_bytes_node_changed", json_integer(p->move_node_bytes));
+    json_object_set_new(o, "move_bytes_copied", json_integer(p->move_copied));
+    json_object_set_new(o, "loop_gbs", json_real(p->gbs[MODE_LOOP][0]));
+    json_object_set_new(o, "loop_seconds", json_real(p->seconds[MODE_LOOP]));
+    json_object_set_new(o, "loop_bytes", json_integer(p->loop_bytes));
+    json_object_set_new(o, "copy_over_loop",
+                        json_real(p->gbs[MODE_COPY][0] / p->gbs[MODE_LOOP][0]));
+    return o;
+}
+
+static void plot(bench_run *r, const point *pts, int n, const int *doms, int ndoms)
+{
+    FILE *f = bench_fopen(r, "migrate.dat");
+    if (!f)
+        return;
+    fprintf(f, "# one block per domain count\n# D tile_KiB copy_gbs bound_gbs loop_gbs ratio "
+               "ratio_min ratio_max\n");
+    for (int k = 0; k < ndoms; k++) {
+        for (int i = 0; i < n; i++)
+            if (pts[i].D == doms[k])
+                fprintf(f, "%d %g %g %g %g %g %g %g\n", pts[i].D,
+                        (double)pts[i].tile * pts[i].tile * 8 / 1024, pts[i].gbs[MODE_COPY][0],
+                        pts[i].bound[0], pts[i].gbs[MODE_LOOP][0], pts[i].ratio[0],
+                        pts[i].ratio[1], pts[i].ratio[2]);
+        fprintf(f, "\n\n");
+    }
+    fclose(f);
+    if (!(f = bench_fopen(r, "migrate.gp")))
+        return;
+    fprintf(f, "set terminal pngcairo size 1200,480\nset output 'migrate.png'\n"
+               "set multiplot layout 1,2 title 'random -> bc2d, doubles: copy mode vs "
+               "same-run bound vs single-threaded loop (medians)'\n"
+               "set logscale x 2\nset xlabel 'tile size (KiB)'\nset grid\nset key top left\n"
+               "set ylabel 'GB/s'\nset title 'bandwidth'\nplot ");
+    for (int k = 0; k < ndoms; k++)
+        fprintf(f, "%s'migrate.dat' index %d u 2:3 w lp t 'copy, D=%d', '' index %d u 2:4 w l "
+                   "dt 2 t 'bound, D=%d', '' index %d u 2:5 w lp t 'loop, D=%d'",
+                k ? ", " : "", k, doms[k], k, doms[k], k, doms[k]);
+    fprintf(f, "\nset ylabel 'bandwidth / bound'\nset title 'ratio to the same-run copy "
+               "bound'\nset yrange [0:*]\nplot ");
+    for (int k = 0; k < ndoms; k++)
+        fprintf(f, "%s'migrate.dat' index %d u 2:6:7:8 w yerrorlines t 'D=%d'", k ? ", " : "", k,
+                doms[k]);
+    fprintf(f, ", 0.9 w l dt 3 lc 'black' t 'target >= 256 KiB', 0.7 w l dt 4 lc 'gray' "
+               "t 'target 8 KiB'\nunset multiplot\n");
+    fclose(f);
+    bench_plot(r, "migrate.gp");
+}
+
+static void print_table(bench_run *r, const point *pts, int n)
+{
+    bench_printf(r, "\n%-2s %5s %8s %10s | %-20s %-7s %-18s %-9s | %-9s %6s | %-6s %5s\n", "D",
+                 "tile", "tile KiB", "MiB copied", " copy GB/s", "bound", " ratio [min..max]",
+                 "target", "move ms", "pages", "loop", "c/l");
+    for (int i = 0; i < n; i++) {
+        const point *p = &pts[i];
+        char cg[40], rt[40], tg[24];
+        double tgt = target_of(p->tile);
+        snprintf(cg, sizeof cg, "%.2f [%.2f..%.2f]", p->gbs[MODE_COPY][0], p->gbs[MODE_COPY][1],
+                 p->gbs[MODE_COPY][2]);
+        snprintf(rt, sizeof rt, "%.3f [%.2f..%.2f]", p->ratio[0], p->ratio[1], p->ratio[2]);
+        if (tgt > 0)
+            snprintf(tg, sizeof tg, ">=%.1f %s", tgt, p->ratio[0] >= tgt ? "met" : "NOT");
+        else
+            snprintf(tg, sizeof tg, "-");
+        bench_printf(r, "%-2d %5d %8.0f %10.1f | %-20s %-7.2f %-18s %-9s | %9.3f %6lld | %-6.2f "
+                        "%5.2f\n", p->D, p->tile, (double)p->tile * p->tile * 8 / 1024,
+                     (double)p->bytes_copied / (1 << 20), cg, p->bound[0], rt, tg,
+                     1e3 * p->seconds[MODE_MOVE], (long long)p->move_pages,
+                     p->gbs[MODE_LOOP][0], p->gbs[MODE_COPY][0] / p->gbs[MODE_LOOP][0]);
+    }
+}
+
+int scn_migrate(bench_run *r)
+{
+    static const int full_tiles[] = {32, 64, 128, 256, 512, 1024, 2048};
+    static const int quick_tiles[] = {32, 256, 512};
+    const int *tiles = r->quick ? quick_tiles : full_tiles;
+    int ntiles = r->quick ? 3 : 7;
+    int64_t m = r->quick ? 1536 : 8192;
+    int64_t side = r->quick ? 316 : 1000; // plan time: side^2 tiles
+    int doms[2] = {2, 4}, ndoms = 2;
+    if (r->domains) {
+        doms[0] = r->domains;
+        ndoms = 1;
+    }
+    int reps = bench_reps(r, 5, 2), plan_reps = bench_reps(r, 5, 2);
+    json_t *jt = json_array(), *jd = json_array();
+    for (int i = 0; i < ntiles; i++)
+        json_array_append_new(jt, json_integer(tiles[i]));
+    for (int k = 0; k < ndoms; k++)
+        json_array_append_new(jd, json_integer(doms[k]));
+    bench_param(r, "m", json_integer(m));
+    bench_param(r, "tiles", jt);
+    bench_param(r, "domains", jd);
+    bench_param(r, "repetitions", json_integer(reps));
+    bench_param(r, "source", json_string("random:SEED tile map (SEED = --seed), TILE layout"));
+    bench_param(r, "target", json_string("bc2d:PxQ with P*Q = D, P <= Q, TILE layout"));
+    bench_param(r, "plan_tiles", json_integer((json_int_t)(side * side)));
+    bench_labels(r, "D", "tile", "mode", NULL);
+
+    point *pts = calloc((size_t)(ntiles * ndoms), sizeof *pts);
+    double pmed[2] = {0}, plo[2] = {0}, phi[2] = {0};
+    int npts = 0, rc = pts ? 0 : fail(r, "points", NT_ENOMEM);
+    bench_printf(r, "migrate: %lldx%lld doubles (%lld MiB), random -> bc2d, %d repetitions, "
+                    "a fresh source each\n", (long long)m, (long long)m,
+                 (long long)(m * m * 8 >> 20), reps);
+    for (int k = 0; k < ndoms && !rc; k++) {
+        nt_topo_t *topo = NULL;
+        nt_status st = nt_topo_load(&(nt_topo_opts_t){.domains = doms[k]}, &topo);
+        if (st != NT_OK) {
+            rc = fail(r, "topology", st);
+            break;
+        }
+        if (k == 0)
+            bench_printf(r, "machine: %d NUMA node%s; %s domains%s\n", nt_topo_nphysical(topo),
+                         nt_topo_nphysical(topo) == 1 ? "" : "s",
+                         nt_topo_kind_name(nt_topo_get_kind(topo)),
+                         nt_topo_oversubscribed(topo) ? " (4 share cpus)" : "");
+        for (int i = 0; i < ntiles && !rc; i++) {
+            setup s = {.topo = topo, .D = doms[k], .m = m, .tile = tiles[i]};
+            snprintf(s.src_spec, sizeof s.src_spec, "random:%llu", (unsigned long long)r->seed);
+            snprintf(s.dst_spec, sizeof s.dst_spec, "bc2d:%dx%d", grid_rows(s.D),
+                     s.D / grid_rows(s.D));
+            point *p = &pts[npts];
+            p->D = s.D;
+            p->tile = s.tile;
+            for (int mode = 0; mode < NMODES && !rc; mode++)
+                rc = run_mode(r, &s, mode, reps, p);
+            npts += !rc;
+            bench_progress(r, k * ntiles + i + 1, ndoms * ntiles, "configurations");
+        }
+        if (!rc)
+            rc = plan_time(r, topo, doms[k], side, plan_reps, &pmed[k], &plo[k], &phi[k]);
+        nt_topo_destroy(topo);
+    }
+    if (!rc) {
+        print_table(r, pts, npts);
+        bench_printf(r, "(GB/s = bytes copied / time; bound = same-run parallel memcpy of the "
+                        "same bytes by the same threads;\n move ms = move mode's timed part, "
+                        "pages = pages it migrated; loop = one unbound thread copying the\n same "
+                        "segments into a target already placed; c/l = copy GB/s / loop GB/s)\n");
+        bool large_met = true, small_met = true;
+        for (int i = 0; i < npts; i++) {
+            double tgt = target_of(pts[i].tile);
+            if (tgt >= 0.9)
+                large_met &= pts[i].ratio[0] >= tgt;
+            else if (tgt > 0)
+                small_met &= pts[i].ratio[0] >= tgt;
+        }
+        bench_printf(r, "targets: ratio >= 0.9 for tiles >= 256 KiB: %s; >= 0.7 for 8 KiB "
+                        "tiles: %s\n", large_met ? "met" : "NOT met",
+                     small_met ? "met" : "NOT met");
+        json_t *plan = json_array();
+        bench_printf(r, "\nplan time, random -> bc2d, %lld tiles of 32x32 (descriptors only), "
+                        "median [min..max] of %d:\n", (long long)(side * side), plan_reps);
+        for (int k = 0; k < ndoms; k++) {
+            double per = pmed[k] / (double)(side * side);
+            bench_printf(r, "  D = %d: %.4f s [%.4f..%.4f], %.0f ns per tile, 10^6 tiles: "
+                            "%.3f s (target < 0.5 s: %s)\n", doms[k], pmed[k], plo[k], phi[k],
+                         1e9 * per, 1e6 * per, 1e6 * per < 0.5 ? "met" : "NOT met");
+            json_array_append_new(plan, json_pack("{s:i, s:I, s:f, s:f, s:f, s:f, s:f, s:b}",
+                                                  "D", doms[k], "tiles",
+                                                  (json_int_t)(side * side), "seconds", pmed[k],
+                                                  "seconds_min", plo[k], "seconds_max", phi[k],
+                                                  "ns_per_tile", 1e9 * per,
+                                                  "seconds_per_1e6_tiles", 1e6 * per,
+                                                  "target_met", 1e6 * per < 0.5));
+        }
+        bench_printf(r,
+            "\nReference (issue 4 targets; Cao et al. 2022 reach > 80%% of their bound for "
+            "tiles >= 400x400 doubles).\nSetting: Cao's bound combines a cluster network and "
+            "memcpy; here every domain is a virtual\n  domain of one NUMA node of a 2-cpu VM, "
+            "so the bound is the memory system alone, domains share\n  one memory controller "
+            "(and with 4 domains, cpus), and move mode migrates no page (same node):\n  its "
+            "time is bookkeeping, and its GB/s in the JSON is logical (bytes that changed "
+            "domain / time).\n");
+        json_t *rows = json_array();
+        for (int i = 0; i < npts; i++)
+            json_array_append_new(rows, point_json(&pts[i]));
+        bench_summary(r, json_pack("{s:I, s:o, s:o, s:b, s:b}", "m", (json_int_t)m, "rows",
+                                   rows, "plan", plan, "large_tiles_target_met", large_met,
+                                   "small_tiles_target_met", small_met));
+        plot(r, pts, npts, doms, ndoms);
+    }
+    free(pts);
+    return rc;
+}
