@@ -1,31 +1,258 @@
 // Tiled GEMM, owner-computes: one task per C tile, run on C tile's domain, looping over the k
 // tiles with the BLIS kernel (beta applied at the first product only). A and B are only read,
 // so the tasks are independent; their tile reads are counted, not ordered.
+//
+// With opts.cache_inputs, every domain first gets a private copy of each remote A and B tile
+// its C tiles read (one copy per (domain, tile), in one slab per domain allocated up front), and
+// the tasks read the copies. The copies are written by a preliminary team bound to the domains
+// and freed at the end.
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
 #include "nt_core.h"
 #include "nt_kernels.h"
 #include "nt_taskgraph.h"
+#include "numatile/mem.h"
+#include "numatile/topo.h"
+
+// One cached tile: key identifies (operand, tile) -- i * A->nt + l for A(i,l), then
+// A->mt * A->nt + l * B->nt + j for B(l,j) -- so that a domain's copies, built in key order,
+// can be binary-searched.
+typedef struct gemm_copy {
+    int64_t key;
+    const double *src;
+    int64_t src_ld, rows, cols;
+    double *dst; // ld = rows
+} gemm_copy;
+
+typedef struct gemm_cache {
+    int ndomains, tpd;
+    int64_t ncopies, bytes; // copies and their data bytes (the remote traffic)
+    gemm_copy *copy;        // grouped by domain, key order within a domain
+    int64_t *first;         // copies of domain d: first[d] .. first[d+1]-1
+    char **slab;            // per domain, from nt_mem_alloc
+    size_t *slab_bytes;
+    int *exec;              // domain whose threads write domain d's copies
+} gemm_cache;
 
 typedef struct gemm_ctx {
     double alpha, beta;
     const nt_matrix_t *A, *B;
     nt_matrix_t *C;
+    const gemm_cache *cache; // NULL: read A and B where they are
 } gemm_ctx;
+
+// The tile to read for key on domain d: its copy in d's cache if there is one, else src.
+static const double *tile_for(const gemm_cache *k, int d, int64_t key, const double *src,
+                              int64_t *ld)
+{
+    if (!k)
+        return src;
+    int64_t lo = k->first[d], hi = k->first[d + 1];
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (k->copy[mid].key < key) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    if (lo < k->first[d + 1] && k->copy[lo].key == key) {
+        *ld = k->copy[lo].rows;
+        return k->copy[lo].dst;
+    }
+    return src;
+}
 
 static nt_status gemm_task(void *arg, const nt_tg_task_t *t, void *work)
 {
     (void)work;
     const gemm_ctx *c = arg;
-    int64_t i = t->a[0], j = t->a[1];
+    int64_t i = t->a[0], j = t->a[1], boff = c->A->mt * c->A->nt;
     int64_t m = nt_matrix_tile_rows(c->C, i), n = nt_matrix_tile_cols(c->C, j);
     for (int64_t l = 0; l < c->A->nt; l++) {
+        int64_t lda = nt_matrix_tile_ld(c->A, i, l), ldb = nt_matrix_tile_ld(c->B, l, j);
+        const double *a = tile_for(c->cache, t->owner, i * c->A->nt + l,
+                                   nt_kern_tile(c->A, i, l), &lda);
+        const double *b = tile_for(c->cache, t->owner, boff + l * c->B->nt + j,
+                                   nt_kern_tile(c->B, l, j), &ldb);
         nt_status st = nt_kern_gemm(false, false, m, n, nt_matrix_tile_cols(c->A, l), c->alpha,
-                                    nt_kern_tile(c->A, i, l), nt_matrix_tile_ld(c->A, i, l),
-                                    nt_kern_tile(c->B, l, j), nt_matrix_tile_ld(c->B, l, j),
-                                    l == 0 ? c->beta : 1.0, nt_kern_tile(c->C, i, j),
-                                    nt_matrix_tile_ld(c->C, i, j));
+                                    a, lda, b, ldb, l == 0 ? c->beta : 1.0,
+                                    nt_kern_tile(c->C, i, j), nt_matrix_tile_ld(c->C, i, j));
         if (st)
             return st;
     }
+    return NT_OK;
+}
+
+static void cache_free(gemm_cache *k)
+{
+    if (!k)
+        return;
+    for (int d = 0; k->slab && d < k->ndomains; d++)
+        nt_mem_free(k->slab[d], k->slab_bytes[d]);
+    free(k->copy);
+    free(k->first);
+    free(k->slab);
+    free(k->slab_bytes);
+    free(k->exec);
+    free(k);
+}
+
+// Copies are 64-byte aligned inside a slab.
+static int64_t round64(int64_t b)
+{
+    return (b + 63) / 64 * 64;
+}
+
+// Walk the copies domain d needs, in key order: A(i,l) for the tile rows i of d's C tiles,
+// B(l,j) for their tile columns j, when the tile lives on another domain. With out == NULL
+// only count them.
+static int64_t list_copies(const nt_matrix_t *A, const nt_matrix_t *B, int d,
+                           const bool *row, const bool *col, gemm_copy *out)
+{
+    int64_t n = 0, boff = A->mt * A->nt;
+    for (int64_t i = 0; i < A->mt; i++)
+        for (int64_t l = 0; row[i] && l < A->nt; l++)
+            if (nt_matrix_tile_domain(A, i, l) != d) {
+                if (out)
+                    out[n] = (gemm_copy){i * A->nt + l, nt_kern_tile(A, i, l),
+                                         nt_matrix_tile_ld(A, i, l), nt_matrix_tile_rows(A, i),
+                                         nt_matrix_tile_cols(A, l), NULL};
+                n++;
+            }
+    for (int64_t l = 0; l < B->mt; l++)
+        for (int64_t j = 0; j < B->nt; j++)
+            if (col[j] && nt_matrix_tile_domain(B, l, j) != d) {
+                if (out)
+                    out[n] = (gemm_copy){boff + l * B->nt + j, nt_kern_tile(B, l, j),
+                                         nt_matrix_tile_ld(B, l, j), nt_matrix_tile_rows(B, l),
+                                         nt_matrix_tile_cols(B, j), NULL};
+                n++;
+            }
+    return n;
+}
+
+static nt_status cache_fill(gemm_cache *k, const nt_matrix_t *A, const nt_matrix_t *B,
+                            const nt_matrix_t *C)
+{
+    int D = k->ndomains;
+    size_t rbytes, cbytes;
+    if (!nt_mul_size((size_t)D, (size_t)C->mt, &rbytes) ||
+        !nt_mul_size((size_t)D, (size_t)C->nt, &cbytes))
+        return nt_fail(NT_ERANGE, "gemm: cache index size overflows");
+    // row[d * mt + i] / col[d * nt + j]: domain d owns a C tile in tile row i / column j.
+    bool *row = calloc(rbytes ? rbytes : 1, 1), *col = calloc(cbytes ? cbytes : 1, 1);
+    k->first = calloc((size_t)D + 1, sizeof *k->first);
+    k->slab = calloc((size_t)D, sizeof *k->slab);
+    k->slab_bytes = calloc((size_t)D, sizeof *k->slab_bytes);
+    nt_status st = NT_OK;
+    if (!row || !col || !k->first || !k->slab || !k->slab_bytes) {
+        st = nt_fail(NT_ENOMEM, "gemm: out of memory for the input cache");
+        goto out;
+    }
+    for (int64_t i = 0; i < C->mt; i++)
+        for (int64_t j = 0; j < C->nt; j++) {
+            int d = nt_matrix_tile_domain(C, i, j);
+            row[(size_t)d * (size_t)C->mt + (size_t)i] = true;
+            col[(size_t)d * (size_t)C->nt + (size_t)j] = true;
+        }
+    for (int d = 0; d < D; d++)
+        k->first[d + 1] = k->first[d] + list_copies(A, B, d, row + (size_t)d * (size_t)C->mt,
+                                                    col + (size_t)d * (size_t)C->nt, NULL);
+    k->ncopies = k->first[D];
+    if (!(k->copy = calloc((size_t)(k->ncopies ? k->ncopies : 1), sizeof *k->copy))) {
+        st = nt_fail(NT_ENOMEM, "gemm: out of memory for the input cache");
+        goto out;
+    }
+    for (int d = 0; d < D; d++) {
+        list_copies(A, B, d, row + (size_t)d * (size_t)C->mt, col + (size_t)d * (size_t)C->nt,
+                    k->copy + k->first[d]);
+        int64_t sb = 0;
+        for (int64_t x = k->first[d]; x < k->first[d + 1]; x++) {
+            // A tile is at most a whole operand, whose size the matrix has already checked.
+            int64_t b = k->copy[x].rows * k->copy[x].cols * 8;
+            k->bytes += b;
+            sb += round64(b);
+        }
+        k->slab_bytes[d] = (size_t)sb;
+    }
+    // Every slab is allocated before anything is copied or computed, so that a failure leaves
+    // C untouched. The pages are first touched by the copying threads, bound to the domain.
+    for (int d = 0; d < D; d++) {
+        if (!k->slab_bytes[d])
+            continue;
+        void *p;
+        if ((st = nt_mem_alloc(C->topo, d, k->slab_bytes[d], NT_MEM_NOTOUCH, &p)) != NT_OK) {
+            for (int e = d; e < D; e++)
+                k->slab_bytes[e] = 0; // only the slabs that exist are freed
+            goto out;
+        }
+        k->slab[d] = p;
+        int64_t off = 0;
+        for (int64_t x = k->first[d]; x < k->first[d + 1]; x++) {
+            k->copy[x].dst = (double *)(k->slab[d] + off);
+            off += round64(k->copy[x].rows * k->copy[x].cols * 8);
+        }
+    }
+out:
+    free(row);
+    free(col);
+    return st;
+}
+
+// Team work: the threads of domain e copy, round robin by rank, the tiles of every domain whose
+// tasks run on e (e itself, and the domains without cpus that e stands in for).
+static nt_status cache_copy(int domain, int rank, void *arg)
+{
+    const gemm_cache *k = arg;
+    int64_t turn = 0;
+    for (int d = 0; d < k->ndomains; d++) {
+        if (k->exec[d] != domain)
+            continue;
+        for (int64_t x = k->first[d]; x < k->first[d + 1]; x++, turn++) {
+            if (turn % k->tpd != rank)
+                continue;
+            const gemm_copy *c = &k->copy[x];
+            for (int64_t col = 0; col < c->cols; col++)
+                memcpy(c->dst + col * c->rows, c->src + col * c->src_ld,
+                       (size_t)c->rows * sizeof(double));
+        }
+    }
+    return NT_OK;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+// Build, allocate and fill the per-domain caches; *out stays NULL on failure.
+static nt_status cache_create(const nt_matrix_t *A, const nt_matrix_t *B, const nt_matrix_t *C,
+                              int tpd, gemm_cache **out, double *seconds)
+{
+    gemm_cache *k = calloc(1, sizeof *k);
+    if (!k)
+        return nt_fail(NT_ENOMEM, "gemm: out of memory for the input cache");
+    k->ndomains = nt_topo_ndomains(C->topo);
+    k->tpd = tpd;
+    nt_status st;
+    if (!(k->exec = calloc((size_t)k->ndomains, sizeof *k->exec)))
+        st = nt_fail(NT_ENOMEM, "gemm: out of memory for the input cache");
+    else if ((st = nt_tg_exec_domains(C->topo, k->exec)) == NT_OK &&
+             (st = cache_fill(k, A, B, C)) == NT_OK && k->ncopies > 0) {
+        double t0 = now();
+        st = nt_team_run(C->topo, tpd, cache_copy, k);
+        *seconds = now() - t0;
+    }
+    if (st) {
+        cache_free(k);
+        return st;
+    }
+    *out = k;
     return NT_OK;
 }
 
@@ -57,6 +284,7 @@ nt_status nt_gemm(double alpha, const nt_matrix_t *A, const nt_matrix_t *B, doub
         if (shared)
             return nt_fail(NT_EINVAL, "gemm: C shares memory with %s", k ? "B" : "A");
     }
+    bool cached = opts && opts->cache_inputs;
 
     int D = nt_topo_ndomains(C->topo);
     nt_tg_t *g;
@@ -69,17 +297,31 @@ nt_status nt_gemm(double alpha, const nt_matrix_t *A, const nt_matrix_t *B, doub
             nt_tg_access_t acc = {i * C->nt + j, NT_TG_RW, own, nt_kern_tile_bytes(C, i, j)};
             if ((st = nt_tg_add(g, &t, 1, &acc)) != NT_OK)
                 break;
-            for (int64_t l = 0; l < A->nt; l++) {
+            // With the cache every remote tile is read from a local copy; the copies are the
+            // remote reads, counted once per (domain, tile) below.
+            for (int64_t l = 0; l < A->nt && !cached; l++) {
                 nt_tg_count_read(g, nt_matrix_tile_domain(A, i, l), nt_kern_tile_bytes(A, i, l));
                 nt_tg_count_read(g, nt_matrix_tile_domain(B, l, j), nt_kern_tile_bytes(B, l, j));
             }
         }
+    gemm_cache *cache = NULL;
+    double copy_seconds = 0;
+    if (st == NT_OK && cached)
+        st = cache_create(A, B, C, tpd, &cache, &copy_seconds);
     if (st == NT_OK) {
-        gemm_ctx c = {alpha, beta, A, B, C};
+        gemm_ctx c = {alpha, beta, A, B, C, cache};
         st = nt_tg_run(g, C->topo, tpd, sched, gemm_task, &c, 0, stats);
-        if (st == NT_OK && stats)
+        if (st == NT_OK && stats) {
             stats->flops += 2.0 * (double)C->m * (double)C->n * (double)A->n;
+            if (cache) {
+                stats->remote_reads += cache->ncopies;
+                stats->remote_read_bytes += cache->bytes;
+                stats->cache_seconds += copy_seconds;
+                stats->seconds += copy_seconds;
+            }
+        }
     }
+    cache_free(cache);
     nt_tg_destroy(g);
     return st;
 }

@@ -56,6 +56,10 @@ int64_t nt_tg_ntasks(const nt_tg_t *g);
 // topology.
 nt_status nt_tg_default_threads(const nt_topo_t *topo, int *tpd);
 
+// Domain whose threads run the tasks of each domain d (d itself, or the nearest domain with
+// cpus): exec[d] for d in 0..ndomains-1. Fails when no domain has cpus or out of memory.
+nt_status nt_tg_exec_domains(const nt_topo_t *topo, int *exec);
+
 // Run every task. The team has tpd threads per domain with cpus, bound to their domain; a
 // domain without cpus has its tasks run by the nearest domain that has some. stats (may be
 // NULL) accumulates the counts; flops are the caller's. Fails before any task runs when the

@@ -504,6 +504,24 @@ static int nearest_cpu_domain(const nt_topo_t *topo, int d, const bool *has_cpu)
     return best;
 }
 
+nt_status nt_tg_exec_domains(const nt_topo_t *topo, int *exec)
+{
+    int D = nt_topo_ndomains(topo), nd = 0;
+    bool *has_cpu = calloc((size_t)D, sizeof *has_cpu);
+    if (!has_cpu)
+        return nt_fail(NT_ENOMEM, "kernels: out of memory");
+    for (int d = 0; d < D; d++) {
+        nt_domain_info_t info;
+        nt_topo_domain(topo, d, &info);
+        has_cpu[d] = info.ncpus > 0;
+        nd += has_cpu[d];
+    }
+    for (int d = 0; d < D && nd > 0; d++)
+        exec[d] = nearest_cpu_domain(topo, d, has_cpu);
+    free(has_cpu);
+    return nd > 0 ? NT_OK : nt_fail(NT_ENOTSUP, "kernels: no domain has cpus");
+}
+
 nt_status nt_tg_run(nt_tg_t *g, const nt_topo_t *topo, int tpd, nt_kernel_sched sched, nt_tg_fn fn,
                     void *ctx, size_t work_bytes, nt_kernel_stats_t *stats)
 {

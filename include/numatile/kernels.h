@@ -50,6 +50,14 @@ typedef struct nt_kernel_opts {
     /** QR inner block size (columns per Householder panel inside a tile); 0 = default
         (min(nb, 32)); otherwise 1..nb. */
     int64_t ib;
+    /** GEMM only (the other kernels ignore it): before the tasks run, give every domain a
+        private read-only copy of each A and B tile that lives on another domain and that its
+        C tiles read -- one copy per (domain, tile), allocated on the domain and written by a
+        thread bound to it (by the nearest domain with cpus for a domain without) -- and let
+        the tasks read the copies; they are freed before nt_gemm() returns. Trades a copy per
+        (domain, remote tile) and that much extra memory for repeated remote reads. false (the
+        default) reads every tile where it is. */
+    bool cache_inputs;
 } nt_kernel_opts_t;
 
 /**
@@ -63,14 +71,19 @@ typedef struct nt_kernel_stats {
     int64_t owner_tasks;        /**< tasks run by a thread bound to (and, when domains do not
                                      share cpus, running on a cpu of) the owning domain */
     double owner_fraction;      /**< owner_tasks / tasks (1 when there were no tasks) */
-    int64_t remote_reads;       /**< tiles read by a task from a domain other than its own */
+    int64_t remote_reads;       /**< tiles read by a task from a domain other than its own;
+                                     GEMM with nt_kernel_opts_t::cache_inputs: tiles copied
+                                     into another domain's cache (once per domain and tile) */
     int64_t remote_read_bytes;  /**< bytes of those tiles */
     int64_t remote_writes;      /**< tiles written by a task on another domain's tile */
     int64_t remote_write_bytes; /**< bytes of those tiles */
     int64_t *tasks_owned;       /**< per domain: tasks that domain owns */
     int64_t *tasks_run;         /**< per domain: tasks run by threads of that domain */
     double flops;               /**< floating-point operations of the algorithm */
-    double seconds;             /**< wall time of the task graph runs */
+    double seconds;             /**< wall time of the task graph runs, the GEMM cache's copy
+                                     phase included */
+    double cache_seconds;       /**< part of seconds spent filling the GEMM input caches
+                                     (nt_kernel_opts_t::cache_inputs; 0 without) */
 } nt_kernel_stats_t;
 
 /**
@@ -82,7 +95,8 @@ void nt_kernel_stats_free(nt_kernel_stats_t *stats);
 
 /**
  * \brief Tiled GEMM: C = alpha A B + beta C, one task per C tile, run on C's domain; A and B
- *        tiles are read where they are.
+ *        tiles are read where they are, or from per-domain copies with
+ *        nt_kernel_opts_t::cache_inputs (the same result, bit for bit).
  * @param[in]     alpha  scalar.
  * @param[in]     A      m x k matrix, A->mb = C->mb, A->nb = B->mb.
  * @param[in]     B      k x n matrix, B->nb = C->nb.
@@ -95,8 +109,10 @@ void nt_kernel_stats_free(nt_kernel_stats_t *stats);
  *                    conform, C shares a tile with A or B, operands on different topologies,
  *                    bad options.
  * @retval NT_ENOTSUP synthetic topology.
- * @retval NT_ENOMEM  out of memory (C untouched).
- * @retval NT_ESYS    the team could not be started or bound (C untouched).
+ * @retval NT_ENOMEM  out of memory, the input cache included (C untouched, nothing leaked).
+ * @retval NT_ERANGE  the input cache's size overflows (C untouched).
+ * @retval NT_ESYS    the team could not be started or bound, or a cache page could not be
+ *                    placed (C untouched).
  */
 nt_status nt_gemm(double alpha, const nt_matrix_t *A, const nt_matrix_t *B, double beta,
                   nt_matrix_t *C, const nt_kernel_opts_t *opts, nt_kernel_stats_t *stats);
