@@ -104,9 +104,12 @@ test-unit: $(UNIT) $(TOOL)
 check-asan:
 	$(MAKE) -j2 BUILD=build/asan SAN=1 CFLAGS="-O1 -g" build/asan/tests/unit_tests \
 	  build/asan/bin/numatile
+	@# Criterion's workers report leaks at exit without failing the run: read the log too.
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  NT_TOOL=build/asan/bin/numatile NT_MANPAGE=$(MANPAGE) build/asan/tests/unit_tests --jobs 2 \
-	  --short-filename
+	  --short-filename > build/asan/unit.log 2>&1; rc=$$?; cat build/asan/unit.log; \
+	  if grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:' build/asan/unit.log; then \
+	    echo "check-asan: sanitizer reports above"; exit 1; fi; exit $$rc
 
 check-valgrind: $(UNIT) $(TOOL)
 	NT_TOOL=$(TOOL) NT_MANPAGE=$(MANPAGE) valgrind --error-exitcode=3 --leak-check=full \

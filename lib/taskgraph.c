@@ -480,7 +480,10 @@ static void team(run_ctx *c)
             if (c->sched == NT_KERNEL_OWNER) {
                 owner_worker(c, c->dom[tid], works[tid]);
             } else {
+                // The creator is an explicit task: libgomp frees an explicit task's
+                // dependence hash when it ends, but leaks the one of an implicit task.
 #pragma omp single
+#pragma omp task
                 omp_tasks(c, works);
             }
         }
