@@ -1,4 +1,4 @@
-// The benchmark harness (see harness.h): registry, output directory, CSV/JSON, statistics,
+// The benchmark harness (see harness.h): output directory, CSV/JSON, statistics,
 // progress and plots. Uses only the public numatile API, jansson and hwloc's version call.
 #include "harness.h"
 
@@ -14,59 +14,6 @@
 #include <unistd.h>
 
 #include "numatile.h"
-
-// ---- registry ---------------------------------------------------------------------------------
-
-// Scenarios are written in parallel by several people; a weak declaration lets the tool build
-// while one is missing (it is then simply not listed), as for the subcommands in main.c.
-#define SCENARIO(fn) int fn(bench_run *r) __attribute__((weak))
-SCENARIO(scn_match);
-SCENARIO(scn_herrmann_fig2);
-SCENARIO(scn_herrmann_fig3);
-SCENARIO(scn_calibrate);
-SCENARIO(scn_migrate);
-SCENARIO(scn_cao_categories);
-SCENARIO(scn_guo_tables);
-SCENARIO(scn_herrmann_table1);
-SCENARIO(scn_stencil);
-SCENARIO(scn_kernels);
-SCENARIO(scn_lambert_partition);
-
-static const bench_scenario registry[] = {
-    {"match", "matching and counting time, P = 8..1024 (scipy side by side if present)",
-     scn_match},
-    {"herrmann-fig2", "optimal/canonical volume and steps, random balanced, P = 32, D = 1..20",
-     scn_herrmann_fig2},
-    {"herrmann-fig3", "optimal/canonical volume and steps, skewed alpha = 0..1, P = 32, D = 20",
-     scn_herrmann_fig3},
-    {"calibrate", "topology and the copy bound per domain pair", scn_calibrate},
-    {"migrate", "redistribution bandwidth / copy bound over tile sizes, copy vs move vs loop",
-     scn_migrate},
-    {"cao-categories", "the nine segment categories (Cao 2022) over tile sizes, ratio to bound",
-     scn_cao_categories},
-    {"guo-tables", "closed-form communication sets vs naive per-element (Guo Tables 1-3)",
-     scn_guo_tables},
-    {"herrmann-table1", "SkewedSet/ChunkSet: redistribution then QR (Herrmann 2016 Table 1)",
-     scn_herrmann_table1},
-    {"stencil", "1D stencil: owner-computes vs repartitioning (Herrmann Fig. 5/6)", scn_stencil},
-    {"kernels", "tiled GEMM and QR vs flat multithreaded BLIS / libFLAME", scn_kernels},
-    {"lambert-partition", "heterogeneous GEMM partitions vs the lower bound (Lambert Tables 1.2-1.3)",
-     scn_lambert_partition},
-};
-
-const bench_scenario *bench_registry(size_t *n)
-{
-    *n = sizeof registry / sizeof registry[0];
-    return registry;
-}
-
-const bench_scenario *bench_find(const char *name)
-{
-    for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++)
-        if (registry[i].run && !strcmp(registry[i].name, name))
-            return &registry[i];
-    return NULL;
-}
 
 // ---- run state --------------------------------------------------------------------------------
 

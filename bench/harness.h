@@ -3,7 +3,7 @@
 //
 // Adding a scenario takes one file and one table line:
 //   1. write bench/scn_NAME.c defining `int scn_NAME(bench_run *r)`;
-//   2. add `{"name", "one-line description", scn_NAME}` to the registry in bench/harness.c
+//   2. add `{"name", "one-line description", scn_NAME}` to the registry in bench/registry.c
 //      (and its SCENARIO(scn_NAME) declaration just above it).
 //
 // What a scenario does with its bench_run:
@@ -51,7 +51,7 @@ typedef int (*bench_fn)(bench_run *r);
 typedef struct bench_scenario {
     const char *name;
     const char *summary;
-    bench_fn run; // NULL when the scenario's file is not linked in (then it is not listed)
+    bench_fn run;
 } bench_scenario;
 
 // Options of one invocation of a scenario.

@@ -4,9 +4,7 @@
 
 #include "cli.h"
 
-// Subcommands are written in parallel by several people; a weak declaration lets the tool build
-// while one is missing (it is then simply not listed).
-#define CMD(name) int name(int argc, char **argv) __attribute__((weak))
+#define CMD(name) int name(int argc, char **argv)
 CMD(cmd_topo);
 CMD(cmd_match);
 CMD(cmd_schedule);
@@ -38,8 +36,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: numatile COMMAND [options]   (numatile COMMAND --help for its options)\n\n"
                "commands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
-        if (commands[i].run)
-            fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nexit status: 0 ok, 1 a --verify check failed, 2 bad arguments, "
                "3 run-time failure\n");
 }
@@ -59,7 +56,7 @@ int main(int argc, char **argv)
         return CLI_OK;
     }
     for (size_t i = 0; i < NCOMMANDS; i++)
-        if (commands[i].run && !strcmp(argv[1], commands[i].name))
+        if (!strcmp(argv[1], commands[i].name))
             return commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "numatile: unknown command '%s'\n", argv[1]);
     usage(stderr);
