@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "nt_core.h"
+#include "nt_taskgraph.h"
 #include "numatile/kernels.h"
 #include "numatile/mem.h"
 
@@ -224,18 +225,6 @@ static void worker(st_ctx *c, int e, int rank)
     atomic_fetch_add(&c->owner_updates, owner_done);
 }
 
-static int nearest_cpu_domain(const nt_topo_t *topo, int d, const bool *has_cpu)
-{
-    if (has_cpu[d])
-        return d;
-    int D = nt_topo_ndomains(topo), best = -1;
-    const uint32_t *dist = nt_topo_distances(topo);
-    for (int e = 0; e < D; e++)
-        if (has_cpu[e] && (best < 0 || dist[d * D + e] < dist[d * D + best]))
-            best = e;
-    return best;
-}
-
 nt_status nt_stencil_run(const nt_topo_t *topo, const nt_dist1d_t *map, double *values,
                          const nt_stencil_opts_t *opts, nt_stencil_stats_t *stats)
 {
@@ -282,8 +271,8 @@ nt_status nt_stencil_run(const nt_topo_t *topo, const nt_dist1d_t *map, double *
     }
     c.tpd = opts->threads_per_domain ? opts->threads_per_domain : minc;
     c.nthreads = nd * c.tpd;
-    for (int d = 0; d < D; d++)
-        c.exec_dom[d] = nearest_cpu_domain(topo, d, has_cpu);
+    if ((st = nt_tg_exec_domains(topo, c.exec_dom)) != NT_OK)
+        goto out;
     if (!(tdom = malloc((size_t)c.nthreads * sizeof *tdom))) {
         st = nt_fail(NT_ENOMEM, "stencil: out of memory");
         goto out;
