@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 int cli_usage(const char *cmd, const char *fmt, ...)
 {
@@ -75,4 +76,30 @@ double cli_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void cli_print_tilemap(FILE *f, const int *owner, int64_t mt, int64_t nt, bool compact)
+{
+    // Background colours of the 256-colour palette that stay apart from each other.
+    static const int palette[] = {196, 46, 33, 226, 201, 51, 208, 129, 118, 27, 214, 160};
+    static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    int maxd = 0;
+    for (int64_t x = 0; x < mt * nt; x++)
+        maxd = owner[x] > maxd ? owner[x] : maxd;
+    bool chars = compact && maxd < 62;
+    int width = snprintf(NULL, 0, "%d", maxd);
+    bool colour = isatty(fileno(f)) && !getenv("NO_COLOR");
+    for (int64_t i = 0; i < mt; i++) {
+        fputs("  ", f);
+        for (int64_t j = 0; j < nt; j++) {
+            int d = owner[i * nt + j];
+            if (colour)
+                fprintf(f, "\033[30;48;5;%dm", palette[d % (int)(sizeof palette / sizeof *palette)]);
+            if (chars)
+                fputc(digits[d], f);
+            else
+                fprintf(f, "%s%*d", j || colour ? " " : "", width, d); // coloured cells get a margin
+        }
+        fputs(colour ? "\033[0m\n" : "\n", f);
+    }
 }

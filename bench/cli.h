@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "numatile.h"
 
@@ -34,6 +35,11 @@ bool cli_parse_double(const char *s, double *out);
 // Print obj as one JSON object on stdout (compact, newline-terminated) and release it.
 // Returns CLI_OK, or CLI_RUNTIME if it could not be written.
 int cli_print_json(json_t *obj);
+
+// Print a tile map (owner[i*nt+j], row by row) as a grid, each line indented by two spaces.
+// compact: one character per tile (0-9a-zA-Z) when every domain id is below 62, else ids
+// separated by spaces. On a terminal (and without NO_COLOR) each domain gets a background colour.
+void cli_print_tilemap(FILE *f, const int *owner, int64_t mt, int64_t nt, bool compact);
 
 // Wall-clock seconds from a monotonic clock.
 double cli_now(void);

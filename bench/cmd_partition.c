@@ -86,21 +86,6 @@ static json_t *zones_json(int m, const nt_hetero_zone_t *z)
     return a;
 }
 
-static void dump_text(int m, int64_t n, const int *owner)
-{
-    static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
-    for (int64_t i = 0; i < n; i++) {
-        for (int64_t j = 0; j < n; j++) {
-            int d = owner[i * n + j];
-            if (m <= 62)
-                putchar(digits[d]);
-            else
-                printf("%s%d", j ? " " : "", d);
-        }
-        putchar('\n');
-    }
-}
-
 typedef struct opts {
     double *s;
     int m;
@@ -246,7 +231,7 @@ int cmd_partition(int argc, char **argv)
             printf(" %lld", (long long)tiles[i]);
         printf("\n");
         if (o.dump)
-            dump_text(o.m, o.n, map->owner);
+            cli_print_tilemap(stdout, map->owner, o.n, o.n, true);
     }
     nt_tilemap_destroy(map);
     free(z), free(tiles), free(o.s);

@@ -272,12 +272,7 @@ static json_t *map_json(const int *owner, int64_t mt, int64_t nt)
 static void map_print(const char *name, const int *owner, int64_t mt, int64_t nt)
 {
     printf("%s (%lld x %lld tiles):\n", name, (long long)mt, (long long)nt);
-    for (int64_t i = 0; i < mt; i++) {
-        printf(" ");
-        for (int64_t j = 0; j < nt; j++)
-            printf(" %d", owner[i * nt + j]);
-        printf("\n");
-    }
+    cli_print_tilemap(stdout, owner, mt, nt, false);
 }
 
 static json_t *plan_json(const args *a, const nt_topo_t *t, const nt_plan_t *p,
