@@ -13,6 +13,7 @@
 #include "numatile/error.h"
 #include "numatile/mem.h"
 #include "numatile/topo.h"
+#include "scn_util.h"
 
 // The scenario's domains: --domains D, else the physical nodes, else (one node) 2 virtual
 // domains so that there is at least one remote pair to look at.
@@ -144,9 +145,8 @@ int scn_calibrate(bench_run *r)
     nt_topo_t *topo = NULL;
     nt_status st = load_topo(r, &topo);
     if (st != NT_OK) {
-        fprintf(stderr, "numatile bench %s: topology: %s: %s\n", r->name, nt_strerror(st),
-                nt_last_error());
-        return st == NT_EINVAL ? 2 : 3;
+        int rc = scn_fail(r, "topology", st);
+        return st == NT_EINVAL ? 2 : rc;
     }
     int D = nt_topo_ndomains(topo);
     int reps = bench_reps(r, 7, 3);
@@ -172,9 +172,9 @@ int scn_calibrate(bench_run *r)
     size_t len = bytes;
     for (int d = 0; d < 2 * D && !rc; d++)
         if ((st = nt_mem_alloc(topo, d % D, len, 0, (void **)&buf[d])) != NT_OK) {
-            fprintf(stderr, "numatile bench %s: buffer on domain %d: %s: %s\n", r->name, d % D,
-                    nt_strerror(st), nt_last_error());
-            rc = 3;
+            char what[40];
+            snprintf(what, sizeof what, "buffer on domain %d", d % D);
+            rc = scn_fail(r, what, st);
         }
     for (int i = 0; i < D && !rc; i++)
         for (int j = 0; j < D && !rc; j++) {
@@ -198,9 +198,11 @@ int scn_calibrate(bench_run *r)
                 }
             }
             if (!rc) {
-                med[i * D + j] = bench_median(t, (size_t)reps);
-                lo[i * D + j] = bench_min(t, (size_t)reps);
-                hi[i * D + j] = bench_max(t, (size_t)reps);
+                double m3[3];
+                scn_stat3(m3, t, reps);
+                med[i * D + j] = m3[0];
+                lo[i * D + j] = m3[1];
+                hi[i * D + j] = m3[2];
             }
             bench_progress(r, i * D + j + 1, (int64_t)DD, "domain pairs");
         }

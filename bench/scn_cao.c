@@ -13,6 +13,7 @@
 #include "numatile/matrix.h"
 #include "numatile/plan.h"
 #include "numatile/topo.h"
+#include "scn_util.h"
 
 enum { NCAT = 9 };
 
@@ -26,29 +27,6 @@ typedef struct cell {
     double gbs[3], bound[3], ratio[3];
 } cell;
 
-static int fail(const bench_run *r, const char *what, nt_status st)
-{
-    fprintf(stderr, "numatile bench %s: %s: %s: %s\n", r->name, what, nt_strerror(st),
-            nt_last_error());
-    return 3;
-}
-
-static int grid_rows(int D)
-{
-    int p = 1;
-    for (int k = 1; k * k <= D; k++)
-        if (D % k == 0)
-            p = k;
-    return p;
-}
-
-static void stat3(double *out, const double *x, int n)
-{
-    out[0] = bench_median(x, (size_t)n);
-    out[1] = bench_min(x, (size_t)n);
-    out[2] = bench_max(x, (size_t)n);
-}
-
 // One category at one source tile size: reps executions into a fresh target each time.
 static int run_cell(bench_run *r, nt_matrix_t *S, const char *dst_spec, int D, int reps,
                     cell *c)
@@ -56,7 +34,7 @@ static int run_cell(bench_run *r, nt_matrix_t *S, const char *dst_spec, int D, i
     nt_matrix_shape_t sh = {S->m, S->n, c->tmb, c->tnb, sizeof(double)};
     double *v = calloc((size_t)reps * 3, sizeof *v);
     if (!v)
-        return fail(r, "repetitions", NT_ENOMEM);
+        return scn_fail(r, "repetitions", NT_ENOMEM);
     int rc = 0;
     for (int rep = 0; rep < reps && !rc; rep++) {
         nt_matrix_t *T = NULL;
@@ -73,7 +51,7 @@ static int run_cell(bench_run *r, nt_matrix_t *S, const char *dst_spec, int D, i
         if (st == NT_OK)
             st = nt_plan_execute(P, S, T, &o, &es);
         if (st != NT_OK) {
-            rc = fail(r, "plan and execution", st);
+            rc = scn_fail(r, "plan and execution", st);
         } else {
             v[rep] = es.bandwidth_gbs;
             v[reps + rep] = es.bound_gbs;
@@ -94,7 +72,7 @@ static int run_cell(bench_run *r, nt_matrix_t *S, const char *dst_spec, int D, i
                 int64_t bad = 0;
                 st = nt_matrix_check_pattern(T, r->seed, 0, 0, T->m, T->n, 0, 0, &bad);
                 if (st != NT_OK)
-                    rc = fail(r, "verify", st);
+                    rc = scn_fail(r, "verify", st);
                 else if (bad) {
                     fprintf(stderr, "numatile bench %s: tile %d, category %d: %lld elements "
                                     "wrong\n", r->name, c->tile, c->cid, (long long)bad);
@@ -107,9 +85,9 @@ static int run_cell(bench_run *r, nt_matrix_t *S, const char *dst_spec, int D, i
         nt_matrix_destroy(T);
     }
     if (!rc) {
-        stat3(c->gbs, v, reps);
-        stat3(c->bound, v + reps, reps);
-        stat3(c->ratio, v + 2 * reps, reps);
+        scn_stat3(c->gbs, v, reps);
+        scn_stat3(c->bound, v + reps, reps);
+        scn_stat3(c->ratio, v + 2 * reps, reps);
     }
     free(v);
     return rc;
@@ -156,7 +134,7 @@ int scn_cao_categories(bench_run *r)
     int reps = bench_reps(r, 3, 2);
     char src_spec[48], dst_spec[48];
     snprintf(src_spec, sizeof src_spec, "random:%llu", (unsigned long long)r->seed);
-    snprintf(dst_spec, sizeof dst_spec, "bc2d:%dx%d", grid_rows(D), D / grid_rows(D));
+    scn_bc2d_spec(dst_spec, sizeof dst_spec, D);
     json_t *jt = json_array();
     for (int i = 0; i < nt; i++)
         json_array_append_new(jt, json_integer(tiles[i]));
@@ -173,9 +151,9 @@ int scn_cao_categories(bench_run *r)
     nt_topo_t *topo = NULL;
     nt_status st = nt_topo_load(&(nt_topo_opts_t){.domains = D}, &topo);
     if (st != NT_OK)
-        return fail(r, "topology", st);
+        return scn_fail(r, "topology", st);
     cell *cells = calloc((size_t)nt * NCAT, sizeof *cells);
-    int rc = cells ? 0 : fail(r, "cells", NT_ENOMEM);
+    int rc = cells ? 0 : scn_fail(r, "cells", NT_ENOMEM);
     bench_printf(r, "cao-categories: %lldx%lld doubles (%lld MiB), %s -> %s over %d %s "
                     "domains%s, %d repetitions\n", (long long)m, (long long)m,
                  (long long)(m * m * 8 >> 20), src_spec, dst_spec, D,
@@ -186,7 +164,7 @@ int scn_cao_categories(bench_run *r)
         nt_matrix_t *S = NULL;
         if ((st = nt_matrix_create_spec(topo, &sh, src_spec, D, NT_LAYOUT_TILE, 0, &S)) ||
             (st = nt_matrix_fill_pattern(S, r->seed))) {
-            rc = fail(r, "source", st);
+            rc = scn_fail(r, "source", st);
             nt_matrix_destroy(S);
             break;
         }

@@ -16,6 +16,7 @@
 #include "numatile/error.h"
 #include "numatile/matrix.h"
 #include "numatile/plan.h"
+#include "scn_util.h"
 
 typedef enum pat {
     CC_CB, // (CYCLIC,CYCLIC) -> (CYCLIC,BLOCK), same grid (Table 1)
@@ -50,13 +51,6 @@ typedef struct config {
     bool closed_form, agree;
     char guo[48];                      // Guo's naive / Galgo ratio for the closest setting
 } config;
-
-static int fail(const bench_run *r, const char *what, nt_status st)
-{
-    fprintf(stderr, "numatile bench %s: %s: %s: %s\n", r->name, what, nt_strerror(st),
-            nt_last_error());
-    return 3;
-}
 
 static int64_t tile_of(char kind, int64_t n, int p)
 {
@@ -158,13 +152,6 @@ static void guo_reference(const config *c, char *out, size_t len)
     }
 }
 
-static void stat3(double *out, const double *x, int n)
-{
-    out[0] = bench_median(x, (size_t)n);
-    out[1] = bench_min(x, (size_t)n);
-    out[2] = bench_max(x, (size_t)n);
-}
-
 static int run_config(bench_run *r, int64_t n, int reps, config *c)
 {
     nt_matrix_t *S = NULL, *T = NULL;
@@ -241,9 +228,9 @@ static int run_config(bench_run *r, int64_t n, int reps, config *c)
                                "naive_over_sets", t[rep] / t[2 * reps + rep]));
     }
     if (st == NT_OK) {
-        stat3(c->naive, t, reps);
-        stat3(c->plan, t + reps, reps);
-        stat3(c->sets, t + 2 * reps, reps);
+        scn_stat3(c->naive, t, reps);
+        scn_stat3(c->plan, t + reps, reps);
+        scn_stat3(c->sets, t + 2 * reps, reps);
         c->r_plan = c->naive[0] / c->plan[0];
         c->r_sets = c->naive[0] / c->sets[0];
         guo_reference(c, c->guo, sizeof c->guo);
@@ -255,7 +242,7 @@ static int run_config(bench_run *r, int64_t n, int reps, config *c)
     free(t);
     free(buf);
     if (st != NT_OK)
-        return fail(r, pats[c->k].name, st);
+        return scn_fail(r, pats[c->k].name, st);
     return c->agree && c->closed_form ? 0 : 3;
 }
 

@@ -21,7 +21,7 @@
 #include "numatile/matrix.h"
 #include "numatile/plan.h"
 #include "nt_core.h"
-#include "scn_util_b.h"
+#include "scn_util.h"
 
 enum { S_OWNER, S_CAN, S_VOL, S_STEPS, S_LEX, NSTRAT };
 enum { SET_SKEWED, SET_CHUNK, NSETS };
@@ -188,7 +188,7 @@ static int run_instances(ctx *c, int set, int64_t n, const nt_tilemap_t *tar, po
     bench_run *r = c->r;
     nt_status st = qr_remote_reads(c, tar, &pt->rr_bc2d);
     if (st != NT_OK)
-        return scnb_fail(r, "QR remote reads of bc2d", st);
+        return scn_fail(r, "QR remote reads of bc2d", st);
     double rr_sum = 0;
     for (int inst = 0; inst < c->instances; inst++) {
         nt_tilemap_t *ini = NULL;
@@ -198,7 +198,7 @@ static int run_instances(ctx *c, int set, int64_t n, const nt_tilemap_t *tar, po
             (st = labelling_costs(c, ini, tar, cost)) != NT_OK ||
             (st = qr_remote_reads(c, ini, &rr)) != NT_OK) {
             nt_tilemap_destroy(ini);
-            return scnb_fail(r, "instance", st);
+            return scn_fail(r, "instance", st);
         }
         if (inst == 0) {
             char name[64];
@@ -303,11 +303,11 @@ static int run_timed(ctx *c, int set, int64_t n, point *pt)
     nt_tilemap_t *ini = NULL;
     nt_status st = make_ini(c, set, n, instance_seed(r, set, n, 0), &ini);
     if (st != NT_OK)
-        return scnb_fail(r, "initial map", st);
+        return scn_fail(r, "initial map", st);
     double *sec = malloc((size_t)c->reps * 3 * NSTRAT * sizeof *sec);
     if (!sec) {
         nt_tilemap_destroy(ini);
-        return scnb_fail(r, "timed runs", NT_ENOMEM);
+        return scn_fail(r, "timed runs", NT_ENOMEM);
     }
     int rc = 0;
     for (int rep = 0; rep < c->reps && !rc; rep++)
@@ -316,7 +316,7 @@ static int run_timed(ctx *c, int set, int64_t n, point *pt)
             int64_t vol = 0, steps = 0, rr = 0;
             if ((st = timed_run(c, ini, s, tar_spec, &red, &qrs, &vol, &steps, &rr, &imb)) !=
                 NT_OK) {
-                rc = scnb_fail(r, "timed run", st);
+                rc = scn_fail(r, "timed run", st);
                 break;
             }
             double *x = sec + ((size_t)s * 3) * (size_t)c->reps;
@@ -465,18 +465,18 @@ int scn_herrmann_table1(bench_run *r)
     const int64_t *ns = nn == 3 ? ns_full : ns_dflt;
     ctx c = {.r = r, .D = r->domains ? r->domains : 16, .nb = r->quick ? 16 : 200,
              .reps = bench_reps(r, 2, 1), .instances = r->quick ? 10 : 50};
-    scnb_grid(c.D, &c.p, &c.q);
+    scn_grid(c.D, &c.p, &c.q);
     nt_topo_opts_t to = {.domains = c.D};
     nt_topo_t *t = NULL;
     nt_status st = nt_topo_load(&to, &t);
     if (st != NT_OK)
-        return scnb_fail(r, "loading the topology", st);
+        return scn_fail(r, "loading the topology", st);
     c.topo = t;
     c.D = nt_topo_ndomains(t);
-    scnb_grid(c.D, &c.p, &c.q);
+    scn_grid(c.D, &c.p, &c.q);
     c.total = (int64_t)NSETS * nn * (c.instances + (int64_t)c.reps * NSTRAT);
 
-    scnb_note_load(r);
+    scn_note_load(r);
     json_t *jn = json_array();
     for (int i = 0; i < nn; i++)
         json_array_append_new(jn, json_integer((json_int_t)ns[i]));
@@ -508,7 +508,7 @@ int scn_herrmann_table1(bench_run *r)
             *pt = (point){.set = set, .domains = c.D, .n = ns[i], .instances = c.instances};
             nt_tilemap_t *tmap = NULL;
             if ((st = nt_tilemap_bc2d(ns[i], ns[i], c.p, c.q, 1, 1, &tmap)) != NT_OK) {
-                rc = scnb_fail(r, "target map", st);
+                rc = scn_fail(r, "target map", st);
                 break;
             }
             rc = run_instances(&c, set, ns[i], tmap, pt);
@@ -522,7 +522,7 @@ int scn_herrmann_table1(bench_run *r)
         nt_topo_destroy(t);
         return rc;
     }
-    scnb_note_load_end(r);
+    scn_note_load_end(r);
     for (int set = 0; set < NSETS; set++) {
         bench_printf(r, "\n%s\n    n      | redistribution volume (tiles)     | redistribution "
                      "steps         | QR remote reads | total time (s)                     | "

@@ -10,7 +10,7 @@
 #include "harness.h"
 #include "numatile/kernels.h"
 #include "numatile/matrix.h"
-#include "scn_util_b.h"
+#include "scn_util.h"
 
 enum { K_GEMM, K_QR };
 enum { MAX_NB = 8, MAX_CFG = 4 + 2 * MAX_NB };
@@ -49,7 +49,7 @@ static nt_status make_tiled(const nt_topo_t *t, const char *spec, int64_t n, int
     nt_matrix_shape_t sh = {n, n, nb, nb, sizeof(double)};
     nt_status st = nt_matrix_create_spec(t, &sh, spec, nt_topo_ndomains(t), NT_LAYOUT_TILE, 0,
                                          out);
-    if (st == NT_OK && fill && (st = nt_matrix_fill(*out, scnb_fill_fn, &seed)) != NT_OK) {
+    if (st == NT_OK && fill && (st = nt_matrix_fill(*out, scn_fill_fn, &seed)) != NT_OK) {
         nt_matrix_destroy(*out);
         *out = NULL;
     }
@@ -77,9 +77,9 @@ static nt_status make_flat(int64_t n, uint64_t seed, flat *f)
     }
     for (int64_t c = 0; c < n; c++)
         for (int64_t r = 0; r < n; r++) {
-            f->A[r + c * n] = scnb_value(seed, r, c);
-            f->B[r + c * n] = scnb_value(seed + 1, r, c);
-            f->Q0[r + c * n] = scnb_value(seed + 3, r, c);
+            f->A[r + c * n] = scn_value(seed, r, c);
+            f->B[r + c * n] = scn_value(seed + 1, r, c);
+            f->Q0[r + c * n] = scn_value(seed + 3, r, c);
         }
     return NT_OK;
 }
@@ -111,7 +111,7 @@ static nt_status run_once(const nt_kernel_opts_t *ko, cfg *c, flat *f, uint64_t 
     } else {
         uint64_t s = seed + 3;
         nt_qr_t *qr = NULL;
-        if ((st = nt_matrix_fill(c->A, scnb_fill_fn, &s)) != NT_OK)
+        if ((st = nt_matrix_fill(c->A, scn_fill_fn, &s)) != NT_OK)
             return st;
         t0 = bench_now();
         st = nt_qr_factor(c->A, ko, &qr, &ks);
@@ -219,14 +219,14 @@ static int run_size(bench_run *r, const nt_topo_t *t, const char *spec, int thre
         }
     }
     if (st != NT_OK)
-        rc = scnb_fail(r, "allocating the operands", st);
+        rc = scn_fail(r, "allocating the operands", st);
     nt_kernel_opts_t ko = {0};
     char what[64];
     snprintf(what, sizeof what, "runs (n = %lld)", (long long)n);
     for (int rep = 0; rep < reps && !rc; rep++)
         for (int i = 0; i < nc && !rc; i++) {
             if ((st = run_once(&ko, &c[i], &f, r->seed, &c[i].sec[rep])) != NT_OK) {
-                rc = scnb_fail(r, kernel_name(c[i].kernel), st);
+                rc = scn_fail(r, kernel_name(c[i].kernel), st);
                 break;
             }
             add_row(r, &c[i], n, rep);
@@ -361,14 +361,14 @@ int scn_kernels(bench_run *r)
     nt_topo_t *t = NULL;
     nt_status st = nt_topo_load(&to, &t);
     if (st != NT_OK)
-        return scnb_fail(r, "loading the topology", st);
+        return scn_fail(r, "loading the topology", st);
     int D = nt_topo_ndomains(t), p, q, tpd;
-    int threads = scnb_kernel_threads(t, &tpd);
-    scnb_grid(D, &p, &q);
+    int threads = scn_kernel_threads(t, &tpd);
+    scn_grid(D, &p, &q);
     char spec[32];
     snprintf(spec, sizeof spec, "bc2d:%dx%d", p, q);
 
-    scnb_note_load(r);
+    scn_note_load(r);
     json_t *jn = json_array(), *jnb = json_array();
     for (int i = 0; i < nsizes; i++)
         json_array_append_new(jn, json_integer((json_int_t)ns[i]));
@@ -410,7 +410,7 @@ int scn_kernels(bench_run *r)
     }
     for (int i = 0; i < nsizes; i++)
         print_size(r, &res[i], threads);
-    scnb_note_load_end(r);
+    scn_note_load_end(r);
 
     const size_res *top = &res[nsizes - 1];
     bench_printf(r,

@@ -21,7 +21,7 @@
 #include "numatile/hetero.h"
 #include "numatile/kernels.h"
 #include "numatile/matrix.h"
-#include "scn_util_b.h"
+#include "scn_util.h"
 
 enum { NPLAT = 4, NALGO = 5, MAX_DOM = 64 };
 
@@ -75,7 +75,7 @@ static int run_thesis(bench_run *r, int64_t N, plat_res *pr)
                                        (json_int_t)ev->cost, "lower_bound", ev->lower_bound));
             }
         if (st != NT_OK)
-            return scnb_fail(r, platforms[p], st);
+            return scn_fail(r, platforms[p], st);
     }
     return 0;
 }
@@ -247,7 +247,7 @@ static nt_status make_op(const nt_topo_t *t, const nt_tilemap_t *map, int64_t nb
 {
     nt_matrix_shape_t sh = {map->mt * nb, map->nt * nb, nb, nb, sizeof(double)};
     nt_status st = nt_matrix_create(t, &sh, map, NT_LAYOUT_TILE, 0, out);
-    if (st == NT_OK && fill && (st = nt_matrix_fill(*out, scnb_fill_fn, &seed)) != NT_OK) {
+    if (st == NT_OK && fill && (st = nt_matrix_fill(*out, scn_fill_fn, &seed)) != NT_OK) {
         nt_matrix_destroy(*out);
         *out = NULL;
     }
@@ -265,7 +265,7 @@ static int run_machine(bench_run *r, const nt_topo_t *t, const char *kind, const
     *mr = (mach_res){.domains = D, .N = N, .nb = nb};
     snprintf(mr->kind, sizeof mr->kind, "%s", kind);
     memcpy(mr->raw, raw, (size_t)D * sizeof *raw);
-    scnb_grid(D, &p, &q);
+    scn_grid(D, &p, &q);
     snprintf(mr->bc2d, sizeof mr->bc2d, "bc2d:%dx%d", p, q);
     nt_status st = sec ? nt_hetero_normalize(D, raw, mr->speeds) : NT_ENOMEM;
     if (st == NT_OK)
@@ -280,7 +280,7 @@ static int run_machine(bench_run *r, const nt_topo_t *t, const char *kind, const
         for (int o = 0; o < 3 && st == NT_OK; o++)
             st = make_op(t, maps[k], nb, r->seed + (uint64_t)o, o < 2, &op[k][o]);
     }
-    int rc = st != NT_OK ? scnb_fail(r, "heterogeneous partition", st) : 0;
+    int rc = st != NT_OK ? scn_fail(r, "heterogeneous partition", st) : 0;
     static const char *mname[2] = {"hetero", "bc2d"};
     for (int rep = 0; rep < reps && !rc; rep++)
         for (int k = 0; k < 2 && !rc; k++) {
@@ -290,7 +290,7 @@ static int run_machine(bench_run *r, const nt_topo_t *t, const char *kind, const
             double s = bench_now() - t0;
             if (st != NT_OK) {
                 nt_kernel_stats_free(&ks);
-                rc = scnb_fail(r, "nt_gemm", st);
+                rc = scn_fail(r, "nt_gemm", st);
                 break;
             }
             sec[k * reps + rep] = s;
@@ -380,7 +380,7 @@ int scn_lambert_partition(bench_run *r)
 {
     const int64_t N = 50, gN = r->quick ? 8 : 16, nb = r->quick ? 64 : 128;
     int reps = bench_reps(r, 5, 2);
-    scnb_note_load(r);
+    scn_note_load(r);
     bench_param(r, "N", json_integer((json_int_t)N));
     bench_param(r, "gemm_tiles", json_integer((json_int_t)gN));
     bench_param(r, "gemm_nb", json_integer((json_int_t)nb));
@@ -409,13 +409,13 @@ int scn_lambert_partition(bench_run *r)
         if (st == NT_OK && nt_topo_ndomains(topos[i]) > MAX_DOM)
             st = NT_EINVAL;
         if (st != NT_OK) {
-            rc = scnb_fail(r, "loading the topology", st);
+            rc = scn_fail(r, "loading the topology", st);
             break;
         }
         int D = nt_topo_ndomains(topos[i]), m;
         double cores[MAX_DOM];
         if ((st = nt_hetero_speeds_from_topo(topos[i], MAX_DOM, &m, cores)) != NT_OK) {
-            rc = scnb_fail(r, "speeds from the cores", st);
+            rc = scn_fail(r, "speeds from the cores", st);
             break;
         }
         // The same speeds unnormalised (the cores of each domain), exact in the JSON.
@@ -449,7 +449,7 @@ int scn_lambert_partition(bench_run *r)
         nt_topo_destroy(topos[i]);
     if (rc)
         return rc;
-    scnb_note_load_end(r);
+    scn_note_load_end(r);
 
     bench_printf(r, "\nTiled GEMM, A, B and C on one tile map, %lldx%lld tiles of %lld: the "
                  "heterogeneous partition (algo: least\ndiscrete cost, precise) against bc2d; "

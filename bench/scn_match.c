@@ -11,6 +11,7 @@
 #include "harness.h"
 #include "numatile/dist.h"
 #include "numatile/match.h"
+#include "scn_util.h"
 
 enum { ITEMS_PER_DOMAIN = 4, NOBJ = 3 };
 static const nt_match_objective objectives[NOBJ] = {NT_MATCH_VOLUME, NT_MATCH_STEPS,
@@ -180,12 +181,6 @@ typedef struct pstat {
     int64_t *volume;                      // reps optimal volumes (ours), for that check
 } pstat;
 
-static int fail(bench_run *r, nt_status st)
-{
-    fprintf(stderr, "numatile bench %s: %s: %s\n", r->name, nt_strerror(st), nt_last_error());
-    return 3;
-}
-
 // Counting time: N items over P domains and P components (random balanced both).
 static int run_counting(bench_run *r, int64_t n, int p, double *med, double *lo, double *hi)
 {
@@ -215,7 +210,7 @@ static int run_counting(bench_run *r, int64_t n, int p, double *med, double *lo,
     nt_dist1d_destroy(tar);
     free(items);
     free(t);
-    return st == NT_OK ? 0 : fail(r, st);
+    return st == NT_OK ? 0 : scn_fail(r, NULL, st);
 }
 
 // Every repetition is a new instance; our three objectives and scipy solve the same ones.
@@ -267,7 +262,7 @@ static int run_size(bench_run *r, int p, scipy_job *job, pstat *ps)
     free(sigma);
     for (int o = 0; o < NOBJ; o++)
         free(t[o]);
-    return st == NT_OK ? 0 : fail(r, st);
+    return st == NT_OK ? 0 : scn_fail(r, NULL, st);
 }
 
 // Match the scipy results (in instance order) to the sizes and check the optimal volumes.

@@ -16,6 +16,7 @@
 #include "numatile/mem.h"
 #include "numatile/plan.h"
 #include "numatile/topo.h"
+#include "scn_util.h"
 
 enum { MODE_COPY, MODE_MOVE, MODE_LOOP, NMODES };
 static const char *const mode_name[NMODES] = {"copy", "move", "loop"};
@@ -38,23 +39,6 @@ typedef struct setup {
     int tile;
     char src_spec[48], dst_spec[48];
 } setup;
-
-static int fail(const bench_run *r, const char *what, nt_status st)
-{
-    fprintf(stderr, "numatile bench %s: %s: %s: %s\n", r->name, what, nt_strerror(st),
-            nt_last_error());
-    return 3;
-}
-
-// Largest p <= sqrt(D) dividing D: the bc2d grid p x D/p.
-static int grid_rows(int D)
-{
-    int p = 1;
-    for (int k = 1; k * k <= D; k++)
-        if (D % k == 0)
-            p = k;
-    return p;
-}
 
 // Source (random map, memory on its domains) and target (bc2d; memory only for the loop).
 static nt_status make(const setup *s, bool dst_memory, nt_matrix_t **S, nt_matrix_t **T,
@@ -95,7 +79,8 @@ static int64_t loop_copy(const nt_plan_t *P, const nt_matrix_t *S, nt_matrix_t *
             continue;
         int64_t si = g->src_tile / S->nt, sj = g->src_tile % S->nt;
         int64_t ti = g->dst_tile / T->nt, tj = g->dst_tile % T->nt;
-        size_t lds = (size_t)nt_matrix_tile_ld(S, si, sj), ldt = (size_t)nt_matrix_tile_ld(T, ti, tj);
+        size_t lds = (size_t)nt_matrix_tile_ld(S, si, sj);
+        size_t ldt = (size_t)nt_matrix_tile_ld(T, ti, tj);
         const char *a = (const char *)nt_matrix_tile(S, si, sj) +
                         ((size_t)g->src_col * lds + (size_t)g->src_row) * es;
         char *b = (char *)nt_matrix_tile(T, ti, tj) +
@@ -107,20 +92,13 @@ static int64_t loop_copy(const nt_plan_t *P, const nt_matrix_t *S, nt_matrix_t *
     return bytes;
 }
 
-static void stat3(double *out, const double *x, int n)
-{
-    out[0] = bench_median(x, (size_t)n);
-    out[1] = bench_min(x, (size_t)n);
-    out[2] = bench_max(x, (size_t)n);
-}
-
 // Check the target against the pattern the source was filled with (rep 0 of every mode).
 static int verify(const bench_run *r, const setup *s, const nt_matrix_t *T, const char *mode)
 {
     int64_t bad = 0;
     nt_status st = nt_matrix_check_pattern(T, r->seed, 0, 0, s->m, s->m, 0, 0, &bad);
     if (st != NT_OK)
-        return fail(r, "verify", st);
+        return scn_fail(r, "verify", st);
     if (bad) {
         fprintf(stderr, "numatile bench %s: %s mode, %d domains, tile %d: %lld elements wrong\n",
                 r->name, mode, s->D, s->tile, (long long)bad);
@@ -134,7 +112,7 @@ static int run_mode(bench_run *r, const setup *s, int mode, int reps, point *pt)
 {
     double *g = calloc((size_t)reps * 4, sizeof *g);
     if (!g)
-        return fail(r, "repetitions", NT_ENOMEM);
+        return scn_fail(r, "repetitions", NT_ENOMEM);
     double *bnd = g + reps, *rat = g + 2 * reps, *sec = g + 3 * reps;
     int rc = 0;
     for (int rep = 0; rep < reps && !rc; rep++) {
@@ -144,7 +122,7 @@ static int run_mode(bench_run *r, const setup *s, int mode, int reps, point *pt)
         if (st == NT_OK && rep == 0)
             st = nt_matrix_fill_pattern(S, r->seed);
         if (st != NT_OK) {
-            rc = fail(r, "matrices and plan", st);
+            rc = scn_fail(r, "matrices and plan", st);
             unmake(S, T, P);
             break;
         }
@@ -164,7 +142,7 @@ static int run_mode(bench_run *r, const setup *s, int mode, int reps, point *pt)
                                 .measure_bound = mode == MODE_COPY};
             nt_exec_stats_t es;
             if ((st = nt_plan_execute(P, S, T, &o, &es)) != NT_OK) {
-                rc = fail(r, mode_name[mode], st);
+                rc = scn_fail(r, mode_name[mode], st);
                 unmake(S, T, P);
                 break;
             }
@@ -206,11 +184,11 @@ static int run_mode(bench_run *r, const setup *s, int mode, int reps, point *pt)
         unmake(S, T, P);
     }
     if (!rc) {
-        stat3(pt->gbs[mode], g, reps);
+        scn_stat3(pt->gbs[mode], g, reps);
         pt->seconds[mode] = bench_median(sec, (size_t)reps);
         if (mode == MODE_COPY) {
-            stat3(pt->bound, bnd, reps);
-            stat3(pt->ratio, rat, reps);
+            scn_stat3(pt->bound, bnd, reps);
+            scn_stat3(pt->ratio, rat, reps);
         }
     }
     free(g);
@@ -232,7 +210,7 @@ static int plan_time(bench_run *r, const nt_topo_t *topo, int D, int64_t side, i
     nt_matrix_shape_t sh = {side * 32, side * 32, 32, 32, sizeof(double)};
     char src[48], dst[48];
     snprintf(src, sizeof src, "random:%llu", (unsigned long long)r->seed);
-    snprintf(dst, sizeof dst, "bc2d:%dx%d", grid_rows(D), D / grid_rows(D));
+    scn_bc2d_spec(dst, sizeof dst, D);
     nt_matrix_t *S = NULL, *T = NULL;
     nt_status st = t ? NT_OK : NT_ENOMEM;
     if (st == NT_OK)
@@ -259,7 +237,7 @@ static int plan_time(bench_run *r, const nt_topo_t *topo, int D, int64_t side, i
     nt_matrix_destroy(S);
     nt_matrix_destroy(T);
     free(t);
-    return st == NT_OK ? 0 : fail(r, "plan time", st);
+    return st == NT_OK ? 0 : scn_fail(r, "plan time", st);
 }
 
 static json_t *point_json(const point *p)
@@ -389,7 +367,7 @@ int scn_migrate(bench_run *r)
 
     point *pts = calloc((size_t)(ntiles * ndoms), sizeof *pts);
     double pmed[2] = {0}, plo[2] = {0}, phi[2] = {0};
-    int npts = 0, rc = pts ? 0 : fail(r, "points", NT_ENOMEM);
+    int npts = 0, rc = pts ? 0 : scn_fail(r, "points", NT_ENOMEM);
     bench_printf(r, "migrate: %lldx%lld doubles (%lld MiB), random -> bc2d, %d repetitions, "
                     "a fresh source each\n", (long long)m, (long long)m,
                  (long long)(m * m * 8 >> 20), reps);
@@ -397,7 +375,7 @@ int scn_migrate(bench_run *r)
         nt_topo_t *topo = NULL;
         nt_status st = nt_topo_load(&(nt_topo_opts_t){.domains = doms[k]}, &topo);
         if (st != NT_OK) {
-            rc = fail(r, "topology", st);
+            rc = scn_fail(r, "topology", st);
             break;
         }
         if (k == 0)
@@ -408,8 +386,7 @@ int scn_migrate(bench_run *r)
         for (int i = 0; i < ntiles && !rc; i++) {
             setup s = {.topo = topo, .D = doms[k], .m = m, .tile = tiles[i]};
             snprintf(s.src_spec, sizeof s.src_spec, "random:%llu", (unsigned long long)r->seed);
-            snprintf(s.dst_spec, sizeof s.dst_spec, "bc2d:%dx%d", grid_rows(s.D),
-                     s.D / grid_rows(s.D));
+            scn_bc2d_spec(s.dst_spec, sizeof s.dst_spec, s.D);
             point *p = &pts[npts];
             p->D = s.D;
             p->tile = s.tile;

@@ -18,7 +18,7 @@
 #include "numatile/dist.h"
 #include "numatile/kernels.h"
 #include "numatile/stencil_model.h"
-#include "scn_util_b.h"
+#include "scn_util.h"
 
 enum { NSTRAT = 5, NK = 10, NRATIO = 2, NMODEL = 2 };
 
@@ -71,7 +71,7 @@ static int run_model(bench_run *r, int p, int d, int instances, model_res *mr, i
                 }
         nt_dist1d_destroy(ini);
         if (st != NT_OK)
-            return scnb_fail(r, "model", st);
+            return scn_fail(r, "model", st);
         bench_progress(r, ++*done, total, "instances and measured runs");
     }
     return 0;
@@ -109,7 +109,7 @@ static int run_measured(bench_run *r, const nt_topo_t *t, int p, int64_t per_dom
             blk->owner[x] = sigma[part[x]];
         st = nt_stencil_evaluate(n, p, ini->owner, ini->owner, NULL, &prm, &cost[0]);
     }
-    int rc = st != NT_OK ? scnb_fail(r, "measured instance", st) : 0;
+    int rc = st != NT_OK ? scn_fail(r, "measured instance", st) : 0;
     const nt_dist1d_t *maps[2] = {ini, blk};
     static const char *mname[2] = {"owner", "block_volume"};
     for (int w = 0; w < nw && !rc; w++)
@@ -124,7 +124,7 @@ static int run_measured(bench_run *r, const nt_topo_t *t, int p, int64_t per_dom
                     nt_stencil_stats_t ss;
                     double t0 = bench_now();
                     if ((st = nt_stencil_run(t, maps[s], v, &so, &ss)) != NT_OK) {
-                        rc = scnb_fail(r, "nt_stencil_run", st);
+                        rc = scn_fail(r, "nt_stencil_run", st);
                         break;
                     }
                     double wall = bench_now() - t0;
@@ -251,10 +251,10 @@ int scn_stencil(bench_run *r)
     nt_topo_t *t = NULL;
     nt_status st = nt_topo_load(&to, &t);
     if (st != NT_OK)
-        return scnb_fail(r, "loading the topology", st);
+        return scn_fail(r, "loading the topology", st);
     int p = nt_topo_ndomains(t);
 
-    scnb_note_load(r);
+    scn_note_load(r);
     bench_param(r, "domains", json_integer(p));
     bench_param(r, "topology", json_string(nt_topo_kind_name(nt_topo_get_kind(t))));
     bench_param(r, "oversubscribed", json_boolean(nt_topo_oversubscribed(t)));
@@ -283,7 +283,7 @@ int scn_stencil(bench_run *r)
         nt_topo_destroy(t);
         return rc;
     }
-    scnb_note_load_end(r);
+    scn_note_load_end(r);
     bench_printf(r, "model: %d items per domain (%d items), %d instances; P&R = "
                  "nt_stencil_part_redistrib for the model\n", d, d * p, instances);
     for (int m = 0; m < NMODEL; m++)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../../numa/nt_numa.h"
+#include "kernel_test_util.h"
 #include "nt_core.h"
 #include "numatile.h"
 #include "numatile/kernels.h"
@@ -43,21 +44,6 @@ static nt_matrix_t *make(const nt_topo_t *t, int64_t m, int64_t n, int64_t mb, i
     return A;
 }
 
-static double get(const nt_matrix_t *A, int64_t r, int64_t c)
-{
-    return *(const double *)nt_matrix_elem(A, r, c);
-}
-
-static double *dense(const nt_matrix_t *A)
-{
-    double *d = malloc((size_t)(A->m * A->n) * sizeof *d);
-    cr_assert_not_null(d);
-    for (int64_t c = 0; c < A->n; c++)
-        for (int64_t r = 0; r < A->m; r++)
-            d[r + c * A->m] = get(A, r, c);
-    return d;
-}
-
 // Remote tile reads of a GEMM recomputed from the maps: per C tile, the A and B tiles it reads
 // that live on another domain.
 static int64_t expected_remote(const nt_matrix_t *A, const nt_matrix_t *B, const nt_matrix_t *C)
@@ -80,7 +66,7 @@ static void check_exact(const nt_topo_t *t, int64_t m, int64_t n, int64_t k, int
     nt_matrix_t *A = make(t, m, k, mb, kb, sa, 1, true, NT_LAYOUT_TILE);
     nt_matrix_t *B = make(t, k, n, kb, nb, sb, 2, true, NT_LAYOUT_TILE);
     nt_matrix_t *C = make(t, m, n, mb, nb, sc, 3, true, NT_LAYOUT_TILE);
-    double *a = dense(A), *b = dense(B), *c0 = dense(C);
+    double *a = kt_dense(A), *b = kt_dense(B), *c0 = kt_dense(C);
     nt_kernel_opts_t o = {.sched = sched};
     nt_kernel_stats_t s = {0};
     cr_assert_eq(nt_gemm(2.0, A, B, -1.0, C, &o, &s), NT_OK, "%s", nt_last_error());
@@ -89,7 +75,7 @@ static void check_exact(const nt_topo_t *t, int64_t m, int64_t n, int64_t k, int
             double acc = 0;
             for (int64_t l = 0; l < k; l++)
                 acc += a[i + l * m] * b[l + j * k];
-            cr_assert_eq(get(C, i, j), 2.0 * acc - c0[i + j * m],
+            cr_assert_eq(kt_get(C, i, j), 2.0 * acc - c0[i + j * m],
                          "%lldx%lldx%lld %s/%s/%s at (%lld,%lld)", (long long)m, (long long)n,
                          (long long)k, sa, sb, sc, (long long)i, (long long)j);
         }
@@ -119,18 +105,10 @@ static void check_exact(const nt_topo_t *t, int64_t m, int64_t n, int64_t k, int
     nt_matrix_destroy(C);
 }
 
-static nt_topo_t *topo_of(int D)
-{
-    nt_topo_opts_t o = {.domains = D};
-    nt_topo_t *t = NULL;
-    cr_assert_eq(nt_topo_load(&o, &t), NT_OK, "%s", nt_last_error());
-    return t;
-}
-
 Test(gemm, exact_integer_cases_every_dist_kind_1_to_8_domains)
 {
     for (int D = 1; D <= 8; D++) {
-        nt_topo_t *t = topo_of(D);
+        nt_topo_t *t = kt_topo(D);
         char bc1[48], rnd[48], bal[48], skw[48], chk[48], bnd[48], bc2[48];
         snprintf(bc1, sizeof bc1, "bc1d:%d", D);
         snprintf(rnd, sizeof rnd, "random:%d", 40 + D);
@@ -157,14 +135,14 @@ Test(gemm, exact_integer_cases_every_dist_kind_1_to_8_domains)
 
 Test(gemm, omp_task_baseline_gives_the_same_result)
 {
-    nt_topo_t *t = topo_of(3);
+    nt_topo_t *t = kt_topo(3);
     check_exact(t, 40, 33, 29, 8, 6, 7, "random:1", "bc1d:3", "balanced:2", NT_KERNEL_OMP);
     nt_topo_destroy(t);
 }
 
 Test(gemm, randomised_check_against_bound)
 {
-    nt_topo_t *t = topo_of(4);
+    nt_topo_t *t = kt_topo(4);
     struct {
         int64_t m, n, k, mb, kb, nb;
         double alpha, beta;
@@ -178,7 +156,7 @@ Test(gemm, randomised_check_against_bound)
         nt_matrix_t *C = make(t, cases[s].m, cases[s].n, cases[s].mb, cases[s].nb, "skewed:2x2:4",
                               30 + s, false, NT_LAYOUT_TILE);
         int64_t m = A->m, n = B->n, k = A->n;
-        double *c0 = dense(C), *tv = malloc((size_t)n * sizeof *tv), *bt = calloc((size_t)k, 8);
+        double *c0 = kt_dense(C), *tv = malloc((size_t)n * sizeof *tv), *bt = calloc((size_t)k, 8);
         nt_rng r = {77 + s};
         for (int64_t j = 0; j < n; j++)
             tv[j] = 2.0 * nt_rng_unit(&r) - 1.0;
@@ -190,19 +168,20 @@ Test(gemm, randomised_check_against_bound)
         double *abt = calloc((size_t)k, 8);
         for (int64_t l = 0; l < k; l++)
             for (int64_t j = 0; j < n; j++) {
-                bt[l] += get(B, l, j) * tv[j];
-                abt[l] += fabs(get(B, l, j) * tv[j]);
+                bt[l] += kt_get(B, l, j) * tv[j];
+                abt[l] += fabs(kt_get(B, l, j) * tv[j]);
             }
         for (int64_t i = 0; i < m; i++) {
             double lhs = 0, rhs = 0, bound = 0;
             for (int64_t j = 0; j < n; j++) {
-                lhs += get(C, i, j) * tv[j];
+                lhs += kt_get(C, i, j) * tv[j];
                 rhs += cases[s].beta * c0[i + j * m] * tv[j];
-                bound += fabs(cases[s].beta * c0[i + j * m] * tv[j]) + fabs(get(C, i, j) * tv[j]);
+                bound += fabs(cases[s].beta * c0[i + j * m] * tv[j]) +
+                         fabs(kt_get(C, i, j) * tv[j]);
             }
             for (int64_t l = 0; l < k; l++) {
-                rhs += cases[s].alpha * get(A, i, l) * bt[l];
-                bound += fabs(cases[s].alpha * get(A, i, l)) * abt[l];
+                rhs += cases[s].alpha * kt_get(A, i, l) * bt[l];
+                bound += fabs(cases[s].alpha * kt_get(A, i, l)) * abt[l];
             }
             double tol = 4.0 * (double)(k + n + 2) * DBL_EPSILON * bound;
             cr_assert_leq(fabs(lhs - rhs), tol, "case %zu row %lld: %g vs %g", s, (long long)i,
@@ -222,11 +201,11 @@ Test(gemm, randomised_check_against_bound)
 
 Test(gemm, scalapack_layout_operands)
 {
-    nt_topo_t *t = topo_of(4);
+    nt_topo_t *t = kt_topo(4);
     nt_matrix_t *A = make(t, 30, 22, 6, 5, "bc2d:2x2", 1, true, NT_LAYOUT_SCALAPACK);
     nt_matrix_t *B = make(t, 22, 27, 5, 9, "bc1d:4", 2, true, NT_LAYOUT_SCALAPACK);
     nt_matrix_t *C = make(t, 30, 27, 6, 9, "random:5", 3, true, NT_LAYOUT_TILE);
-    double *a = dense(A), *b = dense(B);
+    double *a = kt_dense(A), *b = kt_dense(B);
     nt_kernel_stats_t s = {0};
     cr_assert_eq(nt_gemm(1.0, A, B, 0.0, C, NULL, &s), NT_OK, "%s", nt_last_error());
     for (int64_t j = 0; j < 27; j++)
@@ -234,7 +213,7 @@ Test(gemm, scalapack_layout_operands)
             double acc = 0;
             for (int64_t l = 0; l < 22; l++)
                 acc += a[i + l * 30] * b[l + j * 22];
-            cr_assert_eq(get(C, i, j), acc);
+            cr_assert_eq(kt_get(C, i, j), acc);
         }
     cr_assert_eq(s.owner_fraction, 1.0);
     nt_kernel_stats_free(&s);
@@ -248,13 +227,13 @@ Test(gemm, scalapack_layout_operands)
 
 Test(gemm, invalid_input_is_rejected_before_anything_is_computed)
 {
-    nt_topo_t *t = topo_of(2);
+    nt_topo_t *t = kt_topo(2);
     nt_matrix_t *A = make(t, 20, 12, 5, 4, "bc1d:2", 1, true, NT_LAYOUT_TILE);
     nt_matrix_t *B = make(t, 12, 16, 4, 8, "bc1d:2", 2, true, NT_LAYOUT_TILE);
     nt_matrix_t *C = make(t, 20, 16, 5, 8, "bc1d:2", 3, true, NT_LAYOUT_TILE);
     nt_matrix_t *Bt = make(t, 12, 16, 3, 8, "bc1d:2", 2, true, NT_LAYOUT_TILE);
     nt_matrix_t *Cs = make(t, 20, 15, 5, 8, "bc1d:2", 3, true, NT_LAYOUT_TILE);
-    double *c0 = dense(C);
+    double *c0 = kt_dense(C);
     cr_assert_eq(nt_gemm(1, NULL, B, 0, C, NULL, NULL), NT_EINVAL);
     cr_assert_eq(nt_gemm(1, A, B, 0, NULL, NULL, NULL), NT_EINVAL);
     cr_assert_eq(nt_gemm(1, A, Bt, 0, C, NULL, NULL), NT_EINVAL);
@@ -275,7 +254,7 @@ Test(gemm, invalid_input_is_rejected_before_anything_is_computed)
     cr_assert_eq(nt_matrix_create_spec(t, &sh, "bc1d:2", 2, NT_LAYOUT_TILE, 0, &F), NT_OK);
     cr_assert_eq(nt_gemm(1, A, B, 0, F, NULL, NULL), NT_EINVAL);
     cr_assert(strstr(nt_last_error(), "element size"), "%s", nt_last_error());
-    nt_topo_t *t2 = topo_of(2);
+    nt_topo_t *t2 = kt_topo(2);
     sh.elem_size = 8;
     cr_assert_eq(nt_matrix_create_spec(t2, &sh, "bc1d:2", 2, NT_LAYOUT_TILE, 0, &O), NT_OK);
     cr_assert_eq(nt_gemm(1, A, B, 0, O, NULL, NULL), NT_EINVAL);
@@ -284,7 +263,7 @@ Test(gemm, invalid_input_is_rejected_before_anything_is_computed)
     cr_assert_eq(nt_gemm(1, Ao, B, 0, C, NULL, NULL), NT_EINVAL);
     for (int64_t j = 0; j < 16; j++)
         for (int64_t i = 0; i < 20; i++)
-            cr_assert_eq(get(C, i, j), c0[i + j * 20]);
+            cr_assert_eq(kt_get(C, i, j), c0[i + j * 20]);
     cr_assert_eq(nt_gemm(1, A, B, 0, C, NULL, NULL), NT_OK);
     free(c0);
     nt_matrix_destroy(A);
@@ -358,7 +337,7 @@ static void check_cache(const nt_topo_t *t, const cache_case *x, double alpha, d
     nt_matrix_t *B = make(t, x->k, x->n, x->kb, x->nb, x->sb, 12, x->integer, x->layout);
     nt_matrix_t *C1 = make(t, x->m, x->n, x->mb, x->nb, x->sc, 13, x->integer, NT_LAYOUT_TILE);
     nt_matrix_t *C2 = make(t, x->m, x->n, x->mb, x->nb, x->sc, 13, x->integer, NT_LAYOUT_TILE);
-    double *a = dense(A), *b = dense(B), *c0 = dense(C1);
+    double *a = kt_dense(A), *b = kt_dense(B), *c0 = kt_dense(C1);
     nt_kernel_opts_t o = {.sched = x->sched, .threads_per_domain = x->tpd};
     nt_kernel_stats_t s1 = {0}, s2 = {0};
     cr_assert_eq(nt_gemm(alpha, A, B, beta, C1, &o, &s1), NT_OK, "%s", nt_last_error());
@@ -367,7 +346,7 @@ static void check_cache(const nt_topo_t *t, const cache_case *x, double alpha, d
     const char *what = x->integer ? "integer" : "random";
     for (int64_t j = 0; j < x->n; j++)
         for (int64_t i = 0; i < x->m; i++) {
-            double v1 = get(C1, i, j), v2 = get(C2, i, j);
+            double v1 = kt_get(C1, i, j), v2 = kt_get(C2, i, j);
             cr_assert(memcmp(&v1, &v2, sizeof v1) == 0, "%s %s/%s/%s (%lld,%lld): %a vs %a",
                       what, x->sa, x->sb, x->sc, (long long)i, (long long)j, v1, v2);
             if (x->integer) {
@@ -378,7 +357,7 @@ static void check_cache(const nt_topo_t *t, const cache_case *x, double alpha, d
             }
         }
     // The operands are untouched by the copies.
-    double *a2 = dense(A), *b2 = dense(B);
+    double *a2 = kt_dense(A), *b2 = kt_dense(B);
     cr_assert(memcmp(a, a2, (size_t)(x->m * x->k) * 8) == 0);
     cr_assert(memcmp(b, b2, (size_t)(x->k * x->n) * 8) == 0);
     int64_t tiles, bytes;
@@ -419,7 +398,7 @@ Test(gemm, cache_gives_the_uncached_result_bit_for_bit_and_counts_copies)
     const int doms[] = {1, 2, 3, 4, 8};
     for (size_t q = 0; q < sizeof doms / sizeof *doms; q++) {
         int D = doms[q];
-        nt_topo_t *t = topo_of(D);
+        nt_topo_t *t = kt_topo(D);
         char rnd[32], bc1[32], skw[32], chk[32];
         snprintf(rnd, sizeof rnd, "random:%d", 7 + D);
         snprintf(bc1, sizeof bc1, "bc1d:%d", D);
@@ -447,7 +426,7 @@ Test(gemm, cache_counts_a_tile_once_per_domain)
 {
     // 1 x 4 C tiles all on domain 0, A (one tile row) entirely on domain 1: every C tile reads
     // the same 3 A tiles, so the uncached run counts 4 x 3 remote A reads, the cached one 3.
-    nt_topo_t *t = topo_of(2);
+    nt_topo_t *t = kt_topo(2);
     nt_matrix_shape_t sa = {8, 24, 8, 8, 8}, sb = {24, 32, 8, 8, 8}, sc = {8, 32, 8, 8, 8};
     int oa[3] = {1, 1, 1}, ob[12] = {0}, oc[4] = {0};
     nt_tilemap_t ma = {1, 3, 2, oa}, mb = {3, 4, 2, ob}, mc = {1, 4, 2, oc};
@@ -489,12 +468,12 @@ static long vm_pages(void)
 
 Test(gemm, cache_allocation_failure_leaves_c_untouched_and_leaks_nothing)
 {
-    nt_topo_t *t = topo_of(4);
+    nt_topo_t *t = kt_topo(4);
     nt_matrix_t *A = make(t, 256, 256, 64, 64, "random:3", 1, false, NT_LAYOUT_TILE);
     nt_matrix_t *B = make(t, 256, 256, 64, 64, "bc2d:2x2", 2, false, NT_LAYOUT_TILE);
     nt_matrix_t *C = make(t, 256, 256, 64, 64, "random:4", 3, false, NT_LAYOUT_TILE);
     nt_matrix_t *R = make(t, 256, 256, 64, 64, "random:4", 3, false, NT_LAYOUT_TILE);
-    double *c0 = dense(C);
+    double *c0 = kt_dense(C);
     nt_kernel_opts_t o = {.cache_inputs = true};
     int64_t tiles, bytes;
     int slabs;
@@ -519,7 +498,7 @@ Test(gemm, cache_allocation_failure_leaves_c_untouched_and_leaks_nothing)
     long after = vm_pages();
     for (int64_t j = 0; j < C->n; j++)
         for (int64_t i = 0; i < C->m; i++)
-            cr_assert_eq(get(C, i, j), c0[i + j * C->m], "C changed at (%lld,%lld)",
+            cr_assert_eq(kt_get(C, i, j), c0[i + j * C->m], "C changed at (%lld,%lld)",
                          (long long)i, (long long)j);
 #ifndef __SANITIZE_ADDRESS__
     // ASan's allocator grows the mapping on its own (quarantine); LeakSanitizer covers malloc
@@ -537,7 +516,7 @@ Test(gemm, cache_allocation_failure_leaves_c_untouched_and_leaks_nothing)
     nt_mem_test_fail_after(-1);
     for (int64_t j = 0; j < C->n; j++)
         for (int64_t i = 0; i < C->m; i++) {
-            double v = get(C, i, j), r = get(R, i, j);
+            double v = kt_get(C, i, j), r = kt_get(R, i, j);
             cr_assert(memcmp(&v, &r, sizeof v) == 0);
         }
     free(c0);

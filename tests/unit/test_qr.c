@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel_test_util.h"
 #include "nt_core.h"
 #include "numatile.h"
 #include "numatile/kernels.h"
@@ -32,29 +33,6 @@ static nt_matrix_t *make(const nt_topo_t *t, int64_t m, int64_t n, int64_t nb, c
                  NT_OK, "%s: %s", spec, nt_last_error());
     cr_assert_eq(nt_matrix_fill(A, value, &seed), NT_OK);
     return A;
-}
-
-static double get(const nt_matrix_t *A, int64_t r, int64_t c)
-{
-    return *(const double *)nt_matrix_elem(A, r, c);
-}
-
-static double *dense(const nt_matrix_t *A)
-{
-    double *d = malloc((size_t)(A->m * A->n) * sizeof *d);
-    cr_assert_not_null(d);
-    for (int64_t c = 0; c < A->n; c++)
-        for (int64_t r = 0; r < A->m; r++)
-            d[r + c * A->m] = get(A, r, c);
-    return d;
-}
-
-static nt_topo_t *topo_of(int D)
-{
-    nt_topo_opts_t o = {.domains = D};
-    nt_topo_t *t = NULL;
-    cr_assert_eq(nt_topo_load(&o, &t), NT_OK, "%s", nt_last_error());
-    return t;
 }
 
 static int own(const nt_matrix_t *A, int64_t i, int64_t j)
@@ -93,7 +71,7 @@ static void check_qr(const nt_topo_t *t, int64_t m, int64_t n, int64_t nb, const
     nt_matrix_t *A = make(t, m, n, nb, spec, (uint64_t)(m * 1000 + n));
     nt_matrix_t *Q = make(t, m, m, nb, qspec, 5);
     nt_matrix_t *B = make(t, m, n, nb, qspec, (uint64_t)(m * 1000 + n));
-    double *a0 = dense(A);
+    double *a0 = kt_dense(A);
     nt_kernel_opts_t o = {.sched = sched, .ib = ib};
     nt_kernel_stats_t s = {0};
     nt_qr_t *qr = NULL;
@@ -112,7 +90,7 @@ static void check_qr(const nt_topo_t *t, int64_t m, int64_t n, int64_t nb, const
     cr_assert_eq(nt_qr_apply_q(qr, true, B, &o, &s), NT_OK, "%s", nt_last_error());
     if (sched == NT_KERNEL_OWNER)
         cr_assert_eq(s.owner_fraction, 1.0);
-    double *q = dense(Q);
+    double *q = kt_dense(Q);
     // ||A - Q R||_F with R the upper triangle of the factored A.
     double res = 0, an = 0, rn = 0, qtr = 0;
     for (int64_t j = 0; j < n; j++)
@@ -120,11 +98,11 @@ static void check_qr(const nt_topo_t *t, int64_t m, int64_t n, int64_t nb, const
             double d = a0[i + j * m];
             an += d * d;
             for (int64_t l = 0; l <= j && l < m; l++)
-                d -= q[i + l * m] * get(A, l, j);
+                d -= q[i + l * m] * kt_get(A, l, j);
             res += d * d;
-            double r = i <= j ? get(A, i, j) : 0.0;
+            double r = i <= j ? kt_get(A, i, j) : 0.0;
             rn += r * r;
-            qtr += pow(get(B, i, j) - r, 2);
+            qtr += pow(kt_get(B, i, j) - r, 2);
         }
     double orth = 0;
     for (int64_t i = 0; i < m; i++)
@@ -156,7 +134,7 @@ static void check_qr(const nt_topo_t *t, int64_t m, int64_t n, int64_t nb, const
 Test(qr, residuals_square_rectangular_partial_tiles_1_to_8_domains)
 {
     for (int D = 1; D <= 8; D++) {
-        nt_topo_t *t = topo_of(D);
+        nt_topo_t *t = kt_topo(D);
         char bc1[48], rnd[48], skw[48], chk[48], bnd[48], bal[48];
         snprintf(bc1, sizeof bc1, "bc1d:%d", D);
         snprintf(rnd, sizeof rnd, "random:%d", D);
@@ -175,7 +153,7 @@ Test(qr, residuals_square_rectangular_partial_tiles_1_to_8_domains)
 
 Test(qr, single_tile_row_column_and_every_dist_kind)
 {
-    nt_topo_t *t = topo_of(4);
+    nt_topo_t *t = kt_topo(4);
     const char *specs[] = {"bc2d:2x2", "bc1d:4", "random:9", "balanced:9", "skewed:2x2:1",
                            "chunk:4:2", "band:1:2x2", "bc2d:2x2:2x3"};
     for (size_t s = 0; s < sizeof specs / sizeof *specs; s++)
@@ -189,14 +167,14 @@ Test(qr, single_tile_row_column_and_every_dist_kind)
 
 Test(qr, omp_task_baseline_gives_the_same_accuracy)
 {
-    nt_topo_t *t = topo_of(3);
+    nt_topo_t *t = kt_topo(3);
     check_qr(t, 44, 36, 8, "random:4", "bc1d:3", NT_KERNEL_OMP, 4);
     nt_topo_destroy(t);
 }
 
 Test(qr, least_squares_satisfies_the_normal_equations)
 {
-    nt_topo_t *t = topo_of(3);
+    nt_topo_t *t = kt_topo(3);
     int64_t m = 61, n = 29, p = 5, nb = 8;
     nt_matrix_t *A = make(t, m, n, nb, "random:1", 7);
     nt_matrix_t *B = NULL;
@@ -204,7 +182,7 @@ Test(qr, least_squares_satisfies_the_normal_equations)
     cr_assert_eq(nt_matrix_create_spec(t, &sh, "balanced:5", 3, NT_LAYOUT_TILE, 0, &B), NT_OK);
     uint64_t sd = 99;
     cr_assert_eq(nt_matrix_fill(B, value, &sd), NT_OK);
-    double *a = dense(A), *b = dense(B);
+    double *a = kt_dense(A), *b = kt_dense(B);
     nt_qr_t *qr = NULL;
     nt_kernel_stats_t s = {0};
     cr_assert_eq(nt_qr_factor(A, NULL, &qr, &s), NT_OK, "%s", nt_last_error());
@@ -220,16 +198,16 @@ Test(qr, least_squares_satisfies_the_normal_equations)
             r[i] = b[i + c * m];
             bn += r[i] * r[i];
             for (int64_t l = 0; l < n; l++)
-                r[i] -= a[i + l * m] * get(B, l, c);
+                r[i] -= a[i + l * m] * kt_get(B, l, c);
         }
         for (int64_t l = 0; l < n; l++)
-            xn += get(B, l, c) * get(B, l, c);
+            xn += kt_get(B, l, c) * kt_get(B, l, c);
         // The rows of B below n hold Q^T b's tail: its norm is the residual norm.
         double rn = 0, tail = 0;
         for (int64_t i = 0; i < m; i++)
             rn += r[i] * r[i];
         for (int64_t i = n; i < m; i++)
-            tail += get(B, i, c) * get(B, i, c);
+            tail += kt_get(B, i, c) * kt_get(B, i, c);
         cr_assert_float_eq(sqrt(rn), sqrt(tail), 1e-10 * sqrt(bn));
         for (int64_t l = 0; l < n; l++) {
             double g = 0;
@@ -251,7 +229,7 @@ Test(qr, least_squares_satisfies_the_normal_equations)
 
 Test(qr, invalid_input_is_rejected_before_anything_is_computed)
 {
-    nt_topo_t *t = topo_of(2);
+    nt_topo_t *t = kt_topo(2);
     nt_matrix_shape_t sh = {20, 20, 5, 4, 8};
     nt_matrix_t *R = NULL;
     cr_assert_eq(nt_matrix_create_spec(t, &sh, "bc1d:2", 2, NT_LAYOUT_TILE, 0, &R), NT_OK);
@@ -260,14 +238,14 @@ Test(qr, invalid_input_is_rejected_before_anything_is_computed)
     cr_assert(strstr(nt_last_error(), "square"), "%s", nt_last_error());
     cr_assert_null(qr);
     nt_matrix_t *A = make(t, 20, 12, 4, "bc1d:2", 1);
-    double *a0 = dense(A);
+    double *a0 = kt_dense(A);
     nt_kernel_opts_t o = {.ib = 5};
     cr_assert_eq(nt_qr_factor(A, &o, &qr, NULL), NT_EINVAL);
     cr_assert_eq(nt_qr_factor(A, NULL, NULL, NULL), NT_EINVAL);
     cr_assert_eq(nt_qr_factor(NULL, NULL, &qr, NULL), NT_EINVAL);
     for (int64_t j = 0; j < 12; j++)
         for (int64_t i = 0; i < 20; i++)
-            cr_assert_eq(get(A, i, j), a0[i + j * 20]);
+            cr_assert_eq(kt_get(A, i, j), a0[i + j * 20]);
     cr_assert_eq(nt_qr_factor(A, NULL, &qr, NULL), NT_OK);
     // Apply / form / solve: wrong row tiling, B = A, Q wider than tall.
     nt_matrix_t *B5 = make(t, 20, 3, 5, "bc1d:2", 2);
@@ -287,13 +265,13 @@ Test(qr, invalid_input_is_rejected_before_anything_is_computed)
     for (int64_t i = 0; i < 12; i++)
         *(double *)nt_matrix_elem(Z, i, 5) = 0.0;
     nt_matrix_t *Bz = make(t, 12, 2, 4, "bc1d:2", 5);
-    double *bz = dense(Bz);
+    double *bz = kt_dense(Bz);
     cr_assert_eq(nt_qr_factor(Z, NULL, &qr, NULL), NT_OK);
     cr_assert_eq(nt_qr_solve_ls(qr, Bz, NULL, NULL), NT_EINVAL);
     cr_assert(strstr(nt_last_error(), "rank"), "%s", nt_last_error());
     for (int64_t j = 0; j < 2; j++)
         for (int64_t i = 0; i < 12; i++)
-            cr_assert_eq(get(Bz, i, j), bz[i + j * 12]);
+            cr_assert_eq(kt_get(Bz, i, j), bz[i + j * 12]);
     nt_qr_destroy(qr);
     free(a0);
     free(bz);

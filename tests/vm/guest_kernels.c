@@ -16,65 +16,13 @@
 // Prints one line per check, then "guest: kernels tests=T passed=P failed=F".
 #include <float.h>
 #include <math.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "numatile.h"
+#include "guest_common.h"
 
-#define MAXN 16
-
-static int tests, passed;
-static int64_t verified[MAXN];
 static int ndom;
-static int node_of[MAXN];
 static bool has_cpu[MAXN];
 static int exec_of[MAXN];   // domain whose threads run domain d's tasks
 static int cpu_doms[MAXN], ncpu_doms;
-static size_t pgsz;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static bool check(bool ok, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    tests++;
-    passed += ok;
-    fputs(ok ? "ok   " : "FAIL ", stdout);
-    vprintf(fmt, ap);
-    putchar('\n');
-    va_end(ap);
-    return ok;
-}
-
-static uint64_t mix(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static int64_t rows_of(const nt_matrix_t *A, int64_t i)
-{
-    return i < A->mt - 1 ? A->mb : A->m - i * A->mb;
-}
-
-static int64_t cols_of(const nt_matrix_t *A, int64_t j)
-{
-    return j < A->nt - 1 ? A->nb : A->n - j * A->nb;
-}
 
 // Element (r,c), addressed here from the descriptor's tiles and leading dimensions.
 static double *at(const nt_matrix_t *A, int64_t r, int64_t c)
@@ -82,98 +30,6 @@ static double *at(const nt_matrix_t *A, int64_t r, int64_t c)
     int64_t i = r / A->mb, j = c / A->nb;
     int64_t ld = A->layout == NT_LAYOUT_TILE ? rows_of(A, i) : A->lld[A->owner[i * A->nt + j]];
     return (double *)A->tile[i * A->nt + j] + (c - j * A->nb) * ld + (r - i * A->mb);
-}
-
-// --- Placement oracle (as in guest_redist.c) --------------------------------------------------
-
-typedef struct pgent {
-    uintptr_t page;
-    int node;
-} pgent;
-
-static int cmp_pg(const void *a, const void *b)
-{
-    const pgent *x = a, *y = b;
-    if (x->page != y->page)
-        return x->page < y->page ? -1 : 1;
-    return (x->node > y->node) - (x->node < y->node);
-}
-
-static bool add_range(pgent **v, size_t *n, size_t *cap, uintptr_t a, size_t bytes, int node)
-{
-    for (uintptr_t p = a / pgsz; p <= (a + bytes - 1) / pgsz; p++) {
-        if (*n == *cap) {
-            size_t nc = *cap ? 2 * *cap : 1024;
-            pgent *nv = realloc(*v, nc * sizeof *nv);
-            if (!nv)
-                return false;
-            *v = nv;
-            *cap = nc;
-        }
-        (*v)[(*n)++] = (pgent){p * pgsz, node};
-    }
-    return true;
-}
-
-// Distinct pages of A's tiles on their domain's node per move_pages; -1 on failure.
-static int64_t oracle_matrix(const nt_matrix_t *A, int64_t *pages, int64_t *conflicts)
-{
-    pgent *v = NULL;
-    size_t n = 0, cap = 0;
-    bool ok = true;
-    *pages = *conflicts = 0;
-    for (int64_t i = 0; ok && i < A->mt; i++)
-        for (int64_t j = 0; ok && j < A->nt; j++) {
-            int node = node_of[A->owner[i * A->nt + j]];
-            uintptr_t base = (uintptr_t)A->tile[i * A->nt + j];
-            size_t col = (size_t)rows_of(A, i) * A->elem_size;
-            if (A->layout == NT_LAYOUT_TILE) {
-                ok = add_range(&v, &n, &cap, base, col * (size_t)cols_of(A, j), node);
-            } else {
-                size_t ld = (size_t)A->lld[A->owner[i * A->nt + j]] * A->elem_size;
-                for (int64_t k = 0; ok && k < cols_of(A, j); k++)
-                    ok = add_range(&v, &n, &cap, base + (size_t)k * ld, col, node);
-            }
-        }
-    if (!ok) {
-        free(v);
-        return -1;
-    }
-    qsort(v, n, sizeof *v, cmp_pg);
-    size_t u = 0;
-    for (size_t k = 0; k < n; k++) {
-        if (u > 0 && v[u - 1].page == v[k].page) {
-            if (v[u - 1].node != v[k].node && (u < 2 || v[u - 2].page != v[k].page))
-                (*conflicts)++;
-            continue;
-        }
-        v[u++] = v[k];
-    }
-    void **pg = malloc((u + 1) * sizeof *pg);
-    int *status = malloc((u + 1) * sizeof *status);
-    int64_t here[MAXN] = {0}, on = -1;
-    if (pg && status) {
-        for (size_t k = 0; k < u; k++) {
-            pg[k] = (void *)v[k].page;
-            status[k] = -1000;
-        }
-        if (u == 0 || syscall(SYS_move_pages, 0, (unsigned long)u, pg, NULL, status, 0) == 0) {
-            on = 0;
-            for (size_t k = 0; k < u; k++)
-                if (status[k] == v[k].node) {
-                    on++;
-                    here[v[k].node]++;
-                }
-        }
-    }
-    *pages = (int64_t)u;
-    if (on == *pages && *conflicts == 0)
-        for (int d = 0; d < MAXN; d++)
-            verified[d] += here[d];
-    free(pg);
-    free(status);
-    free(v);
-    return on;
 }
 
 static void check_placed(const nt_matrix_t *A, const char *what)
@@ -184,10 +40,11 @@ static void check_placed(const nt_matrix_t *A, const char *what)
           rep.absent == 0, "%s: nt_matrix_check_placement: %lld of %lld pages on their "
           "domain's node (elsewhere %lld)", what, st ? -1LL : (long long)rep.on_domain,
           st ? -1LL : (long long)rep.pages, st ? -1LL : (long long)rep.elsewhere);
-    int64_t pages, conflicts, on = oracle_matrix(A, &pages, &conflicts);
-    check(pages > 0 && on == pages && conflicts == 0, "%s: move_pages finds %lld of %lld tile "
-          "pages on their domain's node (%lld shared across nodes)", what, (long long)on,
-          (long long)pages, (long long)conflicts);
+    oracle_res o = oracle_matrix(A);
+    int64_t on = o.sys_ok ? o.on_node : -1;
+    check(o.pages > 0 && on == o.pages && o.conflicts == 0, "%s: move_pages finds %lld of %lld "
+          "tile pages on their domain's node (%lld shared across nodes)", what, (long long)on,
+          (long long)o.pages, (long long)o.conflicts);
 }
 
 // --- Maps --------------------------------------------------------------------------------------
@@ -548,21 +405,12 @@ out:
 
 int main(void)
 {
-    setvbuf(stdout, NULL, _IOLBF, 0);
     double t_start = now();
-    pgsz = (size_t)sysconf(_SC_PAGESIZE);
-    const char *shape = getenv("NT_SHAPE"), *cpus = getenv("NT_CPUS");
-    int nodes = 0;
-    for (const char *p = cpus; p && *p; p++)
-        nodes += *p == '/';
-    nodes += cpus && *cpus;
-    printf("guest_kernels: shape %s, %d nodes\n", shape ? shape : "?", nodes);
+    int nodes = guest_start("guest_kernels");
     nt_topo_t *t = NULL;
     nt_status st = nt_topo_load(NULL, &t);
-    if (!check(st == NT_OK, "topo: load this machine: %s", st ? nt_last_error() : "ok")) {
-        printf("guest: kernels tests=%d passed=%d failed=%d\n", tests, passed, tests - passed);
-        return 1;
-    }
+    if (!check(st == NT_OK, "topo: load this machine: %s", st ? nt_last_error() : "ok"))
+        return guest_summary("kernels");
     ndom = nt_topo_ndomains(t);
     bool sane = check(nt_topo_get_kind(t) == NT_TOPO_PHYSICAL && ndom == nodes && ndom >= 2 &&
                       ndom <= MAXN, "topo: physical, %d domains (shape: %d nodes)", ndom, nodes);
@@ -579,8 +427,7 @@ int main(void)
     sane = sane && check(ncpu_doms > 0, "topo: %d domains with cpus", ncpu_doms);
     if (!sane) {
         nt_topo_destroy(t);
-        printf("guest: kernels tests=%d passed=%d failed=%d\n", tests, passed, tests - passed);
-        return 1;
+        return guest_summary("kernels");
     }
     // A memory-only domain's tasks go to the nearest domain with cpus (kernels.md).
     const uint32_t *dist = nt_topo_distances(t);
@@ -633,11 +480,7 @@ int main(void)
     test_stencil(t, 2, 997, 15, 3);
     nt_topo_destroy(t);
 
-    printf("guest_kernels: pages verified per node:");
-    for (int d = 0; d < ndom; d++)
-        printf(" node%d=%lld", d, (long long)verified[d]);
-    printf("\n");
+    guest_print_verified("guest_kernels", ndom);
     printf("guest_kernels: %.1f s\n", now() - t_start);
-    printf("guest: kernels tests=%d passed=%d failed=%d\n", tests, passed, tests - passed);
-    return passed == tests ? 0 : 1;
+    return guest_summary("kernels");
 }

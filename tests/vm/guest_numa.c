@@ -7,19 +7,10 @@
 // call made here, without libnuma or numatile. Prints one line per check, then
 // "guest: numa tests=T passed=P failed=F"; exit status 1 if a check failed.
 #include <sched.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
-#include "numatile.h"
+#include "guest_common.h"
 
-#define MAXN 16
 #define MAXCPU 64
 #define MIB ((size_t)1 << 20)
 
@@ -32,22 +23,6 @@ typedef struct shape {
     uint32_t dist[MAXN][MAXN];
     int total_cpus;
 } shape;
-
-static int tests, passed;
-static int64_t verified[MAXN]; // pages whose node the oracle confirmed, per node
-
-static bool check(bool ok, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    tests++;
-    passed += ok;
-    fputs(ok ? "ok   " : "FAIL ", stdout);
-    vprintf(fmt, ap);
-    putchar('\n');
-    va_end(ap);
-    return ok;
-}
 
 // --- The expected shape ---------------------------------------------------------------------
 
@@ -131,29 +106,6 @@ static int node_of_cpu(const shape *s, int cpu)
 }
 
 // --- The oracle: ask the kernel directly where every page is ---------------------------------
-
-// Pages of [p, p+bytes) that move_pages(2) reports on `node`; -1 if the call fails.
-static int64_t oracle_on_node(const void *p, size_t bytes, int node)
-{
-    size_t pg = (size_t)sysconf(_SC_PAGESIZE), n = (bytes + pg - 1) / pg;
-    void **pages = malloc(n * sizeof *pages);
-    int *status = malloc(n * sizeof *status);
-    int64_t on = -1;
-    if (pages && status) {
-        for (size_t k = 0; k < n; k++) {
-            pages[k] = (char *)p + k * pg;
-            status[k] = -1000;
-        }
-        if (syscall(SYS_move_pages, 0, (unsigned long)n, pages, NULL, status, 0) == 0) {
-            on = 0;
-            for (size_t k = 0; k < n; k++)
-                on += status[k] == node;
-        }
-    }
-    free(pages);
-    free(status);
-    return on;
-}
 
 static void fill(void *p, size_t bytes, uint64_t seed)
 {
@@ -247,7 +199,7 @@ static void test_alloc(const nt_topo_t *t)
                   "alloc: domain %d, %zu KiB: nt_mem_where puts %lld of %lld pages on node %d",
                   d, bytes / 1024, st ? -1LL : (long long)h.per_node[info.node],
                   (long long)npages, info.node);
-            int64_t on = oracle_on_node(p, bytes, info.node);
+            int64_t on = pages_on(p, bytes, info.node);
             if (check(on == npages, "alloc: domain %d, %zu KiB: move_pages finds %lld of %lld "
                       "pages on node %d", d, bytes / 1024, (long long)on, (long long)npages,
                       info.node))
@@ -275,7 +227,7 @@ static void migrate_step(void *p, size_t bytes, int from, int node, uint64_t see
           "failed=%lld (error %d) absent=%lld", bytes / 1024, from, node, (long long)r.pages,
           (long long)r.moved, (long long)r.already, (long long)r.failed, r.first_error,
           (long long)r.absent);
-    int64_t on = oracle_on_node(p, bytes, node);
+    int64_t on = pages_on(p, bytes, node);
     if (check(on == npages, "migrate: %zu KiB node %d -> %d: move_pages finds %lld of %lld "
               "pages on node %d", bytes / 1024, from, node, (long long)on, (long long)npages,
               node))
@@ -384,7 +336,7 @@ static nt_status team_body(int d, int rank, void *arg)
     void *p;
     int64_t local = -1;
     if (nt_mem_alloc(r->t, d, MIB, 0, &p) == NT_OK) {
-        local = oracle_on_node(p, MIB, info.node);
+        local = pages_on(p, MIB, info.node);
         nt_mem_free(p, MIB);
     }
 #pragma omp critical(guest_team)
@@ -497,7 +449,7 @@ static void test_virtual(const shape *s)
                    st ? nt_last_error() : "ok"))
             continue;
         int64_t want = (int64_t)(MIB / (size_t)sysconf(_SC_PAGESIZE));
-        int64_t on = oracle_on_node(p, MIB, info.node);
+        int64_t on = pages_on(p, MIB, info.node);
         if (check(on == want, "virtual: domain %d: move_pages finds %lld of %lld pages on node "
                   "%d", d, (long long)on, (long long)want, info.node))
             verified[info.node] += on;
@@ -579,9 +531,8 @@ int main(void)
     setvbuf(stdout, NULL, _IOLBF, 0);
     shape s;
     if (!parse_shape(&s)) {
-        printf("FAIL guest: NT_SHAPE, NT_CPUS, NT_MEM or NT_DIST missing or malformed\n");
-        printf("guest: numa tests=1 passed=0 failed=1\n");
-        return 1;
+        check(false, "guest: NT_SHAPE, NT_CPUS, NT_MEM or NT_DIST missing or malformed");
+        return guest_summary("numa");
     }
     printf("guest_numa: shape %s, %d nodes, %d cpus\n", s.name, s.nodes, s.total_cpus);
     nt_topo_t *t = NULL;
@@ -599,10 +550,6 @@ int main(void)
     test_virtual(&s);
     test_tool(&s);
 
-    printf("guest_numa: pages verified per node:");
-    for (int i = 0; i < s.nodes; i++)
-        printf(" node%d=%lld", i, (long long)verified[i]);
-    printf("\n");
-    printf("guest: numa tests=%d passed=%d failed=%d\n", tests, passed, tests - passed);
-    return passed == tests ? 0 : 1;
+    guest_print_verified("guest_numa", s.nodes);
+    return guest_summary("numa");
 }

@@ -1,5 +1,5 @@
-// Helpers shared by the kernel scenarios; see scn_util_b.h.
-#include "scn_util_b.h"
+// Helpers shared by the bench scenarios; see scn_util.h.
+#include "scn_util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 // Above this 1-minute load average another job competes for the cores.
 #define BUSY_LOAD 0.5
 
-double scnb_loadavg(void)
+double scn_loadavg(void)
 {
     FILE *f = fopen("/proc/loadavg", "r");
     double l = -1.0;
@@ -21,24 +21,24 @@ double scnb_loadavg(void)
 
 static void note(bench_run *r, const char *key, const char *when)
 {
-    double l = scnb_loadavg();
+    double l = scn_loadavg();
     bench_param(r, key, json_real(l));
     if (l > BUSY_LOAD)
         bench_notice(r, "load average %.2f at the %s of the run: other jobs share the cores, "
                      "times are not from a quiet machine", l, when);
 }
 
-void scnb_note_load(bench_run *r)
+void scn_note_load(bench_run *r)
 {
     note(r, "loadavg_start", "start");
 }
 
-void scnb_note_load_end(bench_run *r)
+void scn_note_load_end(bench_run *r)
 {
     note(r, "loadavg_end", "end");
 }
 
-void scnb_grid(int d, int *p, int *q)
+void scn_grid(int d, int *p, int *q)
 {
     int best = 1;
     for (int k = 1; (int64_t)k * k <= d; k++)
@@ -48,7 +48,21 @@ void scnb_grid(int d, int *p, int *q)
     *q = d / best;
 }
 
-double scnb_value(uint64_t seed, int64_t r, int64_t c)
+void scn_bc2d_spec(char *out, size_t cap, int d)
+{
+    int p, q;
+    scn_grid(d, &p, &q);
+    snprintf(out, cap, "bc2d:%dx%d", p, q);
+}
+
+void scn_stat3(double out[3], const double *x, int n)
+{
+    out[0] = bench_median(x, (size_t)n);
+    out[1] = bench_min(x, (size_t)n);
+    out[2] = bench_max(x, (size_t)n);
+}
+
+double scn_value(uint64_t seed, int64_t r, int64_t c)
 {
     uint64_t z = seed * 0x9e3779b97f4a7c15ULL + (uint64_t)r * 0xbf58476d1ce4e5b9ULL +
                  (uint64_t)c * 0x94d049bb133111ebULL;
@@ -58,13 +72,13 @@ double scnb_value(uint64_t seed, int64_t r, int64_t c)
     return (double)(z >> 11) * 0x1.0p-53 * 2.0 - 1.0;
 }
 
-void scnb_fill_fn(int64_t r, int64_t c, void *elem, size_t elem_size, void *arg)
+void scn_fill_fn(int64_t r, int64_t c, void *elem, size_t elem_size, void *arg)
 {
     (void)elem_size;
-    *(double *)elem = scnb_value(*(const uint64_t *)arg, r, c);
+    *(double *)elem = scn_value(*(const uint64_t *)arg, r, c);
 }
 
-int scnb_kernel_threads(const nt_topo_t *topo, int *tpd)
+int scn_kernel_threads(const nt_topo_t *topo, int *tpd)
 {
     int d = nt_topo_ndomains(topo), with = 0, minc = 0;
     for (int k = 0; k < d; k++) {
@@ -80,9 +94,12 @@ int scnb_kernel_threads(const nt_topo_t *topo, int *tpd)
     return with * minc;
 }
 
-int scnb_fail(const bench_run *r, const char *what, nt_status st)
+int scn_fail(const bench_run *r, const char *what, nt_status st)
 {
-    fprintf(stderr, "numatile bench %s: %s: %s: %s\n", r->name, what, nt_strerror(st),
-            nt_last_error());
+    if (what)
+        fprintf(stderr, "numatile bench %s: %s: %s: %s\n", r->name, what, nt_strerror(st),
+                nt_last_error());
+    else
+        fprintf(stderr, "numatile bench %s: %s: %s\n", r->name, nt_strerror(st), nt_last_error());
     return 3;
 }
