@@ -373,6 +373,33 @@ static nt_status run_graph(nt_tg_t *g, const nt_qr_t *qr, nt_matrix_t *B, bool t
     return st;
 }
 
+// Apply Q or Q^T to B column of tiles by column of tiles; with `identity` every tile is first
+// set to the identity's (K_INIT), which turns applying Q into forming it.
+static nt_status apply_graph(const nt_qr_t *qr, bool trans, bool identity, nt_matrix_t *B,
+                             const nt_kernel_opts_t *opts, nt_kernel_stats_t *stats)
+{
+    nt_tg_t *g;
+    nt_status st = nt_tg_create(B->mt * B->nt, qr->ndomains, &g);
+    if (st != NT_OK)
+        return st;
+    for (int64_t j = 0; j < B->nt && st == NT_OK; j++) {
+        for (int64_t i = 0; identity && i < B->mt && st == NT_OK; i++) {
+            int d = nt_matrix_tile_domain(B, i, j);
+            nt_tg_task_t t = {K_INIT, d, P_REST, {i, j, 0, 0}};
+            nt_tg_access_t a = {i * B->nt + j, NT_TG_WRITE, d, nt_kern_tile_bytes(B, i, j)};
+            st = nt_tg_add(g, &t, 1, &a);
+        }
+        if (st == NT_OK)
+            st = add_apply(g, qr, B, trans, j);
+    }
+    if (st == NT_OK)
+        st = run_graph(g, qr, B, trans, opts, stats);
+    if (st == NT_OK && stats)
+        stats->flops += apply_flops(qr, B);
+    nt_tg_destroy(g);
+    return st;
+}
+
 nt_status nt_qr_apply_q(const nt_qr_t *qr, bool trans, nt_matrix_t *B,
                         const nt_kernel_opts_t *opts, nt_kernel_stats_t *stats)
 {
@@ -382,17 +409,7 @@ nt_status nt_qr_apply_q(const nt_qr_t *qr, bool trans, nt_matrix_t *B,
     if ((st = check_rhs("qr apply", qr, B)) != NT_OK ||
         (st = nt_kernel_opts_resolve(opts, qr->A->topo, &tpd, &sched)) != NT_OK)
         return st;
-    nt_tg_t *g;
-    if ((st = nt_tg_create(B->mt * B->nt, qr->ndomains, &g)) != NT_OK)
-        return st;
-    for (int64_t j = 0; j < B->nt && st == NT_OK; j++)
-        st = add_apply(g, qr, B, trans, j);
-    if (st == NT_OK)
-        st = run_graph(g, qr, B, trans, opts, stats);
-    if (st == NT_OK && stats)
-        stats->flops += apply_flops(qr, B);
-    nt_tg_destroy(g);
-    return st;
+    return apply_graph(qr, trans, false, B, opts, stats);
 }
 
 nt_status nt_qr_form_q(const nt_qr_t *qr, nt_matrix_t *Q, const nt_kernel_opts_t *opts,
@@ -407,25 +424,7 @@ nt_status nt_qr_form_q(const nt_qr_t *qr, nt_matrix_t *Q, const nt_kernel_opts_t
     if (Q->n > Q->m)
         return nt_fail(NT_EINVAL, "qr form_q: Q has %lld columns, more than its %lld rows",
                        (long long)Q->n, (long long)Q->m);
-    nt_tg_t *g;
-    if ((st = nt_tg_create(Q->mt * Q->nt, qr->ndomains, &g)) != NT_OK)
-        return st;
-    for (int64_t j = 0; j < Q->nt && st == NT_OK; j++) {
-        for (int64_t i = 0; i < Q->mt && st == NT_OK; i++) {
-            int d = nt_matrix_tile_domain(Q, i, j);
-            nt_tg_task_t t = {K_INIT, d, P_REST, {i, j, 0, 0}};
-            nt_tg_access_t a = {i * Q->nt + j, NT_TG_WRITE, d, nt_kern_tile_bytes(Q, i, j)};
-            st = nt_tg_add(g, &t, 1, &a);
-        }
-        if (st == NT_OK)
-            st = add_apply(g, qr, Q, false, j);
-    }
-    if (st == NT_OK)
-        st = run_graph(g, qr, Q, false, opts, stats);
-    if (st == NT_OK && stats)
-        stats->flops += apply_flops(qr, Q);
-    nt_tg_destroy(g);
-    return st;
+    return apply_graph(qr, false, true, Q, opts, stats);
 }
 
 nt_status nt_qr_solve_ls(const nt_qr_t *qr, nt_matrix_t *B, const nt_kernel_opts_t *opts,
