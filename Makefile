@@ -11,7 +11,7 @@ BLIS_INC ?= /usr/include/$(ARCH)/blis-openmp
 SOVERSION := 0
 VERSION   := $(shell sed -n 's/^\#define NT_VERSION_STRING "\(.*\)"/\1/p' include/numatile/version.h)
 
-WARN     := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes
+WARN     := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 # CFLAGS/LDFLAGS given on the command line (e.g. CFLAGS="-O1 -g") replace only the optimisation
 # choice: the flags the code needs are appended with `override`.
 CFLAGS   ?= -O2 -g
@@ -26,11 +26,15 @@ LDLIBS   := -lhwloc -lnuma -lflame -lblis -lm -lpthread
 override LDFLAGS  += -fopenmp
 
 LIB_SRC  := $(sort $(wildcard core/*.c numa/*.c partition/*.c lib/*.c))
-TOOL_SRC := $(sort $(wildcard bench/*.c))
+# The front end in rooms: bench/cli (subcommands), bench/scenarios (benchmarks), bench/harness
+# (registry, output, statistics). The unit tests link the harness too, not the scenarios.
+HARNESS_SRC := $(sort $(wildcard bench/harness/*.c))
+TOOL_SRC := $(sort $(wildcard bench/cli/*.c bench/scenarios/*.c)) $(HARNESS_SRC)
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/obj/%.o)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
+HARNESS_OBJ := $(HARNESS_SRC:%.c=$(BUILD)/obj/%.o)
 
 LIB_A    := $(BUILD)/lib/libnumatile.a
 LIB_SO   := $(BUILD)/lib/libnumatile.so.$(VERSION)
@@ -71,6 +75,9 @@ $(BUILD)/obj/%.o: %.c
 
 # BLIS's header lives in a multiarch directory; only lib/ files that include it need the path.
 $(BUILD)/obj/lib/%.o: override CPPFLAGS += -I$(BLIS_INC)
+# The front end sees its rooms' headers; so do the tests of the harness.
+$(BUILD)/obj/bench/%.o $(BUILD)/obj/tests/%.o: override CPPFLAGS += -Ibench/cli -Ibench/harness \
+  -Ibench/scenarios
 
 -include $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)
 
@@ -90,9 +97,9 @@ $(TOOL): $(TOOL_OBJ) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(LIB_A) -ljansson $(LDLIBS)
 
-$(UNIT): $(UNIT_OBJ) $(LIB_A)
+$(UNIT): $(UNIT_OBJ) $(HARNESS_OBJ) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $(UNIT_OBJ) $(LIB_A) -lcriterion -ljansson $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(UNIT_OBJ) $(HARNESS_OBJ) $(LIB_A) -lcriterion -ljansson $(LDLIBS)
 
 $(PC): numatile.pc.in include/numatile/version.h
 	@mkdir -p $(dir $@)

@@ -1,14 +1,19 @@
 // The benchmark harness: statistics against naive sorting, output directories, CSV, grouped
 // median/min/max, and `numatile bench` end to end (--list, output files, --json summaries).
 //
-// The harness is part of the tool, not of the library, so its source is compiled in here
-// directly (the scenario table lives in bench/registry.c, not needed here).
-#include "../../bench/harness.c"
-
+// The harness is part of the tool, not of the library: the unit tests link its objects
+// (bench/harness/), not the scenarios.
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <errno.h>
 #include <ftw.h>
+#include <hwloc.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "harness.h"
+#include "numatile.h"
 #include "tool_run.h"
 
 static uint64_t rng_state = 0x2545F4914F6CDD1DULL;

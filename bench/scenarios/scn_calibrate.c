@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "scenarios.h"
 #include "numatile/error.h"
 #include "numatile/mem.h"
 #include "numatile/topo.h"

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "scenarios.h"
 #include "numatile/hetero.h"
 #include "numatile/kernels.h"
 #include "numatile/matrix.h"

@@ -1,22 +1,11 @@
 // The scenario table of `numatile bench` (see harness.h): adding a scenario is one file
-// bench/scn_NAME.c and one line here. Kept apart from harness.c so that the harness can be
+// bench/scenarios/scn_NAME.c, its prototype in scenarios.h and one line here. Kept apart from harness.c so that the harness can be
 // compiled into unit tests without every scenario.
 #include <string.h>
 
 #include "harness.h"
+#include "scenarios.h"
 
-#define SCENARIO(fn) int fn(bench_run *r)
-SCENARIO(scn_match);
-SCENARIO(scn_herrmann_fig2);
-SCENARIO(scn_herrmann_fig3);
-SCENARIO(scn_calibrate);
-SCENARIO(scn_migrate);
-SCENARIO(scn_cao_categories);
-SCENARIO(scn_guo_tables);
-SCENARIO(scn_herrmann_table1);
-SCENARIO(scn_stencil);
-SCENARIO(scn_kernels);
-SCENARIO(scn_lambert_partition);
 
 static const bench_scenario registry[] = {
     {"match", "matching and counting time, P = 8..1024 (scipy side by side if present)",

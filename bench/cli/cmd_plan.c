@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "commands.h"
 #include "numatile/matrix.h"
 #include "numatile/plan.h"
 

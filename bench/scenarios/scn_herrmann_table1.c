@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "scenarios.h"
 #include "numatile/dist.h"
 #include "numatile/kernels.h"
 #include "numatile/match.h"

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "scenarios.h"
 #include "numatile/dist.h"
 #include "numatile/match.h"
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "scenarios.h"
 #include "numatile/error.h"
 #include "numatile/matrix.h"
 #include "numatile/mem.h"

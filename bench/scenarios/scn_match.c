@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "scenarios.h"
 #include "numatile/dist.h"
 #include "numatile/match.h"
 #include "scn_util.h"

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "commands.h"
 #include "numatile/dist.h"
 #include "numatile/kernels.h"
 #include "numatile/match.h"

@@ -2,9 +2,9 @@
 // per run, raw rows to CSV and JSON with median/min/max, progress on stderr, gnuplot plots.
 //
 // Adding a scenario takes one file and one table line:
-//   1. write bench/scn_NAME.c defining `int scn_NAME(bench_run *r)`;
-//   2. add `{"name", "one-line description", scn_NAME}` to the registry in bench/registry.c
-//      (and its SCENARIO(scn_NAME) declaration just above it).
+//   1. write bench/scenarios/scn_NAME.c defining `int scn_NAME(bench_run *r)`;
+//   2. declare it in bench/scenarios/scenarios.h and add `{"name", "one-line description",
+//      scn_NAME}` to the registry in bench/scenarios/registry.c.
 //
 // What a scenario does with its bench_run:
 //   - reads the options r->quick, r->full, r->repeat (0 = its own default, see bench_reps()),

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "scenarios.h"
 #include "numatile/kernels.h"
 #include "numatile/matrix.h"
 #include "scn_util.h"

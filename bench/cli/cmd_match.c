@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "commands.h"
 #include "numatile/dist.h"
 #include "numatile/instance.h"
 #include "numatile/match.h"

@@ -1,20 +1,10 @@
-// `numatile`: the command-line tool. Each subcommand lives in its own cmd_*.c file.
+// `numatile`: the command-line tool. Each subcommand lives in its own file of bench/cli/.
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "commands.h"
 
-#define CMD(name) int name(int argc, char **argv)
-CMD(cmd_topo);
-CMD(cmd_match);
-CMD(cmd_schedule);
-CMD(cmd_plan);
-CMD(cmd_redist);
-CMD(cmd_gemm);
-CMD(cmd_qr);
-CMD(cmd_stencil);
-CMD(cmd_partition);
-CMD(cmd_bench);
 
 static const cli_cmd commands[] = {
     {"topo", "domains, cpus, memory and distances of this (or a described) machine", cmd_topo},
