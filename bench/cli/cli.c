@@ -19,10 +19,17 @@ int cli_usage(const char *cmd, const char *fmt, ...)
     return CLI_USAGE;
 }
 
+int cli_status_exit(nt_status st)
+{
+    if (st == NT_OK)
+        return CLI_OK;
+    return st == NT_EINVAL || st == NT_ERANGE || st == NT_EIO ? CLI_USAGE : CLI_RUNTIME;
+}
+
 int cli_lib_error(const char *cmd, nt_status st)
 {
     fprintf(stderr, "numatile %s: %s: %s\n", cmd, nt_strerror(st), nt_last_error());
-    return st == NT_EINVAL || st == NT_ERANGE || st == NT_EIO ? CLI_USAGE : CLI_RUNTIME;
+    return cli_status_exit(st);
 }
 
 bool cli_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)

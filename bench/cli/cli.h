@@ -22,8 +22,12 @@ typedef struct cli_cmd {
 // Print "numatile CMD: message" and a hint to stderr; return CLI_USAGE.
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-// Print "numatile CMD: <what>: <nt_last_error()>" to stderr; return CLI_USAGE for NT_EINVAL /
-// NT_ERANGE / NT_EIO (the user's input was wrong), CLI_RUNTIME otherwise.
+// The tool's exit code for a library status: CLI_OK for NT_OK, CLI_USAGE for NT_EINVAL /
+// NT_ERANGE / NT_EIO (the user's input was wrong), CLI_RUNTIME otherwise. The one mapping the
+// subcommands and the scenarios share.
+int cli_status_exit(nt_status st);
+
+// Print "numatile CMD: <what>: <nt_last_error()>" to stderr; return cli_status_exit(st).
 int cli_lib_error(const char *cmd, nt_status st);
 
 // Parse a whole decimal integer in [lo, hi]; false on junk, empty string or out of range.

@@ -1,6 +1,8 @@
 // Helpers shared by the bench scenarios; see scn_util.h.
 #include "scn_util.h"
 
+#include "cli.h"
+
 #include <math.h>
 #include <stdio.h>
 
@@ -101,5 +103,5 @@ int scn_fail(const bench_run *r, const char *what, nt_status st)
                 nt_last_error());
     else
         fprintf(stderr, "numatile bench %s: %s: %s\n", r->name, nt_strerror(st), nt_last_error());
-    return 3;
+    return cli_status_exit(st);
 }

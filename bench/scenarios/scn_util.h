@@ -41,7 +41,7 @@ void scn_fill_fn(int64_t r, int64_t c, void *elem, size_t elem_size, void *arg);
 int scn_kernel_threads(const nt_topo_t *topo, int *tpd);
 
 // Print "numatile bench NAME: WHAT: <status>: <last error>" (without "WHAT: " when what is
-// NULL) and return the tool's exit code for a run-time failure (3).
+// NULL) and return the tool's exit code for st (cli_status_exit: 2 for bad input, else 3).
 int scn_fail(const bench_run *r, const char *what, nt_status st);
 
 #endif
