@@ -47,7 +47,7 @@ STAGE    ?= $(BUILD)/stage
 EXAMPLES := redistribute plan_only hetero_gemm
 
 .PHONY: all deps test test-unit test-vm check-asan check-valgrind demo bench clean info install \
-        help docs examples
+        help docs examples check-outputs
 
 all: $(LIB_A) $(LIB_SO) $(TOOL) $(PC)
 
@@ -63,6 +63,8 @@ help:
 	@echo "make install PREFIX=DIR   headers, libraries, tool, pkg-config file, man page"
 	@echo "make docs         API reference from the public headers (Doxygen; warnings fail)"
 	@echo "make examples     install into $(STAGE), build docs/examples with pkg-config, run them"
+	@echo "make check-outputs OLD=BIN   scenarios and documented examples, run by BIN and by"
+	@echo "                  this build: deterministic --json outputs compared (times ignored)"
 	@echo "make info         compiler and library versions found"
 
 deps:
@@ -174,6 +176,13 @@ examples:
 	for e in $(EXAMPLES); do \
 	  echo "== $(STAGE)/examples/$$e"; $(STAGE)/examples/$$e; \
 	done
+
+# Before/after check of a change meant to keep behaviour: every scenario (--quick --seed 1) and
+# the documented examples, run by OLD and by NEW, deterministic fields compared (~1 min here).
+check-outputs: $(TOOL)
+	@test -n "$(OLD)" || { echo "usage: make check-outputs OLD=path/to/old/numatile [NEW=...]"; \
+	  exit 2; }
+	bash scripts/check_outputs.sh $(OLD) $(or $(NEW),$(TOOL))
 
 info:
 	@echo "numatile $(VERSION)"

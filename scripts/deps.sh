@@ -4,7 +4,7 @@
 set -eu
 PKGS="gcc make pkg-config libnuma-dev libhwloc-dev libblis-openmp-dev libflame-dev \
 libcriterion-dev libjansson-dev qemu-system-x86 busybox-static cpio gzip gnuplot-nox doxygen \
-valgrind"
+valgrind python3"
 missing=""
 for p in $PKGS; do
     st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
