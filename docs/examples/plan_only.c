@@ -53,18 +53,16 @@ static int64_t best_volume(const nt_matrix_t *src, const nt_matrix_t *dst, int *
     return best;
 }
 
-int main(int argc, char **argv)
+// The labellings compared, in the order of the table (the checks below index it).
+static const nt_match_objective objs[] = {NT_MATCH_CANONICAL, NT_MATCH_VOLUME, NT_MATCH_STEPS,
+                                          NT_MATCH_LEX, NT_MATCH_DISTANCE};
+enum { NOBJ = sizeof objs / sizeof objs[0] };
+
+static void print_machine(const nt_topo_t *t, const char *desc)
 {
-    nt_topo_opts_t to = {.synthetic = argc > 1 ? argv[1] : "pack:2 numa:2 core:4 pu:1"};
-    nt_topo_t *t;
-    CHECK(nt_topo_load(&to, &t));
     int D = nt_topo_ndomains(t);
-    if (D > MAXD) {
-        fprintf(stderr, "plan_only: %d domains; the brute force stops at %d\n", D, MAXD);
-        return 2;
-    }
-    printf("machine \"%s\": %s, %d domains\n", to.synthetic,
-           nt_topo_kind_name(nt_topo_get_kind(t)), D);
+    printf("machine \"%s\": %s, %d domains\n", desc, nt_topo_kind_name(nt_topo_get_kind(t)),
+           D);
     const uint32_t *dist = nt_topo_distances(t);
     for (int a = 0; a < D; a++) {
         printf("  ");
@@ -72,51 +70,42 @@ int main(int argc, char **argv)
             printf(" %3u", dist[a * D + b]);
         printf("\n");
     }
+}
 
-    // Source: ChunkSet on the D domains; target: 1D block-cyclic over the D domains. The
-    // matrices have no memory (NT_MATRIX_NOALLOC): planning reads only their tile maps.
-    char spec_src[64], spec_dst[64];
-    snprintf(spec_src, sizeof spec_src, "chunk:%d:3", D);
-    snprintf(spec_dst, sizeof spec_dst, "bc1d:%d", D);
-    nt_matrix_shape_t sh = {M, N, TILE, TILE, sizeof(double)};
-    nt_matrix_t *src, *dst;
-    CHECK(nt_matrix_create_spec(t, &sh, spec_src, 0, NT_LAYOUT_TILE, NT_MATRIX_NOALLOC, &src));
-    CHECK(nt_matrix_create_spec(t, &sh, spec_dst, 0, NT_LAYOUT_TILE, NT_MATRIX_NOALLOC, &dst));
-    printf("%lld x %lld tiles, %s -> %s\n", (long long)src->mt, (long long)src->nt, spec_src,
-           spec_dst);
-
-    static const nt_match_objective objs[] = {NT_MATCH_CANONICAL, NT_MATCH_VOLUME,
-                                              NT_MATCH_STEPS, NT_MATCH_LEX, NT_MATCH_DISTANCE};
-    enum { NOBJ = sizeof objs / sizeof objs[0] };
-    nt_plan_info_t info[NOBJ];
+// Plan src -> dst with one labelling, print its row of the table, and check that the plan's
+// count agrees with the maps: tiles moved = volume of its sigma. Returns failed checks.
+static int plan_one(const nt_matrix_t *src, const nt_matrix_t *dst, nt_match_objective obj,
+                    nt_plan_info_t *info)
+{
+    nt_plan_opts_t po = {.relabel = obj};
+    nt_plan_t *p;
+    CHECK(nt_plan_create(src, dst, NULL, &po, &p));
+    CHECK(nt_plan_info(p, info));
+    int nsig;
+    const int *sigma = nt_plan_sigma(p, &nsig);
+    printf("%-10s %12lld %8lld %10lld %14lld  ", nt_match_objective_name(obj),
+           (long long)info->bytes_moved, (long long)info->volume_tiles, (long long)info->steps,
+           (long long)info->dist_volume);
+    for (int j = 0; j < nsig; j++)
+        printf("%s%d", j ? "," : "", sigma[j]);
+    printf("\n");
     int failures = 0;
-    printf("%-10s %12s %8s %10s %14s  %s\n", "labelling", "bytes moved", "tiles", "steps",
-           "dist-volume", "sigma");
-    for (int k = 0; k < NOBJ; k++) {
-        nt_plan_opts_t po = {.relabel = objs[k]};
-        nt_plan_t *p;
-        CHECK(nt_plan_create(src, dst, NULL, &po, &p));
-        CHECK(nt_plan_info(p, &info[k]));
-        int nsig;
-        const int *sigma = nt_plan_sigma(p, &nsig);
-        printf("%-10s %12lld %8lld %10lld %14lld  ", nt_match_objective_name(objs[k]),
-               (long long)info[k].bytes_moved, (long long)info[k].volume_tiles,
-               (long long)info[k].steps, (long long)info[k].dist_volume);
-        for (int j = 0; j < nsig; j++)
-            printf("%s%d", j ? "," : "", sigma[j]);
-        printf("\n");
-        // The plan's count must agree with the maps: tiles moved = volume of its sigma.
-        int64_t v = volume_of(src, dst, sigma);
-        if (v != info[k].volume_tiles) {
-            fprintf(stderr, "FAIL: %s: plan says %lld tiles move, the maps say %lld\n",
-                    nt_match_objective_name(objs[k]), (long long)info[k].volume_tiles,
-                    (long long)v);
-            failures++;
-        }
-        nt_plan_destroy(p);
+    int64_t v = volume_of(src, dst, sigma);
+    if (v != info->volume_tiles) {
+        fprintf(stderr, "FAIL: %s: plan says %lld tiles move, the maps say %lld\n",
+                nt_match_objective_name(obj), (long long)info->volume_tiles, (long long)v);
+        failures++;
     }
+    nt_plan_destroy(p);
+    return failures;
+}
 
-    // Oracle: brute force over all D! labellings for the least volume.
+// Oracle: brute force over all D! labellings for the least volume, then the plans of every
+// labelling (info, in the order of objs) against it. Returns failed checks.
+static int check_optimal(const nt_matrix_t *src, const nt_matrix_t *dst, int D,
+                         const nt_plan_info_t *info)
+{
+    int failures = 0;
     int perm[MAXD];
     for (int j = 0; j < D; j++)
         perm[j] = j;
@@ -138,6 +127,40 @@ int main(int argc, char **argv)
         fprintf(stderr, "FAIL: steps/lex labellings do not have the fewest steps\n");
         failures++;
     }
+    return failures;
+}
+
+int main(int argc, char **argv)
+{
+    nt_topo_opts_t to = {.synthetic = argc > 1 ? argv[1] : "pack:2 numa:2 core:4 pu:1"};
+    nt_topo_t *t;
+    CHECK(nt_topo_load(&to, &t));
+    int D = nt_topo_ndomains(t);
+    if (D > MAXD) {
+        fprintf(stderr, "plan_only: %d domains; the brute force stops at %d\n", D, MAXD);
+        return 2;
+    }
+    print_machine(t, to.synthetic);
+
+    // Source: ChunkSet on the D domains; target: 1D block-cyclic over the D domains. The
+    // matrices have no memory (NT_MATRIX_NOALLOC): planning reads only their tile maps.
+    char spec_src[64], spec_dst[64];
+    snprintf(spec_src, sizeof spec_src, "chunk:%d:3", D);
+    snprintf(spec_dst, sizeof spec_dst, "bc1d:%d", D);
+    nt_matrix_shape_t sh = {M, N, TILE, TILE, sizeof(double)};
+    nt_matrix_t *src, *dst;
+    CHECK(nt_matrix_create_spec(t, &sh, spec_src, 0, NT_LAYOUT_TILE, NT_MATRIX_NOALLOC, &src));
+    CHECK(nt_matrix_create_spec(t, &sh, spec_dst, 0, NT_LAYOUT_TILE, NT_MATRIX_NOALLOC, &dst));
+    printf("%lld x %lld tiles, %s -> %s\n", (long long)src->mt, (long long)src->nt, spec_src,
+           spec_dst);
+
+    nt_plan_info_t info[NOBJ];
+    int failures = 0;
+    printf("%-10s %12s %8s %10s %14s  %s\n", "labelling", "bytes moved", "tiles", "steps",
+           "dist-volume", "sigma");
+    for (int k = 0; k < NOBJ; k++)
+        failures += plan_one(src, dst, objs[k], &info[k]);
+    failures += check_optimal(src, dst, D, info);
 
     nt_matrix_destroy(src);
     nt_matrix_destroy(dst);
