@@ -5,7 +5,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 int cli_usage(const char *cmd, const char *fmt, ...)
@@ -109,13 +108,6 @@ int cli_print_json(json_t *obj)
     if (rc != 0 || fputc('\n', stdout) == EOF || fflush(stdout) != 0)
         return CLI_RUNTIME;
     return CLI_OK;
-}
-
-double cli_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 void cli_print_tilemap(FILE *f, const int *owner, int64_t mt, int64_t nt, bool compact)

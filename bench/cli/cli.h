@@ -76,7 +76,4 @@ int cli_print_json(json_t *obj);
 // separated by spaces. On a terminal (and without NO_COLOR) each domain gets a background colour.
 void cli_print_tilemap(FILE *f, const int *owner, int64_t mt, int64_t nt, bool compact);
 
-// Wall-clock seconds from a monotonic clock.
-double cli_now(void);
-
 #endif
