@@ -5,7 +5,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 int cli_usage(const char *cmd, const char *fmt, ...)
@@ -17,6 +16,39 @@ int cli_usage(const char *cmd, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "\n(see 'numatile %s --help')\n", cmd);
     return CLI_USAGE;
+}
+
+int cli_getopt(int argc, char **argv, const struct option *opts)
+{
+    opterr = 0;
+    return getopt_long(argc, argv, "", opts, NULL);
+}
+
+int cli_common_option(cli_common *co, int id, char **argv)
+{
+    int64_t seed;
+    switch (id) {
+    case CLI_OPT_JSON: co->json = true; return CLI_OK;
+    case CLI_OPT_VERIFY: co->verify = true; return CLI_OK;
+    case CLI_OPT_DOMAINS:
+        if (!cli_parse_int(optarg, 1, 4096, &co->domains))
+            return cli_usage(co->cmd, "--domains: '%s' is not an integer in 1..4096", optarg);
+        return CLI_OK;
+    case CLI_OPT_SEED:
+        if (!cli_parse_i64(optarg, 0, INT64_MAX, &seed))
+            return cli_usage(co->cmd, "--seed: '%s' is not a non-negative integer", optarg);
+        co->seed = (uint64_t)seed;
+        return CLI_OK;
+    case CLI_OPT_HELP: fputs(co->help, stdout); return CLI_HELP_SHOWN;
+    default: return cli_usage(co->cmd, "unknown or incomplete option '%s'", argv[optind - 1]);
+    }
+}
+
+int cli_no_operands(const char *cmd, int argc, char **argv)
+{
+    if (optind < argc)
+        return cli_usage(cmd, "unexpected argument '%s'", argv[optind]);
+    return CLI_OK;
 }
 
 int cli_status_exit(nt_status st)
@@ -78,18 +110,12 @@ int cli_print_json(json_t *obj)
     return CLI_OK;
 }
 
-double cli_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 void cli_print_tilemap(FILE *f, const int *owner, int64_t mt, int64_t nt, bool compact)
 {
     // Background colours of the 256-colour palette that stay apart from each other.
     static const int palette[] = {196, 46, 33, 226, 201, 51, 208, 129, 118, 27, 214, 160};
     static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    const int npalette = (int)(sizeof palette / sizeof *palette);
     int maxd = 0;
     for (int64_t x = 0; x < mt * nt; x++)
         maxd = owner[x] > maxd ? owner[x] : maxd;
@@ -101,11 +127,11 @@ void cli_print_tilemap(FILE *f, const int *owner, int64_t mt, int64_t nt, bool c
         for (int64_t j = 0; j < nt; j++) {
             int d = owner[i * nt + j];
             if (colour)
-                fprintf(f, "\033[30;48;5;%dm", palette[d % (int)(sizeof palette / sizeof *palette)]);
+                fprintf(f, "\033[30;48;5;%dm", palette[d % npalette]);
             if (chars)
                 fputc(digits[d], f);
-            else
-                fprintf(f, "%s%*d", j || colour ? " " : "", width, d); // coloured cells get a margin
+            else // coloured cells get a margin
+                fprintf(f, "%s%*d", j || colour ? " " : "", width, d);
         }
         fputs(colour ? "\033[0m\n" : "\n", f);
     }

@@ -1,9 +1,10 @@
-// Shared helpers of the `numatile` tool: subcommand table, argument errors, number parsing,
-// JSON output. Exit codes (DESIGN.md): 0 ok, 1 a --verify check failed, 2 bad arguments,
-// 3 the library failed at run time.
+// Shared helpers of the `numatile` tool: subcommand table, the options every subcommand
+// parses alike, argument errors, number parsing, JSON output. Exit codes (DESIGN.md): 0 ok,
+// 1 a --verify check failed, 2 bad arguments, 3 the library failed at run time.
 #ifndef NUMATILE_CLI_H
 #define NUMATILE_CLI_H
 
+#include <getopt.h>
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -18,6 +19,36 @@ typedef struct cli_cmd {
     const char *summary;
     int (*run)(int argc, char **argv); // argv[0] is the subcommand name
 } cli_cmd;
+
+// The options most subcommands accept, parsed here so that each has one spelling and one
+// message. A subcommand lists those it takes in its getopt_long table with these ids, e.g.
+// {"json", no_argument, 0, CLI_OPT_JSON}, and hands every id it does not handle itself to
+// cli_common_option. The ids lie above every character, clear of the subcommands' own ids.
+enum { CLI_OPT_JSON = 0x100, CLI_OPT_DOMAINS, CLI_OPT_SEED, CLI_OPT_VERIFY, CLI_OPT_HELP };
+
+typedef struct cli_common {
+    const char *cmd;  // the subcommand's name, for messages
+    const char *help; // what --help prints
+    bool json;        // --json: one JSON object on stdout
+    bool verify;      // --verify: check the result, exit CLI_VERIFY_FAILED if wrong
+    int domains;      // --domains D in 1..4096; 0 when not given
+    uint64_t seed;    // --seed S >= 0; the subcommand sets its default before parsing
+} cli_common;
+
+// What a parse step returns after --help printed the help: the subcommand exits with CLI_OK.
+enum { CLI_HELP_SHOWN = -1 };
+
+// getopt_long over long options only, silent: every message about the arguments is ours.
+int cli_getopt(int argc, char **argv, const struct option *opts);
+
+// Handle option id (what cli_getopt returned; its argument in optarg) that the subcommand did
+// not: a common option fills co (CLI_OK, or CLI_USAGE with a message if its value is wrong);
+// --help prints co->help (CLI_HELP_SHOWN); any other id is an unknown option or one missing its
+// value (CLI_USAGE with a message).
+int cli_common_option(cli_common *co, int id, char **argv);
+
+// After the options: CLI_OK when no argument is left, else a usage error naming the first.
+int cli_no_operands(const char *cmd, int argc, char **argv);
 
 // Print "numatile CMD: message" and a hint to stderr; return CLI_USAGE.
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -44,8 +75,5 @@ int cli_print_json(json_t *obj);
 // compact: one character per tile (0-9a-zA-Z) when every domain id is below 62, else ids
 // separated by spaces. On a terminal (and without NO_COLOR) each domain gets a background colour.
 void cli_print_tilemap(FILE *f, const int *owner, int64_t mt, int64_t nt, bool compact);
-
-// Wall-clock seconds from a monotonic clock.
-double cli_now(void);
 
 #endif

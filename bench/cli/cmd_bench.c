@@ -1,4 +1,5 @@
-// numatile bench --list | NAME|all [--quick] [--full] [--out DIR] [--repeat R] [--seed S] [--domains D] [--json]
+// numatile bench --list | NAME|all [--quick] [--full] [--out DIR] [--repeat R] [--seed S]
+//                [--domains D] [--json]
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,76 +61,92 @@ static char *join_args(int argc, char **argv)
     return s;
 }
 
-int cmd_bench(int argc, char **argv)
+typedef struct bench_args {
+    cli_common co;    // --json, --domains, --seed (default 1), --help
+    bench_opts o;     // the scenario's options (json, seed, domains from co)
+    bool list;        // --list
+    const char *name; // the scenario, or "all"
+    int argc;         // the command line, recorded in the output JSON
+    char **argv;
+} bench_args;
+
+static const struct option bench_options[] = {
+    {"list", no_argument, 0, 'l'},
+    {"quick", no_argument, 0, 'q'},
+    {"full", no_argument, 0, 'f'},
+    {"out", required_argument, 0, 'o'},
+    {"repeat", required_argument, 0, 'r'},
+    {"seed", required_argument, 0, CLI_OPT_SEED},
+    {"json", no_argument, 0, CLI_OPT_JSON},
+    {"help", no_argument, 0, CLI_OPT_HELP},
+    {"domains", required_argument, 0, CLI_OPT_DOMAINS},
+    {0, 0, 0, 0}};
+
+// One option; c is its id, its value in optarg.
+static int bench_option(bench_args *a, int c, char **argv)
 {
-    static const struct option opts[] = {
-        {"list", no_argument, 0, 'l'},        {"quick", no_argument, 0, 'q'},
-        {"full", no_argument, 0, 'f'},        {"out", required_argument, 0, 'o'},
-        {"repeat", required_argument, 0, 'r'}, {"seed", required_argument, 0, 's'},
-        {"json", no_argument, 0, 'j'},        {"help", no_argument, 0, 'h'},
-        {"domains", required_argument, 0, 'd'}, {0, 0, 0, 0}};
-    bench_opts o = {.seed = 1};
-    bool do_list = false;
-    int c;
-    int64_t seed;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'l': do_list = true; break;
-        case 'q': o.quick = true; break;
-        case 'f': o.full = true; break;
-        case 'o': o.out = optarg; break;
-        case 'j': o.json = true; break;
-        case 'r':
-            if (!cli_parse_int(optarg, 1, 1000000, &o.repeat))
-                return cli_usage("bench", "--repeat: '%s' is not an integer in 1..1000000",
-                                 optarg);
-            break;
-        case 's':
-            if (!cli_parse_i64(optarg, 0, INT64_MAX, &seed))
-                return cli_usage("bench", "--seed: '%s' is not a non-negative integer", optarg);
-            o.seed = (uint64_t)seed;
-            break;
-        case 'd':
-            if (!cli_parse_int(optarg, 1, 4096, &o.domains))
-                return cli_usage("bench", "--domains: '%s' is not an integer in 1..4096", optarg);
-            break;
-        case 'h': fputs(help, stdout); return CLI_OK;
-        default:
-            return cli_usage("bench", "unknown or incomplete option '%s'", argv[optind - 1]);
-        }
+    switch (c) {
+    case 'l': a->list = true; return CLI_OK;
+    case 'q': a->o.quick = true; return CLI_OK;
+    case 'f': a->o.full = true; return CLI_OK;
+    case 'o': a->o.out = optarg; return CLI_OK;
+    case 'r':
+        if (!cli_parse_int(optarg, 1, 1000000, &a->o.repeat))
+            return cli_usage("bench", "--repeat: '%s' is not an integer in 1..1000000", optarg);
+        return CLI_OK;
+    default: return cli_common_option(&a->co, c, argv);
     }
-    if (do_list) {
+}
+
+// The options, then the one scenario name (none with --list).
+static int parse_args(int argc, char **argv, bench_args *a)
+{
+    *a = (bench_args){.co = {.cmd = "bench", .help = help, .seed = 1}, .argc = argc,
+                      .argv = argv};
+    int c, rc;
+    while ((c = cli_getopt(argc, argv, bench_options)) != -1)
+        if ((rc = bench_option(a, c, argv)) != CLI_OK)
+            return rc;
+    a->o.json = a->co.json;
+    a->o.seed = a->co.seed;
+    a->o.domains = a->co.domains;
+    if (a->list) {
         if (optind < argc)
             return cli_usage("bench", "--list takes no scenario name ('%s')", argv[optind]);
-        return list(o.json);
+        return CLI_OK;
     }
     if (optind >= argc)
         return cli_usage("bench", "which scenario? ('numatile bench --list' shows them)");
     if (optind + 1 < argc)
         return cli_usage("bench", "one scenario at a time (unexpected '%s')", argv[optind + 1]);
-    if (o.quick && o.full)
+    if (a->o.quick && a->o.full)
         return cli_usage("bench", "--quick and --full exclude each other");
-    const char *name = argv[optind];
-    bool all = !strcmp(name, "all");
-    if (!all && !bench_find(name))
+    a->name = argv[optind];
+    if (strcmp(a->name, "all") && !bench_find(a->name))
         return cli_usage("bench", "unknown scenario '%s' ('numatile bench --list' shows them)",
-                         name);
+                         a->name);
+    return CLI_OK;
+}
 
-    char *cmdline = join_args(argc, argv);
+// Run the named scenario, or all of them (each in DIR/NAME under --out DIR); under --json
+// print its summary, or an object of all summaries by name.
+static int run_scenarios(const bench_args *a)
+{
+    bool all = !strcmp(a->name, "all");
+    char *cmdline = join_args(a->argc, a->argv);
+    bench_opts o = a->o;
     o.argv = cmdline;
     size_t n;
     const bench_scenario *reg = bench_registry(&n);
     json_t *summaries = json_object(), *one = NULL;
     int rc = CLI_OK;
-    const char *out = o.out;
     for (size_t i = 0; i < n && rc == CLI_OK; i++) {
         const bench_scenario *s = &reg[i];
-        if (!all && strcmp(s->name, name))
+        if (!all && strcmp(s->name, a->name))
             continue;
         char sub[4096];
-        if (all && out) {
-            snprintf(sub, sizeof sub, "%s/%s", out, s->name);
+        if (all && a->o.out) {
+            snprintf(sub, sizeof sub, "%s/%s", a->o.out, s->name);
             o.out = sub;
         }
         json_t *summary = NULL;
@@ -147,4 +164,13 @@ int cmd_bench(int argc, char **argv)
     json_decref(summaries);
     json_decref(one);
     return rc;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    bench_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc != CLI_OK)
+        return rc == CLI_HELP_SHOWN ? CLI_OK : rc;
+    return a.list ? list(a.co.json) : run_scenarios(&a);
 }

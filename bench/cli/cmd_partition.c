@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "harness.h"
 #include "numatile/hetero.h"
 
 static const char *help =
@@ -88,25 +89,25 @@ static json_t *zones_json(int m, const nt_hetero_zone_t *z)
 }
 
 typedef struct opts {
-    double *s;
+    cli_common co; // --json, --help
+    double *s;     // the speeds (MAX_SPEEDS of room), m of them
     int m;
     int64_t n;
     nt_hetero_algo algo;
     nt_hetero_round round;
-    bool dump, json;
+    bool dump;
 } opts;
 
-static int parse(int argc, char **argv, opts *o)
+static int parse_args(int argc, char **argv, opts *o)
 {
     static const struct option lo[] = {
         {"speeds", required_argument, 0, 's'}, {"n", required_argument, 0, 'n'},
         {"algo", required_argument, 0, 'a'},   {"round", required_argument, 0, 'r'},
-        {"dump", no_argument, 0, 'd'},         {"json", no_argument, 0, 'j'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+        {"dump", no_argument, 0, 'd'},         {"json", no_argument, 0, CLI_OPT_JSON},
+        {"help", no_argument, 0, CLI_OPT_HELP}, {0, 0, 0, 0}};
     bool have_s = false, have_n = false;
     int c, rc;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, lo)) != -1) {
         switch (c) {
         case 's':
             if ((rc = parse_speeds(optarg, o->s, &o->m)) != CLI_OK)
@@ -132,14 +133,13 @@ static int parse(int argc, char **argv, opts *o)
                 return cli_usage("partition", "--round: '%s' is not precise or rounded", optarg);
             break;
         case 'd': o->dump = true; break;
-        case 'j': o->json = true; break;
-        case 'h': fputs(help, stdout); return -1;
         default:
-            return cli_usage("partition", "unknown or incomplete option '%s'", argv[optind - 1]);
+            if ((rc = cli_common_option(&o->co, c, argv)) != CLI_OK)
+                return rc;
         }
     }
-    if (optind < argc)
-        return cli_usage("partition", "unexpected argument '%s'", argv[optind]);
+    if ((rc = cli_no_operands("partition", argc, argv)) != CLI_OK)
+        return rc;
     if (!have_s)
         return cli_usage("partition", "--speeds is required");
     if (!have_n)
@@ -183,58 +183,72 @@ static json_t *result_json(const opts *o, const nt_hetero_zone_t *z, const nt_he
     return j;
 }
 
+static void result_print(const opts *o, const nt_hetero_eval_t *e, const int *owner,
+                         const int64_t *tiles)
+{
+    printf("%s (%s), %d domains, %lld x %lld tiles\n", nt_hetero_algo_name(o->algo),
+           o->round == NT_HETERO_PRECISE ? "precise" : "rounded", o->m, (long long)o->n,
+           (long long)o->n);
+    printf("continuous: cost %.6f, lower bound %.6f, ratio %.4f (guarantee %.4f)\n",
+           e->continuous_cost, e->lower_bound, e->continuous_ratio,
+           nt_hetero_guarantee(o->algo));
+    printf("discrete: cost %lld tiles, ratio %.4f, makespan ratio %.4f\n", (long long)e->cost,
+           e->ratio, e->makespan_ratio);
+    printf("tiles per domain:");
+    for (int i = 0; i < o->m; i++)
+        printf(" %lld", (long long)tiles[i]);
+    printf("\n");
+    if (o->dump)
+        cli_print_tilemap(stdout, owner, o->n, o->n, true);
+}
+
+// Partition (zones and tile map, timed), evaluate, report.
+static int run(const opts *o)
+{
+    nt_hetero_zone_t *z = NULL;
+    int64_t *tiles = malloc((size_t)o->m * sizeof *tiles);
+    nt_tilemap_t *map = NULL;
+    nt_hetero_eval_t e;
+    double t0 = bench_now();
+    nt_status st = tiles ? NT_OK : NT_ENOMEM;
+    if (st == NT_OK && o->algo != NT_HETERO_SFCP) {
+        z = malloc((size_t)o->m * sizeof *z);
+        st = z ? nt_hetero_partition(o->algo, o->m, o->s, z) : NT_ENOMEM;
+    }
+    if (st == NT_OK)
+        st = nt_hetero_tilemap(o->algo, o->round, o->m, o->s, o->n, &map);
+    double secs = bench_now() - t0;
+    if (st == NT_OK)
+        st = nt_hetero_evaluate(o->algo, o->round, o->m, o->s, o->n, &e);
+    int64_t cost;
+    if (st == NT_OK)
+        st = nt_hetero_discrete_cost(o->m, o->n, map->owner, &cost, NULL, tiles);
+    int rc = CLI_OK;
+    if (st)
+        rc = st == NT_ENOTSUP ? cli_usage("partition", "--algo %s: %s",
+                                          nt_hetero_algo_name(o->algo), nt_last_error())
+                              : cli_lib_error("partition", st);
+    else if (o->co.json)
+        rc = cli_print_json(result_json(o, z, &e, map->owner, tiles, secs));
+    else
+        result_print(o, &e, map->owner, tiles);
+    nt_tilemap_destroy(map);
+    free(z), free(tiles);
+    return rc;
+}
+
 int cmd_partition(int argc, char **argv)
 {
-    opts o = {.algo = NT_HETERO_NRRP, .round = NT_HETERO_PRECISE};
+    opts o = {.co = {.cmd = "partition", .help = help}, .algo = NT_HETERO_NRRP,
+              .round = NT_HETERO_PRECISE};
     o.s = malloc(MAX_SPEEDS * sizeof *o.s);
     if (!o.s)
         return CLI_RUNTIME;
-    int rc = parse(argc, argv, &o);
-    if (rc) {
-        free(o.s);
-        return rc < 0 ? CLI_OK : rc;
-    }
-    nt_hetero_zone_t *z = NULL;
-    int64_t *tiles = malloc((size_t)o.m * sizeof *tiles);
-    nt_tilemap_t *map = NULL;
-    nt_hetero_eval_t e;
-    double t0 = cli_now();
-    nt_status st = tiles ? NT_OK : NT_ENOMEM;
-    if (st == NT_OK && o.algo != NT_HETERO_SFCP) {
-        z = malloc((size_t)o.m * sizeof *z);
-        st = z ? nt_hetero_partition(o.algo, o.m, o.s, z) : NT_ENOMEM;
-    }
-    if (st == NT_OK)
-        st = nt_hetero_tilemap(o.algo, o.round, o.m, o.s, o.n, &map);
-    double secs = cli_now() - t0;
-    if (st == NT_OK)
-        st = nt_hetero_evaluate(o.algo, o.round, o.m, o.s, o.n, &e);
-    int64_t cost;
-    if (st == NT_OK)
-        st = nt_hetero_discrete_cost(o.m, o.n, map->owner, &cost, NULL, tiles);
-    if (st) {
-        rc = st == NT_ENOTSUP ? cli_usage("partition", "--algo %s: %s",
-                                          nt_hetero_algo_name(o.algo), nt_last_error())
-                              : cli_lib_error("partition", st);
-    } else if (o.json) {
-        rc = cli_print_json(result_json(&o, z, &e, map->owner, tiles, secs));
-    } else {
-        printf("%s (%s), %d domains, %lld x %lld tiles\n", nt_hetero_algo_name(o.algo),
-               o.round == NT_HETERO_PRECISE ? "precise" : "rounded", o.m, (long long)o.n,
-               (long long)o.n);
-        printf("continuous: cost %.6f, lower bound %.6f, ratio %.4f (guarantee %.4f)\n",
-               e.continuous_cost, e.lower_bound, e.continuous_ratio,
-               nt_hetero_guarantee(o.algo));
-        printf("discrete: cost %lld tiles, ratio %.4f, makespan ratio %.4f\n",
-               (long long)e.cost, e.ratio, e.makespan_ratio);
-        printf("tiles per domain:");
-        for (int i = 0; i < o.m; i++)
-            printf(" %lld", (long long)tiles[i]);
-        printf("\n");
-        if (o.dump)
-            cli_print_tilemap(stdout, map->owner, o.n, o.n, true);
-    }
-    nt_tilemap_destroy(map);
-    free(z), free(tiles), free(o.s);
+    int rc = parse_args(argc, argv, &o);
+    if (rc == CLI_OK)
+        rc = run(&o);
+    else if (rc == CLI_HELP_SHOWN)
+        rc = CLI_OK;
+    free(o.s);
     return rc;
 }

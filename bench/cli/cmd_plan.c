@@ -42,16 +42,17 @@ static const char *help_redist =
     "                      tasks, on_domain_fraction, verify (with --verify)\n";
 
 typedef struct args {
-    const char *cmd;
+    cli_common co; // --json, --domains, --verify (redist only), --help
+    bool redist;   // the subcommand is redist: the plan is executed
     int64_t m, n, elem;
-    int64_t mb[2], nb[2];
+    int64_t mb[2], nb[2]; // [0] the source (--from), [1] the target (--to)
     const char *dist[2];
-    char tile_txt[2][64];
+    char tile_txt[2][64]; // TILE@DIST as reported, e.g. "128x128@bc2d:2x2"
+    bool given[2];        // --from, --to seen
     nt_layout layout[2];
-    int domains;
     const char *synthetic;
     nt_match_objective match;
-    bool has_sub, dump, json, verify, no_keep;
+    bool has_sub, dump, no_keep;
     nt_sub_t sub;
     nt_exec_mode mode;
     nt_exec_schedule schedule;
@@ -115,122 +116,152 @@ static bool parse_layout(const char *s, nt_layout *out)
     return true;
 }
 
+// The options of both subcommands; those from O_MODE on, and --verify, belong to redist.
+enum { O_M = 1, O_N, O_FROM, O_TO, O_SYN, O_MATCH, O_SUB, O_FL, O_TL, O_ELEM, O_DUMP, O_MODE,
+       O_SCHED, O_THREADS, O_NOKEEP, O_SEED };
+
+static const struct option plan_options[] = {
+    {"m", required_argument, 0, O_M},
+    {"n", required_argument, 0, O_N},
+    {"from", required_argument, 0, O_FROM},
+    {"to", required_argument, 0, O_TO},
+    {"domains", required_argument, 0, CLI_OPT_DOMAINS},
+    {"synthetic", required_argument, 0, O_SYN},
+    {"match", required_argument, 0, O_MATCH},
+    {"sub", required_argument, 0, O_SUB},
+    {"from-layout", required_argument, 0, O_FL},
+    {"to-layout", required_argument, 0, O_TL},
+    {"elem", required_argument, 0, O_ELEM},
+    {"dump", no_argument, 0, O_DUMP},
+    {"json", no_argument, 0, CLI_OPT_JSON},
+    {"help", no_argument, 0, CLI_OPT_HELP},
+    {"mode", required_argument, 0, O_MODE},
+    {"schedule", required_argument, 0, O_SCHED},
+    {"threads", required_argument, 0, O_THREADS},
+    {"no-keep", no_argument, 0, O_NOKEEP},
+    {"verify", no_argument, 0, CLI_OPT_VERIFY},
+    {"seed", required_argument, 0, O_SEED},
+    {0, 0, 0, 0}};
+
+static bool redist_only(int c)
+{
+    return (c >= O_MODE && c <= O_SEED) || c == CLI_OPT_VERIFY;
+}
+
+// An option only redist takes; c is its id, its value in optarg.
+static int redist_option(args *a, int c, char **argv)
+{
+    const char *cmd = a->co.cmd;
+    switch (c) {
+    case O_MODE:
+        if (!strcmp(optarg, "copy"))
+            a->mode = NT_EXEC_COPY;
+        else if (!strcmp(optarg, "move"))
+            a->mode = NT_EXEC_MOVE;
+        else
+            return cli_usage(cmd, "--mode: '%s' is not copy|move", optarg);
+        return CLI_OK;
+    case O_SCHED:
+        if (!strcmp(optarg, "free"))
+            a->schedule = NT_SCHED_FREE;
+        else if (!strcmp(optarg, "steps"))
+            a->schedule = NT_SCHED_STEPS;
+        else
+            return cli_usage(cmd, "--schedule: '%s' is not free|steps", optarg);
+        return CLI_OK;
+    case O_THREADS:
+        if (!cli_parse_int(optarg, 1, 256, &a->threads))
+            return cli_usage(cmd, "--threads: '%s' is not an integer in 1..256", optarg);
+        return CLI_OK;
+    case O_NOKEEP: a->no_keep = true; return CLI_OK;
+    case O_SEED:
+        // Its own --seed rather than the common one: this message says ">= 0".
+        if (!cli_parse_i64(optarg, 0, INT64_MAX, &a->seed))
+            return cli_usage(cmd, "--seed: '%s' is not an integer >= 0", optarg);
+        return CLI_OK;
+    default: return cli_common_option(&a->co, c, argv);
+    }
+}
+
+// An option plan and redist both take; c is its id, its value in optarg.
+static int plan_option(args *a, int c, char **argv)
+{
+    const char *cmd = a->co.cmd;
+    switch (c) {
+    case O_M:
+        if (!cli_parse_i64(optarg, 1, INT32_MAX, &a->m))
+            return cli_usage(cmd, "--m: '%s' is not a size in 1..2^31-1", optarg);
+        return CLI_OK;
+    case O_N:
+        if (!cli_parse_i64(optarg, 1, INT32_MAX, &a->n))
+            return cli_usage(cmd, "--n: '%s' is not a size in 1..2^31-1", optarg);
+        return CLI_OK;
+    case O_FROM:
+    case O_TO: {
+        int k = c == O_TO;
+        if (!parse_tile_dist(optarg, &a->mb[k], &a->nb[k], &a->dist[k]))
+            return cli_usage(cmd, "--%s: '%s' is not TILE@DIST (e.g. 128x128@bc2d:2x2)",
+                             k ? "to" : "from", optarg);
+        a->given[k] = true;
+        return CLI_OK;
+    }
+    case O_SYN:
+        if (a->redist)
+            return cli_usage(cmd, "--synthetic: a described machine has no memory to move");
+        a->synthetic = optarg;
+        return CLI_OK;
+    case O_MATCH:
+        if (nt_match_objective_parse(optarg, &a->match) != NT_OK)
+            return cli_usage(cmd, "--match: '%s' is not none|volume|steps|lex|distance", optarg);
+        return CLI_OK;
+    case O_SUB:
+        if (!parse_sub(optarg, &a->sub))
+            return cli_usage(cmd, "--sub: '%s' is not ROWS,COLS,SROW,SCOL,TROW,TCOL "
+                             "(six integers >= 0)", optarg);
+        a->has_sub = true;
+        return CLI_OK;
+    case O_FL:
+    case O_TL:
+        if (!parse_layout(optarg, &a->layout[c == O_TL]))
+            return cli_usage(cmd, "--%s: '%s' is not tile|scalapack",
+                             c == O_TL ? "to-layout" : "from-layout", optarg);
+        return CLI_OK;
+    case O_ELEM:
+        if (!cli_parse_i64(optarg, 1, 1 << 20, &a->elem))
+            return cli_usage(cmd, "--elem: '%s' is not a byte count in 1..1048576", optarg);
+        return CLI_OK;
+    case O_DUMP: a->dump = true; return CLI_OK;
+    default: return cli_common_option(&a->co, c, argv);
+    }
+}
+
 static int parse_args(int argc, char **argv, bool redist, args *a)
 {
-    enum { O_M = 1, O_N, O_FROM, O_TO, O_DOM, O_SYN, O_MATCH, O_SUB, O_FL, O_TL, O_ELEM, O_DUMP,
-           O_JSON, O_HELP, O_MODE, O_SCHED, O_THREADS, O_NOKEEP, O_VERIFY, O_SEED };
-    static const struct option opts[] = {
-        {"m", required_argument, 0, O_M}, {"n", required_argument, 0, O_N},
-        {"from", required_argument, 0, O_FROM}, {"to", required_argument, 0, O_TO},
-        {"domains", required_argument, 0, O_DOM}, {"synthetic", required_argument, 0, O_SYN},
-        {"match", required_argument, 0, O_MATCH}, {"sub", required_argument, 0, O_SUB},
-        {"from-layout", required_argument, 0, O_FL}, {"to-layout", required_argument, 0, O_TL},
-        {"elem", required_argument, 0, O_ELEM}, {"dump", no_argument, 0, O_DUMP},
-        {"json", no_argument, 0, O_JSON}, {"help", no_argument, 0, O_HELP},
-        {"mode", required_argument, 0, O_MODE}, {"schedule", required_argument, 0, O_SCHED},
-        {"threads", required_argument, 0, O_THREADS}, {"no-keep", no_argument, 0, O_NOKEEP},
-        {"verify", no_argument, 0, O_VERIFY}, {"seed", required_argument, 0, O_SEED},
-        {0, 0, 0, 0}};
-    const char *cmd = a->cmd;
-    int c;
-    opterr = 0;
-    optind = 1;
-    bool from = false, to = false;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (!redist && c >= O_MODE) {
+    const char *cmd = redist ? "redist" : "plan";
+    *a = (args){.co = {.cmd = cmd, .help = redist ? help_redist : help_plan}, .redist = redist,
+                .elem = 8, .match = NT_MATCH_CANONICAL, .seed = 1};
+    int c, rc;
+    while ((c = cli_getopt(argc, argv, plan_options)) != -1) {
+        if (!redist && redist_only(c)) {
             const char *name = "?";
-            for (const struct option *q = opts; q->name; q++)
+            for (const struct option *q = plan_options; q->name; q++)
                 if (q->val == c)
                     name = q->name;
             return cli_usage(cmd, "--%s belongs to 'numatile redist'", name);
         }
-        switch (c) {
-        case O_M:
-            if (!cli_parse_i64(optarg, 1, INT32_MAX, &a->m))
-                return cli_usage(cmd, "--m: '%s' is not a size in 1..2^31-1", optarg);
-            break;
-        case O_N:
-            if (!cli_parse_i64(optarg, 1, INT32_MAX, &a->n))
-                return cli_usage(cmd, "--n: '%s' is not a size in 1..2^31-1", optarg);
-            break;
-        case O_FROM:
-        case O_TO: {
-            int k = c == O_TO;
-            if (!parse_tile_dist(optarg, &a->mb[k], &a->nb[k], &a->dist[k]))
-                return cli_usage(cmd, "--%s: '%s' is not TILE@DIST (e.g. 128x128@bc2d:2x2)",
-                                 k ? "to" : "from", optarg);
-            *(k ? &to : &from) = true;
-            break;
-        }
-        case O_DOM:
-            if (!cli_parse_int(optarg, 1, 4096, &a->domains))
-                return cli_usage(cmd, "--domains: '%s' is not an integer in 1..4096", optarg);
-            break;
-        case O_SYN:
-            if (redist)
-                return cli_usage(cmd, "--synthetic: a described machine has no memory to move");
-            a->synthetic = optarg;
-            break;
-        case O_MATCH:
-            if (nt_match_objective_parse(optarg, &a->match) != NT_OK)
-                return cli_usage(cmd, "--match: '%s' is not none|volume|steps|lex|distance",
-                                 optarg);
-            break;
-        case O_SUB:
-            if (!parse_sub(optarg, &a->sub))
-                return cli_usage(cmd, "--sub: '%s' is not ROWS,COLS,SROW,SCOL,TROW,TCOL "
-                                 "(six integers >= 0)", optarg);
-            a->has_sub = true;
-            break;
-        case O_FL:
-        case O_TL:
-            if (!parse_layout(optarg, &a->layout[c == O_TL]))
-                return cli_usage(cmd, "--%s: '%s' is not tile|scalapack",
-                                 c == O_TL ? "to-layout" : "from-layout", optarg);
-            break;
-        case O_ELEM:
-            if (!cli_parse_i64(optarg, 1, 1 << 20, &a->elem))
-                return cli_usage(cmd, "--elem: '%s' is not a byte count in 1..1048576", optarg);
-            break;
-        case O_DUMP: a->dump = true; break;
-        case O_JSON: a->json = true; break;
-        case O_HELP: fputs(redist ? help_redist : help_plan, stdout); return -1;
-        case O_MODE:
-            if (!strcmp(optarg, "copy"))
-                a->mode = NT_EXEC_COPY;
-            else if (!strcmp(optarg, "move"))
-                a->mode = NT_EXEC_MOVE;
-            else
-                return cli_usage(cmd, "--mode: '%s' is not copy|move", optarg);
-            break;
-        case O_SCHED:
-            if (!strcmp(optarg, "free"))
-                a->schedule = NT_SCHED_FREE;
-            else if (!strcmp(optarg, "steps"))
-                a->schedule = NT_SCHED_STEPS;
-            else
-                return cli_usage(cmd, "--schedule: '%s' is not free|steps", optarg);
-            break;
-        case O_THREADS:
-            if (!cli_parse_int(optarg, 1, 256, &a->threads))
-                return cli_usage(cmd, "--threads: '%s' is not an integer in 1..256", optarg);
-            break;
-        case O_NOKEEP: a->no_keep = true; break;
-        case O_VERIFY: a->verify = true; break;
-        case O_SEED:
-            if (!cli_parse_i64(optarg, 0, INT64_MAX, &a->seed))
-                return cli_usage(cmd, "--seed: '%s' is not an integer >= 0", optarg);
-            break;
-        default:
-            return cli_usage(cmd, "unknown or incomplete option '%s'", argv[optind - 1]);
-        }
+        rc = redist_only(c) ? redist_option(a, c, argv) : plan_option(a, c, argv);
+        if (rc != CLI_OK)
+            return rc;
     }
-    if (optind < argc)
-        return cli_usage(cmd, "unexpected argument '%s'", argv[optind]);
+    if ((rc = cli_no_operands(cmd, argc, argv)) != CLI_OK)
+        return rc;
     if (!a->m || !a->n)
         return cli_usage(cmd, "--m and --n are required");
-    if (!from || !to)
+    if (!a->given[0] || !a->given[1])
         return cli_usage(cmd, "--from and --to are required");
+    for (int k = 0; k < 2; k++)
+        snprintf(a->tile_txt[k], sizeof a->tile_txt[k], "%lldx%lld@%.40s", (long long)a->mb[k],
+                 (long long)a->nb[k], a->dist[k]);
     return CLI_OK;
 }
 
@@ -255,7 +286,7 @@ static int matrix_error(const char *cmd, const char *opt, const char *txt, nt_st
 {
     fprintf(stderr, "numatile %s: %s '%s': %s: %s\n", cmd, opt, txt, nt_strerror(st),
             nt_last_error());
-    return st == NT_EINVAL || st == NT_ERANGE || st == NT_EIO ? CLI_USAGE : CLI_RUNTIME;
+    return cli_status_exit(st);
 }
 
 static json_t *map_json(const int *owner, int64_t mt, int64_t nt)
@@ -343,140 +374,180 @@ static void plan_print(const nt_topo_t *t, const nt_plan_t *p)
     printf("\n  planned in %.6f s\n", I.seconds);
 }
 
-static int run(int argc, char **argv, bool redist)
+// Domains: --domains, else as many as the DISTs announce (at least the machine's nodes).
+static int load_topology(const args *a, nt_topo_t **t)
 {
-    args a = {.cmd = redist ? "redist" : "plan", .elem = 8, .match = NT_MATCH_CANONICAL,
-              .seed = 1};
-    int rc = parse_args(argc, argv, redist, &a);
-    if (rc == -1)
-        return CLI_OK;
-    if (rc)
-        return rc;
-    const char *cmd = a.cmd;
-    for (int k = 0; k < 2; k++)
-        snprintf(a.tile_txt[k], sizeof a.tile_txt[k], "%lldx%lld@%.40s", (long long)a.mb[k],
-                 (long long)a.nb[k], a.dist[k]);
-    // Domains: --domains, else as many as the DISTs announce (at least the machine's nodes).
-    nt_topo_opts_t to = {.domains = a.domains, .synthetic = a.synthetic};
-    nt_topo_t *t;
+    nt_topo_opts_t to = {.domains = a->co.domains, .synthetic = a->synthetic};
     nt_status st;
-    if (!a.domains && !a.synthetic) {
+    if (!a->co.domains && !a->synthetic) {
         int need = 0;
         for (int k = 0; k < 2; k++) {
-            int d = spec_domains(a.dist[k], ceil_div(a.m, a.mb[k]), ceil_div(a.n, a.nb[k]));
+            int d = spec_domains(a->dist[k], ceil_div(a->m, a->mb[k]), ceil_div(a->n, a->nb[k]));
             need = d > need ? d : need;
         }
         nt_topo_t *phys;
         if ((st = nt_topo_load(NULL, &phys)) != NT_OK)
-            return cli_lib_error(cmd, st);
+            return cli_lib_error(a->co.cmd, st);
         if (need > nt_topo_ndomains(phys))
             to.domains = need;
         nt_topo_destroy(phys);
     }
-    if ((st = nt_topo_load(&to, &t)) != NT_OK)
-        return cli_lib_error(cmd, st);
-    nt_matrix_t *S = NULL, *T = NULL;
-    nt_plan_t *p = NULL;
-    nt_matrix_shape_t ss = {a.m, a.n, a.mb[0], a.nb[0], (size_t)a.elem};
-    nt_matrix_shape_t ts = {a.m, a.n, a.mb[1], a.nb[1], (size_t)a.elem};
+    if ((st = nt_topo_load(&to, t)) != NT_OK)
+        return cli_lib_error(a->co.cmd, st);
+    return CLI_OK;
+}
+
+// The source (with memory only for redist) and the target (its memory comes with the
+// execution). On failure the caller destroys what was made.
+static int create_matrices(const args *a, const nt_topo_t *t, nt_matrix_t **S, nt_matrix_t **T)
+{
+    nt_matrix_shape_t ss = {a->m, a->n, a->mb[0], a->nb[0], (size_t)a->elem};
+    nt_matrix_shape_t ts = {a->m, a->n, a->mb[1], a->nb[1], (size_t)a->elem};
+    nt_status st = nt_matrix_create_spec(t, &ss, a->dist[0], 0, a->layout[0],
+                                         a->redist ? 0 : NT_MATRIX_NOALLOC, S);
+    if (st != NT_OK)
+        return matrix_error(a->co.cmd, "--from", a->tile_txt[0], st);
+    st = nt_matrix_create_spec(t, &ts, a->dist[1], 0, a->layout[1], NT_MATRIX_NOALLOC, T);
+    if (st != NT_OK)
+        return matrix_error(a->co.cmd, "--to", a->tile_txt[1], st);
+    return CLI_OK;
+}
+
+// The plan's report: under --json its object (returned, to be completed and printed), else the
+// text on stdout (NULL returned); --dump adds both tile maps.
+static json_t *show_plan(const args *a, const nt_topo_t *t, const nt_plan_t *p,
+                         const nt_matrix_t *S, const nt_matrix_t *T)
+{
     json_t *out = NULL;
-    if ((st = nt_matrix_create_spec(t, &ss, a.dist[0], 0, a.layout[0],
-                                    redist ? 0 : NT_MATRIX_NOALLOC, &S)) != NT_OK) {
-        rc = matrix_error(cmd, "--from", a.tile_txt[0], st);
-        goto done;
-    }
-    if ((st = nt_matrix_create_spec(t, &ts, a.dist[1], 0, a.layout[1], NT_MATRIX_NOALLOC,
-                                    &T)) != NT_OK) {
-        rc = matrix_error(cmd, "--to", a.tile_txt[1], st);
-        goto done;
-    }
-    nt_plan_opts_t po = {.relabel = a.match};
-    if ((st = nt_plan_create(S, T, a.has_sub ? &a.sub : NULL, &po, &p)) != NT_OK) {
-        rc = cli_lib_error(cmd, st);
-        goto done;
-    }
-    if (a.json)
-        out = plan_json(&a, t, p, S);
+    if (a->co.json)
+        out = plan_json(a, t, p, S);
     else
         plan_print(t, p);
-    if (a.dump) {
-        if (a.json) {
-            json_object_set_new(out, "src_map", map_json(S->owner, S->mt, S->nt));
-            json_object_set_new(out, "dst_map", map_json(nt_plan_dst_owner(p), T->mt, T->nt));
-        } else {
-            map_print("source map", S->owner, S->mt, S->nt);
-            map_print("target map (after relabelling)", nt_plan_dst_owner(p), T->mt, T->nt);
-        }
+    if (a->dump && out) {
+        json_object_set_new(out, "src_map", map_json(S->owner, S->mt, S->nt));
+        json_object_set_new(out, "dst_map", map_json(nt_plan_dst_owner(p), T->mt, T->nt));
+    } else if (a->dump) {
+        map_print("source map", S->owner, S->mt, S->nt);
+        map_print("target map (after relabelling)", nt_plan_dst_owner(p), T->mt, T->nt);
     }
-    if (redist) {
-        nt_matrix_fill_pattern(S, (uint64_t)a.seed);
-        nt_exec_opts_t eo = {.mode = a.mode, .schedule = a.schedule,
-                             .threads_per_domain = a.threads, .no_keep = a.no_keep,
-                             .measure_bound = true};
-        nt_exec_stats_t es;
-        if ((st = nt_plan_execute(p, S, T, &eo, &es)) != NT_OK) {
-            json_decref(out);
-            out = NULL;
-            rc = cli_lib_error(cmd, st);
-            goto done;
-        }
-        double frac = es.tasks ? (double)es.tasks_on_domain / (double)es.tasks : 1.0;
-        double ratio = es.bound_gbs > 0 ? es.bandwidth_gbs / es.bound_gbs : 0;
-        int64_t bad = 0;
-        if (a.verify) {
-            nt_sub_t whole = {a.m, a.n, 0, 0, 0, 0};
-            if ((st = nt_matrix_compare(T, S, a.has_sub ? &a.sub : &whole, &bad)) != NT_OK) {
-                nt_exec_stats_free(&es);
-                json_decref(out);
-                out = NULL;
-                rc = cli_lib_error(cmd, st);
-                goto done;
-            }
-        }
-        if (a.json) {
-            json_object_set(out, "plan_seconds", json_object_get(out, "seconds"));
-            json_object_set_new(out, "mode", json_string(a.mode ? "move" : "copy"));
-            json_object_set_new(out, "schedule", json_string(a.schedule ? "steps" : "free"));
-            json_object_set_new(out, "seconds", json_real(es.seconds));
-            json_object_set_new(out, "alloc_seconds", json_real(es.seconds_alloc));
-            json_object_set_new(out, "bandwidth_gbs", json_real(es.bandwidth_gbs));
-            json_object_set_new(out, "bound_gbs", json_real(es.bound_gbs));
-            json_object_set_new(out, "ratio", json_real(ratio));
-            json_object_set_new(out, "bytes_copied", json_integer(es.bytes_copied));
-            json_object_set_new(out, "tiles_kept", json_integer(es.tiles_kept));
-            json_object_set_new(out, "tiles_migrated", json_integer(es.tiles_migrated));
-            json_object_set_new(out, "pages_migrated", json_integer(es.pages_migrated));
-            json_object_set_new(out, "pages_failed", json_integer(es.pages_failed));
-            json_object_set_new(out, "bytes_node_changed", json_integer(es.bytes_node_changed));
-            json_object_set_new(out, "tasks", json_integer(es.tasks));
-            json_object_set_new(out, "on_domain_fraction", json_real(frac));
-            if (a.verify) {
-                json_object_set_new(out, "verify", json_boolean(bad == 0));
-                json_object_set_new(out, "mismatches", json_integer(bad));
-            }
-        } else {
-            printf("executed (%s, %s): %.6f s, %.3f GB/s; same-run copy bound %.3f GB/s "
-                   "(ratio %.2f); allocation %.6f s\n", a.mode ? "move" : "copy",
-                   a.schedule ? "steps" : "free", es.seconds, es.bandwidth_gbs, es.bound_gbs,
-                   ratio, es.seconds_alloc);
-            printf("  copied %lld bytes in %lld tasks (%.1f%% on their domain); kept %lld tiles, "
-                   "migrated %lld (%lld pages failed); %lld bytes changed node\n",
-                   (long long)es.bytes_copied, (long long)es.tasks, 100 * frac,
-                   (long long)es.tiles_kept, (long long)es.tiles_migrated,
-                   (long long)es.pages_failed, (long long)es.bytes_node_changed);
-            if (a.verify)
-                printf("verify: %s (%lld mismatching elements)\n", bad ? "FAILED" : "ok",
-                       (long long)bad);
-        }
-        nt_exec_stats_free(&es);
-        if (bad)
-            rc = CLI_VERIFY_FAILED;
+    return out;
+}
+
+// Fill the source, execute the plan into T and, under --verify, count the target elements
+// that differ from the source (*bad).
+static nt_status execute(const args *a, nt_plan_t *p, nt_matrix_t *S, nt_matrix_t *T,
+                         nt_exec_stats_t *es, int64_t *bad)
+{
+    nt_matrix_fill_pattern(S, (uint64_t)a->seed);
+    nt_exec_opts_t eo = {.mode = a->mode, .schedule = a->schedule,
+                         .threads_per_domain = a->threads, .no_keep = a->no_keep,
+                         .measure_bound = true};
+    nt_status st = nt_plan_execute(p, S, T, &eo, es);
+    *bad = 0;
+    if (st != NT_OK || !a->co.verify)
+        return st;
+    nt_sub_t whole = {a->m, a->n, 0, 0, 0, 0};
+    return nt_matrix_compare(T, S, a->has_sub ? &a->sub : &whole, bad);
+}
+
+static double on_domain_fraction(const nt_exec_stats_t *es)
+{
+    return es->tasks ? (double)es->tasks_on_domain / (double)es->tasks : 1.0;
+}
+
+static double bound_ratio(const nt_exec_stats_t *es)
+{
+    return es->bound_gbs > 0 ? es->bandwidth_gbs / es->bound_gbs : 0;
+}
+
+// The execution's fields, added to the plan's object (whose "seconds" become plan_seconds).
+static void exec_json(json_t *out, const args *a, const nt_exec_stats_t *es, int64_t bad)
+{
+    json_object_set(out, "plan_seconds", json_object_get(out, "seconds"));
+    json_object_set_new(out, "mode", json_string(a->mode ? "move" : "copy"));
+    json_object_set_new(out, "schedule", json_string(a->schedule ? "steps" : "free"));
+    json_object_set_new(out, "seconds", json_real(es->seconds));
+    json_object_set_new(out, "alloc_seconds", json_real(es->seconds_alloc));
+    json_object_set_new(out, "bandwidth_gbs", json_real(es->bandwidth_gbs));
+    json_object_set_new(out, "bound_gbs", json_real(es->bound_gbs));
+    json_object_set_new(out, "ratio", json_real(bound_ratio(es)));
+    json_object_set_new(out, "bytes_copied", json_integer(es->bytes_copied));
+    json_object_set_new(out, "tiles_kept", json_integer(es->tiles_kept));
+    json_object_set_new(out, "tiles_migrated", json_integer(es->tiles_migrated));
+    json_object_set_new(out, "pages_migrated", json_integer(es->pages_migrated));
+    json_object_set_new(out, "pages_failed", json_integer(es->pages_failed));
+    json_object_set_new(out, "bytes_node_changed", json_integer(es->bytes_node_changed));
+    json_object_set_new(out, "tasks", json_integer(es->tasks));
+    json_object_set_new(out, "on_domain_fraction", json_real(on_domain_fraction(es)));
+    if (a->co.verify) {
+        json_object_set_new(out, "verify", json_boolean(bad == 0));
+        json_object_set_new(out, "mismatches", json_integer(bad));
     }
-    if (out) {
-        int r2 = cli_print_json(out);
+}
+
+static void exec_print(const args *a, const nt_exec_stats_t *es, int64_t bad)
+{
+    printf("executed (%s, %s): %.6f s, %.3f GB/s; same-run copy bound %.3f GB/s "
+           "(ratio %.2f); allocation %.6f s\n", a->mode ? "move" : "copy",
+           a->schedule ? "steps" : "free", es->seconds, es->bandwidth_gbs, es->bound_gbs,
+           bound_ratio(es), es->seconds_alloc);
+    printf("  copied %lld bytes in %lld tasks (%.1f%% on their domain); kept %lld tiles, "
+           "migrated %lld (%lld pages failed); %lld bytes changed node\n",
+           (long long)es->bytes_copied, (long long)es->tasks, 100 * on_domain_fraction(es),
+           (long long)es->tiles_kept, (long long)es->tiles_migrated,
+           (long long)es->pages_failed, (long long)es->bytes_node_changed);
+    if (a->co.verify)
+        printf("verify: %s (%lld mismatching elements)\n", bad ? "FAILED" : "ok",
+               (long long)bad);
+}
+
+// redist: execute the plan and report it (into out under --json). Returns CLI_OK,
+// CLI_VERIFY_FAILED, or the exit code of a failure it reported.
+static int redistribute(const args *a, nt_plan_t *p, nt_matrix_t *S, nt_matrix_t *T,
+                        json_t *out)
+{
+    nt_exec_stats_t es = {0};
+    int64_t bad;
+    nt_status st = execute(a, p, S, T, &es, &bad);
+    if (st == NT_OK && out)
+        exec_json(out, a, &es, bad);
+    else if (st == NT_OK)
+        exec_print(a, &es, bad);
+    nt_exec_stats_free(&es);
+    if (st != NT_OK)
+        return cli_lib_error(a->co.cmd, st);
+    return bad ? CLI_VERIFY_FAILED : CLI_OK;
+}
+
+static int run(int argc, char **argv, bool redist)
+{
+    args a;
+    int rc = parse_args(argc, argv, redist, &a);
+    if (rc != CLI_OK)
+        return rc == CLI_HELP_SHOWN ? CLI_OK : rc;
+    nt_topo_t *t;
+    if ((rc = load_topology(&a, &t)) != CLI_OK)
+        return rc;
+    nt_matrix_t *S = NULL, *T = NULL;
+    nt_plan_t *p = NULL;
+    json_t *out = NULL;
+    nt_plan_opts_t po = {.relabel = a.match};
+    nt_status st;
+    if ((rc = create_matrices(&a, t, &S, &T)) != CLI_OK)
+        goto done;
+    if ((st = nt_plan_create(S, T, a.has_sub ? &a.sub : NULL, &po, &p)) != NT_OK) {
+        rc = cli_lib_error(a.co.cmd, st);
+        goto done;
+    }
+    out = show_plan(&a, t, p, S, T);
+    if (redist)
+        rc = redistribute(&a, p, S, T, out);
+    // A failed check is still reported; a failed execution is not.
+    if (out && (rc == CLI_OK || rc == CLI_VERIFY_FAILED)) {
+        int wrc = cli_print_json(out);
         out = NULL;
         if (rc == CLI_OK)
-            rc = r2;
+            rc = wrc;
     }
 done:
     json_decref(out);

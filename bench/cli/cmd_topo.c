@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "harness.h"
 
 static const char *help =
     "usage: numatile topo [--domains D] [--synthetic DESC] [--probe MIB] [--json]\n"
@@ -64,12 +65,12 @@ static nt_status probe_domain(int d, int rank, void *arg)
     nt_domain_info_t info;
     nt_topo_domain(c->t, d, &info);
     void *p;
-    double t0 = cli_now();
+    double t0 = bench_now();
     nt_status st = nt_mem_alloc(c->t, d, c->bytes, NT_MEM_NOTOUCH, &p);
     if (st)
         return st;
     memset(p, 1, c->bytes);
-    double t1 = cli_now();
+    double t1 = bench_now();
     nt_page_hist_t h;
     st = nt_mem_where(p, c->bytes, &h);
     nt_mem_free(p, c->bytes);
@@ -151,61 +152,78 @@ static void topo_print(const nt_topo_t *t)
     }
 }
 
-int cmd_topo(int argc, char **argv)
+typedef struct topo_args {
+    cli_common co;         // --json, --domains, --help
+    const char *synthetic; // --synthetic DESC
+    int probe_mib;         // --probe MIB, 0 = no probe
+} topo_args;
+
+static const struct option topo_options[] = {
+    {"domains", required_argument, 0, CLI_OPT_DOMAINS},
+    {"synthetic", required_argument, 0, 's'},
+    {"json", no_argument, 0, CLI_OPT_JSON},
+    {"help", no_argument, 0, CLI_OPT_HELP},
+    {"probe", required_argument, 0, 'p'},
+    {0, 0, 0, 0}};
+
+static int parse_args(int argc, char **argv, topo_args *a)
 {
-    static const struct option opts[] = {
-        {"domains", required_argument, 0, 'd'}, {"synthetic", required_argument, 0, 's'},
-        {"json", no_argument, 0, 'j'},          {"help", no_argument, 0, 'h'},
-        {"probe", required_argument, 0, 'p'},   {0, 0, 0, 0}};
-    nt_topo_opts_t o = {0};
-    bool json = false;
-    int probe_mib = 0;
-    int c;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    *a = (topo_args){.co = {.cmd = "topo", .help = help}};
+    int c, rc;
+    while ((c = cli_getopt(argc, argv, topo_options)) != -1) {
         switch (c) {
-        case 'd':
-            if (!cli_parse_int(optarg, 1, 4096, &o.domains))
-                return cli_usage("topo", "--domains: '%s' is not an integer in 1..4096", optarg);
-            break;
-        case 's': o.synthetic = optarg; break;
-        case 'j': json = true; break;
+        case 's': a->synthetic = optarg; break;
         case 'p':
-            if (!cli_parse_int(optarg, 1, 1 << 20, &probe_mib))
+            if (!cli_parse_int(optarg, 1, 1 << 20, &a->probe_mib))
                 return cli_usage("topo", "--probe: '%s' is not a size in MiB (1..1048576)",
                                  optarg);
             break;
-        case 'h': fputs(help, stdout); return CLI_OK;
         default:
-            return cli_usage("topo", "unknown or incomplete option '%s'", argv[optind - 1]);
+            if ((rc = cli_common_option(&a->co, c, argv)) != CLI_OK)
+                return rc;
         }
     }
-    if (optind < argc)
-        return cli_usage("topo", "unexpected argument '%s'", argv[optind]);
-    if (probe_mib && o.synthetic)
+    if ((rc = cli_no_operands("topo", argc, argv)) != CLI_OK)
+        return rc;
+    if (a->probe_mib && a->synthetic)
         return cli_usage("topo", "--probe needs this machine; a --synthetic topology has no "
                          "memory to place");
+    return CLI_OK;
+}
+
+static int run(const topo_args *a)
+{
+    nt_topo_opts_t o = {.domains = a->co.domains, .synthetic = a->synthetic};
     nt_topo_t *t;
     nt_status st = nt_topo_load(&o, &t);
     if (st)
         return cli_lib_error("topo", st);
     probe_row *rows = NULL;
-    if (probe_mib && (st = run_probe(t, probe_mib, &rows)) != NT_OK) {
+    if (a->probe_mib && (st = run_probe(t, a->probe_mib, &rows)) != NT_OK) {
         nt_topo_destroy(t);
         return cli_lib_error("topo", st);
     }
     int rc = CLI_OK;
-    if (json) {
+    if (a->co.json) {
         json_t *j = topo_json(t);
         if (rows)
-            json_object_set_new(j, "probe", probe_json(t, probe_mib, rows));
+            json_object_set_new(j, "probe", probe_json(t, a->probe_mib, rows));
         rc = cli_print_json(j);
     } else {
         topo_print(t);
         if (rows)
-            probe_print(t, probe_mib, rows);
+            probe_print(t, a->probe_mib, rows);
     }
     free(rows);
     nt_topo_destroy(t);
     return rc;
+}
+
+int cmd_topo(int argc, char **argv)
+{
+    topo_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc != CLI_OK)
+        return rc == CLI_HELP_SHOWN ? CLI_OK : rc;
+    return run(&a);
 }

@@ -1,4 +1,5 @@
-// The subcommands of `numatile`, one file each in bench/cli/; main.c's table lists them.
+// The subcommands of `numatile`, one file each in bench/cli/ (plan and redist share cmd_plan.c);
+// main.c's table lists them.
 // Each takes the arguments after `numatile` (argv[0] is the subcommand's name) and returns the
 // tool's exit code (cli.h).
 #ifndef NUMATILE_BENCH_COMMANDS_H

@@ -1,0 +1,65 @@
+// What the kernel subcommands gemm (cmd_gemm.c) and qr (cmd_qr.c) share: their options, the
+// placement of an operand (with a redistribution first under --from), its values, the report.
+#ifndef NUMATILE_BENCH_KERN_CLI_H
+#define NUMATILE_BENCH_KERN_CLI_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cli.h"
+#include "numatile/kernels.h"
+#include "numatile/matrix.h"
+
+// The options both kernels take, after each one's own usage lines in its --help.
+#define KERN_OPTIONS_HELP                                                                        \
+    "  --domains D   split this machine into D domains (default: one per NUMA node)\n"           \
+    "  --threads T   threads per domain (default: the smallest cpu count of a domain)\n"         \
+    "  --sched S     owner (default: owner-computes) or omp (plain OpenMP tasks, baseline)\n"    \
+    "  --from DIST   place the operands on DIST first and redistribute them to --dist\n"         \
+    "  --match MODE  none|volume|steps|lex: relabel --dist onto the domains (with --from)\n"     \
+    "  --seed S      seed of the matrix values (default 1)\n"                                    \
+    "  --verify      check the result (exit 1 on failure)\n"                                     \
+    "  --json        one JSON object: flops, seconds, gflops, remote_reads, remote_read_bytes,\n" \
+    "                owner_fraction, tasks, tasks_per_domain, ... (+ redistribution, total)\n"
+
+typedef struct kopts {
+    cli_common co; // --json, --domains, --seed (default 1), --verify, --help
+    int64_t m, n, nb;
+    int64_t ib; // qr only; 0 = the library's default
+    const char *dist, *from, *match;
+    int threads;
+    nt_kernel_sched sched;
+    bool cache; // gemm only
+} kopts;
+
+// Redistribution totals over the operands placed with --from.
+typedef struct redist_sum {
+    int64_t bytes_moved, bytes_copied, tiles_kept;
+    double seconds;
+    bool used;
+} redist_sum;
+
+// Parse the arguments of kernel subcommand cmd ("gemm" or "qr") into o; help is what --help
+// prints. Returns CLI_OK, CLI_HELP_SHOWN, or CLI_USAGE after a message.
+int kern_parse(const char *cmd, const char *help, int argc, char **argv, kopts *o);
+
+// Create an m x n operand of doubles in o->nb tiles, filled from seed when fill is set, on
+// o->dist; or on o->from and then redistributed to o->dist (relabelled by o->match), adding the
+// move to *rs.
+nt_status kern_place(const nt_topo_t *t, const kopts *o, int64_t m, int64_t n, uint64_t seed,
+                     bool fill, nt_matrix_t **out, redist_sum *rs);
+
+// Report a kernel run: the JSON object (stats, options, redistribution, "verify" under --verify,
+// and the fields of extra) or the text lines. Takes extra and frees s. Returns the exit code:
+// verify_rc, unless the JSON could not be written.
+int kern_report(const char *cmd, const kopts *o, const nt_topo_t *t, nt_kernel_stats_t *s,
+                const redist_sum *rs, int verify_rc, json_t *extra);
+
+// Element (r,c) of a matrix of doubles.
+static inline double kern_elem(const nt_matrix_t *A, int64_t r, int64_t c)
+{
+    return *(const double *)nt_matrix_elem(A, r, c);
+}
+
+#endif
