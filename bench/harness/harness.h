@@ -1,28 +1,58 @@
 // The benchmark harness behind `numatile bench`: a registry of scenarios, one output directory
-// per run, raw rows to CSV and JSON with median/min/max, progress on stderr, gnuplot plots.
+// per run, raw rows to CSV and JSON with median/min/max, text tables and gnuplot plots drawn
+// from declared columns, progress on stderr.
 //
-// Adding a scenario takes one file and one table line:
+// Adding a scenario
+// -----------------
+// One file and one table line:
 //   1. write bench/scenarios/scn_NAME.c defining `int scn_NAME(bench_run *r)`;
 //   2. declare it in bench/scenarios/scenarios.h and add `{"name", "one-line description",
 //      scn_NAME}` to the registry in bench/scenarios/registry.c.
-//
-// What a scenario does with its bench_run:
-//   - reads the options r->quick, r->full, r->repeat (0 = its own default, see bench_reps()),
-//     r->seed;
-//   - records its parameters (bench_param), names the columns that identify a configuration
-//     (bench_labels), and adds one raw row per repetition (bench_row, a flat JSON object such as
-//     {"P": 32, "objective": "volume", "rep": 3, "seconds": 1.2e-5}); every numeric column that
-//     is neither a label nor "rep" is a measured quantity, and the harness writes its
-//     median/min/max per configuration;
-//   - prints its human table with bench_printf (stdout, or stderr under --json, and a copy in
-//     NAME.txt), the paper's numbers beside its own, and what differs in the setting;
-//   - sets its summary object (bench_summary), which `--json` prints on stdout;
-//   - may write data and gnuplot scripts into the output directory (bench_fopen) and render
-//     them (bench_plot); long loops report bench_progress.
+// The file reads top to bottom in four phases, each a function of its own:
+//   - parameters: sizes from r->quick / r->full, repetitions from bench_reps(), every choice
+//     recorded with bench_param(), the columns that identify a configuration with
+//     bench_labels();
+//   - instances: the inputs, reproducible from r->seed;
+//   - measurement: one raw row per repetition with bench_row(), a flat JSON object such as
+//     {"P": 32, "objective": "volume", "rep": 3, "seconds": 1.2e-5}; every numeric column that
+//     is neither a label nor "rep" is a measured quantity and the harness writes its
+//     median/min/max per configuration; long loops report bench_progress();
+//   - report: one JSON object per configuration (a "row"), from which the harness prints the
+//     text table (bench_table) and draws the plot (bench_plot_rows); the rows usually become
+//     the summary too (bench_summary). Prose around the table, the paper's numbers and what
+//     differs in the setting go through bench_printf().
 // It returns 0, or a tool exit code (2 bad arguments, 3 run-time failure) after printing why.
 //
-// The harness then writes NAME.csv (the raw rows; columns = the union of the rows' keys) and
-// NAME.json (scenario, machine, parameters, labels, raw rows, stats, summary, notices).
+// Tables and plots are declared once, as static arrays, and rendered from the rows:
+//
+//   static const bench_col table[] = {
+//       {"P", "P", "%-5d"},                              // key, header, printf conversion
+//       {"volume_ms,volume_ms_min,volume_ms_max", " volume", "%.3g [%.3g..%.3g]", -27},
+//       {"steps_over_volume", "steps/vol", "%9.2f", .sep = " | "},
+//       {NULL}};
+//   bench_table(r, table, rows);
+//
+// - key: the row's key; several comma-separated keys when fmt has several conversions; "a.b"
+//   looks into the object at "a". A missing (or null) value prints "-", a string value under
+//   a numeric conversion prints as it is ("n/a"), and an integer under %f/%e/%g prints as an
+//   integer (reference rows of integers share columns with measured means).
+// - width: the cell's width, negative = left-aligned; 0 takes the width of fmt's conversion
+//   when it has only one. The header is padded to the same width and alignment.
+// - sep: printed before the cell (NULL: one space; nothing before the first column).
+// - scale: values are multiplied by it before formatting (1e3 for seconds -> ms); 0 = 1.
+// - group: a heading over this column and the next ones up to the next group (an extra
+//   header line). A header with '\n' takes several lines.
+// Keys that begin with '_' are for tables and plots only: the harness drops them from the
+// summary it writes, so a row can carry a display value (a flag, a unit conversion) without
+// changing the JSON.
+//
+// A plot is a bench_plot_spec (see below): the x column, the series (y columns, error-bar
+// columns, constant reference lines), titles, gnuplot settings (log scales, ranges); the
+// harness writes NAME.dat and NAME.gp into the output directory and runs gnuplot.
+//
+// The harness then writes NAME.csv (the raw rows; columns = the union of the rows' keys),
+// NAME.json (scenario, machine, parameters, labels, raw rows, stats, summary, notices) and
+// NAME.txt (a copy of the text).
 #ifndef NUMATILE_BENCH_HARNESS_H
 #define NUMATILE_BENCH_HARNESS_H
 
@@ -64,7 +94,7 @@ typedef struct bench_opts {
     const char *argv; // the command line, recorded in the JSON (may be NULL)
 } bench_opts;
 
-// ---- registry ---------------------------------------------------------------------------------
+// ---- registry and execution (registry.c in bench/scenarios, run.c) ----------------------------
 
 // The table of scenarios (entries whose run is NULL are absent); *n gets its length.
 const bench_scenario *bench_registry(size_t *n);
@@ -77,7 +107,7 @@ const bench_scenario *bench_find(const char *name);
 // scenario set none). Returns the scenario's exit code, or 3 if the output could not be written.
 int bench_execute(const bench_scenario *s, const bench_opts *o, json_t **summary);
 
-// ---- what scenarios call ----------------------------------------------------------------------
+// ---- what scenarios call: the run's record (run.c) --------------------------------------------
 
 // reps = r->repeat if given, else quick_reps under --quick, else dflt (times 4 under --full).
 int bench_reps(const bench_run *r, int dflt, int quick_reps);
@@ -91,8 +121,14 @@ void bench_labels(bench_run *r, ...) __attribute__((sentinel));
 // Add one raw row (a flat JSON object; steals it).
 void bench_row(bench_run *r, json_t *row);
 
-// Set the summary object printed by --json (steals it; replaces an earlier one).
+// Set the summary object printed by --json (steals it; replaces an earlier one). Keys that
+// begin with '_', at any depth, are dropped when the run ends (display values, see above).
 void bench_summary(bench_run *r, json_t *summary);
+
+// Open a file of the output directory for writing; NULL (with a message on stderr) on failure.
+FILE *bench_fopen(bench_run *r, const char *file);
+
+// ---- what scenarios call: text on the terminal (console.c) ------------------------------------
 
 // Human-readable output: stdout (stderr under --json) and NAME.txt in the output directory.
 void bench_printf(bench_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -104,8 +140,7 @@ void bench_notice(bench_run *r, const char *fmt, ...) __attribute__((format(prin
 // terminal or a plain line at most every 5 seconds otherwise. Call with done == total at the end.
 void bench_progress(bench_run *r, int64_t done, int64_t total, const char *what);
 
-// Open a file of the output directory for writing; NULL (with a message on stderr) on failure.
-FILE *bench_fopen(bench_run *r, const char *file);
+// ---- what scenarios call: plots (plot.c) ------------------------------------------------------
 
 // Run `gnuplot SCRIPT` inside the output directory if gnuplot is on PATH (the script writes its
 // PNG there); otherwise, or if gnuplot fails, add a notice. Returns true if the plot was made.
@@ -113,32 +148,35 @@ bool bench_plot(bench_run *r, const char *script);
 
 // ---- helpers (also used by the tests) ---------------------------------------------------------
 
-double bench_now(void); // monotonic seconds
+double bench_now(void); // monotonic seconds: the one timer of the front end (run.c)
 
 // Statistics of n values (x is not modified). n = 0 gives NAN. Median of an even count: the
 // mean of the two middle values. Stddev: sample standard deviation (n - 1), 0 for n = 1.
+// (stats.c)
 double bench_median(const double *x, size_t n);
 double bench_min(const double *x, size_t n);
 double bench_max(const double *x, size_t n);
 double bench_mean(const double *x, size_t n);
 double bench_stddev(const double *x, size_t n);
 
-// mkdir -p: create path and its missing parents (mode 0777 & ~umask). 0, or -1 with errno set.
-int bench_mkdirs(const char *path);
-
 // Median/min/max of every numeric non-label column except "rep", per distinct label tuple, in
 // order of first appearance: [{"labels": {...}, "n": rows, "quantities": {"q": {"median": m,
 // "min": a, "max": b}, ...}}, ...]. labels is a JSON array of column names. New reference.
 json_t *bench_stats(json_t *rows, json_t *labels);
 
+// mkdir -p: create path and its missing parents (mode 0777 & ~umask). 0, or -1 with errno set.
+// (run.c)
+int bench_mkdirs(const char *path);
+
 // Write rows as CSV (header = union of keys in first-seen order). 0, or -1 on a write error.
+// (output.c)
 int bench_write_csv(FILE *f, json_t *rows);
 
 // Description of this machine: hostname, cpus, cpu model, the numatile topology summary, library
-// versions (numatile, hwloc, jansson), compiler. New reference.
+// versions (numatile, hwloc, jansson), compiler. New reference. (machine.c)
 json_t *bench_machine(void);
 
-// Whether an executable named prog is on PATH.
+// Whether an executable named prog is on PATH. (plot.c)
 bool bench_have_program(const char *prog);
 
 #endif
