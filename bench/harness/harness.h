@@ -26,9 +26,9 @@
 // Tables and plots are declared once, as static arrays, and rendered from the rows:
 //
 //   static const bench_col table[] = {
-//       {"P", "P", "%-5d"},                              // key, header, printf conversion
-//       {"volume_ms,volume_ms_min,volume_ms_max", " volume", "%.3g [%.3g..%.3g]", -27},
-//       {"steps_over_volume", "steps/vol", "%9.2f", .sep = " | "},
+//       {.key = "P", .head = "P", .fmt = "%-5d"},     // the row's key, header, printf conversion
+//       {.key = "vol,vol_min,vol_max", .head = " volume", .fmt = "%.3g [%.3g..%.3g]", .width = -27},
+//       {.key = "steps_over_volume", .head = "steps/vol", .fmt = "%9.2f", .sep = " | "},
 //       {NULL}};
 //   bench_table(r, table, rows);
 //
@@ -140,11 +140,81 @@ void bench_notice(bench_run *r, const char *fmt, ...) __attribute__((format(prin
 // terminal or a plain line at most every 5 seconds otherwise. Call with done == total at the end.
 void bench_progress(bench_run *r, int64_t done, int64_t total, const char *what);
 
+// ---- what scenarios call: tables (table.c) ----------------------------------------------------
+
+// One column of a text table; an array of them ends with {NULL}. See "Tables and plots" above.
+typedef struct bench_col {
+    const char *key;   // the row's key, "k1,k2" for several values, "a.b" inside object a
+    const char *head;  // header text ('\n' between the lines of a header of several lines)
+    const char *fmt;   // printf conversion(s), one per key: "%8.1f", "%.2f [%.2f..%.2f]"
+    int width;         // cell width, < 0 left-aligned, 0 = the width of fmt's only conversion
+    const char *sep;   // before the cell: NULL = " " (nothing before the first column)
+    double scale;      // the values are multiplied by it before formatting; 0 = 1
+    const char *group; // heading over this column and the next ones up to the next group
+} bench_col;
+
+// Print the header line(s) of a table (bench_printf).
+void bench_table_head(bench_run *r, const bench_col *cols);
+
+// Print one row of a table (row is not stolen).
+void bench_table_row(bench_run *r, const bench_col *cols, const json_t *row);
+
+// Print the header, then one line per element of the array rows (not stolen).
+void bench_table(bench_run *r, const bench_col *cols, const json_t *rows);
+
+// The text of one line of a table into buf (len bytes, truncated if short), without a newline
+// and without trailing spaces: the header line number `line` (0 = the group line if any
+// column has a group, then the header lines) when row is NULL, else the row. Returns the
+// number of header lines when row is NULL, else 1.
+int bench_table_line(char *buf, size_t len, const bench_col *cols, const json_t *row, int line);
+
 // ---- what scenarios call: plots (plot.c) ------------------------------------------------------
+
+enum { BENCH_PLOT_SERIES = 6 };
+
+// One curve (or set of bars, or error bars) of a panel.
+typedef struct bench_series {
+    const char *y;     // column(s) after x: "y", "y,dy" or "y,ylow,yhigh" for error bars (or
+                       // "src,value" for `image`); or a number such as "0.8": a reference line
+    const char *title; // legend; every "%s" becomes the block's value when the plot has blocks
+    const char *with;  // gnuplot style ("lp", "l dt 2", "yerrorlines", "image"); NULL = "lp",
+                       // or the data style of `set style data` in a plot with tic labels
+} bench_series;
+
+typedef struct bench_panel {
+    const char *title;  // panel title ("%s" = the block's value under panel_per_block)
+    const char *ylabel;
+    const char *set;    // gnuplot settings for this panel, '\n' between them (NULL = none)
+    bench_series series[BENCH_PLOT_SERIES]; // up to the first whose y is NULL
+} bench_panel;
+
+// A plot drawn from rows: NAME.dat holds the columns the series use (one block per value of
+// `block`, in order of appearance), NAME.gp draws NAME.png from it.
+typedef struct bench_plot_spec {
+    const char *name;     // file names NAME.dat, NAME.gp, NAME.png
+    const char *title;    // the figure's title
+    int width, height;    // pixels
+    const char *x;        // x column; NULL: one x position per row, labelled by `label`
+    const char *label;    // with x NULL: the column of the tic labels (bar charts)
+    const char *xlabel;   // NULL = none
+    const char *block;    // one data block per value of this column (gnuplot `index`), or NULL
+    bool panel_per_block; // a panel per block (panel[0] is their template), else every block
+                          // in every panel
+    const char *set;      // gnuplot settings for the figure, '\n' between them (NULL = none)
+    const char *num;      // printf format of the non-integer numbers in NAME.dat, NULL = "%g"
+    bench_panel panel[2]; // one panel, or two side by side
+} bench_plot_spec;
+
+// Write NAME.dat and NAME.gp for rows (not stolen) and render them with bench_plot(). A series
+// whose first column no row has is left out (an optional tool that was not found).
+void bench_plot_rows(bench_run *r, const bench_plot_spec *p, const json_t *rows);
 
 // Run `gnuplot SCRIPT` inside the output directory if gnuplot is on PATH (the script writes its
 // PNG there); otherwise, or if gnuplot fails, add a notice. Returns true if the plot was made.
 bool bench_plot(bench_run *r, const char *script);
+
+// Write the data file and the script of a plot to f_dat and f_gp (the tests use it).
+void bench_plot_write(FILE *f_dat, FILE *f_gp, const bench_plot_spec *p, const json_t *rows);
 
 // ---- helpers (also used by the tests) ---------------------------------------------------------
 
@@ -163,6 +233,9 @@ double bench_stddev(const double *x, size_t n);
 // order of first appearance: [{"labels": {...}, "n": rows, "quantities": {"q": {"median": m,
 // "min": a, "max": b}, ...}}, ...]. labels is a JSON array of column names. New reference.
 json_t *bench_stats(json_t *rows, json_t *labels);
+
+// The value at key in row; "a.b" looks up b in the object at a. NULL if absent. (table.c)
+json_t *bench_get(const json_t *row, const char *key);
 
 // mkdir -p: create path and its missing parents (mode 0777 & ~umask). 0, or -1 with errno set.
 // (run.c)
