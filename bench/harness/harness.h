@@ -33,7 +33,7 @@
 //   bench_table(r, table, rows);
 //
 // - key: the row's key; several comma-separated keys when fmt has several conversions; "a.b"
-//   looks into the object at "a". A missing (or null) value prints "-", a string value under
+//   looks into the object at "a", "a.2" takes element 2 of the array at "a". A missing (or null) value prints "-", a string value under
 //   a numeric conversion prints as it is ("n/a"), and an integer under %f/%e/%g prints as an
 //   integer (reference rows of integers share columns with measured means).
 // - width: the cell's width, negative = left-aligned; 0 takes the width of fmt's conversion
@@ -144,7 +144,7 @@ void bench_progress(bench_run *r, int64_t done, int64_t total, const char *what)
 
 // One column of a text table; an array of them ends with {NULL}. See "Tables and plots" above.
 typedef struct bench_col {
-    const char *key;   // the row's key, "k1,k2" for several values, "a.b" inside object a
+    const char *key;   // the row's key, "k1,k2" for several values, "a.b" / "a.2" inside a
     const char *head;  // header text ('\n' between the lines of a header of several lines)
     const char *fmt;   // printf conversion(s), one per key: "%8.1f", "%.2f [%.2f..%.2f]"
     int width;         // cell width, < 0 left-aligned, 0 = the width of fmt's only conversion
@@ -234,7 +234,8 @@ double bench_stddev(const double *x, size_t n);
 // "min": a, "max": b}, ...}}, ...]. labels is a JSON array of column names. New reference.
 json_t *bench_stats(json_t *rows, json_t *labels);
 
-// The value at key in row; "a.b" looks up b in the object at a. NULL if absent. (table.c)
+// The value at key in row; "a.b" looks up b in the object at a, "a.2" element 2 of the array
+// at a. NULL if absent. (table.c)
 json_t *bench_get(const json_t *row, const char *key);
 
 // mkdir -p: create path and its missing parents (mode 0777 & ~umask). 0, or -1 with errno set.

@@ -37,14 +37,18 @@ static void put_padded(line *l, const char *s, size_t n, int width)
         put(l, " ", 1);
 }
 
-// The value at the first len bytes of key ("a.b": b inside the object at a); NULL if absent.
+// The value at the first len bytes of key ("a.b": b inside the object at a, "a.2": element 2
+// of the array at a); NULL if absent.
 static json_t *lookup(const json_t *row, const char *key, size_t len)
 {
     json_t *v = (json_t *)row;
     while (v && len) {
         const char *dot = memchr(key, '.', len);
         size_t part = dot ? (size_t)(dot - key) : len;
-        v = json_is_object(v) ? json_object_getn(v, key, part) : NULL;
+        if (json_is_array(v) && part && strspn(key, "0123456789") >= part)
+            v = json_array_get(v, strtoul(key, NULL, 10));
+        else
+            v = json_is_object(v) ? json_object_getn(v, key, part) : NULL;
         key += part + (dot != NULL);
         len -= part + (dot != NULL);
     }
@@ -114,10 +118,14 @@ static void format_value(const conv *c, const json_t *v, double scale, char *out
         }
         snprintf(spec, sizeof spec, "%ss", c->head);
         snprintf(out, len, spec, s);
-    } else if (strchr("di", c->letter) || (integer && strchr("feEgG", c->letter))) {
+    } else if (strchr("diuoxX", c->letter) || (integer && strchr("feEgG", c->letter))) {
         // An integer under a floating conversion keeps its flags and width, not the decimals.
         head_without_precision(c, spec, sizeof spec - 4);
-        strcat(spec, "lld");
+        size_t n = strlen(spec);
+        spec[n++] = 'l';
+        spec[n++] = 'l';
+        spec[n++] = strchr("feEgG", c->letter) ? 'd' : c->letter;
+        spec[n] = 0;
         snprintf(out, len, spec, integer ? (long long)json_integer_value(v) : (long long)x);
     } else {
         snprintf(spec, sizeof spec, "%s%c", c->head, c->letter);
