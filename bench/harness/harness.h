@@ -8,51 +8,71 @@
 //   1. write bench/scenarios/scn_NAME.c defining `int scn_NAME(bench_run *r)`;
 //   2. declare it in bench/scenarios/scenarios.h and add `{"name", "one-line description",
 //      scn_NAME}` to the registry in bench/scenarios/registry.c.
-// The file reads top to bottom in four phases, each a function of its own:
+// The file reads top to bottom in four phases, a function (or a few) each:
 //   - parameters: sizes from r->quick / r->full, repetitions from bench_reps(), every choice
 //     recorded with bench_param(), the columns that identify a configuration with
 //     bench_labels();
 //   - instances: the inputs, reproducible from r->seed;
 //   - measurement: one raw row per repetition with bench_row(), a flat JSON object such as
 //     {"P": 32, "objective": "volume", "rep": 3, "seconds": 1.2e-5}; every numeric column that
-//     is neither a label nor "rep" is a measured quantity and the harness writes its
-//     median/min/max per configuration; long loops report bench_progress();
+//     is neither a label nor "rep" is a measured quantity, and the harness writes its
+//     median/min/max per configuration; time with bench_now(); long loops call
+//     bench_progress();
 //   - report: one JSON object per configuration (a "row"), from which the harness prints the
-//     text table (bench_table) and draws the plot (bench_plot_rows); the rows usually become
-//     the summary too (bench_summary). Prose around the table, the paper's numbers and what
-//     differs in the setting go through bench_printf().
-// It returns 0, or a tool exit code (2 bad arguments, 3 run-time failure) after printing why.
+//     text table (bench_table) and writes the plot (bench_plot_rows); the rows usually become
+//     the summary too (bench_summary, printed by --json). Prose around the table (the paper's
+//     numbers, what differs in the setting) goes through bench_printf().
+// It returns 0, or a tool exit code (2 bad arguments, 3 run-time failure) after printing why
+// (scn_fail in bench/scenarios/scn_util.h does both for a library status).
 //
-// Tables and plots are declared once, as static arrays, and rendered from the rows:
+// Tables and plots are declared once, as static arrays, and drawn from the rows:
 //
 //   static const bench_col table[] = {
-//       {.key = "P", .head = "P", .fmt = "%-5d"},     // the row's key, header, printf conversion
-//       {.key = "vol,vol_min,vol_max", .head = " volume", .fmt = "%.3g [%.3g..%.3g]", .width = -27},
+//       {.key = "P", .head = "P", .fmt = "%-5d"},
+//       {.key = "sec,sec_min,sec_max", .head = " ms [min..max]", .fmt = "%.3g [%.3g..%.3g]",
+//        .width = -27, .scale = 1e3},
 //       {.key = "steps_over_volume", .head = "steps/vol", .fmt = "%9.2f", .sep = " | "},
 //       {NULL}};
+//   static const bench_plot_spec plot = {
+//       .name = "match", .title = "matching time (median)", .width = 800, .height = 550,
+//       .x = "P", .xlabel = "P", .set = "set logscale xy",
+//       .panel = {{.ylabel = "seconds", .series = {{.y = "sec", .title = "volume"}}}}};
+//   ...
 //   bench_table(r, table, rows);
+//   bench_plot_rows(r, &plot, rows);
+//   bench_summary(r, json_pack("{s:o}", "rows", rows));
 //
+// A column (bench_col):
 // - key: the row's key; several comma-separated keys when fmt has several conversions; "a.b"
-//   looks into the object at "a", "a.2" takes element 2 of the array at "a". A missing (or null) value prints "-", a string value under
-//   a numeric conversion prints as it is ("n/a"), and an integer under %f/%e/%g prints as an
-//   integer (reference rows of integers share columns with measured means).
+//   looks into the object at "a", "a.2" takes element 2 of the array at "a". A missing (or
+//   null) value prints "-", a string under a numeric conversion prints as it is, and an
+//   integer under %f/%e/%g prints as an integer (reference rows of integers can share the
+//   columns of measured means).
+// - head: the header; '\n' separates the lines of a header of several lines.
+// - fmt: printf conversions, one per key (length modifiers are not needed: %d takes any
+//   integer).
 // - width: the cell's width, negative = left-aligned; 0 takes the width of fmt's conversion
 //   when it has only one. The header is padded to the same width and alignment.
 // - sep: printed before the cell (NULL: one space; nothing before the first column).
-// - scale: values are multiplied by it before formatting (1e3 for seconds -> ms); 0 = 1.
-// - group: a heading over this column and the next ones up to the next group (an extra
-//   header line). A header with '\n' takes several lines.
-// Keys that begin with '_' are for tables and plots only: the harness drops them from the
-// summary it writes, so a row can carry a display value (a flag, a unit conversion) without
-// changing the JSON.
+// - scale: the values are multiplied by it before formatting (1e3: seconds -> ms); 0 = 1.
+// - group: a heading over this column and the next ones up to the next group (one more header
+//   line).
+// Lines lose their trailing spaces. Keys that begin with '_' are for tables and plots only:
+// the harness drops them from the summary it writes, so a row can carry a display value (a
+// flag, a unit conversion, a label) without changing the JSON.
 //
-// A plot is a bench_plot_spec (see below): the x column, the series (y columns, error-bar
-// columns, constant reference lines), titles, gnuplot settings (log scales, ranges); the
-// harness writes NAME.dat and NAME.gp into the output directory and runs gnuplot.
+// A plot (bench_plot_spec, below): x column or tic labels, one or two panels of series (y
+// columns, error-bar columns, constant reference lines), blocks (one curve per value of a
+// column), titles, gnuplot settings; the harness writes NAME.dat and NAME.gp into the output
+// directory and runs gnuplot (bench_plot).
 //
-// The harness then writes NAME.csv (the raw rows; columns = the union of the rows' keys),
-// NAME.json (scenario, machine, parameters, labels, raw rows, stats, summary, notices) and
-// NAME.txt (a copy of the text).
+// At the end the harness writes NAME.csv (the raw rows; columns = the union of the rows' keys),
+// NAME.json (scenario, machine, parameters, labels, raw rows, stats, summary, notices), and
+// NAME.txt holds a copy of the text.
+//
+// Files: run.c (running a scenario, its record, the timer), console.c (text, notices, progress),
+// table.c, plot.c, stats.c, output.c (CSV and JSON), machine.c; harness_int.h is what they
+// share.
 #ifndef NUMATILE_BENCH_HARNESS_H
 #define NUMATILE_BENCH_HARNESS_H
 
@@ -94,7 +114,7 @@ typedef struct bench_opts {
     const char *argv; // the command line, recorded in the JSON (may be NULL)
 } bench_opts;
 
-// ---- registry and execution (registry.c in bench/scenarios, run.c) ----------------------------
+// ---- registry and execution (registry.c in bench/scenarios, run.c) ------------------------------
 
 // The table of scenarios (entries whose run is NULL are absent); *n gets its length.
 const bench_scenario *bench_registry(size_t *n);
@@ -107,7 +127,7 @@ const bench_scenario *bench_find(const char *name);
 // scenario set none). Returns the scenario's exit code, or 3 if the output could not be written.
 int bench_execute(const bench_scenario *s, const bench_opts *o, json_t **summary);
 
-// ---- what scenarios call: the run's record (run.c) --------------------------------------------
+// ---- what scenarios call: the run's record (run.c) ----------------------------------------------
 
 // reps = r->repeat if given, else quick_reps under --quick, else dflt (times 4 under --full).
 int bench_reps(const bench_run *r, int dflt, int quick_reps);
@@ -128,7 +148,7 @@ void bench_summary(bench_run *r, json_t *summary);
 // Open a file of the output directory for writing; NULL (with a message on stderr) on failure.
 FILE *bench_fopen(bench_run *r, const char *file);
 
-// ---- what scenarios call: text on the terminal (console.c) ------------------------------------
+// ---- what scenarios call: text on the terminal (console.c) --------------------------------------
 
 // Human-readable output: stdout (stderr under --json) and NAME.txt in the output directory.
 void bench_printf(bench_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -140,9 +160,9 @@ void bench_notice(bench_run *r, const char *fmt, ...) __attribute__((format(prin
 // terminal or a plain line at most every 5 seconds otherwise. Call with done == total at the end.
 void bench_progress(bench_run *r, int64_t done, int64_t total, const char *what);
 
-// ---- what scenarios call: tables (table.c) ----------------------------------------------------
+// ---- what scenarios call: tables (table.c) ------------------------------------------------------
 
-// One column of a text table; an array of them ends with {NULL}. See "Tables and plots" above.
+// One column of a text table; an array of them ends with {NULL}. See the top of this file.
 typedef struct bench_col {
     const char *key;   // the row's key, "k1,k2" for several values, "a.b" / "a.2" inside a
     const char *head;  // header text ('\n' between the lines of a header of several lines)
@@ -168,7 +188,7 @@ void bench_table(bench_run *r, const bench_col *cols, const json_t *rows);
 // number of header lines when row is NULL, else 1.
 int bench_table_line(char *buf, size_t len, const bench_col *cols, const json_t *row, int line);
 
-// ---- what scenarios call: plots (plot.c) ------------------------------------------------------
+// ---- what scenarios call: plots (plot.c) --------------------------------------------------------
 
 enum { BENCH_PLOT_SERIES = 6 };
 
@@ -182,7 +202,8 @@ typedef struct bench_series {
 } bench_series;
 
 typedef struct bench_panel {
-    const char *title;  // panel title ("%s" = the block's value under panel_per_block)
+    const char *title;  // panel title when there are two or more ("%s" = the block's value
+                        // under panel_per_block); a single panel has the figure's title
     const char *ylabel;
     const char *set;    // gnuplot settings for this panel, '\n' between them (NULL = none)
     bench_series series[BENCH_PLOT_SERIES]; // up to the first whose y is NULL
@@ -216,7 +237,7 @@ bool bench_plot(bench_run *r, const char *script);
 // Write the data file and the script of a plot to f_dat and f_gp (the tests use it).
 void bench_plot_write(FILE *f_dat, FILE *f_gp, const bench_plot_spec *p, const json_t *rows);
 
-// ---- helpers (also used by the tests) ---------------------------------------------------------
+// ---- helpers (also used by the tests) -----------------------------------------------------------
 
 double bench_now(void); // monotonic seconds: the one timer of the front end (run.c)
 

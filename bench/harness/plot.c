@@ -50,7 +50,7 @@ bool bench_plot(bench_run *r, const char *script)
     return true;
 }
 
-// ---- declared plots ---------------------------------------------------------------------------
+// ---- declared plots -----------------------------------------------------------------------------
 
 static bool is_constant(const char *y)
 {
@@ -218,8 +218,10 @@ static int column_of(const json_t *cols, const char *key, size_t len)
 static void write_series(FILE *f, const bench_plot_spec *p, const bench_series *s,
                          const json_t *cols, int block, const char *bval, bool *first)
 {
-    fprintf(f, "%s%s%s", *first ? "" : ", ", *first ? "'" : "''", *first ? p->name : "");
-    fprintf(f, "%s", *first ? ".dat'" : "");
+    if (*first)
+        fprintf(f, "'%s.dat'", p->name);
+    else
+        fprintf(f, ", ''");
     if (p->block)
         fprintf(f, " index %d", block);
     fprintf(f, " u ");

@@ -75,7 +75,7 @@ static double timed_copy(const nt_topo_t *topo, int d, int threads, char *b, con
     return failed ? -1 : t1 - t0;
 }
 
-// ---- parameters and measurement ---------------------------------------------------------------
+// ---- parameters and measurement -----------------------------------------------------------------
 
 // The run: domains, repetitions, bytes per copy, and per domain pair the median/min/max GB/s.
 typedef struct calib {

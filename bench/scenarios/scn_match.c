@@ -62,7 +62,7 @@ static nt_status time_solve(const nt_match_problem_t *prob, nt_match_objective o
     return NT_OK;
 }
 
-// ---- scipy side by side -----------------------------------------------------------------------
+// ---- scipy side by side -------------------------------------------------------------------------
 
 // Times only linear_sum_assignment on each cost matrix of a binary file of records
 // (int64 P, int64 inner, P*P int64 row-major costs); prints "seconds_per_solve optimal_cost".
@@ -172,7 +172,7 @@ static bool scipy_run(bench_run *r, scipy_job *j, const char *python, double *se
     return ok;
 }
 
-// ---- the scenario -----------------------------------------------------------------------------
+// ---- the scenario -------------------------------------------------------------------------------
 
 typedef struct pstat {
     int p, reps;
@@ -288,7 +288,7 @@ static void scipy_collect(bench_run *r, pstat *ps, int nsizes, const double *sec
     }
 }
 
-// ---- report -----------------------------------------------------------------------------------
+// ---- report -------------------------------------------------------------------------------------
 
 static const bench_col table[] = {
     {.key = "P", .head = "P", .fmt = "%-5d"},

@@ -78,7 +78,7 @@ static int run_model(bench_run *r, int p, int d, int instances, model_res *mr, i
     return 0;
 }
 
-// ---- measured part -------------------------------------------------------------------------------
+// ---- measured part ------------------------------------------------------------------------------
 
 // Measured runs of one (work, K): owner and block-volume, reps each, interleaved.
 typedef struct meas {
