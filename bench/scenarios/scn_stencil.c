@@ -248,15 +248,15 @@ static const bench_col meas_cols[] = {
 
 static const bench_plot_spec plot = {
     .name = "stencil",
-    .title = "Herrmann 2016 Fig. 5/6 setting, steps model: predicted T_total (mean)",
+    .title = "Herrmann 2016 Fig. 5/6 setting, steps model: predicted T\\_total (mean)",
     .width = 1100, .height = 450, .x = "K", .xlabel = "K (iterations)", .block = "_ratio",
     .panel_per_block = true, .set = "set grid\nset key top left",
-    .panel = {{.title = "tau_comm/tau_calc = %s", .ylabel = "tau_comm units",
+    .panel = {{.title = "tau\\_comm/tau\\_calc = %s", .ylabel = "tau\\_comm units",
                .series = {{.y = "owner", .title = "owner"},
                           {.y = "canonical", .title = "canonical"},
                           {.y = "volume", .title = "volume"},
                           {.y = "steps", .title = "steps"},
-                          {.y = "part_redistrib", .title = "Part&Redistrib"}}}}};
+                          {.y = "part_redistrib", .title = "Part\\&Redistrib"}}}}};
 
 // The summary of a (model, ratio): per K the mean totals (and the ratios to canonical, shown
 // in the table).
