@@ -354,7 +354,7 @@ static void print_size(bench_run *r, const size_res *s, int threads)
         {.key = "check", .head = "check", .fmt = "%9.1e"},
         {NULL}};
     bench_col cols[MAX_NB + 8];
-    char keys[MAX_NB][16], heads[MAX_NB][24];
+    char keys[MAX_NB][24], heads[MAX_NB][24];
     int n = 0;
     cols[n++] = label;
     for (int j = 0; j < s->nnb; j++) {
