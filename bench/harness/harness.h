@@ -1,28 +1,78 @@
 // The benchmark harness behind `numatile bench`: a registry of scenarios, one output directory
-// per run, raw rows to CSV and JSON with median/min/max, progress on stderr, gnuplot plots.
+// per run, raw rows to CSV and JSON with median/min/max, text tables and gnuplot plots drawn
+// from declared columns, progress on stderr.
 //
-// Adding a scenario takes one file and one table line:
+// Adding a scenario
+// -----------------
+// One file and one table line:
 //   1. write bench/scenarios/scn_NAME.c defining `int scn_NAME(bench_run *r)`;
 //   2. declare it in bench/scenarios/scenarios.h and add `{"name", "one-line description",
 //      scn_NAME}` to the registry in bench/scenarios/registry.c.
-//
-// What a scenario does with its bench_run:
-//   - reads the options r->quick, r->full, r->repeat (0 = its own default, see bench_reps()),
-//     r->seed;
-//   - records its parameters (bench_param), names the columns that identify a configuration
-//     (bench_labels), and adds one raw row per repetition (bench_row, a flat JSON object such as
-//     {"P": 32, "objective": "volume", "rep": 3, "seconds": 1.2e-5}); every numeric column that
+// The file reads top to bottom in four phases, a function (or a few) each:
+//   - parameters: sizes from r->quick / r->full, repetitions from bench_reps(), every choice
+//     recorded with bench_param(), the columns that identify a configuration with
+//     bench_labels();
+//   - instances: the inputs, reproducible from r->seed;
+//   - measurement: one raw row per repetition with bench_row(), a flat JSON object such as
+//     {"P": 32, "objective": "volume", "rep": 3, "seconds": 1.2e-5}; every numeric column that
 //     is neither a label nor "rep" is a measured quantity, and the harness writes its
-//     median/min/max per configuration;
-//   - prints its human table with bench_printf (stdout, or stderr under --json, and a copy in
-//     NAME.txt), the paper's numbers beside its own, and what differs in the setting;
-//   - sets its summary object (bench_summary), which `--json` prints on stdout;
-//   - may write data and gnuplot scripts into the output directory (bench_fopen) and render
-//     them (bench_plot); long loops report bench_progress.
-// It returns 0, or a tool exit code (2 bad arguments, 3 run-time failure) after printing why.
+//     median/min/max per configuration; time with bench_now(); long loops call
+//     bench_progress();
+//   - report: one JSON object per configuration (a "row"), from which the harness prints the
+//     text table (bench_table) and writes the plot (bench_plot_rows); the rows usually become
+//     the summary too (bench_summary, printed by --json). Prose around the table (the paper's
+//     numbers, what differs in the setting) goes through bench_printf().
+// It returns 0, or a tool exit code (2 bad arguments, 3 run-time failure) after printing why
+// (scn_fail in bench/scenarios/scn_util.h does both for a library status).
 //
-// The harness then writes NAME.csv (the raw rows; columns = the union of the rows' keys) and
-// NAME.json (scenario, machine, parameters, labels, raw rows, stats, summary, notices).
+// Tables and plots are declared once, as static arrays, and drawn from the rows:
+//
+//   static const bench_col table[] = {
+//       {.key = "P", .head = "P", .fmt = "%-5d"},
+//       {.key = "sec,sec_min,sec_max", .head = " ms [min..max]", .fmt = "%.3g [%.3g..%.3g]",
+//        .width = -27, .scale = 1e3},
+//       {.key = "steps_over_volume", .head = "steps/vol", .fmt = "%9.2f", .sep = " | "},
+//       {NULL}};
+//   static const bench_plot_spec plot = {
+//       .name = "match", .title = "matching time (median)", .width = 800, .height = 550,
+//       .x = "P", .xlabel = "P", .set = "set logscale xy",
+//       .panel = {{.ylabel = "seconds", .series = {{.y = "sec", .title = "volume"}}}}};
+//   ...
+//   bench_table(r, table, rows);
+//   bench_plot_rows(r, &plot, rows);
+//   bench_summary(r, json_pack("{s:o}", "rows", rows));
+//
+// A column (bench_col):
+// - key: the row's key; several comma-separated keys when fmt has several conversions; "a.b"
+//   looks into the object at "a", "a.2" takes element 2 of the array at "a". A missing (or
+//   null) value prints "-", a string under a numeric conversion prints as it is, and an
+//   integer under %f/%e/%g prints as an integer (reference rows of integers can share the
+//   columns of measured means).
+// - head: the header; '\n' separates the lines of a header of several lines.
+// - fmt: printf conversions, one per key (length modifiers are not needed: %d takes any
+//   integer).
+// - width: the cell's width, negative = left-aligned; 0 takes the width of fmt's conversion
+//   when it has only one. The header is padded to the same width and alignment.
+// - sep: printed before the cell (NULL: one space; nothing before the first column).
+// - scale: the values are multiplied by it before formatting (1e3: seconds -> ms); 0 = 1.
+// - group: a heading over this column and the next ones up to the next group (one more header
+//   line).
+// Lines lose their trailing spaces. Keys that begin with '_' are for tables and plots only:
+// the harness drops them from the summary it writes, so a row can carry a display value (a
+// flag, a unit conversion, a label) without changing the JSON.
+//
+// A plot (bench_plot_spec, below): x column or tic labels, one or two panels of series (y
+// columns, error-bar columns, constant reference lines), blocks (one curve per value of a
+// column), titles, gnuplot settings; the harness writes NAME.dat and NAME.gp into the output
+// directory and runs gnuplot (bench_plot).
+//
+// At the end the harness writes NAME.csv (the raw rows; columns = the union of the rows' keys),
+// NAME.json (scenario, machine, parameters, labels, raw rows, stats, summary, notices), and
+// NAME.txt holds a copy of the text.
+//
+// Files: run.c (running a scenario, its record, the timer), console.c (text, notices, progress),
+// table.c, plot.c, stats.c, output.c (CSV and JSON), machine.c; harness_int.h is what they
+// share.
 #ifndef NUMATILE_BENCH_HARNESS_H
 #define NUMATILE_BENCH_HARNESS_H
 
@@ -64,7 +114,7 @@ typedef struct bench_opts {
     const char *argv; // the command line, recorded in the JSON (may be NULL)
 } bench_opts;
 
-// ---- registry ---------------------------------------------------------------------------------
+// ---- registry and execution (registry.c in bench/scenarios, run.c) ------------------------------
 
 // The table of scenarios (entries whose run is NULL are absent); *n gets its length.
 const bench_scenario *bench_registry(size_t *n);
@@ -77,7 +127,7 @@ const bench_scenario *bench_find(const char *name);
 // scenario set none). Returns the scenario's exit code, or 3 if the output could not be written.
 int bench_execute(const bench_scenario *s, const bench_opts *o, json_t **summary);
 
-// ---- what scenarios call ----------------------------------------------------------------------
+// ---- what scenarios call: the run's record (run.c) ----------------------------------------------
 
 // reps = r->repeat if given, else quick_reps under --quick, else dflt (times 4 under --full).
 int bench_reps(const bench_run *r, int dflt, int quick_reps);
@@ -91,8 +141,14 @@ void bench_labels(bench_run *r, ...) __attribute__((sentinel));
 // Add one raw row (a flat JSON object; steals it).
 void bench_row(bench_run *r, json_t *row);
 
-// Set the summary object printed by --json (steals it; replaces an earlier one).
+// Set the summary object printed by --json (steals it; replaces an earlier one). Keys that
+// begin with '_', at any depth, are dropped when the run ends (display values, see above).
 void bench_summary(bench_run *r, json_t *summary);
+
+// Open a file of the output directory for writing; NULL (with a message on stderr) on failure.
+FILE *bench_fopen(bench_run *r, const char *file);
+
+// ---- what scenarios call: text on the terminal (console.c) --------------------------------------
 
 // Human-readable output: stdout (stderr under --json) and NAME.txt in the output directory.
 void bench_printf(bench_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -104,41 +160,118 @@ void bench_notice(bench_run *r, const char *fmt, ...) __attribute__((format(prin
 // terminal or a plain line at most every 5 seconds otherwise. Call with done == total at the end.
 void bench_progress(bench_run *r, int64_t done, int64_t total, const char *what);
 
-// Open a file of the output directory for writing; NULL (with a message on stderr) on failure.
-FILE *bench_fopen(bench_run *r, const char *file);
+// ---- what scenarios call: tables (table.c) ------------------------------------------------------
+
+// One column of a text table; an array of them ends with {NULL}. See the top of this file.
+typedef struct bench_col {
+    const char *key;   // the row's key, "k1,k2" for several values, "a.b" / "a.2" inside a
+    const char *head;  // header text ('\n' between the lines of a header of several lines)
+    const char *fmt;   // printf conversion(s), one per key: "%8.1f", "%.2f [%.2f..%.2f]"
+    int width;         // cell width, < 0 left-aligned, 0 = the width of fmt's only conversion
+    const char *sep;   // before the cell: NULL = " " (nothing before the first column)
+    double scale;      // the values are multiplied by it before formatting; 0 = 1
+    const char *group; // heading over this column and the next ones up to the next group
+} bench_col;
+
+// Print the header line(s) of a table (bench_printf).
+void bench_table_head(bench_run *r, const bench_col *cols);
+
+// Print one row of a table (row is not stolen).
+void bench_table_row(bench_run *r, const bench_col *cols, const json_t *row);
+
+// Print the header, then one line per element of the array rows (not stolen).
+void bench_table(bench_run *r, const bench_col *cols, const json_t *rows);
+
+// The text of one line of a table into buf (len bytes, truncated if short), without a newline
+// and without trailing spaces: the header line number `line` (0 = the group line if any
+// column has a group, then the header lines) when row is NULL, else the row. Returns the
+// number of header lines when row is NULL, else 1.
+int bench_table_line(char *buf, size_t len, const bench_col *cols, const json_t *row, int line);
+
+// ---- what scenarios call: plots (plot.c) --------------------------------------------------------
+
+enum { BENCH_PLOT_SERIES = 6 };
+
+// One curve (or set of bars, or error bars) of a panel.
+typedef struct bench_series {
+    const char *y;     // column(s) after x: "y", "y,dy" or "y,ylow,yhigh" for error bars (or
+                       // "src,value" for `image`); or a number such as "0.8": a reference line
+    const char *title; // legend; every "%s" becomes the block's value when the plot has blocks
+    const char *with;  // gnuplot style ("lp", "l dt 2", "yerrorlines", "image"); NULL = "lp",
+                       // or the data style of `set style data` in a plot with tic labels
+} bench_series;
+
+typedef struct bench_panel {
+    const char *title;  // panel title when there are two or more ("%s" = the block's value
+                        // under panel_per_block); a single panel has the figure's title
+    const char *ylabel;
+    const char *set;    // gnuplot settings for this panel, '\n' between them (NULL = none)
+    bench_series series[BENCH_PLOT_SERIES]; // up to the first whose y is NULL
+} bench_panel;
+
+// A plot drawn from rows: NAME.dat holds the columns the series use (one block per value of
+// `block`, in order of appearance), NAME.gp draws NAME.png from it.
+typedef struct bench_plot_spec {
+    const char *name;     // file names NAME.dat, NAME.gp, NAME.png
+    const char *title;    // the figure's title
+    int width, height;    // pixels
+    const char *x;        // x column; NULL: one x position per row, labelled by `label`
+    const char *label;    // with x NULL: the column of the tic labels (bar charts)
+    const char *xlabel;   // NULL = none
+    const char *block;    // one data block per value of this column (gnuplot `index`), or NULL
+    bool panel_per_block; // a panel per block (panel[0] is their template), else every block
+                          // in every panel
+    const char *set;      // gnuplot settings for the figure, '\n' between them (NULL = none)
+    const char *num;      // printf format of the non-integer numbers in NAME.dat, NULL = "%g"
+    bench_panel panel[2]; // one panel, or two side by side
+} bench_plot_spec;
+
+// Write NAME.dat and NAME.gp for rows (not stolen) and render them with bench_plot(). A series
+// whose first column no row has is left out (an optional tool that was not found).
+void bench_plot_rows(bench_run *r, const bench_plot_spec *p, const json_t *rows);
 
 // Run `gnuplot SCRIPT` inside the output directory if gnuplot is on PATH (the script writes its
 // PNG there); otherwise, or if gnuplot fails, add a notice. Returns true if the plot was made.
 bool bench_plot(bench_run *r, const char *script);
 
-// ---- helpers (also used by the tests) ---------------------------------------------------------
+// Write the data file and the script of a plot to f_dat and f_gp (the tests use it).
+void bench_plot_write(FILE *f_dat, FILE *f_gp, const bench_plot_spec *p, const json_t *rows);
 
-double bench_now(void); // monotonic seconds
+// ---- helpers (also used by the tests) -----------------------------------------------------------
+
+double bench_now(void); // monotonic seconds: the one timer of the front end (run.c)
 
 // Statistics of n values (x is not modified). n = 0 gives NAN. Median of an even count: the
 // mean of the two middle values. Stddev: sample standard deviation (n - 1), 0 for n = 1.
+// (stats.c)
 double bench_median(const double *x, size_t n);
 double bench_min(const double *x, size_t n);
 double bench_max(const double *x, size_t n);
 double bench_mean(const double *x, size_t n);
 double bench_stddev(const double *x, size_t n);
 
-// mkdir -p: create path and its missing parents (mode 0777 & ~umask). 0, or -1 with errno set.
-int bench_mkdirs(const char *path);
-
 // Median/min/max of every numeric non-label column except "rep", per distinct label tuple, in
 // order of first appearance: [{"labels": {...}, "n": rows, "quantities": {"q": {"median": m,
 // "min": a, "max": b}, ...}}, ...]. labels is a JSON array of column names. New reference.
 json_t *bench_stats(json_t *rows, json_t *labels);
 
+// The value at key in row; "a.b" looks up b in the object at a, "a.2" element 2 of the array
+// at a. NULL if absent. (table.c)
+json_t *bench_get(const json_t *row, const char *key);
+
+// mkdir -p: create path and its missing parents (mode 0777 & ~umask). 0, or -1 with errno set.
+// (run.c)
+int bench_mkdirs(const char *path);
+
 // Write rows as CSV (header = union of keys in first-seen order). 0, or -1 on a write error.
+// (output.c)
 int bench_write_csv(FILE *f, json_t *rows);
 
 // Description of this machine: hostname, cpus, cpu model, the numatile topology summary, library
-// versions (numatile, hwloc, jansson), compiler. New reference.
+// versions (numatile, hwloc, jansson), compiler. New reference. (machine.c)
 json_t *bench_machine(void);
 
-// Whether an executable named prog is on PATH.
+// Whether an executable named prog is on PATH. (plot.c)
 bool bench_have_program(const char *prog);
 
 #endif

@@ -1,11 +1,10 @@
 // The scenario table of `numatile bench` (see harness.h): adding a scenario is one file
-// bench/scenarios/scn_NAME.c, its prototype in scenarios.h and one line here. Kept apart from harness.c so that the harness can be
-// compiled into unit tests without every scenario.
+// bench/scenarios/scn_NAME.c, its prototype in scenarios.h and one line here. Kept apart from
+// bench/harness/ so that the harness can be linked into the unit tests without the scenarios.
 #include <string.h>
 
 #include "harness.h"
 #include "scenarios.h"
-
 
 static const bench_scenario registry[] = {
     {"match", "matching and counting time, P = 8..1024 (scipy side by side if present)",
@@ -25,7 +24,8 @@ static const bench_scenario registry[] = {
      scn_herrmann_table1},
     {"stencil", "1D stencil: owner-computes vs repartitioning (Herrmann Fig. 5/6)", scn_stencil},
     {"kernels", "tiled GEMM and QR vs flat multithreaded BLIS / libFLAME", scn_kernels},
-    {"lambert-partition", "heterogeneous GEMM partitions vs the lower bound (Lambert Tables 1.2-1.3)",
+    {"lambert-partition",
+     "heterogeneous GEMM partitions vs the lower bound (Lambert Tables 1.2-1.3)",
      scn_lambert_partition},
 };
 

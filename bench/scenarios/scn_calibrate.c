@@ -75,18 +75,159 @@ static double timed_copy(const nt_topo_t *topo, int d, int threads, char *b, con
     return failed ? -1 : t1 - t0;
 }
 
-static json_t *matrix_json(const double *x, int D)
+// ---- parameters and measurement -----------------------------------------------------------------
+
+// The run: domains, repetitions, bytes per copy, and per domain pair the median/min/max GB/s.
+typedef struct calib {
+    const nt_topo_t *topo;
+    int D, reps;
+    size_t bytes;
+    double *med, *lo, *hi; // D x D, row = source domain
+    double *t;             // GB/s of the repetitions of one pair
+    char **buf;            // 2 D buffers: a source and a target per domain
+} calib;
+
+static void parameters(bench_run *r, calib *c)
 {
-    json_t *m = json_array();
-    for (int i = 0; i < D; i++) {
-        json_t *row = json_array();
-        for (int j = 0; j < D; j++)
-            json_array_append_new(row, json_real(x[i * D + j]));
-        json_array_append_new(m, row);
-    }
-    return m;
+    c->D = nt_topo_ndomains(c->topo);
+    c->reps = bench_reps(r, 7, 3);
+    c->bytes = (size_t)(r->quick ? 16 : r->full ? 512 : 128) << 20; // > the LLC
+    bench_param(r, "domains", json_integer(c->D));
+    bench_param(r, "bytes_per_copy", json_integer((json_int_t)c->bytes));
+    bench_param(r, "repetitions", json_integer(c->reps));
+    bench_param(r, "method", json_string("parallel memcpy, buffer on the source domain to a "
+                                         "buffer on the target domain, threads bound to the "
+                                         "target; one untimed warm-up copy per pair"));
+    bench_labels(r, "src", "dst", NULL);
 }
 
+// Two buffers per domain, a source and a target, placed and touched by nt_mem_alloc; pair
+// (i, j) copies source buffer i into target buffer j, so every pair uses two mappings.
+static int alloc_buffers(bench_run *r, calib *c)
+{
+    size_t DD = (size_t)c->D * (size_t)c->D;
+    c->med = calloc(DD, sizeof *c->med);
+    c->lo = calloc(DD, sizeof *c->lo);
+    c->hi = calloc(DD, sizeof *c->hi);
+    c->t = calloc((size_t)c->reps, sizeof *c->t);
+    c->buf = calloc(2 * (size_t)c->D, sizeof *c->buf);
+    if (!c->med || !c->lo || !c->hi || !c->t || !c->buf) {
+        fprintf(stderr, "numatile bench %s: out of memory\n", r->name);
+        return 3;
+    }
+    for (int d = 0; d < 2 * c->D; d++) {
+        nt_status st = nt_mem_alloc(c->topo, d % c->D, c->bytes, 0, (void **)&c->buf[d]);
+        if (st != NT_OK) {
+            char what[40];
+            snprintf(what, sizeof what, "buffer on domain %d", d % c->D);
+            return scn_fail(r, what, st);
+        }
+    }
+    return 0;
+}
+
+static void free_calib(calib *c)
+{
+    for (int d = 0; d < 2 * c->D && c->buf; d++)
+        nt_mem_free(c->buf[d], c->bytes);
+    free(c->med);
+    free(c->lo);
+    free(c->hi);
+    free(c->t);
+    free(c->buf);
+}
+
+// Pair (i, j): a warm-up copy, then reps timed ones, each a raw row.
+static int measure_pair(bench_run *r, calib *c, int i, int j)
+{
+    int threads = copy_threads(c->topo, j), at = i * c->D + j;
+    if (threads == 0) {
+        c->med[at] = c->lo[at] = c->hi[at] = NAN;
+        return 0;
+    }
+    for (int k = -1; k < c->reps; k++) {
+        double s = timed_copy(c->topo, j, threads, c->buf[c->D + j], c->buf[i], c->bytes);
+        if (s < 0) {
+            fprintf(stderr, "numatile bench %s: cannot bind threads to domain %d\n", r->name, j);
+            return 3;
+        }
+        if (k < 0)
+            continue;
+        c->t[k] = (double)c->bytes / s / 1e9;
+        bench_row(r, json_pack("{s:i, s:i, s:i, s:i, s:f, s:f}", "src", i, "dst", j, "rep", k,
+                               "threads", threads, "seconds", s, "gbs", c->t[k]));
+    }
+    double m3[3];
+    scn_stat3(m3, c->t, c->reps);
+    c->med[at] = m3[0];
+    c->lo[at] = m3[1];
+    c->hi[at] = m3[2];
+    return 0;
+}
+
+static int measure(bench_run *r, calib *c)
+{
+    int rc = 0;
+    for (int i = 0; i < c->D && !rc; i++)
+        for (int j = 0; j < c->D && !rc; j++) {
+            rc = measure_pair(r, c, i, j);
+            bench_progress(r, i * c->D + j + 1, (int64_t)c->D * c->D, "domain pairs");
+        }
+    return rc;
+}
+
+// ---- report -------------------------------------------------------------------------------------
+
+static const bench_col domain_cols[] = {
+    {.key = "domain", .head = "domain", .fmt = "%-6d"},
+    {.key = "node", .head = "node", .fmt = "%4d"},
+    {.key = "threads", .head = "threads", .fmt = "%8d"},
+    {.key = "memory_bytes", .head = "GiB", .fmt = "%7.1f", .scale = 1.0 / (1u << 30)},
+    {.key = "cpus", .head = "cpus", .fmt = "%s", .sep = "  "},
+    {NULL}};
+
+// keys "a,b" with ".j" after each: "a.j,b.j".
+static void line_keys(char *out, size_t len, const char *keys, int j)
+{
+    size_t at = 0;
+    out[0] = 0;
+    for (const char *k = keys; *k && at < len;) {
+        size_t n = strcspn(k, ",");
+        at += (size_t)snprintf(out + at, len - at, "%s%.*s.%d", at ? "," : "", (int)n, k, j);
+        k += n + (k[n] == ',');
+    }
+}
+
+// A D x D table: an optional label column, then for every j the cell of keys "K.j" (each key
+// of keys gets ".j"), headed j. *text holds the keys and heads; free both.
+static bench_col *matrix_cols(int D, const bench_col *label, const char *keys, const char *fmt,
+                              int width, char **text)
+{
+    bench_col *cols = calloc((size_t)D + 2, sizeof *cols);
+    *text = calloc((size_t)D, 160);
+    if (!cols || !*text)
+        return NULL;
+    int n = 0;
+    if (label)
+        cols[n++] = *label;
+    for (int j = 0; j < D; j++, n++) {
+        char *key = *text + (size_t)j * 160, *head = key + 128;
+        line_keys(key, 128, keys, j);
+        snprintf(head, 32, "%d", j);
+        cols[n] = (bench_col){.key = key, .head = head, .fmt = fmt, .width = width, .sep = " "};
+    }
+    return cols;
+}
+
+static json_t *int_array(const int *x, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, json_integer(x[i]));
+    return a;
+}
+
+// The domains: one row each (node, copy threads, memory, cpus), then the distance matrix.
 static void print_topology(bench_run *r, const nt_topo_t *topo)
 {
     int D = nt_topo_ndomains(topo);
@@ -95,50 +236,177 @@ static void print_topology(bench_run *r, const nt_topo_t *topo)
                  nt_topo_nphysical(topo), nt_topo_nphysical(topo) == 1 ? "" : "s",
                  nt_topo_oversubscribed(topo) ? " (oversubscribed: domains share cpus)" : "",
                  nt_topo_dist_source_name(nt_topo_distance_source(topo)));
-    bench_printf(r, "%-6s %4s %8s %7s  %s\n", "domain", "node", "threads", "GiB", "cpus");
+    json_t *rows = json_array(), *dist = json_array();
+    const uint32_t *dm = nt_topo_distances(topo);
     for (int d = 0; d < D; d++) {
         nt_domain_info_t info;
         nt_topo_domain(topo, d, &info);
-        bench_printf(r, "%-6d %4d %8d %7.1f  ", d, info.node, copy_threads(topo, d),
-                     (double)info.memory_bytes / (double)(1u << 30));
-        for (int k = 0; k < info.ncpus; k++)
-            bench_printf(r, "%s%d", k ? "," : "", info.cpus[k]);
-        bench_printf(r, "\n");
-    }
-    const uint32_t *dist = nt_topo_distances(topo);
-    bench_printf(r, "distances:\n");
-    for (int i = 0; i < D; i++) {
+        char cpus[1024] = "";
+        for (int k = 0, at = 0; k < info.ncpus && at < (int)sizeof cpus; k++)
+            at += snprintf(cpus + at, sizeof cpus - (size_t)at, "%s%d", k ? "," : "",
+                           info.cpus[k]);
+        json_array_append_new(rows, json_pack("{s:i, s:i, s:i, s:I, s:s}", "domain", d, "node",
+                                              info.node, "threads", copy_threads(topo, d),
+                                              "memory_bytes", (json_int_t)info.memory_bytes,
+                                              "cpus", cpus));
+        json_t *row = json_array();
         for (int j = 0; j < D; j++)
-            bench_printf(r, " %4u", dist[i * D + j]);
-        bench_printf(r, "\n");
+            json_array_append_new(row, json_integer(dm[d * D + j]));
+        json_array_append_new(dist, json_pack("{s:o}", "d", row));
     }
+    bench_table(r, domain_cols, rows);
+    bench_printf(r, "distances:\n");
+    char *text;
+    bench_col *cols = matrix_cols(D, NULL, "d", "%4u", 0, &text);
+    size_t i;
+    json_t *row;
+    json_array_foreach(dist, i, row)
+        if (cols)
+            bench_table_row(r, cols, row);
+    free(cols);
+    free(text);
+    json_decref(rows);
+    json_decref(dist);
 }
 
-static void plot(bench_run *r, const double *med, int D)
+// Mean of the medians on the diagonal (*loc) and off it (*rem); NAN without any.
+static void local_remote(const calib *c, double *loc, double *rem)
 {
-    FILE *f = bench_fopen(r, "calibrate.dat");
-    if (!f)
-        return;
-    fprintf(f, "# median GB/s, row = source domain, column = target domain (copy threads)\n");
+    int nloc = 0, nrem = 0;
+    *loc = *rem = 0;
+    for (int i = 0; i < c->D; i++)
+        for (int j = 0; j < c->D; j++) {
+            double m = c->med[i * c->D + j];
+            if (isnan(m))
+                continue;
+            if (i == j) {
+                *loc += m;
+                nloc++;
+            } else {
+                *rem += m;
+                nrem++;
+            }
+        }
+    *loc = nloc ? *loc / nloc : NAN;
+    *rem = nrem ? *rem / nrem : NAN;
+}
+
+static json_t *matrix_row(const double *x, int D)
+{
+    json_t *row = json_array();
+    for (int j = 0; j < D; j++)
+        json_array_append_new(row, json_real(x[j]));
+    return row;
+}
+
+static json_t *matrix_json(const double *x, int D)
+{
+    json_t *m = json_array();
+    for (int i = 0; i < D; i++)
+        json_array_append_new(m, matrix_row(x + i * D, D));
+    return m;
+}
+
+static void print_bounds(bench_run *r, const calib *c)
+{
+    static const bench_col src_col = {.key = "src", .head = "", .fmt = "%-4d"};
+    bench_printf(r, "\ncopy bound per domain pair, GB/s (bytes copied / time), %zu MiB per "
+                    "copy, median [min..max] of %d\nrows: source domain, columns: target "
+                    "domain (threads bound there)\n", c->bytes >> 20, c->reps);
+    char *text;
+    bench_col *cols = matrix_cols(c->D, &src_col, "med,lo,hi", "%.2f [%.2f..%.2f]", -20, &text);
+    json_t *rows = json_array();
+    for (int i = 0; i < c->D; i++)
+        json_array_append_new(rows, json_pack("{s:i, s:o, s:o, s:o}", "src", i, "med",
+                                              matrix_row(c->med + i * c->D, c->D), "lo",
+                                              matrix_row(c->lo + i * c->D, c->D), "hi",
+                                              matrix_row(c->hi + i * c->D, c->D)));
+    if (cols)
+        bench_table(r, cols, rows);
+    free(cols);
+    free(text);
+    json_decref(rows);
+    double loc, rem;
+    local_remote(c, &loc, &rem);
+    bench_printf(r, "mean of medians: same domain %.2f GB/s, other domain %.2f GB/s "
+                    "(ratio %.2f)\n", loc, rem, rem / loc);
+}
+
+static void print_reference(bench_run *r, const nt_topo_t *topo)
+{
+    bench_printf(r,
+        "\nReference: Cao et al. 2022 bound a redistribution by bound = Bnet*Bmemcpy / "
+        "((2+r)*Bnet + Bmemcpy)\n  (r = local/remote bytes); their Bnet is a cluster "
+        "network. Here the 'network' is the memory system\n  itself, so this matrix is "
+        "the ceiling: a migration reads and writes every moved byte once\n  (GB/s counts "
+        "bytes copied; memory traffic is 2-3x that with write-allocate).\n"
+        "Setting: %s domains of %s (%d cpus in all); domains on one node share its "
+        "memory\n  controller, so off-diagonal and diagonal entries differ only by noise "
+        "and cache effects there;\n  on a multi-node machine the off-diagonal entries "
+        "show the interconnect (compare the distances).\n",
+        nt_topo_kind_name(nt_topo_get_kind(topo)),
+        nt_topo_nphysical(topo) == 1 ? "one NUMA node" : "several NUMA nodes",
+        omp_get_num_procs());
+}
+
+// The machine part of the summary: kind, domains, nodes, distances, cpus, threads.
+static json_t *topology_json(const nt_topo_t *topo)
+{
+    int D = nt_topo_ndomains(topo);
+    json_t *dist = json_array(), *cpus = json_array(), *thr = json_array();
+    const uint32_t *dm = nt_topo_distances(topo);
     for (int i = 0; i < D; i++) {
+        json_t *row = json_array();
         for (int j = 0; j < D; j++)
-            fprintf(f, "%s%.3f", j ? " " : "", med[i * D + j]);
-        fprintf(f, "\n");
+            json_array_append_new(row, json_integer(dm[i * D + j]));
+        json_array_append_new(dist, row);
+        nt_domain_info_t info;
+        nt_topo_domain(topo, i, &info);
+        json_array_append_new(cpus, int_array(info.cpus, info.ncpus));
+        json_array_append_new(thr, json_integer(copy_threads(topo, i)));
     }
-    fclose(f);
-    if (!(f = bench_fopen(r, "calibrate.gp")))
-        return;
-    fprintf(f,
-            "set terminal pngcairo size 700,600\nset output 'calibrate.png'\n"
-            "set title 'copy bound per domain pair (median GB/s)'\n"
-            "set xlabel 'target domain (threads bound here)'\nset ylabel 'source domain'\n"
-            "set xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\n"
-            "set xtics 1\nset ytics 1\nset cblabel 'GB/s'\nset palette rgb 33,13,10\n"
-            "plot 'calibrate.dat' matrix w image notitle, "
-            "'' matrix u 1:2:(sprintf('%%.1f', $3)) w labels notitle\n",
-            D - 1, D - 1);
-    fclose(f);
-    bench_plot(r, "calibrate.gp");
+    return json_pack("{s:s, s:i, s:i, s:b, s:s, s:o, s:o, s:o}", "kind",
+                     nt_topo_kind_name(nt_topo_get_kind(topo)), "domains", D, "nodes",
+                     nt_topo_nphysical(topo), "oversubscribed", nt_topo_oversubscribed(topo),
+                     "distance_source",
+                     nt_topo_dist_source_name(nt_topo_distance_source(topo)), "distances", dist,
+                     "cpus", cpus, "threads", thr);
+}
+
+static json_t *summary(const calib *c)
+{
+    json_t *s = topology_json(c->topo);
+    double loc, rem;
+    local_remote(c, &loc, &rem);
+    json_object_set_new(s, "bytes", json_integer((json_int_t)c->bytes));
+    json_object_set_new(s, "repetitions", json_integer(c->reps));
+    json_object_set_new(s, "gbs_median", matrix_json(c->med, c->D));
+    json_object_set_new(s, "gbs_min", matrix_json(c->lo, c->D));
+    json_object_set_new(s, "gbs_max", matrix_json(c->hi, c->D));
+    json_object_set_new(s, "local_gbs", isnan(loc) ? json_null() : json_real(loc));
+    json_object_set_new(s, "remote_gbs", isnan(rem) ? json_null() : json_real(rem));
+    return s;
+}
+
+// The copy bound as a heat map, source domains down, target domains across.
+static const bench_plot_spec plot = {
+    .name = "calibrate", .title = "copy bound per domain pair (median GB/s)", .width = 700,
+    .height = 600, .x = "dst", .xlabel = "target domain (threads bound here)", .num = "%.1f",
+    .set = "set autoscale xfix\nset autoscale yfix\nset yrange [*:*] reverse\nset xtics 1\n"
+           "set ytics 1\nset cblabel 'GB/s'\nset palette rgb 33,13,10",
+    .panel = {{.ylabel = "source domain",
+               .series = {{.y = "src,gbs", .title = "", .with = "image"},
+                          {.y = "src,gbs", .title = "", .with = "labels"}}}}};
+
+static void draw(bench_run *r, const calib *c)
+{
+    json_t *rows = json_array();
+    for (int i = 0; i < c->D; i++)
+        for (int j = 0; j < c->D; j++)
+            json_array_append_new(rows, json_pack("{s:i, s:i, s:f}", "src", i, "dst", j, "gbs",
+                                                  c->med[i * c->D + j]));
+    bench_plot_rows(r, &plot, rows);
+    json_decref(rows);
 }
 
 int scn_calibrate(bench_run *r)
@@ -149,153 +417,19 @@ int scn_calibrate(bench_run *r)
         int rc = scn_fail(r, "topology", st);
         return st == NT_EINVAL ? 2 : rc;
     }
-    int D = nt_topo_ndomains(topo);
-    int reps = bench_reps(r, 7, 3);
-    size_t bytes = (size_t)(r->quick ? 16 : r->full ? 512 : 128) << 20; // > the LLC
-    bench_param(r, "domains", json_integer(D));
-    bench_param(r, "bytes_per_copy", json_integer((json_int_t)bytes));
-    bench_param(r, "repetitions", json_integer(reps));
-    bench_param(r, "method", json_string("parallel memcpy, buffer on the source domain to a "
-                                         "buffer on the target domain, threads bound to the "
-                                         "target; one untimed warm-up copy per pair"));
-    bench_labels(r, "src", "dst", NULL);
+    calib c = {.topo = topo};
+    parameters(r, &c);
     print_topology(r, topo);
-
-    size_t DD = (size_t)D * (size_t)D;
-    double *med = calloc(DD, sizeof *med), *lo = calloc(DD, sizeof *lo);
-    double *hi = calloc(DD, sizeof *hi), *t = calloc((size_t)reps, sizeof *t);
-    char **buf = calloc(2 * (size_t)D, sizeof *buf);
-    int rc = med && lo && hi && t && buf ? 0 : 3;
-    if (rc)
-        fprintf(stderr, "numatile bench %s: out of memory\n", r->name);
-    // Two buffers per domain, a source and a target, placed and touched by nt_mem_alloc; pair
-    // (i, j) copies source buffer i into target buffer j, so every pair uses two mappings.
-    size_t len = bytes;
-    for (int d = 0; d < 2 * D && !rc; d++)
-        if ((st = nt_mem_alloc(topo, d % D, len, 0, (void **)&buf[d])) != NT_OK) {
-            char what[40];
-            snprintf(what, sizeof what, "buffer on domain %d", d % D);
-            rc = scn_fail(r, what, st);
-        }
-    for (int i = 0; i < D && !rc; i++)
-        for (int j = 0; j < D && !rc; j++) {
-            int threads = copy_threads(topo, j);
-            if (threads == 0) {
-                med[i * D + j] = lo[i * D + j] = hi[i * D + j] = NAN;
-                continue;
-            }
-            char *a = buf[i], *b = buf[D + j];
-            for (int k = -1; k < reps && !rc; k++) {
-                double s = timed_copy(topo, j, threads, b, a, len);
-                if (s < 0) {
-                    fprintf(stderr, "numatile bench %s: cannot bind threads to domain %d\n",
-                            r->name, j);
-                    rc = 3;
-                } else if (k >= 0) {
-                    t[k] = (double)len / s / 1e9;
-                    bench_row(r, json_pack("{s:i, s:i, s:i, s:i, s:f, s:f}", "src", i, "dst", j,
-                                           "rep", k, "threads", threads, "seconds", s, "gbs",
-                                           t[k]));
-                }
-            }
-            if (!rc) {
-                double m3[3];
-                scn_stat3(m3, t, reps);
-                med[i * D + j] = m3[0];
-                lo[i * D + j] = m3[1];
-                hi[i * D + j] = m3[2];
-            }
-            bench_progress(r, i * D + j + 1, (int64_t)DD, "domain pairs");
-        }
-    for (int d = 0; d < 2 * D && buf; d++)
-        nt_mem_free(buf[d], len);
-
+    int rc = alloc_buffers(r, &c);
+    if (!rc)
+        rc = measure(r, &c);
     if (!rc) {
-        bench_printf(r, "\ncopy bound per domain pair, GB/s (bytes copied / time), %zu MiB per "
-                        "copy, median [min..max] of %d\nrows: source domain, columns: target "
-                        "domain (threads bound there)\n", len >> 20, reps);
-        bench_printf(r, "%-4s", "");
-        for (int j = 0; j < D; j++)
-            bench_printf(r, " %-20d", j);
-        bench_printf(r, "\n");
-        double loc = 0, rem = 0;
-        int nloc = 0, nrem = 0;
-        for (int i = 0; i < D; i++) {
-            bench_printf(r, "%-4d", i);
-            for (int j = 0; j < D; j++) {
-                char cell[64];
-                snprintf(cell, sizeof cell, "%.2f [%.2f..%.2f]", med[i * D + j], lo[i * D + j],
-                         hi[i * D + j]);
-                bench_printf(r, " %-20s", cell);
-                if (isnan(med[i * D + j]))
-                    continue;
-                if (i == j) {
-                    loc += med[i * D + j];
-                    nloc++;
-                } else {
-                    rem += med[i * D + j];
-                    nrem++;
-                }
-            }
-            bench_printf(r, "\n");
-        }
-        loc = nloc ? loc / nloc : NAN;
-        rem = nrem ? rem / nrem : NAN;
-        bench_printf(r, "mean of medians: same domain %.2f GB/s, other domain %.2f GB/s "
-                        "(ratio %.2f)\n", loc, rem, rem / loc);
-        bench_printf(r,
-            "\nReference: Cao et al. 2022 bound a redistribution by bound = Bnet*Bmemcpy / "
-            "((2+r)*Bnet + Bmemcpy)\n  (r = local/remote bytes); their Bnet is a cluster "
-            "network. Here the 'network' is the memory system\n  itself, so this matrix is "
-            "the ceiling: a migration reads and writes every moved byte once\n  (GB/s counts "
-            "bytes copied; memory traffic is 2-3x that with write-allocate).\n"
-            "Setting: %s domains of %s (%d cpus in all); domains on one node share its "
-            "memory\n  controller, so off-diagonal and diagonal entries differ only by noise "
-            "and cache effects there;\n  on a multi-node machine the off-diagonal entries "
-            "show the interconnect (compare the distances).\n",
-            nt_topo_kind_name(nt_topo_get_kind(topo)),
-            nt_topo_nphysical(topo) == 1 ? "one NUMA node" : "several NUMA nodes",
-            omp_get_num_procs());
-
-        json_t *dist = json_array(), *cpus = json_array(), *thr = json_array();
-        const uint32_t *dm = nt_topo_distances(topo);
-        for (int i = 0; i < D; i++) {
-            json_t *row = json_array(), *c = json_array();
-            for (int j = 0; j < D; j++)
-                json_array_append_new(row, json_integer(dm[i * D + j]));
-            json_array_append_new(dist, row);
-            nt_domain_info_t info;
-            nt_topo_domain(topo, i, &info);
-            for (int k = 0; k < info.ncpus; k++)
-                json_array_append_new(c, json_integer(info.cpus[k]));
-            json_array_append_new(cpus, c);
-            json_array_append_new(thr, json_integer(copy_threads(topo, i)));
-        }
-        json_t *s = json_object();
-        json_object_set_new(s, "kind", json_string(nt_topo_kind_name(nt_topo_get_kind(topo))));
-        json_object_set_new(s, "domains", json_integer(D));
-        json_object_set_new(s, "nodes", json_integer(nt_topo_nphysical(topo)));
-        json_object_set_new(s, "oversubscribed", json_boolean(nt_topo_oversubscribed(topo)));
-        json_object_set_new(s, "distance_source", json_string(nt_topo_dist_source_name(
-                                                      nt_topo_distance_source(topo))));
-        json_object_set_new(s, "distances", dist);
-        json_object_set_new(s, "cpus", cpus);
-        json_object_set_new(s, "threads", thr);
-        json_object_set_new(s, "bytes", json_integer((json_int_t)len));
-        json_object_set_new(s, "repetitions", json_integer(reps));
-        json_object_set_new(s, "gbs_median", matrix_json(med, D));
-        json_object_set_new(s, "gbs_min", matrix_json(lo, D));
-        json_object_set_new(s, "gbs_max", matrix_json(hi, D));
-        json_object_set_new(s, "local_gbs", isnan(loc) ? json_null() : json_real(loc));
-        json_object_set_new(s, "remote_gbs", isnan(rem) ? json_null() : json_real(rem));
-        bench_summary(r, s);
-        plot(r, med, D);
+        print_bounds(r, &c);
+        print_reference(r, topo);
+        bench_summary(r, summary(&c));
+        draw(r, &c);
     }
-    free(med);
-    free(lo);
-    free(hi);
-    free(t);
-    free(buf);
+    free_calib(&c);
     nt_topo_destroy(topo);
     return rc;
 }

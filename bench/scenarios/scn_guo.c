@@ -153,143 +153,257 @@ static void guo_reference(const config *c, char *out, size_t len)
     }
 }
 
+// ---- measurement --------------------------------------------------------------------------------
+
+// The work of one configuration: its two descriptors, the per-pair byte counts of the naive and
+// the closed-form ways, the set buffer, the times of the repetitions.
+typedef struct work {
+    nt_matrix_t *S, *T;
+    int Ds, Dt;
+    int64_t *naive, *sets;
+    nt_run_t *buf;
+    int64_t cap;
+    double *t; // reps naive, then reps plan, then reps sets
+} work;
+
+static nt_status work_init(const config *c, int64_t n, int reps, work *w)
+{
+    *w = (work){.Ds = c->sp * c->sq, .Dt = c->tp * c->tq};
+    size_t cells = (size_t)w->Ds * (size_t)w->Dt;
+    w->naive = calloc(cells, sizeof *w->naive);
+    w->sets = calloc(cells, sizeof *w->sets);
+    w->t = calloc((size_t)reps * 3, sizeof *w->t);
+    nt_status st = w->naive && w->sets && w->t ? NT_OK : NT_ENOMEM;
+    if (st == NT_OK)
+        st = make(n, pats[c->k].s[0], pats[c->k].s[1], c->sp, c->sq, &w->S);
+    if (st == NT_OK)
+        st = make(n, pats[c->k].t[0], pats[c->k].t[1], c->tp, c->tq, &w->T);
+    return st;
+}
+
+static void work_free(work *w)
+{
+    nt_matrix_destroy(w->S);
+    nt_matrix_destroy(w->T);
+    free(w->naive);
+    free(w->sets);
+    free(w->t);
+    free(w->buf);
+}
+
+// The plan's bytes per domain pair against the naive and the closed-form counts; the first
+// disagreement is printed.
+static void compare_pairs(const bench_run *r, nt_plan_t *P, const work *w, config *c)
+{
+    nt_plan_info_t info;
+    nt_plan_info(P, &info);
+    const int64_t *pb = nt_plan_pair_bytes(P);
+    int D = info.ndomains;
+    c->segments = info.segments;
+    c->closed_form = info.closed_form;
+    for (int i = 0; i < D; i++)
+        for (int j = 0; j < D; j++) {
+            bool in = i < w->Ds && j < w->Dt;
+            size_t at = (size_t)i * (size_t)w->Dt + (size_t)j;
+            int64_t want = in ? w->naive[at] : 0, set = in ? w->sets[at] : 0;
+            if (pb[i * D + j] == want && set == want)
+                continue;
+            if (c->agree)
+                fprintf(stderr, "numatile bench %s: %s %s: pair %d->%d: naive %lld bytes, plan "
+                        "%lld, sets %lld\n", r->name, pats[c->k].name, c->grids, i, j,
+                        (long long)want, (long long)pb[i * D + j], (long long)set);
+            c->agree = false;
+        }
+}
+
+// One repetition: the three ways timed (naive, plan, sets) and compared. rep < 0 warms caches
+// and the allocator up and is not recorded.
+static nt_status one_rep(bench_run *r, int64_t n, int reps, int rep, work *w, config *c)
+{
+    size_t cells = (size_t)w->Ds * (size_t)w->Dt;
+    memset(w->naive, 0, cells * sizeof *w->naive);
+    double t0 = bench_now();
+    naive_counts(w->S, w->T, w->naive, w->Dt);
+    double t1 = bench_now();
+    nt_plan_t *P = NULL;
+    nt_status st = nt_plan_create(w->S, w->T, NULL, NULL, &P);
+    double t2 = bench_now();
+    if (st == NT_OK)
+        st = set_counts(w->S, w->T, w->sets, &w->buf, &w->cap, &c->tuples);
+    double t3 = bench_now();
+    if (st == NT_OK)
+        compare_pairs(r, P, w, c);
+    nt_plan_destroy(P);
+    if (st != NT_OK || rep < 0)
+        return st;
+    double *t = w->t;
+    t[rep] = t1 - t0;
+    t[reps + rep] = t2 - t1;
+    t[2 * reps + rep] = t3 - t2;
+    bench_row(r, json_pack("{s:s, s:s, s:I, s:i, s:f, s:f, s:f, s:f, s:f}", "pattern",
+                           pats[c->k].name, "grids", c->grids, "n", (json_int_t)n, "rep", rep,
+                           "naive_seconds", t[rep], "plan_seconds", t[reps + rep],
+                           "sets_seconds", t[2 * reps + rep], "naive_over_plan",
+                           t[rep] / t[reps + rep], "naive_over_sets",
+                           t[rep] / t[2 * reps + rep]));
+    return NT_OK;
+}
+
 static int run_config(bench_run *r, int64_t n, int reps, config *c)
 {
-    nt_matrix_t *S = NULL, *T = NULL;
-    nt_run_t *buf = NULL;
-    int64_t cap = 0;
-    int Ds = c->sp * c->sq, Dt = c->tp * c->tq;
-    size_t cells = (size_t)Ds * (size_t)Dt;
-    int64_t *naive = calloc(cells, sizeof *naive), *sets = calloc(cells, sizeof *sets);
-    double *t = calloc((size_t)reps * 3, sizeof *t);
-    nt_status st = naive && sets && t ? NT_OK : NT_ENOMEM;
-    if (st == NT_OK)
-        st = make(n, pats[c->k].s[0], pats[c->k].s[1], c->sp, c->sq, &S);
-    if (st == NT_OK)
-        st = make(n, pats[c->k].t[0], pats[c->k].t[1], c->tp, c->tq, &T);
-    if (st == NT_OK && (S->grid.p == 0 || T->grid.p == 0)) {
+    work w;
+    nt_status st = work_init(c, n, reps, &w);
+    if (st == NT_OK && (w.S->grid.p == 0 || w.T->grid.p == 0)) {
         fprintf(stderr, "numatile bench %s: %s %s: a map is not detected as block-cyclic\n",
                 r->name, pats[c->k].name, c->grids);
-        nt_matrix_destroy(S);
-        nt_matrix_destroy(T);
-        free(naive);
-        free(sets);
-        free(t);
+        work_free(&w);
         return 3;
     }
     c->agree = true;
-    // Repetition -1 warms caches and the allocator up and is not recorded.
-    for (int rep = -1; rep < reps && st == NT_OK; rep++) {
-        memset(naive, 0, cells * sizeof *naive);
-        double t0 = bench_now();
-        naive_counts(S, T, naive, Dt);
-        double t1 = bench_now();
-        nt_plan_t *P = NULL;
-        st = nt_plan_create(S, T, NULL, NULL, &P);
-        double t2 = bench_now();
-        if (st == NT_OK)
-            st = set_counts(S, T, sets, &buf, &cap, &c->tuples);
-        double t3 = bench_now();
-        if (st == NT_OK) {
-            nt_plan_info_t info;
-            nt_plan_info(P, &info);
-            const int64_t *pb = nt_plan_pair_bytes(P);
-            int D = info.ndomains;
-            c->segments = info.segments;
-            c->closed_form = info.closed_form;
-            for (int i = 0; i < D; i++)
-                for (int j = 0; j < D; j++) {
-                    int64_t want = i < Ds && j < Dt ? naive[(size_t)i * (size_t)Dt + (size_t)j]
-                                                    : 0;
-                    int64_t set = i < Ds && j < Dt ? sets[(size_t)i * (size_t)Dt + (size_t)j]
-                                                   : 0;
-                    if (pb[i * D + j] != want || set != want) {
-                        if (c->agree)
-                            fprintf(stderr, "numatile bench %s: %s %s: pair %d->%d: naive %lld "
-                                    "bytes, plan %lld, sets %lld\n", r->name, pats[c->k].name,
-                                    c->grids, i, j, (long long)want, (long long)pb[i * D + j],
-                                    (long long)set);
-                        c->agree = false;
-                    }
-                }
-        }
-        nt_plan_destroy(P);
-        if (st != NT_OK)
-            break;
-        if (rep < 0)
-            continue;
-        t[rep] = t1 - t0;
-        t[reps + rep] = t2 - t1;
-        t[2 * reps + rep] = t3 - t2;
-        bench_row(r, json_pack("{s:s, s:s, s:I, s:i, s:f, s:f, s:f, s:f, s:f}", "pattern",
-                               pats[c->k].name, "grids", c->grids, "n", (json_int_t)n, "rep",
-                               rep, "naive_seconds", t[rep], "plan_seconds", t[reps + rep],
-                               "sets_seconds", t[2 * reps + rep],
-                               "naive_over_plan", t[rep] / t[reps + rep],
-                               "naive_over_sets", t[rep] / t[2 * reps + rep]));
-    }
+    for (int rep = -1; rep < reps && st == NT_OK; rep++)
+        st = one_rep(r, n, reps, rep, &w, c);
     if (st == NT_OK) {
-        scn_stat3(c->naive, t, reps);
-        scn_stat3(c->plan, t + reps, reps);
-        scn_stat3(c->sets, t + 2 * reps, reps);
+        scn_stat3(c->naive, w.t, reps);
+        scn_stat3(c->plan, w.t + reps, reps);
+        scn_stat3(c->sets, w.t + 2 * reps, reps);
         c->r_plan = c->naive[0] / c->plan[0];
         c->r_sets = c->naive[0] / c->sets[0];
         guo_reference(c, c->guo, sizeof c->guo);
     }
-    nt_matrix_destroy(S);
-    nt_matrix_destroy(T);
-    free(naive);
-    free(sets);
-    free(t);
-    free(buf);
+    work_free(&w);
     if (st != NT_OK)
         return scn_fail(r, pats[c->k].name, st);
     return c->agree && c->closed_form ? 0 : 3;
 }
 
-static void plot(bench_run *r, const config *cf, int n)
+// ---- report -------------------------------------------------------------------------------------
+
+static const bench_col table[] = {
+    {.key = "table", .head = "table", .fmt = "%-5s"},
+    {.key = "pattern", .head = "pattern", .fmt = "%-31s"},
+    {.key = "grids", .head = "grids", .fmt = "%-11s"},
+    {.key = "segments", .head = "segments", .fmt = "%9d"},
+    {.key = "set_tuples", .head = "tuples", .fmt = "%8d"},
+    {.key = "naive_seconds", .head = "naive ms", .fmt = "%9.3f", .sep = " | ", .scale = 1e3},
+    {.key = "plan_seconds", .head = "plan ms", .fmt = "%9.3f", .scale = 1e3},
+    {.key = "sets_seconds", .head = "sets ms", .fmt = "%9.4f", .scale = 1e3},
+    {.key = "naive_over_plan", .head = "n/plan", .fmt = "%7.2f", .sep = " | "},
+    {.key = "naive_over_sets", .head = "n/sets", .fmt = "%7.0f"},
+    {.key = "_agree", .head = "agree", .fmt = "%-5s", .sep = " | "},
+    {.key = "guo_reference", .head = "Guo naive/Galgo", .fmt = "%s"},
+    {NULL}};
+
+static const bench_plot_spec plot = {
+    .name = "guo-tables",
+    .title = "Guo Tables 1-3 patterns: naive per-element time / closed-form time (medians)",
+    .width = 1100, .height = 550, .label = "_label",
+    .set = "set logscale y\nset grid y\nset xtics rotate by -45 font ',8'\nset bmargin 8\n"
+           "set key top left\nset style data histograms\nset style histogram clustered\n"
+           "set style fill solid 0.6",
+    .panel = {{.ylabel = "speedup over naive",
+               .series = {{.y = "naive_over_plan",
+                           .title = "nt\\_plan\\_create (segments + closed form)"},
+                          {.y = "naive_over_sets", .title = "closed-form sets only"},
+                          {.y = "1.2", .title = "Guo 1.2x", .with = "l dt 2 lc 'black'"},
+                          {.y = "35", .title = "Guo 35x", .with = "l dt 3 lc 'black'"}}}}};
+
+static json_t *config_json(const config *c)
 {
-    FILE *f = bench_fopen(r, "guo-tables.dat");
-    if (!f)
-        return;
-    fprintf(f, "# label naive_over_plan naive_over_sets\n");
-    for (int i = 0; i < n; i++) {
-        char lab[64];
-        snprintf(lab, sizeof lab, "%c%c>%c%c %s", pats[cf[i].k].s[0], pats[cf[i].k].s[1],
-                 pats[cf[i].k].t[0], pats[cf[i].k].t[1], cf[i].grids);
-        fprintf(f, "\"%s\" %g %g\n", lab, cf[i].r_plan, cf[i].r_sets);
-    }
-    fclose(f);
-    if (!(f = bench_fopen(r, "guo-tables.gp")))
-        return;
-    fprintf(f, "set terminal pngcairo size 1100,550\nset output 'guo-tables.png'\n"
-               "set title 'Guo Tables 1-3 patterns: naive per-element time / closed-form time "
-               "(medians)'\nset logscale y\nset ylabel 'speedup over naive'\nset grid y\n"
-               "set xtics rotate by -45 font ',8'\nset bmargin 8\nset key top left\n"
-               "set style fill solid 0.6\nset boxwidth 0.35\n"
-               "plot 'guo-tables.dat' u ($0-0.18):2 w boxes t 'nt\\_plan\\_create (segments + "
-               "closed form)', '' u ($0+0.18):3:xtic(1) w boxes t 'closed-form sets only', "
-               "1.2 w l dt 2 lc 'black' t 'Guo 1.2x', 35 w l dt 3 lc 'black' t 'Guo 35x'\n");
-    fclose(f);
-    bench_plot(r, "guo-tables.gp");
+    char lab[64];
+    snprintf(lab, sizeof lab, "%c%c>%c%c %s", pats[c->k].s[0], pats[c->k].s[1], pats[c->k].t[0],
+             pats[c->k].t[1], c->grids);
+    json_t *o = json_object();
+    json_object_set_new(o, "table", json_string(pats[c->k].table));
+    json_object_set_new(o, "pattern", json_string(pats[c->k].name));
+    json_object_set_new(o, "grids", json_string(c->grids));
+    json_object_set_new(o, "source_domains", json_integer(c->sp * c->sq));
+    json_object_set_new(o, "target_domains", json_integer(c->tp * c->tq));
+    json_object_set_new(o, "segments", json_integer(c->segments));
+    json_object_set_new(o, "set_tuples", json_integer(c->tuples));
+    json_object_set_new(o, "naive_seconds", json_real(c->naive[0]));
+    json_object_set_new(o, "plan_seconds", json_real(c->plan[0]));
+    json_object_set_new(o, "sets_seconds", json_real(c->sets[0]));
+    json_object_set_new(o, "naive_over_plan", json_real(c->r_plan));
+    json_object_set_new(o, "naive_over_sets", json_real(c->r_sets));
+    json_object_set_new(o, "closed_form", json_boolean(c->closed_form));
+    json_object_set_new(o, "pair_bytes_agree", json_boolean(c->agree));
+    json_object_set_new(o, "guo_reference", json_string(c->guo));
+    json_object_set_new(o, "_agree", json_string(c->agree && c->closed_form ? "yes" : "NO"));
+    json_object_set_new(o, "_label", json_string(lab));
+    return o;
 }
 
-int scn_guo_tables(bench_run *r)
+static void print_reference(bench_run *r)
 {
-    int64_t n = r->quick ? 256 : 1024;
+    bench_printf(r,
+        "\nReference: Guo et al. on CP-PACS, 1024x1024 (Table 1) and 300/600 (Table 2): the "
+        "intersection\n  method is 1.2x-35x faster than the naive per-element method; Table 3 "
+        "(scheduling + aggregation\n  for (BLOCK,*)->(*,BLOCK)): 4.7x at P=8, 5.8x at P=16 "
+        "over their unoptimised algorithm.\n"
+        "Setting: their times are whole redistributions on P processors of a distributed "
+        "machine (index\n  computation + packing + MPI), each processor handling 1/P of the "
+        "elements; ours is the planning\n  alone, on one thread, for all P domains (the "
+        "naive loop walks all n^2 elements). nt_plan_create\n  also builds the segment list "
+        "(one entry per source-tile x target-tile piece), which for a CYCLIC\n  (tile size 1) "
+        "dimension on either side has n pieces per dimension: that part is O(elements)\n  "
+        "like the naive method, and only the closed-form sets are independent of n.\n");
+}
+
+static void report(bench_run *r, int64_t n, int reps, const config *cf, int ncf, bool all_agree,
+                   bool all_closed)
+{
+    json_t *rows = json_array();
+    double lo_plan = INFINITY, hi_plan = 0, lo_sets = INFINITY, hi_sets = 0;
+    for (int i = 0; i < ncf; i++) {
+        const config *c = &cf[i];
+        if (c->naive[0] <= 0 && c->plan[0] <= 0)
+            continue; // not run (an earlier configuration failed)
+        lo_plan = fmin(lo_plan, c->r_plan);
+        hi_plan = fmax(hi_plan, c->r_plan);
+        lo_sets = fmin(lo_sets, c->r_sets);
+        hi_sets = fmax(hi_sets, c->r_sets);
+        json_array_append_new(rows, config_json(c));
+    }
+    bench_printf(r, "guo-tables: %lldx%lld doubles, plan only; seconds are medians of %d "
+                    "[min..max in the JSON]\n", (long long)n, (long long)n, reps);
+    bench_table(r, table, rows);
+    bench_printf(r, "(segments: the plan's segment list; tuples: closed-form (row set, column "
+                    "set) pairs over all domain pairs;\n agree: naive, plan and sets give the "
+                    "same bytes for every domain pair, and the plan used the closed form)\n");
+    bench_printf(r, "speedup over naive: plan %.2fx..%.2fx, closed-form sets %.0fx..%.0fx\n",
+                 lo_plan, hi_plan, lo_sets, hi_sets);
+    print_reference(r);
+    bench_plot_rows(r, &plot, rows);
+    bench_summary(r, json_pack("{s:I, s:o, s:b, s:b, s:f, s:f, s:f, s:f}", "n", (json_int_t)n,
+                               "rows", rows, "pair_counts_agree", all_agree, "closed_form",
+                               all_closed, "plan_speedup_min", lo_plan, "plan_speedup_max",
+                               hi_plan, "sets_speedup_min", lo_sets, "sets_speedup_max",
+                               hi_sets));
+}
+
+// ---- the scenario -------------------------------------------------------------------------------
+
+// A grid a x b with a * b = P, a <= b as close as possible.
+static void grid_of(int P, int *a, int *b)
+{
+    *a = 1;
+    for (int x = 1; x * x <= P; x++)
+        if (P % x == 0)
+            *a = x;
+    *b = P / *a;
+}
+
+// The configurations: every pattern at every process count, on the grids its table uses, then
+// Guo's Table 2 grids for (CYCLIC,BLOCK)->(BLOCK,CYCLIC) (9 source, 10 target domains).
+static int configurations(const bench_run *r, config *cf)
+{
     static const int full_p[] = {4, 8, 16}, quick_p[] = {4, 16};
     const int *ps = r->quick ? quick_p : full_p;
-    int np = r->quick ? 2 : 3;
-    int reps = bench_reps(r, 5, 2);
-    config cf[NPAT * 3 + 1];
-    int ncf = 0;
+    int np = r->quick ? 2 : 3, ncf = 0;
     for (int k = 0; k < NPAT; k++)
         for (int i = 0; i < np; i++) {
-            int P = ps[i], a = 1;
-            for (int x = 1; x * x <= P; x++)
-                if (P % x == 0)
-                    a = x; // grid a x b, a <= b
-            int b = P / a;
+            int P = ps[i], a, b;
+            grid_of(P, &a, &b);
             config c = {.k = (pat)k, .sp = a, .sq = b, .tp = a, .tq = b};
             if (k == CB_BC) {
                 c.tp = b;
@@ -298,26 +412,34 @@ int scn_guo_tables(bench_run *r)
                 c.tp = P;
                 c.tq = 1;
             } else if (k == BX_XB || k == CX_XC) {
-                c.sp = P;
-                c.sq = 1;
-                c.tp = 1;
-                c.tq = P;
+                c = (config){.k = (pat)k, .sp = P, .sq = 1, .tp = 1, .tq = P};
             }
             cf[ncf++] = c;
         }
-    // Guo's Table 2 grids for (CYCLIC,BLOCK)->(BLOCK,CYCLIC): 9 source, 10 target domains.
     cf[ncf++] = (config){.k = CB_BC, .sp = 3, .sq = 3, .tp = 5, .tq = 2};
     for (int i = 0; i < ncf; i++)
         snprintf(cf[i].grids, sizeof cf[i].grids, "%dx%d->%dx%d", cf[i].sp, cf[i].sq,
                  cf[i].tp, cf[i].tq);
+    return ncf;
+}
 
+static void parameters(bench_run *r, int64_t n, int reps)
+{
     bench_param(r, "n", json_integer((json_int_t)n));
     bench_param(r, "element_bytes", json_integer(8));
     bench_param(r, "repetitions", json_integer(reps));
     bench_param(r, "layout", json_string("SCALAPACK, descriptors only (NT_MATRIX_NOALLOC, no "
                                          "topology)"));
     bench_labels(r, "pattern", "grids", "n", NULL);
-    int rc = 0;
+}
+
+int scn_guo_tables(bench_run *r)
+{
+    int64_t n = r->quick ? 256 : 1024;
+    int reps = bench_reps(r, 5, 2);
+    config cf[NPAT * 3 + 1];
+    int ncf = configurations(r, cf), rc = 0;
+    parameters(r, n, reps);
     for (int i = 0; i < ncf && !rc; i++) {
         rc = run_config(r, n, reps, &cf[i]);
         bench_progress(r, i + 1, ncf, "configurations");
@@ -331,68 +453,7 @@ int scn_guo_tables(bench_run *r)
     }
     if (rc == 3 && all_agree && all_closed)
         return rc; // an error already reported
-
-    bench_printf(r, "guo-tables: %lldx%lld doubles, plan only; seconds are medians of %d "
-                    "[min..max in the JSON]\n", (long long)n, (long long)n, reps);
-    bench_printf(r, "%-5s %-31s %-11s %9s %8s | %9s %9s %9s | %7s %7s | %-5s %s\n", "table",
-                 "pattern", "grids", "segments", "tuples", "naive ms", "plan ms", "sets ms",
-                 "n/plan", "n/sets", "agree", "Guo naive/Galgo");
-    json_t *rows = json_array();
-    double lo_plan = INFINITY, hi_plan = 0, lo_sets = INFINITY, hi_sets = 0;
-    for (int i = 0; i < ncf; i++) {
-        const config *c = &cf[i];
-        if (c->naive[0] <= 0 && c->plan[0] <= 0)
-            continue; // not run (an earlier configuration failed)
-        bench_printf(r, "%-5s %-31s %-11s %9lld %8lld | %9.3f %9.3f %9.4f | %7.2f %7.0f | %-5s "
-                        "%s\n", pats[c->k].table, pats[c->k].name, c->grids,
-                     (long long)c->segments, (long long)c->tuples, 1e3 * c->naive[0],
-                     1e3 * c->plan[0], 1e3 * c->sets[0], c->r_plan, c->r_sets,
-                     c->agree && c->closed_form ? "yes" : "NO", c->guo);
-        lo_plan = fmin(lo_plan, c->r_plan);
-        hi_plan = fmax(hi_plan, c->r_plan);
-        lo_sets = fmin(lo_sets, c->r_sets);
-        hi_sets = fmax(hi_sets, c->r_sets);
-        json_t *o = json_object();
-        json_object_set_new(o, "table", json_string(pats[c->k].table));
-        json_object_set_new(o, "pattern", json_string(pats[c->k].name));
-        json_object_set_new(o, "grids", json_string(c->grids));
-        json_object_set_new(o, "source_domains", json_integer(c->sp * c->sq));
-        json_object_set_new(o, "target_domains", json_integer(c->tp * c->tq));
-        json_object_set_new(o, "segments", json_integer(c->segments));
-        json_object_set_new(o, "set_tuples", json_integer(c->tuples));
-        json_object_set_new(o, "naive_seconds", json_real(c->naive[0]));
-        json_object_set_new(o, "plan_seconds", json_real(c->plan[0]));
-        json_object_set_new(o, "sets_seconds", json_real(c->sets[0]));
-        json_object_set_new(o, "naive_over_plan", json_real(c->r_plan));
-        json_object_set_new(o, "naive_over_sets", json_real(c->r_sets));
-        json_object_set_new(o, "closed_form", json_boolean(c->closed_form));
-        json_object_set_new(o, "pair_bytes_agree", json_boolean(c->agree));
-        json_object_set_new(o, "guo_reference", json_string(c->guo));
-        json_array_append_new(rows, o);
-    }
-    bench_printf(r, "(segments: the plan's segment list; tuples: closed-form (row set, column "
-                    "set) pairs over all domain pairs;\n agree: naive, plan and sets give the "
-                    "same bytes for every domain pair, and the plan used the closed form)\n");
-    bench_printf(r, "speedup over naive: plan %.2fx..%.2fx, closed-form sets %.0fx..%.0fx\n",
-                 lo_plan, hi_plan, lo_sets, hi_sets);
-    bench_printf(r,
-        "\nReference: Guo et al. on CP-PACS, 1024x1024 (Table 1) and 300/600 (Table 2): the "
-        "intersection\n  method is 1.2x-35x faster than the naive per-element method; Table 3 "
-        "(scheduling + aggregation\n  for (BLOCK,*)->(*,BLOCK)): 4.7x at P=8, 5.8x at P=16 "
-        "over their unoptimised algorithm.\n"
-        "Setting: their times are whole redistributions on P processors of a distributed "
-        "machine (index\n  computation + packing + MPI), each processor handling 1/P of the "
-        "elements; ours is the planning\n  alone, on one thread, for all P domains (the "
-        "naive loop walks all n^2 elements). nt_plan_create\n  also builds the segment list "
-        "(one entry per source-tile x target-tile piece), which for a CYCLIC\n  (tile size 1) "
-        "dimension on either side has n pieces per dimension: that part is O(elements)\n  "
-        "like the naive method, and only the closed-form sets are independent of n.\n");
-    bench_summary(r, json_pack("{s:I, s:o, s:b, s:b, s:f, s:f, s:f, s:f}", "n", (json_int_t)n,
-                               "rows", rows, "pair_counts_agree", all_agree, "closed_form",
-                               all_closed, "plan_speedup_min", lo_plan, "plan_speedup_max",
-                               hi_plan, "sets_speedup_min", lo_sets, "sets_speedup_max",
-                               hi_sets));
-    plot(r, cf, ncf);
+    report(r, n, reps, cf, ncf, all_agree, all_closed);
     if (!all_agree || !all_closed) {
         fprintf(stderr, "numatile bench %s: %s\n", r->name,
                 all_agree ? "a plan did not use the closed form"

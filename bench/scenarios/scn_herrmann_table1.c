@@ -21,7 +21,6 @@
 #include "numatile/match.h"
 #include "numatile/matrix.h"
 #include "numatile/plan.h"
-#include "nt_core.h"
 #include "scn_util.h"
 
 enum { S_OWNER, S_CAN, S_VOL, S_STEPS, S_LEX, NSTRAT };
@@ -108,32 +107,22 @@ static uint64_t instance_seed(const bench_run *r, int set, int64_t n, int inst)
 // The initial distribution. SkewedSet's reference 2D block-cyclic map is "arbitrary" in the
 // paper (its canonical volume is about twice the optimal one), so the skewed map of
 // nt_tilemap_skewed(), built on bc2d with the identity labelling, is relabelled by a random
-// permutation; ChunkSet's round-robin labels are unrelated to bc2d already.
+// permutation (the balanced 1D distribution of D items over D labels is one); ChunkSet's
+// round-robin labels are unrelated to bc2d already.
 static nt_status make_ini(const ctx *c, int set, int64_t n, uint64_t seed, nt_tilemap_t **out)
 {
     if (set == SET_CHUNK)
         return nt_tilemap_chunk(n, n, c->D, seed, out);
+    nt_dist1d_t *perm = NULL;
     nt_status st = nt_tilemap_skewed(n, n, c->p, c->q, seed, out);
-    if (st != NT_OK)
-        return st;
-    int *perm = malloc((size_t)c->D * sizeof *perm);
-    if (!perm) {
+    if (st == NT_OK && (st = nt_dist1d_balanced(c->D, c->D, seed ^ 0x5DEECE66DULL, &perm))) {
         nt_tilemap_destroy(*out);
         *out = NULL;
-        return NT_ENOMEM;
     }
-    nt_rng rng = {seed ^ 0x5DEECE66DULL};
-    for (int k = 0; k < c->D; k++)
-        perm[k] = k;
-    for (int k = c->D - 1; k > 0; k--) {
-        int j = (int)nt_rng_below(&rng, (uint64_t)k + 1), x = perm[k];
-        perm[k] = perm[j];
-        perm[j] = x;
-    }
-    for (int64_t t = 0; t < n * n; t++)
-        (*out)->owner[t] = perm[(*out)->owner[t]];
-    free(perm);
-    return NT_OK;
+    for (int64_t t = 0; st == NT_OK && t < n * n; t++)
+        (*out)->owner[t] = perm->owner[(*out)->owner[t]];
+    nt_dist1d_destroy(perm);
+    return st;
 }
 
 // Volume and steps of every labelling of bc2d for one initial map.
@@ -367,28 +356,11 @@ static void cross_check(bench_run *r, const point *pt)
     }
 }
 
+// ---- report -------------------------------------------------------------------------------------
+
 static double impr(const point *pt, int s)
 {
     return 100.0 * (pt->total_s[S_OWNER] - pt->total_s[s]) / pt->total_s[S_OWNER];
-}
-
-static void print_point(bench_run *r, const point *pt)
-{
-    const paper_row *pp = paper_find(pt->set, pt->n, pt->domains);
-    bench_printf(r, "%3lld ours  | %4.0f %6.1f %6.1f %6.1f %6.1f | %3.0f %5.1f %5.1f %5.1f %5.1f "
-                 "| %8.1f %6lld | %7.2f %6.2f %6.2f %6.2f %6.2f | %5.1f %5.1f %5.1f %5.1f\n",
-                 (long long)pt->n, pt->vol[0], pt->vol[1], pt->vol[2], pt->vol[3], pt->vol[4],
-                 pt->steps[0], pt->steps[1], pt->steps[2], pt->steps[3], pt->steps[4],
-                 pt->rr_owner, (long long)pt->rr_bc2d, pt->total_s[0], pt->total_s[1],
-                 pt->total_s[2], pt->total_s[3], pt->total_s[4], impr(pt, 1), impr(pt, 2),
-                 impr(pt, 3), impr(pt, 4));
-    if (pp)
-        bench_printf(r, "%3d paper | %4d %6d %6d %6d %6s | %3d %5d %5d %5d %5s | %8d %6d | %7.2f "
-                     "%6.2f %6.2f %6.2f %6s | %5.1f %5.1f %5.1f %5s\n", pp->n, pp->vol[0],
-                     pp->vol[1], pp->vol[2], pp->vol[3], "-", pp->steps[0], pp->steps[1],
-                     pp->steps[2], pp->steps[3], "-", pp->qr_owner, pp->qr_bc2d, pp->time[0],
-                     pp->time[1], pp->time[2], pp->time[3], "-", pp->impr[0], pp->impr[1],
-                     pp->impr[2], "-");
 }
 
 static void print_detail(bench_run *r, const point *pt)
@@ -407,6 +379,17 @@ static json_t *strat_obj_json(const double *v)
     return o;
 }
 
+static json_t *paper_json(const paper_row *pp)
+{
+    return json_pack("{s:[i,i,i,i], s:[i,i,i,i], s:i, s:i, s:[f,f,f,f], s:[f,f,f]}",
+                     "redist_volume", pp->vol[0], pp->vol[1], pp->vol[2], pp->vol[3],
+                     "redist_steps", pp->steps[0], pp->steps[1], pp->steps[2], pp->steps[3],
+                     "qr_comm_owner", pp->qr_owner, "qr_comm_bc2d", pp->qr_bc2d,
+                     "total_seconds", pp->time[0], pp->time[1], pp->time[2], pp->time[3],
+                     "improvement_pct", pp->impr[0], pp->impr[1], pp->impr[2]);
+}
+
+// The summary row of a (set, n), with the paper's row when there is one and display values.
 static json_t *point_json(const point *pt)
 {
     double im[NSTRAT] = {0};
@@ -424,121 +407,102 @@ static json_t *point_json(const point *pt)
     json_object_del(json_object_get(o, "improvement_pct"), "owner");
     const paper_row *pp = paper_find(pt->set, pt->n, pt->domains);
     if (pp)
-        json_object_set_new(
-            o, "paper",
-            json_pack("{s:[i,i,i,i], s:[i,i,i,i], s:i, s:i, s:[f,f,f,f], s:[f,f,f]}",
-                      "redist_volume", pp->vol[0], pp->vol[1], pp->vol[2], pp->vol[3],
-                      "redist_steps", pp->steps[0], pp->steps[1], pp->steps[2], pp->steps[3],
-                      "qr_comm_owner", pp->qr_owner, "qr_comm_bc2d", pp->qr_bc2d,
-                      "total_seconds", pp->time[0], pp->time[1], pp->time[2], pp->time[3],
-                      "improvement_pct", pp->impr[0], pp->impr[1], pp->impr[2]));
+        json_object_set_new(o, "paper", paper_json(pp));
+    char label[48];
+    snprintf(label, sizeof label, "%s-n%lld", set_name[pt->set], (long long)pt->n);
+    json_object_set_new(o, "_label", json_string(label));
+    json_object_set_new(o, "_who", json_string("ours"));
     return o;
 }
 
-static void plot(bench_run *r, const point *pts, int npts)
+// The paper's row in the shape of ours (the paper has no lex column: "-").
+static json_t *paper_table_row(const paper_row *pp)
 {
-    FILE *f = bench_fopen(r, "herrmann-table1.dat");
-    if (!f)
-        return;
-    fprintf(f, "# label owner canonical volume steps lex (total seconds, medians)\n");
-    for (int i = 0; i < npts; i++)
-        fprintf(f, "%s-n%lld %g %g %g %g %g\n", set_name[pts[i].set], (long long)pts[i].n,
-                pts[i].total_s[0], pts[i].total_s[1], pts[i].total_s[2], pts[i].total_s[3],
-                pts[i].total_s[4]);
-    fclose(f);
-    if (!(f = bench_fopen(r, "herrmann-table1.gp")))
-        return;
-    fprintf(f, "set terminal pngcairo size 1000,450\nset output 'herrmann-table1.png'\n"
-               "set title 'Herrmann 2016 Table 1 setting: redistribution + QR, total time "
-               "(median)'\nset style data histograms\nset style histogram clustered\n"
-               "set style fill solid 0.8\nset ylabel 'seconds'\nset grid ytics\n"
-               "set key top left\nset yrange [0:*]\n"
-               "plot 'herrmann-table1.dat' u 2:xtic(1) t 'owner', '' u 3 t 'canonical', "
-               "'' u 4 t 'volume', '' u 5 t 'steps', '' u 6 t 'lex'\n");
-    fclose(f);
-    bench_plot(r, "herrmann-table1.gp");
+    json_t *o = json_pack("{s:i, s:s, s:{}, s:{}, s:{s:i, s:i}, s:{}, s:{}}", "n", pp->n,
+                          "_who", "paper", "redist_volume", "redist_steps", "qr_remote_reads",
+                          "owner", pp->qr_owner, "bc2d", pp->qr_bc2d, "total_seconds",
+                          "improvement_pct");
+    for (int s = 0; s < 4; s++) {
+        json_object_set_new(json_object_get(o, "redist_volume"), strat_name[s],
+                            json_integer(pp->vol[s]));
+        json_object_set_new(json_object_get(o, "redist_steps"), strat_name[s],
+                            json_integer(pp->steps[s]));
+        json_object_set_new(json_object_get(o, "total_seconds"), strat_name[s],
+                            json_real(pp->time[s]));
+        if (s > 0)
+            json_object_set_new(json_object_get(o, "improvement_pct"), strat_name[s],
+                                json_real(pp->impr[s - 1]));
+    }
+    return o;
 }
 
-int scn_herrmann_table1(bench_run *r)
+// One table per set: our row and the paper's for every n.
+static const bench_col table[] = {
+    {.key = "n", .head = "", .fmt = "%3d", .group = "  n"},
+    {.key = "_who", .head = "", .fmt = "%-5s"},
+    {.key = "redist_volume.owner", .head = "own", .fmt = "%4.0f", .sep = " | ",
+     .group = "redistribution volume (tiles)"},
+    {.key = "redist_volume.canonical", .head = "can", .fmt = "%6.1f"},
+    {.key = "redist_volume.volume", .head = "vol", .fmt = "%6.1f"},
+    {.key = "redist_volume.steps", .head = "stp", .fmt = "%6.1f"},
+    {.key = "redist_volume.lex", .head = "lex", .fmt = "%6.1f"},
+    {.key = "redist_steps.owner", .head = "own", .fmt = "%3.0f", .sep = " | ",
+     .group = "redistribution steps"},
+    {.key = "redist_steps.canonical", .head = "can", .fmt = "%5.1f"},
+    {.key = "redist_steps.volume", .head = "vol", .fmt = "%5.1f"},
+    {.key = "redist_steps.steps", .head = "stp", .fmt = "%5.1f"},
+    {.key = "redist_steps.lex", .head = "lex", .fmt = "%5.1f"},
+    {.key = "qr_remote_reads.owner", .head = "owner", .fmt = "%8.1f", .sep = " | ",
+     .group = "QR remote reads"},
+    {.key = "qr_remote_reads.bc2d", .head = "bc2d", .fmt = "%6d"},
+    {.key = "total_seconds.owner", .head = "own", .fmt = "%7.2f", .sep = " | ",
+     .group = "total time (s)"},
+    {.key = "total_seconds.canonical", .head = "can", .fmt = "%6.2f"},
+    {.key = "total_seconds.volume", .head = "vol", .fmt = "%6.2f"},
+    {.key = "total_seconds.steps", .head = "stp", .fmt = "%6.2f"},
+    {.key = "total_seconds.lex", .head = "lex", .fmt = "%6.2f"},
+    {.key = "improvement_pct.canonical", .head = "can", .fmt = "%5.1f", .sep = " | ",
+     .group = "improvement over owner (%)"},
+    {.key = "improvement_pct.volume", .head = "vol", .fmt = "%5.1f"},
+    {.key = "improvement_pct.steps", .head = "stp", .fmt = "%5.1f"},
+    {.key = "improvement_pct.lex", .head = "lex", .fmt = "%5.1f"},
+    {NULL}};
+
+static const bench_plot_spec plot = {
+    .name = "herrmann-table1",
+    .title = "Herrmann 2016 Table 1 setting: redistribution + QR, total time (median)",
+    .width = 1000, .height = 450, .label = "_label",
+    .set = "set style data histograms\nset style histogram clustered\nset style fill solid 0.8\n"
+           "set grid ytics\nset key top left\nset yrange [0:*]",
+    .panel = {{.ylabel = "seconds",
+               .series = {{.y = "total_seconds.owner", .title = "owner"},
+                          {.y = "total_seconds.canonical", .title = "canonical"},
+                          {.y = "total_seconds.volume", .title = "volume"},
+                          {.y = "total_seconds.steps", .title = "steps"},
+                          {.y = "total_seconds.lex", .title = "lex"}}}}};
+
+// The table of one set (our rows from rows, the paper's beside them), then the timed details.
+static void print_set(bench_run *r, int set, const point *pts, int npts, const json_t *rows)
 {
-    static const int64_t ns_dflt[] = {16, 34}, ns_full[] = {16, 34, 52};
-    int nn = r->full && !r->quick ? 3 : 2;
-    const int64_t *ns = nn == 3 ? ns_full : ns_dflt;
-    ctx c = {.r = r, .D = r->domains ? r->domains : 16, .nb = r->quick ? 16 : 200,
-             .reps = bench_reps(r, 2, 1), .instances = r->quick ? 10 : 50};
-    scn_grid(c.D, &c.p, &c.q);
-    nt_topo_opts_t to = {.domains = c.D};
-    nt_topo_t *t = NULL;
-    nt_status st = nt_topo_load(&to, &t);
-    if (st != NT_OK)
-        return scn_fail(r, "loading the topology", st);
-    c.topo = t;
-    c.D = nt_topo_ndomains(t);
-    scn_grid(c.D, &c.p, &c.q);
-    c.total = (int64_t)NSETS * nn * (c.instances + (int64_t)c.reps * NSTRAT);
-
-    scn_note_load(r);
-    json_t *jn = json_array();
-    for (int i = 0; i < nn; i++)
-        json_array_append_new(jn, json_integer((json_int_t)ns[i]));
-    char tar[32];
-    snprintf(tar, sizeof tar, "bc2d:%dx%d", c.p, c.q);
-    bench_param(r, "n", jn);
-    bench_param(r, "tile", json_integer((json_int_t)c.nb));
-    bench_param(r, "domains", json_integer(c.D));
-    bench_param(r, "topology", json_string(nt_topo_kind_name(nt_topo_get_kind(t))));
-    bench_param(r, "oversubscribed", json_boolean(nt_topo_oversubscribed(t)));
-    bench_param(r, "target", json_string(tar));
-    bench_param(r, "instances", json_integer(c.instances));
-    bench_param(r, "repetitions", json_integer(c.reps));
-    bench_param(r, "count_tile", json_integer(COUNT_NB));
-    bench_labels(r, "kind", "set", "n", "strategy", NULL);
-
-    bench_printf(r, "Herrmann 2016 Table 1: redistribution to %s then tiled QR, %d domains "
-                 "(%s%s), %lldx%lld tiles\n%d instances per row (volume, steps, QR remote "
-                 "reads: means); times: instance 0, median of %d run(s)\n", tar, c.D,
-                 nt_topo_kind_name(nt_topo_get_kind(t)),
-                 nt_topo_oversubscribed(t) ? ", oversubscribed" : "", (long long)c.nb,
-                 (long long)c.nb, c.instances, c.reps);
-
-    point pts[NSETS * 3];
-    int npts = 0, rc = 0;
-    for (int set = 0; set < NSETS && !rc; set++)
-        for (int i = 0; i < nn && !rc; i++) {
-            point *pt = &pts[npts++];
-            *pt = (point){.set = set, .domains = c.D, .n = ns[i], .instances = c.instances};
-            nt_tilemap_t *tmap = NULL;
-            if ((st = nt_tilemap_bc2d(ns[i], ns[i], c.p, c.q, 1, 1, &tmap)) != NT_OK) {
-                rc = scn_fail(r, "target map", st);
-                break;
-            }
-            rc = run_instances(&c, set, ns[i], tmap, pt);
-            nt_tilemap_destroy(tmap);
-            if (!rc)
-                rc = run_timed(&c, set, ns[i], pt);
-            if (!rc)
-                cross_check(r, pt);
-        }
-    if (rc) {
-        nt_topo_destroy(t);
-        return rc;
+    json_t *lines = json_array();
+    for (int i = 0; i < npts; i++) {
+        if (pts[i].set != set)
+            continue;
+        json_array_append(lines, json_array_get(rows, (size_t)i));
+        const paper_row *pp = paper_find(pts[i].set, pts[i].n, pts[i].domains);
+        if (pp)
+            json_array_append_new(lines, paper_table_row(pp));
     }
-    scn_note_load_end(r);
-    for (int set = 0; set < NSETS; set++) {
-        bench_printf(r, "\n%s\n    n      | redistribution volume (tiles)     | redistribution "
-                     "steps         | QR remote reads | total time (s)                     | "
-                     "improvement over owner (%%)\n           | %4s %6s %6s %6s %6s | %3s %5s "
-                     "%5s %5s %5s | %8s %6s | %7s %6s %6s %6s %6s | %5s %5s %5s %5s\n",
-                     set_title[set], "own", "can", "vol", "stp", "lex", "own", "can", "vol",
-                     "stp", "lex", "owner", "bc2d", "own", "can", "vol", "stp", "lex", "can",
-                     "vol", "stp", "lex");
-        for (int i = 0; i < npts; i++)
-            if (pts[i].set == set)
-                print_point(r, &pts[i]);
-        for (int i = 0; i < npts; i++)
-            if (pts[i].set == set)
-                print_detail(r, &pts[i]);
-    }
+    bench_printf(r, "\n%s\n", set_title[set]);
+    bench_table(r, table, lines);
+    json_decref(lines);
+    for (int i = 0; i < npts; i++)
+        if (pts[i].set == set)
+            print_detail(r, &pts[i]);
+}
+
+static void print_notes(bench_run *r, const ctx *c)
+{
     bench_printf(r,
         "\nours: means over %d instances (volume, steps: exact matchings on the count matrix; "
         "QR remote reads:\n  the library's counter, every tile a task reads from another "
@@ -559,13 +523,101 @@ int scn_herrmann_table1(bench_run *r)
         "'stp' is a steps-optimal labelling as the bottleneck matching returns it (its volume "
         "is not minimised,\n  as in the paper's Algorithm 2: ChunkSet n=16 volume 233 vs 205); "
         "'lex' also minimises the volume\n  among the steps-optimal ones.\n",
-        c.instances, c.reps, c.D, c.p, c.q);
+        c->instances, c->reps, c->D, c->p, c->q);
+}
+
+static void report(bench_run *r, const ctx *c, const point *pts, int npts, const char *tar)
+{
     json_t *rows = json_array();
     for (int i = 0; i < npts; i++)
         json_array_append_new(rows, point_json(&pts[i]));
-    bench_summary(r, json_pack("{s:i, s:s, s:I, s:o}", "domains", c.D, "target", tar, "tile",
-                               (json_int_t)c.nb, "rows", rows));
-    plot(r, pts, npts);
-    nt_topo_destroy(t);
+    for (int set = 0; set < NSETS; set++)
+        print_set(r, set, pts, npts, rows);
+    print_notes(r, c);
+    bench_plot_rows(r, &plot, rows);
+    bench_summary(r, json_pack("{s:i, s:s, s:I, s:o}", "domains", c->D, "target", tar, "tile",
+                               (json_int_t)c->nb, "rows", rows));
+}
+
+// ---- the scenario -------------------------------------------------------------------------------
+
+// The sizes, the topology (*t, to destroy) and the parameters; the target spec into tar. 0, or
+// an exit code.
+static int parameters(bench_run *r, ctx *c, nt_topo_t **t, const int64_t **ns, int *nn,
+                      char *tar, size_t len)
+{
+    static const int64_t ns_dflt[] = {16, 34}, ns_full[] = {16, 34, 52};
+    *nn = r->full && !r->quick ? 3 : 2;
+    *ns = *nn == 3 ? ns_full : ns_dflt;
+    *c = (ctx){.r = r, .D = r->domains ? r->domains : 16, .nb = r->quick ? 16 : 200,
+               .reps = bench_reps(r, 2, 1), .instances = r->quick ? 10 : 50};
+    nt_status st = nt_topo_load(&(nt_topo_opts_t){.domains = c->D}, t);
+    if (st != NT_OK)
+        return scn_fail(r, "loading the topology", st);
+    c->topo = *t;
+    c->D = nt_topo_ndomains(*t);
+    scn_grid(c->D, &c->p, &c->q);
+    c->total = (int64_t)NSETS * *nn * (c->instances + (int64_t)c->reps * NSTRAT);
+    scn_note_load(r);
+    json_t *jn = json_array();
+    for (int i = 0; i < *nn; i++)
+        json_array_append_new(jn, json_integer((json_int_t)(*ns)[i]));
+    snprintf(tar, len, "bc2d:%dx%d", c->p, c->q);
+    bench_param(r, "n", jn);
+    bench_param(r, "tile", json_integer((json_int_t)c->nb));
+    bench_param(r, "domains", json_integer(c->D));
+    bench_param(r, "topology", json_string(nt_topo_kind_name(nt_topo_get_kind(*t))));
+    bench_param(r, "oversubscribed", json_boolean(nt_topo_oversubscribed(*t)));
+    bench_param(r, "target", json_string(tar));
+    bench_param(r, "instances", json_integer(c->instances));
+    bench_param(r, "repetitions", json_integer(c->reps));
+    bench_param(r, "count_tile", json_integer(COUNT_NB));
+    bench_labels(r, "kind", "set", "n", "strategy", NULL);
     return 0;
+}
+
+// One (set, n): the counted instances, then the timed runs, then their cross-check.
+static int measure_point(ctx *c, int set, int64_t n, point *pt)
+{
+    *pt = (point){.set = set, .domains = c->D, .n = n, .instances = c->instances};
+    nt_tilemap_t *tmap = NULL;
+    nt_status st = nt_tilemap_bc2d(n, n, c->p, c->q, 1, 1, &tmap);
+    if (st != NT_OK)
+        return scn_fail(c->r, "target map", st);
+    int rc = run_instances(c, set, n, tmap, pt);
+    nt_tilemap_destroy(tmap);
+    if (!rc)
+        rc = run_timed(c, set, n, pt);
+    if (!rc)
+        cross_check(c->r, pt);
+    return rc;
+}
+
+int scn_herrmann_table1(bench_run *r)
+{
+    ctx c;
+    nt_topo_t *t = NULL;
+    const int64_t *ns;
+    int nn;
+    char tar[32];
+    int rc = parameters(r, &c, &t, &ns, &nn, tar, sizeof tar);
+    if (rc)
+        return rc;
+    bench_printf(r, "Herrmann 2016 Table 1: redistribution to %s then tiled QR, %d domains "
+                 "(%s%s), %lldx%lld tiles\n%d instances per row (volume, steps, QR remote "
+                 "reads: means); times: instance 0, median of %d run(s)\n", tar, c.D,
+                 nt_topo_kind_name(nt_topo_get_kind(c.topo)),
+                 nt_topo_oversubscribed(c.topo) ? ", oversubscribed" : "", (long long)c.nb,
+                 (long long)c.nb, c.instances, c.reps);
+    point pts[NSETS * 3];
+    int npts = 0;
+    for (int set = 0; set < NSETS && !rc; set++)
+        for (int i = 0; i < nn && !rc; i++)
+            rc = measure_point(&c, set, ns[i], &pts[npts++]);
+    if (!rc) {
+        scn_note_load_end(r);
+        report(r, &c, pts, npts, tar);
+    }
+    nt_topo_destroy(t);
+    return rc;
 }

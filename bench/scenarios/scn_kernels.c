@@ -182,60 +182,96 @@ static double best_flat(const size_res *s, int k)
     return fmax(s->flat_mt[k], s->flat_1t[k]);
 }
 
-static int run_size(bench_run *r, const nt_topo_t *t, const char *spec, int threads, int64_t n,
-                    const int64_t *nbs, int nnb, int reps, int64_t *done, int64_t total,
-                    size_res *res)
+// ---- measurement --------------------------------------------------------------------------------
+
+// What every size shares: topology, tile map, threads, tile sizes, repetitions, progress.
+typedef struct sweep {
+    const nt_topo_t *t;
+    char spec[32];
+    int threads, tpd, nnb, reps;
+    const int64_t *nbs;
+    int64_t done, total;
+} sweep;
+
+// The configurations of size n: flat with 1 and with all threads, then tiled per nb <= n;
+// res gets the tile sizes. Returns their number.
+static int make_configs(const sweep *sw, int64_t n, cfg *c, size_res *res)
 {
-    cfg c[MAX_CFG];
-    int nc = 0, rc = 0;
-    flat f = {0};
-    nt_status st = make_flat(n, r->seed, &f);
-    memset(c, 0, sizeof c);
+    int nc = 0;
+    memset(c, 0, MAX_CFG * sizeof *c);
     for (int k = K_GEMM; k <= K_QR; k++) {
         c[nc++] = (cfg){.kernel = k, .threads = 1};
-        if (threads > 1)
-            c[nc++] = (cfg){.kernel = k, .threads = threads};
+        if (sw->threads > 1)
+            c[nc++] = (cfg){.kernel = k, .threads = sw->threads};
     }
     *res = (size_res){.n = n};
-    for (int i = 0; i < nnb; i++) {
-        if (nbs[i] > n)
+    for (int i = 0; i < sw->nnb; i++) {
+        if (sw->nbs[i] > n)
             continue;
-        res->nbs[res->nnb++] = nbs[i];
+        res->nbs[res->nnb++] = sw->nbs[i];
         for (int k = K_GEMM; k <= K_QR; k++)
-            c[nc++] = (cfg){.kernel = k, .tiled = true, .nb = nbs[i], .threads = threads};
+            c[nc++] = (cfg){.kernel = k, .tiled = true, .nb = sw->nbs[i],
+                            .threads = sw->threads};
     }
+    return nc;
+}
+
+// The repetitions' seconds and the tiled operands of every configuration.
+static nt_status alloc_configs(const bench_run *r, const sweep *sw, int64_t n, cfg *c, int nc)
+{
+    nt_status st = NT_OK;
     for (int i = 0; i < nc && st == NT_OK; i++) {
-        if (!(c[i].sec = calloc((size_t)reps, sizeof(double)))) {
-            st = NT_ENOMEM;
-            break;
-        }
+        if (!(c[i].sec = calloc((size_t)sw->reps, sizeof(double))))
+            return NT_ENOMEM;
         if (!c[i].tiled)
             continue;
         if (c[i].kernel == K_GEMM) {
-            if ((st = make_tiled(t, spec, n, c[i].nb, r->seed, true, &c[i].A)) == NT_OK &&
-                (st = make_tiled(t, spec, n, c[i].nb, r->seed + 1, true, &c[i].B)) == NT_OK)
-                st = make_tiled(t, spec, n, c[i].nb, r->seed + 2, false, &c[i].C);
+            if ((st = make_tiled(sw->t, sw->spec, n, c[i].nb, r->seed, true, &c[i].A)) ==
+                    NT_OK &&
+                (st = make_tiled(sw->t, sw->spec, n, c[i].nb, r->seed + 1, true, &c[i].B)) ==
+                    NT_OK)
+                st = make_tiled(sw->t, sw->spec, n, c[i].nb, r->seed + 2, false, &c[i].C);
         } else {
-            st = make_tiled(t, spec, n, c[i].nb, r->seed + 3, false, &c[i].A);
+            st = make_tiled(sw->t, sw->spec, n, c[i].nb, r->seed + 3, false, &c[i].A);
         }
     }
-    if (st != NT_OK)
-        rc = scn_fail(r, "allocating the operands", st);
+    return st;
+}
+
+static void free_configs(cfg *c, int nc)
+{
+    for (int i = 0; i < nc; i++) {
+        free(c[i].sec);
+        nt_matrix_destroy(c[i].A);
+        nt_matrix_destroy(c[i].B);
+        nt_matrix_destroy(c[i].C);
+    }
+}
+
+// Every configuration once per round, reps rounds, a raw row per run.
+static int run_rounds(bench_run *r, sweep *sw, int64_t n, cfg *c, int nc, flat *f)
+{
     nt_kernel_opts_t ko = {0};
     char what[64];
     snprintf(what, sizeof what, "runs (n = %lld)", (long long)n);
-    for (int rep = 0; rep < reps && !rc; rep++)
-        for (int i = 0; i < nc && !rc; i++) {
-            if ((st = run_once(&ko, &c[i], &f, r->seed, &c[i].sec[rep])) != NT_OK) {
-                rc = scn_fail(r, kernel_name(c[i].kernel), st);
-                break;
-            }
+    for (int rep = 0; rep < sw->reps; rep++)
+        for (int i = 0; i < nc; i++) {
+            nt_status st = run_once(&ko, &c[i], f, r->seed, &c[i].sec[rep]);
+            if (st != NT_OK)
+                return scn_fail(r, kernel_name(c[i].kernel), st);
             add_row(r, &c[i], n, rep);
-            bench_progress(r, ++*done, total, what);
+            bench_progress(r, ++sw->done, sw->total, what);
         }
-    for (int i = 0; i < nc && !rc; i++) {
+    return 0;
+}
+
+// Median GFLOP/s per configuration into res: flat 1 and all threads, tiled per nb, the best nb
+// and the check of its result against the flat one.
+static void collect(const cfg *c, int nc, const flat *f, int reps, size_res *res)
+{
+    for (int i = 0; i < nc; i++) {
         int k = c[i].kernel;
-        double g = kernel_flops(k, n) / bench_median(c[i].sec, (size_t)reps) / 1e9;
+        double g = kernel_flops(k, f->n) / bench_median(c[i].sec, (size_t)reps) / 1e9;
         if (!c[i].tiled) {
             *(c[i].threads == 1 ? &res->flat_1t[k] : &res->flat_mt[k]) = g;
             continue;
@@ -247,18 +283,31 @@ static int run_size(bench_run *r, const nt_topo_t *t, const char *spec, int thre
             res->tiled_best[k] = g;
             res->best_nb[k] = c[i].nb;
             // The last run of both sides left comparable results behind.
-            res->check[k] = check(&c[i], &f);
+            res->check[k] = check(&c[i], f);
         }
     }
-    for (int i = 0; i < nc; i++) {
-        free(c[i].sec);
-        nt_matrix_destroy(c[i].A);
-        nt_matrix_destroy(c[i].B);
-        nt_matrix_destroy(c[i].C);
-    }
+}
+
+static int run_size(bench_run *r, sweep *sw, int64_t n, size_res *res)
+{
+    cfg c[MAX_CFG];
+    flat f = {0};
+    int nc = make_configs(sw, n, c, res), rc = 0;
+    nt_status st = make_flat(n, r->seed, &f);
+    if (st == NT_OK)
+        st = alloc_configs(r, sw, n, c, nc);
+    if (st != NT_OK)
+        rc = scn_fail(r, "allocating the operands", st);
+    if (!rc)
+        rc = run_rounds(r, sw, n, c, nc, &f);
+    if (!rc)
+        collect(c, nc, &f, sw->reps, res);
+    free_configs(c, nc);
     free_flat(&f);
     return rc;
 }
+
+// ---- report -------------------------------------------------------------------------------------
 
 static json_t *size_json(const size_res *s, int threads)
 {
@@ -292,128 +341,80 @@ static json_t *size_json(const size_res *s, int threads)
     return o;
 }
 
+// The table of one size: a row per kernel, a column per tile size, then the flat runs, the
+// ratio, the best tile size and the check.
 static void print_size(bench_run *r, const size_res *s, int threads)
 {
+    static const bench_col label = {.key = "kernel", .head = "nb", .fmt = "%-6s", .sep = "  "};
+    static const bench_col tail[] = {
+        {.key = "flat_1t", .head = "flat 1t", .fmt = "%9.2f", .sep = " | "},
+        {.key = "flat_mt", .head = "flat mt", .fmt = "%9.2f"},
+        {.key = "ratio", .head = "ratio", .fmt = "%6.3f", .sep = " | "},
+        {.key = "nb", .head = "nb*", .fmt = "%5d"},
+        {.key = "check", .head = "check", .fmt = "%9.1e"},
+        {NULL}};
+    bench_col cols[MAX_NB + 8];
+    char keys[MAX_NB][24], heads[MAX_NB][24];
+    int n = 0;
+    cols[n++] = label;
+    for (int j = 0; j < s->nnb; j++) {
+        snprintf(keys[j], sizeof keys[j], "tiled.%d", j);
+        snprintf(heads[j], sizeof heads[j], "%lld", (long long)s->nbs[j]);
+        cols[n++] = (bench_col){.key = keys[j], .head = heads[j], .fmt = "%8.2f"};
+    }
+    memcpy(cols + n, tail, sizeof tail);
+    if (threads <= 1)
+        cols[n + 1].head = "-";
+    json_t *rows = json_array();
+    for (int k = K_GEMM; k <= K_QR; k++) {
+        json_t *tiled = json_array();
+        for (int j = 0; j < s->nnb; j++)
+            json_array_append_new(tiled, json_real(s->tiled[k][j]));
+        json_t *o = json_pack("{s:s, s:o, s:f, s:f, s:I, s:f}", "kernel", kernel_name(k),
+                              "tiled", tiled, "flat_1t", s->flat_1t[k], "ratio",
+                              s->tiled_best[k] / best_flat(s, k), "nb",
+                              (json_int_t)s->best_nb[k], "check", s->check[k]);
+        if (threads > 1)
+            json_object_set_new(o, "flat_mt", json_real(s->flat_mt[k]));
+        json_array_append_new(rows, o);
+    }
     bench_printf(r, "\nn = %lld, %d threads (median GFLOP/s of %s)\n", (long long)s->n, threads,
                  "the repetitions");
-    bench_printf(r, "  %-6s", "nb");
-    for (int j = 0; j < s->nnb; j++)
-        bench_printf(r, " %8lld", (long long)s->nbs[j]);
-    bench_printf(r, " | %9s %9s | %6s %5s %9s\n", "flat 1t", threads > 1 ? "flat mt" : "-",
-                 "ratio", "nb*", "check");
-    for (int k = K_GEMM; k <= K_QR; k++) {
-        bench_printf(r, "  %-6s", kernel_name(k));
-        for (int j = 0; j < s->nnb; j++)
-            bench_printf(r, " %8.2f", s->tiled[k][j]);
-        char mt[16] = "-";
-        if (threads > 1)
-            snprintf(mt, sizeof mt, "%.2f", s->flat_mt[k]);
-        bench_printf(r, " | %9.2f %9s | %6.3f %5lld %9.1e\n", s->flat_1t[k], mt,
-                     s->tiled_best[k] / best_flat(s, k), (long long)s->best_nb[k], s->check[k]);
-    }
+    bench_table(r, cols, rows);
+    json_decref(rows);
 }
 
-static void plot(bench_run *r, const size_res *res, int nsizes)
+static const bench_plot_spec plot = {
+    .name = "kernels",
+    .title = "tiled owner-computes kernels vs the best flat run (median GFLOP/s)", .width = 1100,
+    .height = 450, .x = "nb", .xlabel = "nb", .block = "n",
+    .set = "set grid\nset key bottom right\nset yrange [0:*]",
+    .panel = {{.title = "GEMM (BLIS)", .ylabel = "GFLOP/s",
+               .series = {{.y = "tiled_gemm", .title = "tiled n=%s"},
+                          {.y = "flat_gemm", .title = "flat n=%s", .with = "l dt 2"}}},
+              {.title = "QR (libFLAME)", .ylabel = "GFLOP/s",
+               .series = {{.y = "tiled_qr", .title = "tiled n=%s"},
+                          {.y = "flat_qr", .title = "flat n=%s", .with = "l dt 2"}}}}};
+
+// Per size and tile size: tiled GFLOP/s of both kernels against the best flat run.
+static void draw(bench_run *r, const size_res *res, int nsizes)
 {
-    FILE *f = bench_fopen(r, "kernels.dat");
-    if (!f)
-        return;
-    for (int i = 0; i < nsizes; i++) {
-        const size_res *s = &res[i];
-        fprintf(f, "# n = %lld: nb tiled_gemm tiled_qr flat_gemm flat_qr (GFLOP/s)\n",
-                (long long)s->n);
-        for (int j = 0; j < s->nnb; j++)
-            fprintf(f, "%lld %g %g %g %g\n", (long long)s->nbs[j], s->tiled[K_GEMM][j],
-                    s->tiled[K_QR][j], best_flat(s, K_GEMM), best_flat(s, K_QR));
-        fprintf(f, "\n\n");
-    }
-    fclose(f);
-    if (!(f = bench_fopen(r, "kernels.gp")))
-        return;
-    fprintf(f, "set terminal pngcairo size 1100,450\nset output 'kernels.png'\n"
-               "set multiplot layout 1,2 title 'tiled owner-computes kernels vs the best flat "
-               "run (median GFLOP/s)'\nset xlabel 'nb'\nset ylabel 'GFLOP/s'\nset grid\n"
-               "set key bottom right\nset yrange [0:*]\n");
-    for (int k = K_GEMM; k <= K_QR; k++) {
-        fprintf(f, "set title '%s'\nplot ", k == K_GEMM ? "GEMM (BLIS)" : "QR (libFLAME)");
-        for (int i = 0; i < nsizes; i++)
-            fprintf(f, "%s'kernels.dat' index %d u 1:%d w lp t 'tiled n=%lld', "
-                       "'' index %d u 1:%d w l dt 2 t 'flat n=%lld'",
-                    i ? ", " : "", i, 2 + k, (long long)res[i].n, i, 4 + k,
-                    (long long)res[i].n);
-        fprintf(f, "\n");
-    }
-    fprintf(f, "unset multiplot\n");
-    fclose(f);
-    bench_plot(r, "kernels.gp");
+    json_t *rows = json_array();
+    for (int i = 0; i < nsizes; i++)
+        for (int j = 0; j < res[i].nnb; j++)
+            json_array_append_new(rows, json_pack("{s:I, s:I, s:f, s:f, s:f, s:f}", "n",
+                                                  (json_int_t)res[i].n, "nb",
+                                                  (json_int_t)res[i].nbs[j], "tiled_gemm",
+                                                  res[i].tiled[K_GEMM][j], "tiled_qr",
+                                                  res[i].tiled[K_QR][j], "flat_gemm",
+                                                  best_flat(&res[i], K_GEMM), "flat_qr",
+                                                  best_flat(&res[i], K_QR)));
+    bench_plot_rows(r, &plot, rows);
+    json_decref(rows);
 }
 
-int scn_kernels(bench_run *r)
+static void print_notes(bench_run *r, int threads, int D)
 {
-    static const int64_t quick_n[] = {512}, dflt_n[] = {2048}, full_n[] = {2048, 3072};
-    static const int64_t quick_nb[] = {128, 256}, dflt_nb[] = {128, 192, 256, 384, 512};
-    const int64_t *ns = r->quick ? quick_n : r->full ? full_n : dflt_n;
-    int nsizes = r->full && !r->quick ? 2 : 1;
-    const int64_t *nbs = r->quick ? quick_nb : dflt_nb;
-    int nnb = r->quick ? 2 : 5;
-    int reps = bench_reps(r, 5, 3);
-
-    nt_topo_opts_t to = {.domains = r->domains};
-    nt_topo_t *t = NULL;
-    nt_status st = nt_topo_load(&to, &t);
-    if (st != NT_OK)
-        return scn_fail(r, "loading the topology", st);
-    int D = nt_topo_ndomains(t), p, q, tpd;
-    int threads = scn_kernel_threads(t, &tpd);
-    scn_grid(D, &p, &q);
-    char spec[32];
-    snprintf(spec, sizeof spec, "bc2d:%dx%d", p, q);
-
-    scn_note_load(r);
-    json_t *jn = json_array(), *jnb = json_array();
-    for (int i = 0; i < nsizes; i++)
-        json_array_append_new(jn, json_integer((json_int_t)ns[i]));
-    for (int i = 0; i < nnb; i++)
-        json_array_append_new(jnb, json_integer((json_int_t)nbs[i]));
-    bench_param(r, "n", jn);
-    bench_param(r, "nb", jnb);
-    bench_param(r, "repetitions", json_integer(reps));
-    bench_param(r, "domains", json_integer(D));
-    bench_param(r, "topology", json_string(nt_topo_kind_name(nt_topo_get_kind(t))));
-    bench_param(r, "oversubscribed", json_boolean(nt_topo_oversubscribed(t)));
-    bench_param(r, "dist", json_string(spec));
-    bench_param(r, "threads", json_integer(threads));
-    bench_param(r, "threads_per_domain", json_integer(tpd));
-    bench_labels(r, "kernel", "impl", "n", "nb", "threads", NULL);
-
-    bench_printf(r, "Tiled owner-computes GEMM and QR vs flat BLIS dgemm / libFLAME FLA_QR_UT "
-                 "(issue 5)\n%d domain(s) (%s%s), tiles on %s, %d thread(s) (%d per domain); "
-                 "flat runs with 1 and %d BLIS threads;\n%d repetitions, interleaved; "
-                 "seconds = wall time of the kernel call.\n", D,
-                 nt_topo_kind_name(nt_topo_get_kind(t)),
-                 nt_topo_oversubscribed(t) ? ", oversubscribed" : "", spec, threads, tpd,
-                 threads, reps);
-
-    size_res res[2];
-    int64_t done = 0, total = 0;
-    for (int i = 0; i < nsizes; i++) {
-        int cnt = 2 * (threads > 1 ? 2 : 1);
-        for (int j = 0; j < nnb; j++)
-            cnt += nbs[j] <= ns[i] ? 2 : 0;
-        total += (int64_t)cnt * reps;
-    }
-    int rc = 0;
-    for (int i = 0; i < nsizes && !rc; i++)
-        rc = run_size(r, t, spec, threads, ns[i], nbs, nnb, reps, &done, total, &res[i]);
-    if (rc) {
-        nt_topo_destroy(t);
-        return rc;
-    }
-    for (int i = 0; i < nsizes; i++)
-        print_size(r, &res[i], threads);
-    scn_note_load_end(r);
-
-    const size_res *top = &res[nsizes - 1];
     bench_printf(r,
         "\nratio = tiled GFLOP/s at the best nb (nb*) / the faster flat run (1 or %d threads), "
         "medians.\n  The faster flat run is the baseline so that a flat run that collapses "
@@ -431,16 +432,88 @@ int scn_kernels(bench_run *r)
                  "NUMA locality."
                : "tiles are read across virtual domains at the cost of local memory: remote "
                  "reads are counted,\n  not paid.");
-    json_t *sum = size_json(top, threads);
+}
+
+static void report(bench_run *r, const sweep *sw, const size_res *res, int nsizes)
+{
+    int D = nt_topo_ndomains(sw->t);
+    for (int i = 0; i < nsizes; i++)
+        print_size(r, &res[i], sw->threads);
+    scn_note_load_end(r);
+    print_notes(r, sw->threads, D);
+    const size_res *top = &res[nsizes - 1];
+    json_t *sum = size_json(top, sw->threads);
     json_object_set_new(sum, "nb", json_integer((json_int_t)top->best_nb[K_GEMM]));
     json_object_set_new(sum, "domains", json_integer(D));
-    json_object_set_new(sum, "repetitions", json_integer(reps));
+    json_object_set_new(sum, "repetitions", json_integer(sw->reps));
     json_t *sizes = json_array();
     for (int i = 0; i < nsizes; i++)
-        json_array_append_new(sizes, size_json(&res[i], threads));
+        json_array_append_new(sizes, size_json(&res[i], sw->threads));
     json_object_set_new(sum, "sizes", sizes);
+    draw(r, res, nsizes);
     bench_summary(r, sum);
-    plot(r, res, nsizes);
+}
+
+// ---- the scenario -------------------------------------------------------------------------------
+
+static void parameters(bench_run *r, sweep *sw, const int64_t *ns, int nsizes)
+{
+    const nt_topo_t *t = sw->t;
+    int D = nt_topo_ndomains(t), p, q;
+    sw->threads = scn_kernel_threads(t, &sw->tpd);
+    scn_grid(D, &p, &q);
+    snprintf(sw->spec, sizeof sw->spec, "bc2d:%dx%d", p, q);
+    scn_note_load(r);
+    json_t *jn = json_array(), *jnb = json_array();
+    for (int i = 0; i < nsizes; i++)
+        json_array_append_new(jn, json_integer((json_int_t)ns[i]));
+    for (int i = 0; i < sw->nnb; i++)
+        json_array_append_new(jnb, json_integer((json_int_t)sw->nbs[i]));
+    bench_param(r, "n", jn);
+    bench_param(r, "nb", jnb);
+    bench_param(r, "repetitions", json_integer(sw->reps));
+    bench_param(r, "domains", json_integer(D));
+    bench_param(r, "topology", json_string(nt_topo_kind_name(nt_topo_get_kind(t))));
+    bench_param(r, "oversubscribed", json_boolean(nt_topo_oversubscribed(t)));
+    bench_param(r, "dist", json_string(sw->spec));
+    bench_param(r, "threads", json_integer(sw->threads));
+    bench_param(r, "threads_per_domain", json_integer(sw->tpd));
+    bench_labels(r, "kernel", "impl", "n", "nb", "threads", NULL);
+    // Progress counts every run of every size.
+    for (int i = 0; i < nsizes; i++) {
+        int cnt = 2 * (sw->threads > 1 ? 2 : 1);
+        for (int j = 0; j < sw->nnb; j++)
+            cnt += sw->nbs[j] <= ns[i] ? 2 : 0;
+        sw->total += (int64_t)cnt * sw->reps;
+    }
+}
+
+int scn_kernels(bench_run *r)
+{
+    static const int64_t quick_n[] = {512}, dflt_n[] = {2048}, full_n[] = {2048, 3072};
+    static const int64_t quick_nb[] = {128, 256}, dflt_nb[] = {128, 192, 256, 384, 512};
+    const int64_t *ns = r->quick ? quick_n : r->full ? full_n : dflt_n;
+    int nsizes = r->full && !r->quick ? 2 : 1;
+    nt_topo_t *t = NULL;
+    nt_status st = nt_topo_load(&(nt_topo_opts_t){.domains = r->domains}, &t);
+    if (st != NT_OK)
+        return scn_fail(r, "loading the topology", st);
+    sweep sw = {.t = t, .nbs = r->quick ? quick_nb : dflt_nb, .nnb = r->quick ? 2 : 5,
+                .reps = bench_reps(r, 5, 3)};
+    parameters(r, &sw, ns, nsizes);
+    bench_printf(r, "Tiled owner-computes GEMM and QR vs flat BLIS dgemm / libFLAME FLA_QR_UT "
+                 "(issue 5)\n%d domain(s) (%s%s), tiles on %s, %d thread(s) (%d per domain); "
+                 "flat runs with 1 and %d BLIS threads;\n%d repetitions, interleaved; "
+                 "seconds = wall time of the kernel call.\n", nt_topo_ndomains(t),
+                 nt_topo_kind_name(nt_topo_get_kind(t)),
+                 nt_topo_oversubscribed(t) ? ", oversubscribed" : "", sw.spec, sw.threads,
+                 sw.tpd, sw.threads, sw.reps);
+    size_res res[2];
+    int rc = 0;
+    for (int i = 0; i < nsizes && !rc; i++)
+        rc = run_size(r, &sw, ns[i], &res[i]);
+    if (!rc)
+        report(r, &sw, res, nsizes);
     nt_topo_destroy(t);
-    return 0;
+    return rc;
 }

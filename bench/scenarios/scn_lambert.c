@@ -43,7 +43,7 @@ static const double thesis[2][NPLAT][2][2] = {
      {{1.02, 1.07}, {1.02, 1.08}},
      {{1.04, 1.12}, {1.04, 1.05}}}};
 
-// ---- part 1 -------------------------------------------------------------------------------
+// ---- part 1 -------------------------------------------------------------------------------------
 
 typedef struct plat_res {
     nt_hetero_eval_t ev[2][NALGO]; // [ROUNDED, PRECISE][algo]
@@ -81,40 +81,8 @@ static int run_thesis(bench_run *r, int64_t N, plat_res *pr)
     return 0;
 }
 
-static void print_thesis(bench_run *r, const plat_res *pr, int64_t N)
-{
-    bench_printf(r, "Lambert 2017 Tables 1.2 (Rounded) and 1.3 (Accurate; ours: Precise), N = "
-                 "%lld: ratio to the lower bound,\nmakespan / communication, ours (thesis)\n",
-                 (long long)N);
-    bench_printf(r, "%-9s | %-22s %-22s | %-22s %-22s\n", "platform", "ColumnBased-Rounded",
-                 "RRP-Rounded", "ColumnBased-Precise", "RRP-Precise");
-    for (int p = 0; p < NPLAT; p++) {
-        bench_printf(r, "%-9s |", plat_title[p]);
-        for (int md = 0; md < 2; md++)
-            for (int a = 0; a < 2; a++) {
-                const nt_hetero_eval_t *ev = &pr[p].ev[md][a];
-                bench_printf(r, " %4.2f/%4.2f (%4.2f/%4.2f)%s", ev->makespan_ratio, ev->ratio,
-                             thesis[md][p][a][0], thesis[md][p][a][1],
-                             md == 0 && a == 1 ? " |" : " ");
-            }
-        bench_printf(r, "\n");
-    }
-    bench_printf(r, "\nAll partitioners: communication ratio (makespan ratio)\n%-9s %-6s | %-13s | "
-                 "%-13s | %s\n", "platform", "algo", "rounded", "precise", "continuous ratio");
-    for (int p = 0; p < NPLAT; p++)
-        for (int a = 0; a < NALGO; a++) {
-            const nt_hetero_eval_t *e0 = &pr[p].ev[0][a], *e1 = &pr[p].ev[1][a];
-            bench_printf(r, "%-9s %-6s | ", plat_title[p], nt_hetero_algo_name(algos[a]));
-            if (algos[a] == NT_HETERO_SFCP)
-                bench_printf(r, "%-13s | %4.2f (%4.2f)   | - (discrete only, N = %lld)\n", "-",
-                             e1->ratio, e1->makespan_ratio, (long long)pr[p].n[a]);
-            else
-                bench_printf(r, "%4.2f (%4.2f)   | %4.2f (%4.2f)   | %4.2f\n", e0->ratio,
-                             e0->makespan_ratio, e1->ratio, e1->makespan_ratio,
-                             e1->continuous_ratio);
-        }
-}
-
+// The summary of part 1: per platform, every partitioner in both modes and the thesis's
+// numbers; "_title" names the platform in the tables.
 static json_t *thesis_json(const plat_res *pr, int64_t N)
 {
     json_t *arr = json_array();
@@ -143,13 +111,84 @@ static json_t *thesis_json(const plat_res *pr, int64_t N)
                                                        thesis[md][p][a][0], "ratio",
                                                        thesis[md][p][a][1]));
             }
-        json_array_append_new(arr, json_pack("{s:s, s:I, s:o, s:o}", "platform", platforms[p],
-                                             "N", (json_int_t)N, "algos", al, "thesis", th));
+        json_array_append_new(arr, json_pack("{s:s, s:I, s:o, s:o, s:s}", "platform",
+                                             platforms[p], "N", (json_int_t)N, "algos", al,
+                                             "thesis", th, "_title", plat_title[p]));
     }
     return arr;
 }
 
-// ---- part 2 -------------------------------------------------------------------------------
+// Tables 1.2 and 1.3: ours (thesis) for ColumnBased and RRP, a row per platform.
+static const bench_col thesis_cols[] = {
+    {.key = "_title", .head = "platform", .fmt = "%-9s"},
+    {.key = "algos.column.rounded.makespan_ratio,algos.column.rounded.ratio,"
+            "thesis.column_rounded.makespan_ratio,thesis.column_rounded.ratio",
+     .head = "ColumnBased-Rounded", .fmt = "%4.2f/%4.2f (%4.2f/%4.2f)", .width = -22,
+     .sep = " | "},
+    {.key = "algos.rrp.rounded.makespan_ratio,algos.rrp.rounded.ratio,"
+            "thesis.rrp_rounded.makespan_ratio,thesis.rrp_rounded.ratio",
+     .head = "RRP-Rounded", .fmt = "%4.2f/%4.2f (%4.2f/%4.2f)", .width = -22},
+    {.key = "algos.column.precise.makespan_ratio,algos.column.precise.ratio,"
+            "thesis.column_accurate.makespan_ratio,thesis.column_accurate.ratio",
+     .head = "ColumnBased-Precise", .fmt = "%4.2f/%4.2f (%4.2f/%4.2f)", .width = -22,
+     .sep = " | "},
+    {.key = "algos.rrp.precise.makespan_ratio,algos.rrp.precise.ratio,"
+            "thesis.rrp_accurate.makespan_ratio,thesis.rrp_accurate.ratio",
+     .head = "RRP-Precise", .fmt = "%4.2f/%4.2f (%4.2f/%4.2f)", .width = -22},
+    {NULL}};
+
+// Every partitioner: communication ratio (makespan ratio), a row per platform and partitioner.
+static const bench_col algo_cols[] = {
+    {.key = "platform", .head = "platform", .fmt = "%-9s"},
+    {.key = "algo", .head = "algo", .fmt = "%-6s"},
+    {.key = "rounded.ratio,rounded.makespan_ratio", .head = "rounded", .fmt = "%4.2f (%4.2f)",
+     .width = -13, .sep = " | "},
+    {.key = "precise.ratio,precise.makespan_ratio", .head = "precise", .fmt = "%4.2f (%4.2f)",
+     .width = -13, .sep = " | "},
+    {.key = "continuous", .head = "continuous ratio", .fmt = "%4.2f", .sep = " | "},
+    {NULL}};
+
+// The rows of the second table from the summary's platforms: SFCP has no rounding mode and no
+// continuous relaxation.
+static json_t *algo_rows(const json_t *plats)
+{
+    json_t *rows = json_array();
+    size_t p;
+    json_t *pl;
+    json_array_foreach(plats, p, pl)
+        for (int a = 0; a < NALGO; a++) {
+            const char *name = nt_hetero_algo_name(algos[a]);
+            json_t *al = json_object_get(json_object_get(pl, "algos"), name);
+            json_t *precise = json_object_get(al, "precise"), *row;
+            row = json_pack("{s:O, s:s, s:O}", "platform", json_object_get(pl, "_title"), "algo",
+                            name, "precise", precise);
+            if (algos[a] == NT_HETERO_SFCP) {
+                char text[64];
+                snprintf(text, sizeof text, "- (discrete only, N = %lld)",
+                         (long long)json_integer_value(json_object_get(al, "N")));
+                json_object_set_new(row, "continuous", json_string(text));
+            } else {
+                json_object_set(row, "rounded", json_object_get(al, "rounded"));
+                json_object_set(row, "continuous", json_object_get(precise, "continuous_ratio"));
+            }
+            json_array_append_new(rows, row);
+        }
+    return rows;
+}
+
+static void print_thesis(bench_run *r, const json_t *plats, int64_t N)
+{
+    bench_printf(r, "Lambert 2017 Tables 1.2 (Rounded) and 1.3 (Accurate; ours: Precise), N = "
+                 "%lld: ratio to the lower bound,\nmakespan / communication, ours (thesis)\n",
+                 (long long)N);
+    bench_table(r, thesis_cols, plats);
+    json_t *rows = algo_rows(plats);
+    bench_printf(r, "\nAll partitioners: communication ratio (makespan ratio)\n");
+    bench_table(r, algo_cols, rows);
+    json_decref(rows);
+}
+
+// ---- part 2 -------------------------------------------------------------------------------------
 
 typedef struct mach_res {
     int domains;
@@ -316,19 +355,6 @@ static int run_machine(bench_run *r, const nt_topo_t *t, const char *kind, const
     return rc;
 }
 
-static void print_machine(bench_run *r, const mach_res *m)
-{
-    bench_printf(r, "%2d %-9s", m->domains, m->kind);
-    char sp[96] = "", *e = sp;
-    for (int d = 0; d < m->domains && e < sp + sizeof sp - 8; d++)
-        e += snprintf(e, (size_t)(sp + sizeof sp - e), "%s%.2f", d ? "," : "", m->speeds[d]);
-    bench_printf(r, " %-20s %-6s |", sp, nt_hetero_algo_name(m->algo));
-    for (int k = 0; k < 2; k++)
-        bench_printf(r, " %7.3f %8lld %5lld %6.1f |", m->sec[k], (long long)m->rr[k],
-                     (long long)m->cost[k], m->load[k]);
-    bench_printf(r, " %6.3f %6.3f\n", m->sec[0] / m->sec[1], m->load[0] / m->load[1]);
-}
-
 static json_t *machine_json(const mach_res *m)
 {
     json_t *sp = json_array(), *spr = json_array(), *maps[2];
@@ -345,123 +371,58 @@ static json_t *machine_json(const mach_res *m)
                             (json_int_t)m->cost[k], "tiles", tl, "busiest_core_tiles",
                             m->load[k], "owner_fraction", m->owner_fraction[k]);
     }
-    return json_pack("{s:i, s:s, s:o, s:o, s:s, s:s, s:I, s:I, s:o, s:o, s:f, s:f}",
-                     "domains", m->domains, "speeds_kind", m->kind, "speeds", sp, "speeds_raw",
-                     spr, "algo",
-                     nt_hetero_algo_name(m->algo), "bc2d", m->bc2d, "N", (json_int_t)m->N,
-                     "nb", (json_int_t)m->nb, "hetero", maps[0], "bc2d_run", maps[1],
-                     "time_ratio", m->sec[0] / m->sec[1], "predicted_time_ratio",
-                     m->load[0] / m->load[1]);
+    char text[96] = "", *e = text, label[48];
+    for (int d = 0; d < m->domains && e < text + sizeof text - 8; d++)
+        e += snprintf(e, (size_t)(text + sizeof text - e), "%s%.2f", d ? "," : "", m->speeds[d]);
+    snprintf(label, sizeof label, "%dd-%s", m->domains, m->kind);
+    return json_pack("{s:i, s:s, s:o, s:o, s:s, s:s, s:I, s:I, s:o, s:o, s:f, s:f, s:s, s:s, "
+                     "s:f}", "domains", m->domains, "speeds_kind", m->kind, "speeds", sp,
+                     "speeds_raw", spr, "algo", nt_hetero_algo_name(m->algo), "bc2d", m->bc2d,
+                     "N", (json_int_t)m->N, "nb", (json_int_t)m->nb, "hetero", maps[0],
+                     "bc2d_run", maps[1], "time_ratio", m->sec[0] / m->sec[1],
+                     "predicted_time_ratio", m->load[0] / m->load[1], "_speeds", text,
+                     "_label", label, "_rr_ratio",
+                     m->rr[1] ? (double)m->rr[0] / (double)m->rr[1] : 1.0);
 }
 
-static void plot(bench_run *r, const mach_res *ms, int nm)
+// Part 2: a row per machine configuration, a column group per tile map.
+static const bench_col machine_cols[] = {
+    {.key = "domains", .head = "D", .fmt = "%2d"},
+    {.key = "speeds_kind", .head = "speeds", .fmt = "%-9s"},
+    {.key = "_speeds", .head = "", .fmt = "%-20s"},
+    {.key = "algo", .head = "algo", .fmt = "%-6s"},
+    {.key = "hetero.seconds", .head = "s", .fmt = "%7.3f", .sep = " | ",
+     .group = "heterogeneous partition"},
+    {.key = "hetero.remote_reads", .head = "rr", .fmt = "%8d"},
+    {.key = "hetero.cost", .head = "cost", .fmt = "%5d"},
+    {.key = "hetero.busiest_core_tiles", .head = "core", .fmt = "%6.1f"},
+    {.key = "bc2d_run.seconds", .head = "s", .fmt = "%7.3f", .sep = " | ", .group = "bc2d"},
+    {.key = "bc2d_run.remote_reads", .head = "rr", .fmt = "%8d"},
+    {.key = "bc2d_run.cost", .head = "cost", .fmt = "%5d"},
+    {.key = "bc2d_run.busiest_core_tiles", .head = "core", .fmt = "%6.1f"},
+    {.key = "time_ratio", .head = "meas", .fmt = "%6.3f", .sep = " | ", .group = "time ratio"},
+    {.key = "predicted_time_ratio", .head = "pred", .fmt = "%6.3f"},
+    {NULL}};
+
+static const bench_plot_spec plot = {
+    .name = "lambert-partition",
+    .title = "tiled GEMM, heterogeneous partition / bc2d (median times)", .width = 900,
+    .height = 450, .label = "_label",
+    .set = "set style data histograms\nset style histogram clustered\nset style fill solid 0.8\n"
+           "set grid ytics\nset yrange [0:*]\nset key top left",
+    .panel = {{.series = {{.y = "time_ratio", .title = "measured time ratio"},
+                          {.y = "predicted_time_ratio", .title = "predicted (busiest core)"},
+                          {.y = "_rr_ratio", .title = "remote reads ratio"}}}}};
+
+static void print_machines(bench_run *r, const json_t *rows, int64_t gN, int64_t nb, int reps)
 {
-    FILE *f = bench_fopen(r, "lambert-partition.dat");
-    if (!f)
-        return;
-    fprintf(f, "# config measured_time_ratio predicted_time_ratio remote_reads_ratio\n");
-    for (int i = 0; i < nm; i++)
-        fprintf(f, "%dd-%s %g %g %g\n", ms[i].domains, ms[i].kind, ms[i].sec[0] / ms[i].sec[1],
-                ms[i].load[0] / ms[i].load[1],
-                ms[i].rr[1] ? (double)ms[i].rr[0] / (double)ms[i].rr[1] : 1.0);
-    fclose(f);
-    if (!(f = bench_fopen(r, "lambert-partition.gp")))
-        return;
-    fprintf(f, "set terminal pngcairo size 900,450\nset output 'lambert-partition.png'\n"
-               "set title 'tiled GEMM, heterogeneous partition / bc2d (median times)'\n"
-               "set style data histograms\nset style histogram clustered\n"
-               "set style fill solid 0.8\nset grid ytics\nset yrange [0:*]\nset key top left\n"
-               "plot 'lambert-partition.dat' u 2:xtic(1) t 'measured time ratio', '' u 3 t "
-               "'predicted (busiest core)', '' u 4 t 'remote reads ratio'\n");
-    fclose(f);
-    bench_plot(r, "lambert-partition.gp");
-}
-
-int scn_lambert_partition(bench_run *r)
-{
-    const int64_t N = 50, gN = r->quick ? 8 : 16, nb = r->quick ? 64 : 128;
-    int reps = bench_reps(r, 5, 2);
-    scn_note_load(r);
-    bench_param(r, "N", json_integer((json_int_t)N));
-    bench_param(r, "gemm_tiles", json_integer((json_int_t)gN));
-    bench_param(r, "gemm_nb", json_integer((json_int_t)nb));
-    bench_param(r, "repetitions", json_integer(reps));
-    bench_labels(r, "kind", "platform", "algo", "mode", "domains", "speeds", "map", NULL);
-
-    plat_res pr[NPLAT];
-    int rc = run_thesis(r, N, pr);
-    if (rc)
-        return rc;
-    print_thesis(r, pr, N);
-
-    // Machine configurations: (domains, speeds).
-    int doms[2] = {r->domains ? r->domains : 4, 3};
-    int ntopo = r->domains ? 1 : 2;
-    mach_res ms[6];
-    int nm = 0;
-    int64_t done = 0, total = 0;
-    nt_topo_t *topos[2] = {NULL, NULL};
-    double raw[2][3][MAX_DOM];
-    const char *kinds[2][3];
-    int nk[2] = {0, 0};
-    for (int i = 0; i < ntopo && !rc; i++) {
-        nt_topo_opts_t to = {.domains = doms[i]};
-        nt_status st = nt_topo_load(&to, &topos[i]);
-        if (st == NT_OK && nt_topo_ndomains(topos[i]) > MAX_DOM)
-            st = NT_EINVAL;
-        if (st != NT_OK) {
-            rc = scn_fail(r, "loading the topology", st);
-            break;
-        }
-        int D = nt_topo_ndomains(topos[i]), m;
-        double cores[MAX_DOM];
-        if ((st = nt_hetero_speeds_from_topo(topos[i], MAX_DOM, &m, cores)) != NT_OK) {
-            rc = scn_fail(r, "speeds from the cores", st);
-            break;
-        }
-        // The same speeds unnormalised (the cores of each domain), exact in the JSON.
-        for (int d = 0; d < D; d++) {
-            nt_domain_info_t info;
-            raw[i][0][d] = nt_topo_domain(topos[i], d, &info) == NT_OK ? info.ncpus : 0;
-        }
-        kinds[i][nk[i]++] = "cores";
-        double eff[MAX_DOM], effn[MAX_DOM];
-        effective_speeds(topos[i], eff);
-        bool differs = false;
-        if (nt_hetero_normalize(D, eff, effn) == NT_OK)
-            for (int d = 0; d < D; d++)
-                differs |= fabs(effn[d] - cores[d]) > 1e-9;
-        if (differs) {
-            memcpy(raw[i][nk[i]], eff, (size_t)D * sizeof(double));
-            kinds[i][nk[i]++] = "effective";
-        }
-        if (i == 0 && D > 1) {
-            for (int d = 0; d < D; d++)
-                raw[i][nk[i]][d] = d ? 1.0 : 3.0;
-            kinds[i][nk[i]++] = "given";
-        }
-        total += (int64_t)nk[i] * reps * 2;
-    }
-    for (int i = 0; i < ntopo && !rc; i++)
-        for (int k = 0; k < nk[i] && !rc; k++)
-            rc = run_machine(r, topos[i], kinds[i][k], raw[i][k], gN, nb, reps, &ms[nm++],
-                             &done, total);
-    for (int i = 0; i < 2; i++)
-        nt_topo_destroy(topos[i]);
-    if (rc)
-        return rc;
-    scn_note_load_end(r);
-
     bench_printf(r, "\nTiled GEMM, A, B and C on one tile map, %lldx%lld tiles of %lld: the "
                  "heterogeneous partition (algo: least\ndiscrete cost, precise) against bc2d; "
                  "median of %d; rr = remote tile reads; cost = tile rows + columns\ntouched "
-                 "(PERI-SUM, per k-layer); core = tiles on the busiest core (predicted time)\n",
+                 "(PERI-SUM, per k-layer); core = tiles on the busiest core (predicted time);\n"
+                 "time ratio heterogeneous / bc2d: meas = measured, pred = predicted\n",
                  (long long)gN, (long long)gN, (long long)nb, reps);
-    bench_printf(r, "%2s %-9s %-20s %-6s | %-31s | %-31s | %-13s\n", "D", "speeds", "",
-                 "algo", "heterogeneous: s, rr, cost, core", "bc2d: s, rr, cost, core",
-                 "time ratio: measured, predicted");
-    for (int i = 0; i < nm; i++)
-        print_machine(r, &ms[i]);
+    bench_table(r, machine_cols, rows);
     bench_printf(r,
         "\nThesis: simulated platforms (a GPU = 50 CPUs), N = 50 blocks; its 'Accurate' moves "
         "column and row\n  frontiers, our 'precise' fills inner rectangles then neighbours; "
@@ -474,11 +435,121 @@ int scn_lambert_partition(bench_run *r)
         "predicted ratio says by how much the partition should lose.\n  The prediction assumes "
         "the cores are ours: under other load the scheduler shares time per thread,\n  and "
         "domains sharing a core stop being slower (see the load notices).\n");
-    json_t *jm = json_array();
-    for (int i = 0; i < nm; i++)
-        json_array_append_new(jm, machine_json(&ms[i]));
-    bench_summary(r, json_pack("{s:I, s:o, s:o}", "N", (json_int_t)N, "platforms",
-                               thesis_json(pr, N), "machine", jm));
-    plot(r, ms, nm);
+}
+
+// ---- the scenario -------------------------------------------------------------------------------
+
+// The machine configurations of part 2: for each topology, the speeds to try (from the cores;
+// effective, when domains share cores; given 3, 1, 1, ... on the first topology).
+typedef struct machines {
+    int ntopo;
+    nt_topo_t *topos[2];
+    double raw[2][3][MAX_DOM];
+    const char *kinds[2][3];
+    int nk[2];
+} machines;
+
+static int machine_speeds(bench_run *r, machines *mc, int i)
+{
+    nt_topo_t *t = mc->topos[i];
+    int D = nt_topo_ndomains(t), m;
+    double cores[MAX_DOM], eff[MAX_DOM], effn[MAX_DOM];
+    nt_status st = nt_hetero_speeds_from_topo(t, MAX_DOM, &m, cores);
+    if (st != NT_OK)
+        return scn_fail(r, "speeds from the cores", st);
+    // The same speeds unnormalised (the cores of each domain), exact in the JSON.
+    for (int d = 0; d < D; d++) {
+        nt_domain_info_t info;
+        mc->raw[i][0][d] = nt_topo_domain(t, d, &info) == NT_OK ? info.ncpus : 0;
+    }
+    mc->kinds[i][mc->nk[i]++] = "cores";
+    effective_speeds(t, eff);
+    bool differs = false;
+    if (nt_hetero_normalize(D, eff, effn) == NT_OK)
+        for (int d = 0; d < D; d++)
+            differs |= fabs(effn[d] - cores[d]) > 1e-9;
+    if (differs) {
+        memcpy(mc->raw[i][mc->nk[i]], eff, (size_t)D * sizeof(double));
+        mc->kinds[i][mc->nk[i]++] = "effective";
+    }
+    if (i == 0 && D > 1) {
+        for (int d = 0; d < D; d++)
+            mc->raw[i][mc->nk[i]][d] = d ? 1.0 : 3.0;
+        mc->kinds[i][mc->nk[i]++] = "given";
+    }
+    return 0;
+}
+
+// --domains D, else 4 domains and 3 (two of them sharing a core).
+static int machine_configs(bench_run *r, machines *mc)
+{
+    int doms[2] = {r->domains ? r->domains : 4, 3};
+    mc->ntopo = r->domains ? 1 : 2;
+    for (int i = 0; i < mc->ntopo; i++) {
+        nt_status st = nt_topo_load(&(nt_topo_opts_t){.domains = doms[i]}, &mc->topos[i]);
+        if (st == NT_OK && nt_topo_ndomains(mc->topos[i]) > MAX_DOM)
+            st = NT_EINVAL;
+        if (st != NT_OK)
+            return scn_fail(r, "loading the topology", st);
+        int rc = machine_speeds(r, mc, i);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static void parameters(bench_run *r, int64_t N, int64_t gN, int64_t nb, int reps)
+{
+    scn_note_load(r);
+    bench_param(r, "N", json_integer((json_int_t)N));
+    bench_param(r, "gemm_tiles", json_integer((json_int_t)gN));
+    bench_param(r, "gemm_nb", json_integer((json_int_t)nb));
+    bench_param(r, "repetitions", json_integer(reps));
+    bench_labels(r, "kind", "platform", "algo", "mode", "domains", "speeds", "map", NULL);
+}
+
+// Part 2: the GEMM on every machine configuration; the rows of its table into rows.
+static int run_machines(bench_run *r, int64_t gN, int64_t nb, int reps, json_t *rows)
+{
+    machines mc = {0};
+    mach_res mr;
+    int rc = machine_configs(r, &mc);
+    int64_t done = 0, total = 0;
+    for (int i = 0; i < mc.ntopo; i++)
+        total += (int64_t)mc.nk[i] * reps * 2;
+    for (int i = 0; i < mc.ntopo && !rc; i++)
+        for (int k = 0; k < mc.nk[i] && !rc; k++) {
+            rc = run_machine(r, mc.topos[i], mc.kinds[i][k], mc.raw[i][k], gN, nb, reps, &mr,
+                             &done, total);
+            if (!rc)
+                json_array_append_new(rows, machine_json(&mr));
+        }
+    for (int i = 0; i < 2; i++)
+        nt_topo_destroy(mc.topos[i]);
+    return rc;
+}
+
+int scn_lambert_partition(bench_run *r)
+{
+    const int64_t N = 50, gN = r->quick ? 8 : 16, nb = r->quick ? 64 : 128;
+    int reps = bench_reps(r, 5, 2);
+    parameters(r, N, gN, nb, reps);
+    plat_res pr[NPLAT];
+    int rc = run_thesis(r, N, pr);
+    if (rc)
+        return rc;
+    json_t *plats = thesis_json(pr, N), *jm = json_array();
+    print_thesis(r, plats, N);
+    rc = run_machines(r, gN, nb, reps, jm);
+    if (rc) {
+        json_decref(plats);
+        json_decref(jm);
+        return rc;
+    }
+    scn_note_load_end(r);
+    print_machines(r, jm, gN, nb, reps);
+    bench_plot_rows(r, &plot, jm);
+    bench_summary(r, json_pack("{s:I, s:o, s:o}", "N", (json_int_t)N, "platforms", plats,
+                               "machine", jm));
     return 0;
 }

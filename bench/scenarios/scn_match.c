@@ -62,7 +62,7 @@ static nt_status time_solve(const nt_match_problem_t *prob, nt_match_objective o
     return NT_OK;
 }
 
-// ---- scipy side by side -----------------------------------------------------------------------
+// ---- scipy side by side -------------------------------------------------------------------------
 
 // Times only linear_sum_assignment on each cost matrix of a binary file of records
 // (int64 P, int64 inner, P*P int64 row-major costs); prints "seconds_per_solve optimal_cost".
@@ -172,7 +172,7 @@ static bool scipy_run(bench_run *r, scipy_job *j, const char *python, double *se
     return ok;
 }
 
-// ---- the scenario -----------------------------------------------------------------------------
+// ---- the scenario -------------------------------------------------------------------------------
 
 typedef struct pstat {
     int p, reps;
@@ -288,176 +288,195 @@ static void scipy_collect(bench_run *r, pstat *ps, int nsizes, const double *sec
     }
 }
 
-static void plot(bench_run *r, const pstat *ps, int nsizes, bool scipy)
-{
-    FILE *f = bench_fopen(r, "match.dat");
-    if (!f)
-        return;
-    fprintf(f, "# P volume steps lex scipy (median seconds per solve)\n");
-    for (int s = 0; s < nsizes; s++)
-        fprintf(f, "%d %g %g %g %g\n", ps[s].p, ps[s].med[0], ps[s].med[1], ps[s].med[2],
-                scipy ? ps[s].scipy_med : NAN);
-    fclose(f);
-    if (!(f = bench_fopen(r, "match.gp")))
-        return;
-    fprintf(f, "set terminal pngcairo size 800,550\nset output 'match.png'\n"
-               "set title 'matching time (median), random balanced data, 4 items per domain'\n"
-               "set logscale xy\nset format y '10^{%%L}'\nset xrange [5:1500]\n"
-               "set xlabel 'P (domains = components)'\n"
-               "set ylabel 'seconds per solve'\nset grid\nset key top left\n"
-               "plot 'match.dat' u 1:2 w lp t 'numatile volume', '' u 1:3 w lp t "
-               "'numatile steps', '' u 1:4 w lp t 'numatile lex'%s\n",
-            scipy ? ", '' u 1:5 w lp t 'scipy linear\\_sum\\_assignment'" : "");
-    fclose(f);
-    bench_plot(r, "match.gp");
-}
+// ---- report -------------------------------------------------------------------------------------
 
-static void print_cell(bench_run *r, double med, double lo, double hi)
-{
-    char buf[64];
-    snprintf(buf, sizeof buf, "%.3g [%.3g..%.3g]", 1e3 * med, 1e3 * lo, 1e3 * hi);
-    bench_printf(r, " %-27s", buf);
-}
+static const bench_col table[] = {
+    {.key = "P", .head = "P", .fmt = "%-5d"},
+    {.key = "instances", .head = "inst", .fmt = "%5d"},
+    {.key = "volume_seconds_median,volume_seconds_min,volume_seconds_max", .head = " volume",
+     .fmt = "%.3g [%.3g..%.3g]", .width = -27, .scale = 1e3},
+    {.key = "steps_seconds_median,steps_seconds_min,steps_seconds_max", .head = " steps",
+     .fmt = "%.3g [%.3g..%.3g]", .width = -27, .scale = 1e3},
+    {.key = "lex_seconds_median,lex_seconds_min,lex_seconds_max", .head = " lex",
+     .fmt = "%.3g [%.3g..%.3g]", .width = -27, .scale = 1e3},
+    {.key = "scipy_seconds_median,scipy_seconds_min,scipy_seconds_max",
+     .head = " scipy lsa (volume)", .fmt = "%.3g [%.3g..%.3g]", .width = -27, .scale = 1e3},
+    {.key = "volume_over_scipy", .head = "vol/scipy", .fmt = "%9.2f"},
+    {.key = "steps_over_volume", .head = "steps/vol", .fmt = "%8.2f"},
+    {.key = "lex_over_volume", .head = "lex/vol", .fmt = "%8.2f"},
+    {.key = "_disagree", .head = "", .fmt = "%s", .sep = "  "},
+    {NULL}};
 
-static void print_table(bench_run *r, const pstat *ps, int nsizes, bool scipy)
+static const bench_plot_spec plot = {
+    .name = "match", .title = "matching time (median), random balanced data, 4 items per domain",
+    .width = 800, .height = 550, .x = "P", .xlabel = "P (domains = components)",
+    .set = "set logscale xy\nset format y '10^{%L}'\nset xrange [5:1500]\nset grid\n"
+           "set key top left",
+    .panel = {{.ylabel = "seconds per solve",
+               .series = {{.y = "volume_seconds_median", .title = "numatile volume"},
+                          {.y = "steps_seconds_median", .title = "numatile steps"},
+                          {.y = "lex_seconds_median", .title = "numatile lex"},
+                          {.y = "scipy_seconds_median",
+                           .title = "scipy linear\\_sum\\_assignment"}}}}};
+
+// The summary row of one size (and the display flag of a scipy disagreement).
+static json_t *size_row(const pstat *ps, bool scipy)
 {
-    bench_printf(r, "matching time per solve in ms, median [min..max] over the instances "
-                    "(count matrix -> weights -> labelling)\n");
-    bench_printf(r, "%-5s %5s %-27s %-27s %-27s %-27s %9s %8s %8s\n", "P", "inst", " volume",
-                 " steps", " lex", " scipy lsa (volume)", "vol/scipy", "steps/vol", "lex/vol");
-    for (int s = 0; s < nsizes; s++) {
-        bench_printf(r, "%-5d %5d", ps[s].p, ps[s].reps);
-        for (int o = 0; o < NOBJ; o++)
-            print_cell(r, ps[s].med[o], ps[s].lo[o], ps[s].hi[o]);
-        if (scipy) {
-            print_cell(r, ps[s].scipy_med, ps[s].scipy_lo, ps[s].scipy_hi);
-            bench_printf(r, " %9.2f", ps[s].med[0] / ps[s].scipy_med);
-        } else {
-            bench_printf(r, " %-27s %9s", "(no scipy)", "-");
-        }
-        bench_printf(r, " %8.2f %8.2f%s\n", ps[s].med[1] / ps[s].med[0],
-                     ps[s].med[2] / ps[s].med[0],
-                     scipy && !ps[s].scipy_agrees ? "  SCIPY DISAGREES ON THE OPTIMUM" : "");
+    json_t *o = json_pack("{s:i, s:i, s:i}", "P", ps->p, "N", ps->p * ITEMS_PER_DOMAIN,
+                          "instances", ps->reps);
+    for (int k = 0; k < NOBJ; k++) {
+        char key[64];
+        const char *name = nt_match_objective_name(objectives[k]);
+        snprintf(key, sizeof key, "%s_seconds_median", name);
+        json_object_set_new(o, key, json_real(ps->med[k]));
+        snprintf(key, sizeof key, "%s_seconds_min", name);
+        json_object_set_new(o, key, json_real(ps->lo[k]));
+        snprintf(key, sizeof key, "%s_seconds_max", name);
+        json_object_set_new(o, key, json_real(ps->hi[k]));
     }
+    if (scipy) {
+        json_object_set_new(o, "scipy_seconds_median", json_real(ps->scipy_med));
+        json_object_set_new(o, "scipy_seconds_min", json_real(ps->scipy_lo));
+        json_object_set_new(o, "scipy_seconds_max", json_real(ps->scipy_hi));
+        json_object_set_new(o, "volume_over_scipy", json_real(ps->med[0] / ps->scipy_med));
+        json_object_set_new(o, "scipy_same_optimum", json_boolean(ps->scipy_agrees));
+    }
+    json_object_set_new(o, "steps_over_volume", json_real(ps->med[1] / ps->med[0]));
+    json_object_set_new(o, "lex_over_volume", json_real(ps->med[2] / ps->med[0]));
+    json_object_set_new(o, "_disagree", json_string(scipy && !ps->scipy_agrees
+                                                        ? "SCIPY DISAGREES ON THE OPTIMUM"
+                                                        : ""));
+    return o;
 }
 
-static json_t *summary(const pstat *ps, int nsizes, bool scipy, int64_t count_n, int count_p,
-                       double cmed, double clo, double chi)
+// What the run found besides the sizes: the counting time and whether scipy was there.
+typedef struct extras {
+    int64_t count_n;
+    int count_p;
+    double cmed, clo, chi; // counting seconds: median, min, max
+    bool scipy;
+} extras;
+
+static void print_reference(bench_run *r, const extras *x)
+{
+    bench_printf(r, "\ncounting: N = %lld items over P = %d domains and %d components: "
+                    "%.4g s median [%.3g..%.3g] (target < 0.2 s for N = 10^7)\n",
+                 (long long)x->count_n, x->count_p, x->count_p, x->cmed, x->clo, x->chi);
+    bench_printf(r,
+        "\nReference (issue 3, this machine type): scipy linear_sum_assignment about "
+        "0.03 ms at P = 32,\n  5 ms at P = 512 and 20 ms at P = 1024 on the same kind of "
+        "instances. Goals: volume at least as\n  fast as scipy; steps and lex within a "
+        "small factor of volume; counting 10^7 items under 0.2 s.\n"
+        "Setting: our time includes the weights (|component j| - n[i][j]) computed from "
+        "the count matrix;\n  scipy gets that cost matrix ready-made and only its solve "
+        "is timed (inside python, same\n  repetition count per instance). Every "
+        "repetition is a new random instance (seed %llu).\n",
+        (unsigned long long)r->seed);
+}
+
+// The table, the reference, the summary and the plot; 1 if scipy found another optimum.
+static int report(bench_run *r, const pstat *ps, int nsizes, const extras *x)
 {
     json_t *rows = json_array();
+    bool agree = true;
     for (int s = 0; s < nsizes; s++) {
-        json_t *o = json_pack("{s:i, s:i, s:i}", "P", ps[s].p, "N", ps[s].p * ITEMS_PER_DOMAIN,
-                              "instances", ps[s].reps);
-        for (int k = 0; k < NOBJ; k++) {
-            char key[64];
-            const char *name = nt_match_objective_name(objectives[k]);
-            snprintf(key, sizeof key, "%s_seconds_median", name);
-            json_object_set_new(o, key, json_real(ps[s].med[k]));
-            snprintf(key, sizeof key, "%s_seconds_min", name);
-            json_object_set_new(o, key, json_real(ps[s].lo[k]));
-            snprintf(key, sizeof key, "%s_seconds_max", name);
-            json_object_set_new(o, key, json_real(ps[s].hi[k]));
-        }
-        if (scipy) {
-            json_object_set_new(o, "scipy_seconds_median", json_real(ps[s].scipy_med));
-            json_object_set_new(o, "scipy_seconds_min", json_real(ps[s].scipy_lo));
-            json_object_set_new(o, "scipy_seconds_max", json_real(ps[s].scipy_hi));
-            json_object_set_new(o, "volume_over_scipy", json_real(ps[s].med[0] /
-                                                                  ps[s].scipy_med));
-            json_object_set_new(o, "scipy_same_optimum", json_boolean(ps[s].scipy_agrees));
-        }
-        json_object_set_new(o, "steps_over_volume", json_real(ps[s].med[1] / ps[s].med[0]));
-        json_object_set_new(o, "lex_over_volume", json_real(ps[s].med[2] / ps[s].med[0]));
-        json_array_append_new(rows, o);
+        json_array_append_new(rows, size_row(&ps[s], x->scipy));
+        agree &= !x->scipy || ps[s].scipy_agrees;
     }
-    return json_pack("{s:o, s:b, s:{s:I, s:i, s:f, s:f, s:f}}", "rows", rows, "scipy", scipy,
-                     "count", "N", (json_int_t)count_n, "P", count_p, "seconds_median", cmed,
-                     "seconds_min", clo, "seconds_max", chi);
+    bench_printf(r, "matching time per solve in ms, median [min..max] over the instances "
+                    "(count matrix -> weights -> labelling)\n");
+    bench_table(r, table, rows);
+    print_reference(r, x);
+    if (x->scipy)
+        bench_printf(r, "scipy's optimal volumes %s ours on every instance.\n",
+                     agree ? "equal" : "DIFFER FROM");
+    bench_plot_rows(r, &plot, rows);
+    bench_summary(r, json_pack("{s:o, s:b, s:{s:I, s:i, s:f, s:f, s:f}}", "rows", rows, "scipy",
+                               x->scipy, "count", "N", (json_int_t)x->count_n, "P", x->count_p,
+                               "seconds_median", x->cmed, "seconds_min", x->clo, "seconds_max",
+                               x->chi));
+    return agree ? 0 : 1;
 }
 
-int scn_match(bench_run *r)
+// ---- the scenario -------------------------------------------------------------------------------
+
+// Parameters: the sizes, the counting problem, the python that runs scipy (NULL: none).
+static const char *parameters(bench_run *r, const int **sizes, int *nsizes, extras *x)
 {
     static const int full_sizes[] = {8, 32, 128, 512, 1024}, quick_sizes[] = {8, 32, 128};
-    const int *sizes = r->quick ? quick_sizes : full_sizes;
-    int nsizes = r->quick ? 3 : 5;
-    int64_t count_n = r->quick ? 1000000 : 10000000;
-    int count_p = 64;
+    *sizes = r->quick ? quick_sizes : full_sizes;
+    *nsizes = r->quick ? 3 : 5;
+    x->count_n = r->quick ? 1000000 : 10000000;
+    x->count_p = 64;
     const char *python = find_python();
     json_t *psizes = json_array();
-    for (int s = 0; s < nsizes; s++)
-        json_array_append_new(psizes, json_integer(sizes[s]));
+    for (int s = 0; s < *nsizes; s++)
+        json_array_append_new(psizes, json_integer((*sizes)[s]));
     bench_param(r, "P", psizes);
     bench_param(r, "items_per_domain", json_integer(ITEMS_PER_DOMAIN));
     bench_param(r, "instances", json_string("random balanced initial distribution, canonical "
                                             "block target; a new instance per repetition"));
-    bench_param(r, "count_N", json_integer((json_int_t)count_n));
-    bench_param(r, "count_P", json_integer(count_p));
+    bench_param(r, "count_N", json_integer((json_int_t)x->count_n));
+    bench_param(r, "count_P", json_integer(x->count_p));
     bench_param(r, "scipy_python", python ? json_string(python) : json_null());
     bench_labels(r, "objective", "P", "N", NULL);
     if (!python)
         bench_notice(r, "no python3 with scipy ($NT_PYTHON, else python3, /usr/bin/python3): "
                         "scipy's linear_sum_assignment is not timed");
+    return python;
+}
+
+// scipy on the instances the sizes recorded (total of them); whether it ran.
+static bool measure_scipy(bench_run *r, const char *python, scipy_job *job, pstat *ps,
+                          int nsizes, int total)
+{
+    double *secs = calloc((size_t)total, sizeof *secs);
+    int64_t *cost = calloc((size_t)total, sizeof *cost);
+    bool ok = secs && cost && scipy_run(r, job, python, secs, cost);
+    if (ok)
+        scipy_collect(r, ps, nsizes, secs, cost);
+    else
+        bench_notice(r, "running %s with scipy failed: not timed", python);
+    free(secs);
+    free(cost);
+    return ok;
+}
+
+// Remove what a scipy job left behind when it did not run.
+static void scipy_discard(scipy_job *job)
+{
+    if (!job->data)
+        return;
+    fclose(job->data);
+    char path[128];
+    snprintf(path, sizeof path, "%s/costs.bin", job->dir);
+    remove(path);
+    rmdir(job->dir);
+}
+
+int scn_match(bench_run *r)
+{
+    const int *sizes;
+    int nsizes, rc = 0, total = 0;
+    extras x = {0};
+    const char *python = parameters(r, &sizes, &nsizes, &x);
     scipy_job job = {0};
     if (python && !scipy_begin(&job)) {
         bench_notice(r, "cannot create a temporary file for scipy: not timed");
         python = NULL;
     }
-
     pstat ps[5] = {0};
-    int rc = 0, total = 0;
     for (int s = 0; s < nsizes && !rc; s++) {
         rc = run_size(r, sizes[s], &job, &ps[s]);
         total += ps[s].reps;
     }
-    bool scipy = false;
-    if (!rc && python) {
-        double *secs = calloc((size_t)total, sizeof *secs);
-        int64_t *cost = calloc((size_t)total, sizeof *cost);
-        scipy = secs && cost && scipy_run(r, &job, python, secs, cost);
-        if (scipy)
-            scipy_collect(r, ps, nsizes, secs, cost);
-        else
-            bench_notice(r, "running %s with scipy failed: not timed", python);
-        free(secs);
-        free(cost);
-    }
-    if (job.data) {
-        fclose(job.data);
-        char path[128];
-        snprintf(path, sizeof path, "%s/costs.bin", job.dir);
-        remove(path);
-        rmdir(job.dir);
-    }
-    double cmed = 0, clo = 0, chi = 0;
+    if (!rc && python)
+        x.scipy = measure_scipy(r, python, &job, ps, nsizes, total);
+    scipy_discard(&job);
     if (!rc)
-        rc = run_counting(r, count_n, count_p, &cmed, &clo, &chi);
-    if (!rc) {
-        print_table(r, ps, nsizes, scipy);
-        bench_printf(r, "\ncounting: N = %lld items over P = %d domains and %d components: "
-                        "%.4g s median [%.3g..%.3g] (target < 0.2 s for N = 10^7)\n",
-                     (long long)count_n, count_p, count_p, cmed, clo, chi);
-        bench_printf(r,
-            "\nReference (issue 3, this machine type): scipy linear_sum_assignment about "
-            "0.03 ms at P = 32,\n  5 ms at P = 512 and 20 ms at P = 1024 on the same kind of "
-            "instances. Goals: volume at least as\n  fast as scipy; steps and lex within a "
-            "small factor of volume; counting 10^7 items under 0.2 s.\n"
-            "Setting: our time includes the weights (|component j| - n[i][j]) computed from "
-            "the count matrix;\n  scipy gets that cost matrix ready-made and only its solve "
-            "is timed (inside python, same\n  repetition count per instance). Every "
-            "repetition is a new random instance (seed %llu).\n",
-            (unsigned long long)r->seed);
-        if (scipy) {
-            bool agree = true;
-            for (int s = 0; s < nsizes; s++)
-                agree &= ps[s].scipy_agrees;
-            bench_printf(r, "scipy's optimal volumes %s ours on every instance.\n",
-                         agree ? "equal" : "DIFFER FROM");
-            if (!agree)
-                rc = 1;
-        }
-        bench_summary(r, summary(ps, nsizes, scipy, count_n, count_p, cmed, clo, chi));
-        plot(r, ps, nsizes, scipy);
-    }
+        rc = run_counting(r, x.count_n, x.count_p, &x.cmed, &x.clo, &x.chi);
+    if (!rc)
+        rc = report(r, ps, nsizes, &x);
     for (int s = 0; s < nsizes; s++)
         free(ps[s].volume);
     return rc;

@@ -108,88 +108,127 @@ static int verify(const bench_run *r, const setup *s, const nt_matrix_t *T, cons
     return 0;
 }
 
-// One mode, reps repetitions, each on a fresh source (adopted tiles leave the source).
+// The samples of one mode's repetitions: bandwidth (copy and loop) or logical rate (move),
+// copy mode's bound and ratio, seconds of the timed part.
+typedef struct samples {
+    double *g, *bnd, *rat, *sec;
+} samples;
+
+// The plain loop into a placed target; the kept tiles are copied afterwards for the check.
+static void loop_rep(const nt_plan_t *P, const nt_matrix_t *S, nt_matrix_t *T, bool check,
+                     double *g, double *sec, point *pt, json_t *row)
+{
+    double t0 = bench_now();
+    int64_t bytes = loop_copy(P, S, T, false);
+    *sec = bench_now() - t0;
+    if (check)
+        loop_copy(P, S, T, true);
+    *g = (double)bytes / *sec / 1e9;
+    pt->loop_bytes = bytes;
+    json_object_set_new(row, "bytes_copied", json_integer(bytes));
+}
+
+static void copy_stats(const nt_exec_stats_t *es, int rep, const samples *x, point *pt,
+                       json_t *row)
+{
+    x->g[rep] = es->bandwidth_gbs;
+    x->bnd[rep] = es->bound_gbs;
+    x->rat[rep] = es->bound_gbs > 0 ? es->bandwidth_gbs / es->bound_gbs : 0;
+    pt->bytes_copied = es->bytes_copied;
+    pt->tiles_kept = es->tiles_kept;
+    pt->on_domain = es->tasks ? (double)es->tasks_on_domain / (double)es->tasks : 1;
+    json_object_set_new(row, "bound_gbs", json_real(x->bnd[rep]));
+    json_object_set_new(row, "ratio", json_real(x->rat[rep]));
+    json_object_set_new(row, "tiles_kept", json_integer(es->tiles_kept));
+    json_object_set_new(row, "on_domain_fraction", json_real(pt->on_domain));
+}
+
+// Logical rate: bytes that changed domain per second (pages may stay put when the domains
+// share a node).
+static void move_stats(const nt_exec_stats_t *es, int rep, const samples *x, point *pt,
+                       json_t *row)
+{
+    x->g[rep] = es->seconds > 0 ? (double)es->bytes_moved / es->seconds / 1e9 : 0;
+    pt->move_tiles = es->tiles_migrated;
+    pt->move_pages = es->pages_migrated;
+    pt->move_node_bytes = es->bytes_node_changed;
+    pt->move_copied = es->bytes_copied;
+    json_object_set_new(row, "tiles_migrated", json_integer(es->tiles_migrated));
+    json_object_set_new(row, "pages_migrated", json_integer(es->pages_migrated));
+    json_object_set_new(row, "pages_failed", json_integer(es->pages_failed));
+    json_object_set_new(row, "bytes_node_changed", json_integer(es->bytes_node_changed));
+    json_object_set_new(row, "physical_gbs", json_real(es->bandwidth_gbs));
+}
+
+// Repetition rep of copy or move mode through nt_plan_execute.
+static nt_status exec_rep(nt_plan_t *P, nt_matrix_t *S, nt_matrix_t *T, int mode, int rep,
+                          const samples *x, point *pt, json_t *row)
+{
+    nt_exec_opts_t o = {.mode = mode == MODE_MOVE ? NT_EXEC_MOVE : NT_EXEC_COPY,
+                        .measure_bound = mode == MODE_COPY};
+    nt_exec_stats_t es;
+    nt_status st = nt_plan_execute(P, S, T, &o, &es);
+    if (st != NT_OK)
+        return st;
+    x->sec[rep] = es.seconds;
+    if (mode == MODE_COPY)
+        copy_stats(&es, rep, x, pt, row);
+    else
+        move_stats(&es, rep, x, pt, row);
+    json_object_set_new(row, "bytes_copied", json_integer(es.bytes_copied));
+    nt_exec_stats_free(&es);
+    return NT_OK;
+}
+
+// One repetition on a fresh source (adopted tiles leave the source): a raw row, and the
+// target checked after the first.
+static int one_rep(bench_run *r, const setup *s, int mode, int rep, const samples *x,
+                   point *pt)
+{
+    nt_matrix_t *S, *T;
+    nt_plan_t *P;
+    nt_status st = make(s, mode == MODE_LOOP, &S, &T, &P);
+    if (st == NT_OK && rep == 0)
+        st = nt_matrix_fill_pattern(S, r->seed);
+    if (st != NT_OK) {
+        int rc = scn_fail(r, "matrices and plan", st);
+        unmake(S, T, P);
+        return rc;
+    }
+    json_t *row = json_pack("{s:i, s:i, s:s, s:i}", "D", s->D, "tile", s->tile, "mode",
+                            mode_name[mode], "rep", rep);
+    if (mode == MODE_LOOP)
+        loop_rep(P, S, T, rep == 0, &x->g[rep], &x->sec[rep], pt, row);
+    else if ((st = exec_rep(P, S, T, mode, rep, x, pt, row)) != NT_OK) {
+        int rc = scn_fail(r, mode_name[mode], st);
+        json_decref(row);
+        unmake(S, T, P);
+        return rc;
+    }
+    json_object_set_new(row, "seconds", json_real(x->sec[rep]));
+    json_object_set_new(row, "gbs", json_real(x->g[rep]));
+    bench_row(r, row);
+    int rc = rep == 0 ? verify(r, s, T, mode_name[mode]) : 0;
+    unmake(S, T, P);
+    return rc;
+}
+
+// One mode, reps repetitions; the point gets their median/min/max.
 static int run_mode(bench_run *r, const setup *s, int mode, int reps, point *pt)
 {
     double *g = calloc((size_t)reps * 4, sizeof *g);
     if (!g)
         return scn_fail(r, "repetitions", NT_ENOMEM);
-    double *bnd = g + reps, *rat = g + 2 * reps, *sec = g + 3 * reps;
+    samples x = {g, g + reps, g + 2 * reps, g + 3 * reps};
     int rc = 0;
-    for (int rep = 0; rep < reps && !rc; rep++) {
-        nt_matrix_t *S, *T;
-        nt_plan_t *P;
-        nt_status st = make(s, mode == MODE_LOOP, &S, &T, &P);
-        if (st == NT_OK && rep == 0)
-            st = nt_matrix_fill_pattern(S, r->seed);
-        if (st != NT_OK) {
-            rc = scn_fail(r, "matrices and plan", st);
-            unmake(S, T, P);
-            break;
-        }
-        json_t *row = json_pack("{s:i, s:i, s:s, s:i}", "D", s->D, "tile", s->tile, "mode",
-                                mode_name[mode], "rep", rep);
-        if (mode == MODE_LOOP) {
-            double t0 = bench_now();
-            int64_t bytes = loop_copy(P, S, T, false);
-            sec[rep] = bench_now() - t0;
-            if (rep == 0)
-                loop_copy(P, S, T, true);
-            g[rep] = (double)bytes / sec[rep] / 1e9;
-            pt->loop_bytes = bytes;
-            json_object_set_new(row, "bytes_copied", json_integer(bytes));
-        } else {
-            nt_exec_opts_t o = {.mode = mode == MODE_MOVE ? NT_EXEC_MOVE : NT_EXEC_COPY,
-                                .measure_bound = mode == MODE_COPY};
-            nt_exec_stats_t es;
-            if ((st = nt_plan_execute(P, S, T, &o, &es)) != NT_OK) {
-                rc = scn_fail(r, mode_name[mode], st);
-                unmake(S, T, P);
-                break;
-            }
-            sec[rep] = es.seconds;
-            if (mode == MODE_COPY) {
-                g[rep] = es.bandwidth_gbs;
-                bnd[rep] = es.bound_gbs;
-                rat[rep] = es.bound_gbs > 0 ? es.bandwidth_gbs / es.bound_gbs : 0;
-                pt->bytes_copied = es.bytes_copied;
-                pt->tiles_kept = es.tiles_kept;
-                pt->on_domain = es.tasks ? (double)es.tasks_on_domain / (double)es.tasks : 1;
-                json_object_set_new(row, "bound_gbs", json_real(bnd[rep]));
-                json_object_set_new(row, "ratio", json_real(rat[rep]));
-                json_object_set_new(row, "tiles_kept", json_integer(es.tiles_kept));
-                json_object_set_new(row, "on_domain_fraction", json_real(pt->on_domain));
-            } else {
-                // Logical rate: bytes that changed domain per second (pages may stay put
-                // when the domains share a node).
-                g[rep] = es.seconds > 0 ? (double)es.bytes_moved / es.seconds / 1e9 : 0;
-                pt->move_tiles = es.tiles_migrated;
-                pt->move_pages = es.pages_migrated;
-                pt->move_node_bytes = es.bytes_node_changed;
-                pt->move_copied = es.bytes_copied;
-                json_object_set_new(row, "tiles_migrated", json_integer(es.tiles_migrated));
-                json_object_set_new(row, "pages_migrated", json_integer(es.pages_migrated));
-                json_object_set_new(row, "pages_failed", json_integer(es.pages_failed));
-                json_object_set_new(row, "bytes_node_changed",
-                                    json_integer(es.bytes_node_changed));
-                json_object_set_new(row, "physical_gbs", json_real(es.bandwidth_gbs));
-            }
-            json_object_set_new(row, "bytes_copied", json_integer(es.bytes_copied));
-            nt_exec_stats_free(&es);
-        }
-        json_object_set_new(row, "seconds", json_real(sec[rep]));
-        json_object_set_new(row, "gbs", json_real(g[rep]));
-        bench_row(r, row);
-        if (rep == 0)
-            rc = verify(r, s, T, mode_name[mode]);
-        unmake(S, T, P);
-    }
+    for (int rep = 0; rep < reps && !rc; rep++)
+        rc = one_rep(r, s, mode, rep, &x, pt);
     if (!rc) {
-        scn_stat3(pt->gbs[mode], g, reps);
-        pt->seconds[mode] = bench_median(sec, (size_t)reps);
+        scn_stat3(pt->gbs[mode], x.g, reps);
+        pt->seconds[mode] = bench_median(x.sec, (size_t)reps);
         if (mode == MODE_COPY) {
-            scn_stat3(pt->bound, bnd, reps);
-            scn_stat3(pt->ratio, rat, reps);
+            scn_stat3(pt->bound, x.bnd, reps);
+            scn_stat3(pt->ratio, x.rat, reps);
         }
     }
     free(g);
@@ -241,6 +280,9 @@ static int plan_time(bench_run *r, const nt_topo_t *topo, int D, int64_t side, i
     return st == NT_OK ? 0 : scn_fail(r, "plan time", st);
 }
 
+// ---- report -------------------------------------------------------------------------------------
+
+// The summary row of a point, with display values for the table and the plot.
 static json_t *point_json(const point *p)
 {
     double tgt = target_of(p->tile);
@@ -272,183 +314,207 @@ static json_t *point_json(const point *p)
     json_object_set_new(o, "loop_bytes", json_integer(p->loop_bytes));
     json_object_set_new(o, "copy_over_loop",
                         json_real(p->gbs[MODE_COPY][0] / p->gbs[MODE_LOOP][0]));
+    char tg[24] = "-";
+    if (tgt > 0)
+        snprintf(tg, sizeof tg, ">=%.1f %s", tgt, p->ratio[0] >= tgt ? "met" : "NOT");
+    json_object_set_new(o, "_target", json_string(tg));
+    json_object_set_new(o, "_copy_gbs_min", json_real(p->gbs[MODE_COPY][1]));
+    json_object_set_new(o, "_copy_gbs_max", json_real(p->gbs[MODE_COPY][2]));
+    json_object_set_new(o, "_tile_kib", json_real((double)p->tile * p->tile * 8 / 1024));
     return o;
 }
 
-static void plot(bench_run *r, const point *pts, int n, const int *doms, int ndoms)
-{
-    FILE *f = bench_fopen(r, "migrate.dat");
-    if (!f)
-        return;
-    fprintf(f, "# one block per domain count\n# D tile_KiB copy_gbs bound_gbs loop_gbs ratio "
-               "ratio_min ratio_max\n");
-    for (int k = 0; k < ndoms; k++) {
-        for (int i = 0; i < n; i++)
-            if (pts[i].D == doms[k])
-                fprintf(f, "%d %g %g %g %g %g %g %g\n", pts[i].D,
-                        (double)pts[i].tile * pts[i].tile * 8 / 1024, pts[i].gbs[MODE_COPY][0],
-                        pts[i].bound[0], pts[i].gbs[MODE_LOOP][0], pts[i].ratio[0],
-                        pts[i].ratio[1], pts[i].ratio[2]);
-        fprintf(f, "\n\n");
-    }
-    fclose(f);
-    if (!(f = bench_fopen(r, "migrate.gp")))
-        return;
-    fprintf(f, "set terminal pngcairo size 1200,480\nset output 'migrate.png'\n"
-               "set multiplot layout 1,2 title 'random -> bc2d, doubles: copy mode vs "
-               "same-run bound vs single-threaded loop (medians)'\n"
-               "set logscale x 2\nset xlabel 'tile size (KiB)'\nset grid\nset key top left\n"
-               "set ylabel 'GB/s'\nset title 'bandwidth'\nplot ");
-    for (int k = 0; k < ndoms; k++)
-        fprintf(f, "%s'migrate.dat' index %d u 2:3 w lp t 'copy, D=%d', '' index %d u 2:4 w l "
-                   "dt 2 t 'bound, D=%d', '' index %d u 2:5 w lp t 'loop, D=%d'",
-                k ? ", " : "", k, doms[k], k, doms[k], k, doms[k]);
-    fprintf(f, "\nset ylabel 'bandwidth / bound'\nset title 'ratio to the same-run copy "
-               "bound'\nset yrange [0:*]\nplot ");
-    for (int k = 0; k < ndoms; k++)
-        fprintf(f, "%s'migrate.dat' index %d u 2:6:7:8 w yerrorlines t 'D=%d'", k ? ", " : "", k,
-                doms[k]);
-    fprintf(f, ", 0.9 w l dt 3 lc 'black' t 'target >= 256 KiB', 0.7 w l dt 4 lc 'gray' "
-               "t 'target 8 KiB'\nunset multiplot\n");
-    fclose(f);
-    bench_plot(r, "migrate.gp");
-}
+static const bench_col table[] = {
+    {.key = "D", .head = "D", .fmt = "%-2d"},
+    {.key = "tile", .head = "tile", .fmt = "%5d"},
+    {.key = "tile_bytes", .head = "tile KiB", .fmt = "%8.0f", .scale = 1.0 / 1024},
+    {.key = "bytes_copied", .head = "MiB copied", .fmt = "%10.1f", .scale = 1.0 / (1 << 20)},
+    {.key = "copy_gbs,_copy_gbs_min,_copy_gbs_max", .head = " copy GB/s",
+     .fmt = "%.2f [%.2f..%.2f]", .width = -20, .sep = " | "},
+    {.key = "bound_gbs", .head = "bound", .fmt = "%-7.2f"},
+    {.key = "ratio,ratio_min,ratio_max", .head = " ratio [min..max]",
+     .fmt = "%.3f [%.2f..%.2f]", .width = -18},
+    {.key = "_target", .head = "target", .fmt = "%-9s"},
+    {.key = "move_seconds", .head = "move ms", .fmt = "%9.3f", .sep = " | ", .scale = 1e3},
+    {.key = "move_pages_migrated", .head = "pages", .fmt = "%6d"},
+    {.key = "loop_gbs", .head = "loop", .fmt = "%-6.2f", .sep = " | "},
+    {.key = "copy_over_loop", .head = "c/l", .fmt = "%5.2f"},
+    {NULL}};
 
-static void print_table(bench_run *r, const point *pts, int n)
-{
-    bench_printf(r, "\n%-2s %5s %8s %10s | %-20s %-7s %-18s %-9s | %-9s %6s | %-6s %5s\n", "D",
-                 "tile", "tile KiB", "MiB copied", " copy GB/s", "bound", " ratio [min..max]",
-                 "target", "move ms", "pages", "loop", "c/l");
-    for (int i = 0; i < n; i++) {
-        const point *p = &pts[i];
-        char cg[40], rt[40], tg[24];
-        double tgt = target_of(p->tile);
-        snprintf(cg, sizeof cg, "%.2f [%.2f..%.2f]", p->gbs[MODE_COPY][0], p->gbs[MODE_COPY][1],
-                 p->gbs[MODE_COPY][2]);
-        snprintf(rt, sizeof rt, "%.3f [%.2f..%.2f]", p->ratio[0], p->ratio[1], p->ratio[2]);
-        if (tgt > 0)
-            snprintf(tg, sizeof tg, ">=%.1f %s", tgt, p->ratio[0] >= tgt ? "met" : "NOT");
-        else
-            snprintf(tg, sizeof tg, "-");
-        bench_printf(r, "%-2d %5d %8.0f %10.1f | %-20s %-7.2f %-18s %-9s | %9.3f %6lld | %-6.2f "
-                        "%5.2f\n", p->D, p->tile, (double)p->tile * p->tile * 8 / 1024,
-                     (double)p->bytes_copied / (1 << 20), cg, p->bound[0], rt, tg,
-                     1e3 * p->seconds[MODE_MOVE], (long long)p->move_pages,
-                     p->gbs[MODE_LOOP][0], p->gbs[MODE_COPY][0] / p->gbs[MODE_LOOP][0]);
-    }
-}
+static const bench_plot_spec plot = {
+    .name = "migrate",
+    .title = "random -> bc2d, doubles: copy mode vs same-run bound vs single-threaded loop "
+             "(medians)",
+    .width = 1200, .height = 480, .x = "_tile_kib", .xlabel = "tile size (KiB)", .block = "D",
+    .set = "set logscale x 2\nset grid\nset key top left",
+    .panel = {{.title = "bandwidth", .ylabel = "GB/s",
+               .series = {{.y = "copy_gbs", .title = "copy, D=%s"},
+                          {.y = "bound_gbs", .title = "bound, D=%s", .with = "l dt 2"},
+                          {.y = "loop_gbs", .title = "loop, D=%s"}}},
+              {.title = "ratio to the same-run copy bound", .ylabel = "bandwidth / bound",
+               .set = "set yrange [0:*]",
+               .series = {{.y = "ratio,ratio_min,ratio_max", .title = "D=%s",
+                           .with = "yerrorlines"},
+                          {.y = "0.9", .title = "target >= 256 KiB",
+                           .with = "l dt 3 lc 'black'"},
+                          {.y = "0.7", .title = "target 8 KiB", .with = "l dt 4 lc 'gray'"}}}}};
 
-int scn_migrate(bench_run *r)
+// ---- the scenario -------------------------------------------------------------------------------
+
+typedef struct config {
+    const int *tiles;
+    int ntiles, ndoms, doms[2], reps, plan_reps;
+    int64_t m, side;            // matrix side; plan time: side^2 tiles
+    double pmed[2], plo[2], phi[2]; // plan seconds per domain count
+} config;
+
+static void parameters(bench_run *r, config *c)
 {
     static const int full_tiles[] = {32, 64, 128, 256, 512, 1024, 2048};
     static const int quick_tiles[] = {32, 256, 512};
-    const int *tiles = r->quick ? quick_tiles : full_tiles;
-    int ntiles = r->quick ? 3 : 7;
-    int64_t m = r->quick ? 1536 : 8192;
-    int64_t side = r->quick ? 316 : 1000; // plan time: side^2 tiles
-    int doms[2] = {2, 4}, ndoms = 2;
+    *c = (config){.tiles = r->quick ? quick_tiles : full_tiles, .ntiles = r->quick ? 3 : 7,
+                  .m = r->quick ? 1536 : 8192, .side = r->quick ? 316 : 1000,
+                  .doms = {2, 4}, .ndoms = 2, .reps = bench_reps(r, 5, 2),
+                  .plan_reps = bench_reps(r, 5, 2)};
     if (r->domains) {
-        doms[0] = r->domains;
-        ndoms = 1;
+        c->doms[0] = r->domains;
+        c->ndoms = 1;
     }
-    int reps = bench_reps(r, 5, 2), plan_reps = bench_reps(r, 5, 2);
     json_t *jt = json_array(), *jd = json_array();
-    for (int i = 0; i < ntiles; i++)
-        json_array_append_new(jt, json_integer(tiles[i]));
-    for (int k = 0; k < ndoms; k++)
-        json_array_append_new(jd, json_integer(doms[k]));
-    bench_param(r, "m", json_integer(m));
+    for (int i = 0; i < c->ntiles; i++)
+        json_array_append_new(jt, json_integer(c->tiles[i]));
+    for (int k = 0; k < c->ndoms; k++)
+        json_array_append_new(jd, json_integer(c->doms[k]));
+    bench_param(r, "m", json_integer(c->m));
     bench_param(r, "tiles", jt);
     bench_param(r, "domains", jd);
-    bench_param(r, "repetitions", json_integer(reps));
+    bench_param(r, "repetitions", json_integer(c->reps));
     bench_param(r, "source", json_string("random:SEED tile map (SEED = --seed), TILE layout"));
     bench_param(r, "target", json_string("bc2d:PxQ with P*Q = D, P <= Q, TILE layout"));
-    bench_param(r, "plan_tiles", json_integer((json_int_t)(side * side)));
+    bench_param(r, "plan_tiles", json_integer((json_int_t)(c->side * c->side)));
     bench_labels(r, "D", "tile", "mode", NULL);
+}
 
-    point *pts = calloc((size_t)(ntiles * ndoms), sizeof *pts);
-    double pmed[2] = {0}, plo[2] = {0}, phi[2] = {0};
-    int npts = 0, rc = pts ? 0 : scn_fail(r, "points", NT_ENOMEM);
-    bench_printf(r, "migrate: %lldx%lld doubles (%lld MiB), random -> bc2d, %d repetitions, "
-                    "a fresh source each\n", (long long)m, (long long)m,
-                 (long long)(m * m * 8 >> 20), reps);
-    for (int k = 0; k < ndoms && !rc; k++) {
+// Every tile size on domain count k (topology topo): the three modes, then the plan time.
+static int measure_domains(bench_run *r, config *c, int k, const nt_topo_t *topo, point *pts,
+                           int *npts)
+{
+    int rc = 0;
+    for (int i = 0; i < c->ntiles && !rc; i++) {
+        setup s = {.topo = topo, .D = c->doms[k], .m = c->m, .tile = c->tiles[i]};
+        snprintf(s.src_spec, sizeof s.src_spec, "random:%llu", (unsigned long long)r->seed);
+        scn_bc2d_spec(s.dst_spec, sizeof s.dst_spec, s.D);
+        point *p = &pts[*npts];
+        p->D = s.D;
+        p->tile = s.tile;
+        for (int mode = 0; mode < NMODES && !rc; mode++)
+            rc = run_mode(r, &s, mode, c->reps, p);
+        *npts += !rc;
+        bench_progress(r, k * c->ntiles + i + 1, c->ndoms * c->ntiles, "configurations");
+    }
+    if (!rc)
+        rc = plan_time(r, topo, c->doms[k], c->side, c->plan_reps, &c->pmed[k], &c->plo[k],
+                       &c->phi[k]);
+    return rc;
+}
+
+static int measure(bench_run *r, config *c, point *pts, int *npts)
+{
+    int rc = 0;
+    for (int k = 0; k < c->ndoms && !rc; k++) {
         nt_topo_t *topo = NULL;
-        nt_status st = nt_topo_load(&(nt_topo_opts_t){.domains = doms[k]}, &topo);
-        if (st != NT_OK) {
-            rc = scn_fail(r, "topology", st);
-            break;
-        }
+        nt_status st = nt_topo_load(&(nt_topo_opts_t){.domains = c->doms[k]}, &topo);
+        if (st != NT_OK)
+            return scn_fail(r, "topology", st);
         if (k == 0)
             bench_printf(r, "machine: %d NUMA node%s; %s domains%s\n", nt_topo_nphysical(topo),
                          nt_topo_nphysical(topo) == 1 ? "" : "s",
                          nt_topo_kind_name(nt_topo_get_kind(topo)),
                          nt_topo_oversubscribed(topo) ? " (4 share cpus)" : "");
-        for (int i = 0; i < ntiles && !rc; i++) {
-            setup s = {.topo = topo, .D = doms[k], .m = m, .tile = tiles[i]};
-            snprintf(s.src_spec, sizeof s.src_spec, "random:%llu", (unsigned long long)r->seed);
-            scn_bc2d_spec(s.dst_spec, sizeof s.dst_spec, s.D);
-            point *p = &pts[npts];
-            p->D = s.D;
-            p->tile = s.tile;
-            for (int mode = 0; mode < NMODES && !rc; mode++)
-                rc = run_mode(r, &s, mode, reps, p);
-            npts += !rc;
-            bench_progress(r, k * ntiles + i + 1, ndoms * ntiles, "configurations");
-        }
-        if (!rc)
-            rc = plan_time(r, topo, doms[k], side, plan_reps, &pmed[k], &plo[k], &phi[k]);
+        rc = measure_domains(r, c, k, topo, pts, npts);
         nt_topo_destroy(topo);
     }
-    if (!rc) {
-        print_table(r, pts, npts);
-        bench_printf(r, "(GB/s = bytes copied / time; bound = same-run parallel memcpy of the "
-                        "same bytes by the same threads;\n move ms = move mode's timed part, "
-                        "pages = pages it migrated; loop = one unbound thread copying the\n same "
-                        "segments into a target already placed; c/l = copy GB/s / loop GB/s)\n");
-        bool large_met = true, small_met = true;
-        for (int i = 0; i < npts; i++) {
-            double tgt = target_of(pts[i].tile);
-            if (tgt >= 0.9)
-                large_met &= pts[i].ratio[0] >= tgt;
-            else if (tgt > 0)
-                small_met &= pts[i].ratio[0] >= tgt;
-        }
-        bench_printf(r, "targets: ratio >= 0.9 for tiles >= 256 KiB: %s; >= 0.7 for 8 KiB "
-                        "tiles: %s\n", large_met ? "met" : "NOT met",
-                     small_met ? "met" : "NOT met");
-        json_t *plan = json_array();
-        bench_printf(r, "\nplan time, random -> bc2d, %lld tiles of 32x32 (descriptors only), "
-                        "median [min..max] of %d:\n", (long long)(side * side), plan_reps);
-        for (int k = 0; k < ndoms; k++) {
-            double per = pmed[k] / (double)(side * side);
-            bench_printf(r, "  D = %d: %.4f s [%.4f..%.4f], %.0f ns per tile, 10^6 tiles: "
-                            "%.3f s (target < 0.5 s: %s)\n", doms[k], pmed[k], plo[k], phi[k],
-                         1e9 * per, 1e6 * per, 1e6 * per < 0.5 ? "met" : "NOT met");
-            json_array_append_new(plan, json_pack("{s:i, s:I, s:f, s:f, s:f, s:f, s:f, s:b}",
-                                                  "D", doms[k], "tiles",
-                                                  (json_int_t)(side * side), "seconds", pmed[k],
-                                                  "seconds_min", plo[k], "seconds_max", phi[k],
-                                                  "ns_per_tile", 1e9 * per,
-                                                  "seconds_per_1e6_tiles", 1e6 * per,
-                                                  "target_met", 1e6 * per < 0.5));
-        }
-        bench_printf(r,
-            "\nReference (issue 4 targets; Cao et al. 2022 reach > 80%% of their bound for "
-            "tiles >= 400x400 doubles).\nSetting: Cao's bound combines a cluster network and "
-            "memcpy; here every domain is a virtual\n  domain of one NUMA node of a 2-cpu VM, "
-            "so the bound is the memory system alone, domains share\n  one memory controller "
-            "(and with 4 domains, cpus), and move mode migrates no page (same node):\n  its "
-            "time is bookkeeping, and its GB/s in the JSON is logical (bytes that changed "
-            "domain / time).\n");
-        json_t *rows = json_array();
-        for (int i = 0; i < npts; i++)
-            json_array_append_new(rows, point_json(&pts[i]));
-        bench_summary(r, json_pack("{s:I, s:o, s:o, s:b, s:b}", "m", (json_int_t)m, "rows",
-                                   rows, "plan", plan, "large_tiles_target_met", large_met,
-                                   "small_tiles_target_met", small_met));
-        plot(r, pts, npts, doms, ndoms);
+    return rc;
+}
+
+// The targets line: *large and *small say whether every tile size of the kind met its ratio.
+static void print_targets(bench_run *r, const point *pts, int n, bool *large, bool *small)
+{
+    *large = *small = true;
+    for (int i = 0; i < n; i++) {
+        double tgt = target_of(pts[i].tile);
+        if (tgt >= 0.9)
+            *large &= pts[i].ratio[0] >= tgt;
+        else if (tgt > 0)
+            *small &= pts[i].ratio[0] >= tgt;
     }
+    bench_printf(r, "targets: ratio >= 0.9 for tiles >= 256 KiB: %s; >= 0.7 for 8 KiB "
+                    "tiles: %s\n", *large ? "met" : "NOT met", *small ? "met" : "NOT met");
+}
+
+// The plan time per domain count: a line each, and their JSON.
+static json_t *print_plan_time(bench_run *r, const config *c)
+{
+    json_t *plan = json_array();
+    int64_t tiles = c->side * c->side;
+    bench_printf(r, "\nplan time, random -> bc2d, %lld tiles of 32x32 (descriptors only), "
+                    "median [min..max] of %d:\n", (long long)tiles, c->plan_reps);
+    for (int k = 0; k < c->ndoms; k++) {
+        double per = c->pmed[k] / (double)tiles;
+        bench_printf(r, "  D = %d: %.4f s [%.4f..%.4f], %.0f ns per tile, 10^6 tiles: "
+                        "%.3f s (target < 0.5 s: %s)\n", c->doms[k], c->pmed[k], c->plo[k],
+                     c->phi[k], 1e9 * per, 1e6 * per, 1e6 * per < 0.5 ? "met" : "NOT met");
+        json_array_append_new(plan, json_pack("{s:i, s:I, s:f, s:f, s:f, s:f, s:f, s:b}", "D",
+                                              c->doms[k], "tiles", (json_int_t)tiles, "seconds",
+                                              c->pmed[k], "seconds_min", c->plo[k],
+                                              "seconds_max", c->phi[k], "ns_per_tile",
+                                              1e9 * per, "seconds_per_1e6_tiles", 1e6 * per,
+                                              "target_met", 1e6 * per < 0.5));
+    }
+    return plan;
+}
+
+static void report(bench_run *r, const config *c, const point *pts, int npts)
+{
+    json_t *rows = json_array();
+    for (int i = 0; i < npts; i++)
+        json_array_append_new(rows, point_json(&pts[i]));
+    bench_printf(r, "\n");
+    bench_table(r, table, rows);
+    bench_printf(r, "(GB/s = bytes copied / time; bound = same-run parallel memcpy of the "
+                    "same bytes by the same threads;\n move ms = move mode's timed part, "
+                    "pages = pages it migrated; loop = one unbound thread copying the\n same "
+                    "segments into a target already placed; c/l = copy GB/s / loop GB/s)\n");
+    bool large, small;
+    print_targets(r, pts, npts, &large, &small);
+    json_t *plan = print_plan_time(r, c);
+    bench_printf(r,
+        "\nReference (issue 4 targets; Cao et al. 2022 reach > 80%% of their bound for "
+        "tiles >= 400x400 doubles).\nSetting: Cao's bound combines a cluster network and "
+        "memcpy; here every domain is a virtual\n  domain of one NUMA node of a 2-cpu VM, "
+        "so the bound is the memory system alone, domains share\n  one memory controller "
+        "(and with 4 domains, cpus), and move mode migrates no page (same node):\n  its "
+        "time is bookkeeping, and its GB/s in the JSON is logical (bytes that changed "
+        "domain / time).\n");
+    bench_plot_rows(r, &plot, rows);
+    bench_summary(r, json_pack("{s:I, s:o, s:o, s:b, s:b}", "m", (json_int_t)c->m, "rows", rows,
+                               "plan", plan, "large_tiles_target_met", large,
+                               "small_tiles_target_met", small));
+}
+
+int scn_migrate(bench_run *r)
+{
+    config c;
+    parameters(r, &c);
+    point *pts = calloc((size_t)(c.ntiles * c.ndoms), sizeof *pts);
+    int npts = 0, rc = pts ? 0 : scn_fail(r, "points", NT_ENOMEM);
+    bench_printf(r, "migrate: %lldx%lld doubles (%lld MiB), random -> bc2d, %d repetitions, "
+                    "a fresh source each\n", (long long)c.m, (long long)c.m,
+                 (long long)(c.m * c.m * 8 >> 20), c.reps);
+    if (!rc)
+        rc = measure(r, &c, pts, &npts);
+    if (!rc)
+        report(r, &c, pts, npts);
     free(pts);
     return rc;
 }

@@ -78,6 +78,8 @@ static int run_model(bench_run *r, int p, int d, int instances, model_res *mr, i
     return 0;
 }
 
+// ---- measured part ------------------------------------------------------------------------------
+
 // Measured runs of one (work, K): owner and block-volume, reps each, interleaved.
 typedef struct meas {
     int64_t work, K;
@@ -87,80 +89,124 @@ typedef struct meas {
     int64_t redist;             // items the block map moves
 } meas;
 
-static int run_measured(bench_run *r, const nt_topo_t *t, int p, int64_t per_dom,
-                        const int64_t *works, int nw, const int64_t *ks, int nks, int reps,
-                        meas *out, int64_t *done, int64_t total)
-{
-    int64_t n = (int64_t)p * per_dom;
-    nt_dist1d_t *ini = NULL, *blk = NULL;
-    int *part = malloc((size_t)n * sizeof *part), *sigma = malloc((size_t)p * sizeof *sigma);
-    double *v = malloc((size_t)n * sizeof *v), *sec = malloc((size_t)reps * 4 * sizeof *sec);
+// The measured instance: a random balanced map (owner-computes) and the block partition with
+// the volume-optimal labelling, their model costs, the item values, the repetitions' times.
+typedef struct measured {
+    int p, reps;
+    int64_t n;
+    nt_dist1d_t *maps[2]; // owner, block
     nt_stencil_cost_t cost[2];
+    double *v, *sec;
+} measured;
+
+static const char *const meas_name[2] = {"owner", "block_volume"};
+
+static nt_status measured_maps(const bench_run *r, measured *m)
+{
+    int p = m->p;
+    int64_t n = m->n;
+    int *part = malloc((size_t)n * sizeof *part), *sigma = malloc((size_t)p * sizeof *sigma);
+    m->v = malloc((size_t)n * sizeof *m->v);
+    m->sec = malloc((size_t)m->reps * 4 * sizeof *m->sec);
     nt_stencil_params_t prm = {.iters = 1, .tau_comm = 1.0, .tau_calc = 1.0};
-    nt_status st = part && sigma && v && sec ? NT_OK : NT_ENOMEM;
+    nt_status st = part && sigma && m->v && m->sec ? NT_OK : NT_ENOMEM;
     if (st == NT_OK)
-        st = nt_dist1d_balanced(n, p, instance_seed(r, 2, 0), &ini);
+        st = nt_dist1d_balanced(n, p, instance_seed(r, 2, 0), &m->maps[0]);
     if (st == NT_OK)
-        st = nt_dist1d_create(n, p, &blk);
+        st = nt_dist1d_create(n, p, &m->maps[1]);
     if (st == NT_OK)
-        st = nt_stencil_strategy_apply(n, p, ini->owner, &prm, NT_STENCIL_MODEL_VOLUME,
-                                       NT_STENCIL_BLOCK_VOLUME, part, sigma, &cost[1]);
+        st = nt_stencil_strategy_apply(n, p, m->maps[0]->owner, &prm, NT_STENCIL_MODEL_VOLUME,
+                                       NT_STENCIL_BLOCK_VOLUME, part, sigma, &m->cost[1]);
     if (st == NT_OK) {
         for (int64_t x = 0; x < n; x++)
-            blk->owner[x] = sigma[part[x]];
-        st = nt_stencil_evaluate(n, p, ini->owner, ini->owner, NULL, &prm, &cost[0]);
+            m->maps[1]->owner[x] = sigma[part[x]];
+        st = nt_stencil_evaluate(n, p, m->maps[0]->owner, m->maps[0]->owner, NULL, &prm,
+                                 &m->cost[0]);
     }
-    int rc = st != NT_OK ? scn_fail(r, "measured instance", st) : 0;
-    const nt_dist1d_t *maps[2] = {ini, blk};
-    static const char *mname[2] = {"owner", "block_volume"};
-    for (int w = 0; w < nw && !rc; w++)
-        for (int k = 0; k < nks && !rc; k++) {
-            meas *me = &out[w * nks + k];
-            *me = (meas){.work = works[w], .K = ks[k], .redist = cost[1].redist_volume};
-            nt_stencil_opts_t so = {.iters = ks[k], .work = works[w]};
-            for (int rep = 0; rep < reps && !rc; rep++)
-                for (int s = 0; s < 2 && !rc; s++) {
-                    for (int64_t x = 0; x < n; x++)
-                        v[x] = (double)((x * 2654435761u) % 1000) / 10.0;
-                    nt_stencil_stats_t ss;
-                    double t0 = bench_now();
-                    if ((st = nt_stencil_run(t, maps[s], v, &so, &ss)) != NT_OK) {
-                        rc = scn_fail(r, "nt_stencil_run", st);
-                        break;
-                    }
-                    double wall = bench_now() - t0;
-                    sec[(2 * s) * reps + rep] = wall;
-                    sec[(2 * s + 1) * reps + rep] = ss.seconds;
-                    me->halo[s] = ss.halo_items;
-                    me->pred_halo[s] = ks[k] * cost[s].halo_volume;
-                    bench_row(r, json_pack("{s:s, s:s, s:I, s:I, s:i, s:f, s:f, s:I, s:I, s:I, "
-                                           "s:f}", "kind", "measured", "strategy", mname[s],
-                                           "work", (json_int_t)works[w], "K",
-                                           (json_int_t)ks[k], "rep", rep, "seconds", wall,
-                                           "iter_seconds", ss.seconds, "halo_items",
-                                           (json_int_t)ss.halo_items, "halo_predicted",
-                                           (json_int_t)me->pred_halo[s], "redist_items",
-                                           (json_int_t)(s ? cost[1].redist_volume : 0),
-                                           "owner_fraction", ss.owner_fraction));
-                    bench_progress(r, ++*done, total, "instances and measured runs");
-                }
-            for (int s = 0; s < 2 && !rc; s++) {
-                me->sec[s] = bench_median(sec + (2 * s) * reps, (size_t)reps);
-                me->iter_sec[s] = bench_median(sec + (2 * s + 1) * reps, (size_t)reps);
-                if (me->halo[s] != me->pred_halo[s])
-                    bench_notice(r, "%s K=%lld: nt_stencil_run counted %lld halo items, the "
-                                 "model predicts %lld", mname[s], (long long)ks[k],
-                                 (long long)me->halo[s], (long long)me->pred_halo[s]);
-            }
-        }
-    nt_dist1d_destroy(ini);
-    nt_dist1d_destroy(blk);
     free(part);
     free(sigma);
-    free(v);
-    free(sec);
+    return st;
+}
+
+static void measured_free(measured *m)
+{
+    nt_dist1d_destroy(m->maps[0]);
+    nt_dist1d_destroy(m->maps[1]);
+    free(m->v);
+    free(m->sec);
+}
+
+// One run of strategy s: a raw row, times into the repetition's slots.
+static int measure_run(bench_run *r, const nt_topo_t *t, measured *m, int s, int rep,
+                       meas *me)
+{
+    int reps = m->reps;
+    nt_stencil_opts_t so = {.iters = me->K, .work = me->work};
+    for (int64_t x = 0; x < m->n; x++)
+        m->v[x] = (double)((x * 2654435761u) % 1000) / 10.0;
+    nt_stencil_stats_t ss;
+    double t0 = bench_now();
+    nt_status st = nt_stencil_run(t, m->maps[s], m->v, &so, &ss);
+    if (st != NT_OK)
+        return scn_fail(r, "nt_stencil_run", st);
+    double wall = bench_now() - t0;
+    m->sec[(2 * s) * reps + rep] = wall;
+    m->sec[(2 * s + 1) * reps + rep] = ss.seconds;
+    me->halo[s] = ss.halo_items;
+    me->pred_halo[s] = me->K * m->cost[s].halo_volume;
+    bench_row(r, json_pack("{s:s, s:s, s:I, s:I, s:i, s:f, s:f, s:I, s:I, s:I, s:f}", "kind",
+                           "measured", "strategy", meas_name[s], "work", (json_int_t)me->work,
+                           "K", (json_int_t)me->K, "rep", rep, "seconds", wall, "iter_seconds",
+                           ss.seconds, "halo_items", (json_int_t)ss.halo_items,
+                           "halo_predicted", (json_int_t)me->pred_halo[s], "redist_items",
+                           (json_int_t)(s ? m->cost[1].redist_volume : 0), "owner_fraction",
+                           ss.owner_fraction));
+    return 0;
+}
+
+// Medians of one (work, K), and a notice if a run's halo differs from the model's.
+static void measure_stats(bench_run *r, const measured *m, meas *me)
+{
+    int reps = m->reps;
+    for (int s = 0; s < 2; s++) {
+        me->sec[s] = bench_median(m->sec + (2 * s) * reps, (size_t)reps);
+        me->iter_sec[s] = bench_median(m->sec + (2 * s + 1) * reps, (size_t)reps);
+        if (me->halo[s] != me->pred_halo[s])
+            bench_notice(r, "%s K=%lld: nt_stencil_run counted %lld halo items, the model "
+                         "predicts %lld", meas_name[s], (long long)me->K,
+                         (long long)me->halo[s], (long long)me->pred_halo[s]);
+    }
+}
+
+// The run's sizes: model and measured parts, progress.
+typedef struct config {
+    const int64_t *works, *ks;
+    int nw, nks, p, d, instances, reps;
+    int64_t per_dom, done, total;
+} config;
+
+static int run_measured(bench_run *r, const nt_topo_t *t, config *c, meas *out)
+{
+    measured m = {.p = c->p, .reps = c->reps, .n = (int64_t)c->p * c->per_dom};
+    nt_status st = measured_maps(r, &m);
+    int rc = st != NT_OK ? scn_fail(r, "measured instance", st) : 0;
+    for (int w = 0; w < c->nw && !rc; w++)
+        for (int k = 0; k < c->nks && !rc; k++) {
+            meas *me = &out[w * c->nks + k];
+            *me = (meas){.work = c->works[w], .K = c->ks[k], .redist = m.cost[1].redist_volume};
+            for (int rep = 0; rep < c->reps && !rc; rep++)
+                for (int s = 0; s < 2 && !rc; s++) {
+                    rc = measure_run(r, t, &m, s, rep, me);
+                    bench_progress(r, ++c->done, c->total, "instances and measured runs");
+                }
+            if (!rc)
+                measure_stats(r, &m, me);
+        }
+    measured_free(&m);
     return rc;
 }
+
+// ---- report -------------------------------------------------------------------------------------
 
 // First K from which owner-computes stays above the best block labelling (vol or steps); -1
 // if it never does within 0..9.
@@ -176,22 +222,44 @@ static int owner_loses_from(const double (*mean)[NSTRAT])
     return from;
 }
 
-static void print_model(bench_run *r, const model_res *mr, int m, int q, int instances)
-{
-    const double(*mean)[NSTRAT] = mr->mean[m][q];
-    bench_printf(r, "\n%s model, tau_comm/tau_calc = %g: mean predicted T_total (units of "
-                 "tau_comm), %d instances\n  %2s %9s %9s %9s %9s %9s | %7s %9s\n",
-                 model_name[m], ratios[q], instances, "K", "owner", "canonical", "volume",
-                 "steps", "P&R", "vol/can", "steps/can");
-    for (int k = 0; k < NK; k++)
-        bench_printf(r, "  %2d %9.2f %9.2f %9.2f %9.2f %9.2f | %7.3f %9.3f\n", k, mean[k][0],
-                     mean[k][1], mean[k][2], mean[k][3], mean[k][4], mean[k][2] / mean[k][1],
-                     mean[k][3] / mean[k][1]);
-    int from = owner_loses_from(mean);
-    bench_printf(r, "  owner-computes is slower than the best block labelling from K = %d on "
-                 "(paper: K > 1)\n", from);
-}
+static const bench_col model_cols[] = {
+    {.key = "K", .head = "K", .fmt = "%2d", .sep = "  "},
+    {.key = "owner", .head = "owner", .fmt = "%9.2f"},
+    {.key = "canonical", .head = "canonical", .fmt = "%9.2f"},
+    {.key = "volume", .head = "volume", .fmt = "%9.2f"},
+    {.key = "steps", .head = "steps", .fmt = "%9.2f"},
+    {.key = "part_redistrib", .head = "P&R", .fmt = "%9.2f"},
+    {.key = "_vol_can", .head = "vol/can", .fmt = "%7.3f", .sep = " | "},
+    {.key = "_steps_can", .head = "steps/can", .fmt = "%9.3f"},
+    {NULL}};
 
+static const bench_col meas_cols[] = {
+    {.key = "work", .head = "work", .fmt = "%6d", .sep = "  "},
+    {.key = "K", .head = "K", .fmt = "%2d"},
+    {.key = "owner_seconds", .head = "owner s", .fmt = "%9.4f", .sep = " | "},
+    {.key = "owner_iter_seconds", .head = "iter", .fmt = "%9.4f"},
+    {.key = "owner_halo", .head = "halo", .fmt = "%9d"},
+    {.key = "block_seconds", .head = "block s", .fmt = "%9.4f", .sep = " | "},
+    {.key = "block_iter_seconds", .head = "iter", .fmt = "%9.4f"},
+    {.key = "block_halo", .head = "halo", .fmt = "%9d"},
+    {.key = "_s_ratio,_iter_ratio", .head = "owner/block: s, iter", .fmt = "%.3f %.3f",
+     .sep = " | "},
+    {NULL}};
+
+static const bench_plot_spec plot = {
+    .name = "stencil",
+    .title = "Herrmann 2016 Fig. 5/6 setting, steps model: predicted T\\_total (mean)",
+    .width = 1100, .height = 450, .x = "K", .xlabel = "K (iterations)", .block = "_ratio",
+    .panel_per_block = true, .set = "set grid\nset key top left",
+    .panel = {{.title = "tau\\_comm/tau\\_calc = %s", .ylabel = "tau\\_comm units",
+               .series = {{.y = "owner", .title = "owner"},
+                          {.y = "canonical", .title = "canonical"},
+                          {.y = "volume", .title = "volume"},
+                          {.y = "steps", .title = "steps"},
+                          {.y = "part_redistrib", .title = "Part\\&Redistrib"}}}}};
+
+// The summary of a (model, ratio): per K the mean totals (and the ratios to canonical, shown
+// in the table).
 static json_t *model_json(const model_res *mr, int m, int q)
 {
     const double(*mean)[NSTRAT] = mr->mean[m][q];
@@ -200,6 +268,9 @@ static json_t *model_json(const model_res *mr, int m, int q)
         json_t *o = json_pack("{s:i}", "K", k);
         for (int s = 0; s < NSTRAT; s++)
             json_object_set_new(o, strat_key[s], json_real(mean[k][s]));
+        json_object_set_new(o, "_vol_can", json_real(mean[k][2] / mean[k][1]));
+        json_object_set_new(o, "_steps_can", json_real(mean[k][3] / mean[k][1]));
+        json_object_set_new(o, "_ratio", json_real(ratios[q]));
         json_array_append_new(rows, o);
     }
     return json_pack("{s:s, s:f, s:f, s:f, s:i, s:o}", "model", model_name[m], "ratio",
@@ -208,120 +279,60 @@ static json_t *model_json(const model_res *mr, int m, int q)
                      owner_loses_from(mean), "mean_total", rows);
 }
 
-static void plot(bench_run *r, const model_res *mr)
+static json_t *meas_json(const meas *me)
 {
-    FILE *f = bench_fopen(r, "stencil.dat");
-    if (!f)
-        return;
-    for (int q = 0; q < NRATIO; q++) {
-        fprintf(f, "# steps model, ratio %g: K owner canonical volume steps P&R\n", ratios[q]);
-        for (int k = 0; k < NK; k++) {
-            fprintf(f, "%d", k);
-            for (int s = 0; s < NSTRAT; s++)
-                fprintf(f, " %g", mr->mean[0][q][k][s]);
-            fprintf(f, "\n");
-        }
-        fprintf(f, "\n\n");
-    }
-    fclose(f);
-    if (!(f = bench_fopen(r, "stencil.gp")))
-        return;
-    fprintf(f, "set terminal pngcairo size 1100,450\nset output 'stencil.png'\n"
-               "set multiplot layout 1,2 title 'Herrmann 2016 Fig. 5/6 setting, steps model: "
-               "predicted T_total (mean)'\nset xlabel 'K (iterations)'\n"
-               "set ylabel 'tau_comm units'\nset grid\nset key top left\n");
-    for (int q = 0; q < NRATIO; q++)
-        fprintf(f, "set title 'tau_comm/tau_calc = %g'\nplot 'stencil.dat' index %d u 1:2 w lp "
-                   "t 'owner', '' index %d u 1:3 w lp t 'canonical', '' index %d u 1:4 w lp t "
-                   "'volume', '' index %d u 1:5 w lp t 'steps', '' index %d u 1:6 w lp t "
-                   "'Part&Redistrib'\n", ratios[q], q, q, q, q, q);
-    fprintf(f, "unset multiplot\n");
-    fclose(f);
-    bench_plot(r, "stencil.gp");
+    return json_pack("{s:I, s:I, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:I, s:I, s:f, s:f}",
+                     "work", (json_int_t)me->work, "K", (json_int_t)me->K, "owner_seconds",
+                     me->sec[0], "owner_iter_seconds", me->iter_sec[0], "block_seconds",
+                     me->sec[1], "block_iter_seconds", me->iter_sec[1], "owner_halo",
+                     (json_int_t)me->halo[0], "block_halo", (json_int_t)me->halo[1],
+                     "owner_halo_predicted", (json_int_t)me->pred_halo[0],
+                     "block_halo_predicted", (json_int_t)me->pred_halo[1],
+                     "block_redist_items", (json_int_t)me->redist, "_s_ratio",
+                     me->sec[0] / me->sec[1], "_iter_ratio", me->iter_sec[0] / me->iter_sec[1]);
 }
 
-int scn_stencil(bench_run *r)
+// The model tables, one per (model, ratio); their summaries into jmodel.
+static void print_models(bench_run *r, const config *c, const model_res *mr, json_t *jmodel)
 {
-    static const int64_t works[] = {0, 100}, ks_dflt[] = {0, 1, 3, 9}, ks_quick[] = {1, 3};
-    const int64_t *ks = r->quick ? ks_quick : ks_dflt;
-    int nks = r->quick ? 2 : 4, nw = 2;
-    int d = 16, instances = r->quick ? 5 : r->full ? 120 : 30;
-    int64_t per_dom = r->quick ? 512 : 4096;
-    int reps = bench_reps(r, 5, 2);
-    nt_topo_opts_t to = {.domains = r->domains ? r->domains : 16};
-    nt_topo_t *t = NULL;
-    nt_status st = nt_topo_load(&to, &t);
-    if (st != NT_OK)
-        return scn_fail(r, "loading the topology", st);
-    int p = nt_topo_ndomains(t);
-
-    scn_note_load(r);
-    bench_param(r, "domains", json_integer(p));
-    bench_param(r, "topology", json_string(nt_topo_kind_name(nt_topo_get_kind(t))));
-    bench_param(r, "oversubscribed", json_boolean(nt_topo_oversubscribed(t)));
-    bench_param(r, "items_per_domain_model", json_integer(d));
-    bench_param(r, "instances", json_integer(instances));
-    bench_param(r, "items_per_domain_measured", json_integer((json_int_t)per_dom));
-    bench_param(r, "repetitions", json_integer(reps));
-    json_t *jk = json_array(), *jw = json_array();
-    for (int i = 0; i < nks; i++)
-        json_array_append_new(jk, json_integer((json_int_t)ks[i]));
-    for (int i = 0; i < nw; i++)
-        json_array_append_new(jw, json_integer((json_int_t)works[i]));
-    bench_param(r, "measured_K", jk);
-    bench_param(r, "measured_work", jw);
-    bench_labels(r, "kind", "model", "ratio", "K", "strategy", "work", NULL);
-
-    bench_printf(r, "Herrmann 2016 Fig. 5/6: 1D 3-point circular stencil on %d domains, random "
-                 "balanced initial distribution\n", p);
-    model_res mr;
-    meas ms[8];
-    int64_t done = 0, total = instances + (int64_t)nw * nks * reps * 2;
-    int rc = run_model(r, p, d, instances, &mr, &done, total);
-    if (!rc)
-        rc = run_measured(r, t, p, per_dom, works, nw, ks, nks, reps, ms, &done, total);
-    if (rc) {
-        nt_topo_destroy(t);
-        return rc;
-    }
-    scn_note_load_end(r);
     bench_printf(r, "model: %d items per domain (%d items), %d instances; P&R = "
-                 "nt_stencil_part_redistrib for the model\n", d, d * p, instances);
+                 "nt_stencil_part_redistrib for the model\n", c->d, c->d * c->p, c->instances);
     for (int m = 0; m < NMODEL; m++)
-        for (int q = 0; q < NRATIO; q++)
-            print_model(r, &mr, m, q, instances);
+        for (int q = 0; q < NRATIO; q++) {
+            json_t *o = model_json(mr, m, q);
+            bench_printf(r, "\n%s model, tau_comm/tau_calc = %g: mean predicted T_total (units "
+                         "of tau_comm), %d instances\n", model_name[m], ratios[q], c->instances);
+            bench_table(r, model_cols, json_object_get(o, "mean_total"));
+            bench_printf(r, "  owner-computes is slower than the best block labelling from K = "
+                         "%d on (paper: K > 1)\n", owner_loses_from(mr->mean[m][q]));
+            json_array_append_new(jmodel, o);
+        }
     bench_printf(r,
         "\npaper (Fig. 5, ratio 1): at K = 0 (a redistribution and back) D_vol and D_steps are "
         "~20%% faster than\n  D_can (vol/can ~ 0.8); owner-computes loses as soon as K > 1; "
         "D_vol and D_steps indistinguishable.\n  (Fig. 6, ratio 10): owner still loses for "
         "K > 1; can/vol/steps differ less in percentage.\n");
+}
 
+static void print_measured(bench_run *r, const config *c, const meas *ms, json_t *jm)
+{
+    for (int i = 0; i < c->nw * c->nks; i++)
+        json_array_append_new(jm, meas_json(&ms[i]));
     bench_printf(r, "\nmeasured: nt_stencil_run, %lld items per domain (%lld items), median of "
                  "%d; block = block partition with\n  the volume-optimal labelling (moves %lld "
                  "items first); s = wall time of the call (places the items\n  in per-domain "
                  "buffers, then iterates), iter = the iterations; halo = items read across "
-                 "domains\n  %6s %2s | %9s %9s %9s | %9s %9s %9s | %s\n",
-                 (long long)per_dom, (long long)per_dom * p, reps, (long long)ms[0].redist,
-                 "work", "K", "owner s", "iter", "halo", "block s", "iter", "halo",
-                 "owner/block: s, iter");
-    json_t *jm = json_array();
-    for (int i = 0; i < nw * nks; i++) {
-        const meas *me = &ms[i];
-        bench_printf(r, "  %6lld %2lld | %9.4f %9.4f %9lld | %9.4f %9.4f %9lld | %.3f %.3f\n",
-                     (long long)me->work, (long long)me->K, me->sec[0], me->iter_sec[0],
-                     (long long)me->halo[0], me->sec[1], me->iter_sec[1],
-                     (long long)me->halo[1], me->sec[0] / me->sec[1],
-                     me->iter_sec[0] / me->iter_sec[1]);
-        json_array_append_new(
-            jm, json_pack("{s:I, s:I, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:I, s:I}", "work",
-                          (json_int_t)me->work, "K", (json_int_t)me->K, "owner_seconds",
-                          me->sec[0], "owner_iter_seconds", me->iter_sec[0], "block_seconds",
-                          me->sec[1], "block_iter_seconds", me->iter_sec[1], "owner_halo",
-                          (json_int_t)me->halo[0], "block_halo", (json_int_t)me->halo[1],
-                          "owner_halo_predicted", (json_int_t)me->pred_halo[0],
-                          "block_halo_predicted", (json_int_t)me->pred_halo[1],
-                          "block_redist_items", (json_int_t)me->redist));
-    }
+                 "domains\n", (long long)c->per_dom, (long long)c->per_dom * c->p, c->reps,
+                 (long long)ms[0].redist);
+    bench_table(r, meas_cols, jm);
+}
+
+static void report(bench_run *r, const nt_topo_t *t, const config *c, const model_res *mr,
+                   const meas *ms)
+{
+    json_t *jmodel = json_array(), *jm = json_array(), *steps_rows = json_array();
+    print_models(r, c, mr, jmodel);
+    print_measured(r, c, ms, jm);
     bench_printf(r,
         "\nSetting: the paper ran PaRSEC on 16 nodes x 8 cores with InfiniBand, items of 1.6e6 "
         "doubles (100 ms\n  to send); here %d virtual domains%s share the 2 cores and one "
@@ -331,14 +342,64 @@ int scn_stencil(bench_run *r)
         "dearer for scattered items), not Fig. 5/6's\n  ratios. The model tables are exact "
         "for their model; the paper's times include PaRSEC's\n  overlap of the redistribution "
         "with the computation and 8 cores per node.\n",
-        p, nt_topo_oversubscribed(t) ? " (oversubscribed)" : "");
-    json_t *jmodel = json_array();
-    for (int m = 0; m < NMODEL; m++)
-        for (int q = 0; q < NRATIO; q++)
-            json_array_append_new(jmodel, model_json(&mr, m, q));
-    bench_summary(r, json_pack("{s:i, s:i, s:i, s:o, s:o}", "domains", p, "items_per_domain", d,
-                               "instances", instances, "model", jmodel, "measured", jm));
-    plot(r, &mr);
+        c->p, nt_topo_oversubscribed(t) ? " (oversubscribed)" : "");
+    for (int q = 0; q < NRATIO; q++) // the steps model comes first in jmodel
+        json_array_extend(steps_rows, json_object_get(json_array_get(jmodel, (size_t)q),
+                                                      "mean_total"));
+    bench_plot_rows(r, &plot, steps_rows);
+    json_decref(steps_rows);
+    bench_summary(r, json_pack("{s:i, s:i, s:i, s:o, s:o}", "domains", c->p, "items_per_domain",
+                               c->d, "instances", c->instances, "model", jmodel, "measured", jm));
+}
+
+// ---- the scenario -------------------------------------------------------------------------------
+
+static void parameters(bench_run *r, const nt_topo_t *t, config *c)
+{
+    static const int64_t works[] = {0, 100}, ks_dflt[] = {0, 1, 3, 9}, ks_quick[] = {1, 3};
+    *c = (config){.works = works, .ks = r->quick ? ks_quick : ks_dflt, .nw = 2,
+                  .nks = r->quick ? 2 : 4, .p = nt_topo_ndomains(t), .d = 16,
+                  .instances = r->quick ? 5 : r->full ? 120 : 30,
+                  .per_dom = r->quick ? 512 : 4096, .reps = bench_reps(r, 5, 2)};
+    c->total = c->instances + (int64_t)c->nw * c->nks * c->reps * 2;
+    scn_note_load(r);
+    bench_param(r, "domains", json_integer(c->p));
+    bench_param(r, "topology", json_string(nt_topo_kind_name(nt_topo_get_kind(t))));
+    bench_param(r, "oversubscribed", json_boolean(nt_topo_oversubscribed(t)));
+    bench_param(r, "items_per_domain_model", json_integer(c->d));
+    bench_param(r, "instances", json_integer(c->instances));
+    bench_param(r, "items_per_domain_measured", json_integer((json_int_t)c->per_dom));
+    bench_param(r, "repetitions", json_integer(c->reps));
+    json_t *jk = json_array(), *jw = json_array();
+    for (int i = 0; i < c->nks; i++)
+        json_array_append_new(jk, json_integer((json_int_t)c->ks[i]));
+    for (int i = 0; i < c->nw; i++)
+        json_array_append_new(jw, json_integer((json_int_t)c->works[i]));
+    bench_param(r, "measured_K", jk);
+    bench_param(r, "measured_work", jw);
+    bench_labels(r, "kind", "model", "ratio", "K", "strategy", "work", NULL);
+}
+
+int scn_stencil(bench_run *r)
+{
+    nt_topo_opts_t to = {.domains = r->domains ? r->domains : 16};
+    nt_topo_t *t = NULL;
+    nt_status st = nt_topo_load(&to, &t);
+    if (st != NT_OK)
+        return scn_fail(r, "loading the topology", st);
+    config c;
+    parameters(r, t, &c);
+    bench_printf(r, "Herrmann 2016 Fig. 5/6: 1D 3-point circular stencil on %d domains, random "
+                 "balanced initial distribution\n", c.p);
+    model_res mr;
+    meas ms[8];
+    int rc = run_model(r, c.p, c.d, c.instances, &mr, &c.done, c.total);
+    if (!rc)
+        rc = run_measured(r, t, &c, ms);
+    if (!rc) {
+        scn_note_load_end(r);
+        report(r, t, &c, &mr, ms);
+    }
     nt_topo_destroy(t);
-    return 0;
+    return rc;
 }

@@ -30,7 +30,9 @@ void scn_bc2d_spec(char *out, size_t cap, int d);
 void scn_stat3(double out[3], const double *x, int n);
 
 // Element (r, c) of matrix number seed: uniform in [-1, 1), a splitmix64 function of its
-// arguments (the same values for a tiled matrix and a flat array).
+// arguments (the same values for a tiled matrix and a flat array). Not the library's
+// nt_matrix_pattern_value, which fills an element with raw random bytes (any double, NaN and
+// huge values included): fine to check that copies arrive, not to feed GEMM and QR.
 double scn_value(uint64_t seed, int64_t r, int64_t c);
 
 // nt_matrix_value_fn filling a matrix with scn_value; arg points to a uint64_t seed.

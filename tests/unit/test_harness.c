@@ -192,6 +192,76 @@ Test(harness, machine_description)
     json_decref(m);
 }
 
+// Declared tables: widths from the format, composite cells, separators, scaling, missing and
+// string values, integers under a floating conversion, nested keys, group and header lines.
+Test(harness, table_lines)
+{
+    static const bench_col cols[] = {
+        {.key = "n", .head = "n", .fmt = "%3d", .group = "size"},
+        {.key = "who", .head = "", .fmt = "%-5s"},
+        {.key = "mean,sd", .head = "mean\n+-sd", .fmt = "%.2f+-%.2f", .width = -11,
+         .sep = " | ", .group = "stats"},
+        {.key = "sec", .head = "ms", .fmt = "%7.1f", .scale = 1e3},
+        {.key = "ref.vol", .head = "vol", .fmt = "%6.1f"},
+        {NULL}};
+    json_t *ours = json_pack("{s:i, s:s, s:f, s:f, s:f, s:{s:f}}", "n", 16, "who", "ours",
+                             "mean", 0.5, "sd", 0.125, "sec", 0.25, "ref", "vol", 12.25);
+    json_t *paper = json_pack("{s:i, s:s, s:s, s:{s:i}}", "n", 16, "who", "paper", "sec",
+                              "n/a", "ref", "vol", 249);
+    char buf[256];
+    cr_assert_eq(bench_table_line(buf, sizeof buf, cols, NULL, 0), 3);
+    cr_assert_str_eq(buf, "size      | stats");
+    bench_table_line(buf, sizeof buf, cols, NULL, 1);
+    cr_assert_str_eq(buf, "  n       | mean             ms    vol");
+    bench_table_line(buf, sizeof buf, cols, NULL, 2);
+    cr_assert_str_eq(buf, "          | +-sd");
+    cr_assert_eq(bench_table_line(buf, sizeof buf, cols, ours, 0), 1);
+    cr_assert_str_eq(buf, " 16 ours  | 0.50+-0.12    250.0   12.2");
+    bench_table_line(buf, sizeof buf, cols, paper, 0);
+    cr_assert_str_eq(buf, " 16 paper | -               n/a    249");
+    bench_table_line(buf, 12, cols, ours, 0);
+    cr_assert_str_eq(buf, " 16 ours  |", "a short buffer truncates");
+    json_decref(ours);
+    json_decref(paper);
+}
+
+// Declared plots: the data file holds x and the series' columns, one block per block value;
+// the script draws every block in every panel, then the reference lines; a series whose column
+// no row has is left out.
+Test(harness, plot_files)
+{
+    static const bench_plot_spec spec = {
+        .name = "p", .title = "T", .width = 800, .height = 400, .x = "x", .xlabel = "X",
+        .block = "D", .set = "set logscale x 2",
+        .panel = {{.title = "left", .ylabel = "GB/s",
+                   .series = {{.y = "y", .title = "copy D=%s"},
+                              {.y = "nope", .title = "absent", .with = "l"},
+                              {.y = "0.9", .title = "target", .with = "l dt 2"}}},
+                  {.title = "right",
+                   .series = {{.y = "y,lo,hi", .title = "D=%s", .with = "yerrorlines"}}}}};
+    json_t *rows = json_pack("[{s:i, s:i, s:f, s:f, s:f}, {s:i, s:i, s:f, s:f, s:f},"
+                             " {s:i, s:i, s:f, s:f, s:f}]", "D", 2, "x", 1, "y", 0.5, "lo",
+                             0.25, "hi", 0.75, "D", 4, "x", 1, "y", 1.5, "lo", 1.0, "hi", 2.0,
+                             "D", 2, "x", 2, "y", 2.5, "lo", 2.0, "hi", 3.0);
+    char *dat = NULL, *gp = NULL;
+    size_t ld = 0, lg = 0;
+    FILE *fd = open_memstream(&dat, &ld), *fg = open_memstream(&gp, &lg);
+    bench_plot_write(fd, fg, &spec, rows);
+    fclose(fd);
+    fclose(fg);
+    cr_assert_str_eq(dat, "# x y lo hi (a block per D)\n1 0.5 0.25 0.75\n2 2.5 2 3\n\n\n"
+                          "1 1.5 1 2\n\n\n");
+    cr_assert(strstr(gp, "set multiplot layout 1,2 title 'T'\nset xlabel 'X'\n"
+                         "set logscale x 2\nset title 'left'\nset ylabel 'GB/s'\n"), "%s", gp);
+    cr_assert(strstr(gp, "plot 'p.dat' index 0 u 1:2 w lp t 'copy D=2', '' index 1 u 1:2 w lp t "
+                         "'copy D=4', 0.9 w l dt 2 t 'target'\n"), "%s", gp);
+    cr_assert(strstr(gp, "plot 'p.dat' index 0 u 1:2:3:4 w yerrorlines t 'D=2', '' index 1 u "
+                         "1:2:3:4 w yerrorlines t 'D=4'\nunset multiplot\n"), "%s", gp);
+    free(dat);
+    free(gp);
+    json_decref(rows);
+}
+
 // ---- the tool ---------------------------------------------------------------------------------
 
 Test(bench_cli, list_and_usage_errors)
