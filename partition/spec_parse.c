@@ -20,22 +20,14 @@ static nt_status syntax(const cursor *c, const char *why)
 static nt_status read_uint(cursor *c, uint64_t max, uint64_t *v, const char *what)
 {
     const char *s = c->spec + c->pos;
-    if (*s < '0' || *s > '9')
+    bool over;
+    size_t nd = nt_scan_digits(s, s + strlen(s), max, v, &over);
+    if (nd == 0)
         return syntax(c, what);
-    uint64_t x = 0;
-    size_t start = c->pos;
-    while (*s >= '0' && *s <= '9') {
-        unsigned dgt = (unsigned)(*s - '0');
-        if (x > (max - dgt) / 10) {
-            c->pos = start;
-            return nt_fail(NT_ERANGE, "DIST '%s' at %zu: number too large (at most %llu)",
-                           c->spec, start, (unsigned long long)max);
-        }
-        x = x * 10 + dgt;
-        s++;
-        c->pos++;
-    }
-    *v = x;
+    if (over)
+        return nt_fail(NT_ERANGE, "DIST '%s' at %zu: number too large (at most %llu)", c->spec,
+                       c->pos, (unsigned long long)max);
+    c->pos += nd;
     return NT_OK;
 }
 
