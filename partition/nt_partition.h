@@ -87,6 +87,11 @@ bool nt_scan_token(const char **s, const char *eol, const char **tok, size_t *le
 // value in *v; *over tells whether the value exceeds max (then *v = max).
 size_t nt_scan_digits(const char *s, const char *end, uint64_t max, uint64_t *v, bool *over);
 
+// items[0..n-1] joined by sep, with last before the final item ("a, b or c"), snprintf-style:
+// writes at most cap bytes (NUL included) and returns the full length.
+size_t nt_text_join(char *buf, size_t cap, const char *const *items, int n, const char *sep,
+                    const char *last);
+
 // Validation of stencil model parameters (iters >= 0, finite non-negative taus), shared by the
 // cost model and the Part&Redistrib heuristic.
 struct nt_stencil_params;

@@ -1,5 +1,6 @@
 // The one reader of this module's text formats and grammars (instance files, tile-map files,
-// DIST and DIST1D specs): whole files, lines, '#' comments, blank-separated tokens, digits.
+// DIST and DIST1D specs): whole files, lines, '#' comments, blank-separated tokens, digits;
+// and the lists of their grammar tables in messages.
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -94,4 +95,19 @@ size_t nt_scan_digits(const char *s, const char *end, uint64_t max, uint64_t *v,
     *v = big ? max : x;
     *over = big;
     return (size_t)(c - s);
+}
+
+size_t nt_text_join(char *buf, size_t cap, const char *const *items, int n, const char *sep,
+                    const char *last)
+{
+    size_t len = 0;
+    if (cap > 0)
+        buf[0] = '\0';
+    for (int k = 0; k < n; k++) {
+        const char *before = k == 0 ? "" : k == n - 1 ? last : sep;
+        int w = snprintf(len < cap ? buf + len : NULL, len < cap ? cap - len : 0, "%s%s", before,
+                         items[k]);
+        len += w > 0 ? (size_t)w : 0;
+    }
+    return len;
 }

@@ -24,6 +24,7 @@
 #ifndef NUMATILE_DIST_H
 #define NUMATILE_DIST_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "numatile/error.h"
@@ -109,6 +110,18 @@ void nt_tilemap_destroy(nt_tilemap_t *map);
  */
 nt_status nt_tilemap_from_spec(const char *spec, int64_t mt, int64_t nt, int ndomains,
                                nt_tilemap_t **out);
+
+/**
+ * \brief The DIST grammar nt_tilemap_from_spec() accepts, one alternative per distribution,
+ *        for help texts: "bc2d:PxQ[:SMBxSNB] | bc1d:P | ... | file:PATH".
+ *
+ * Works like snprintf(): writes at most cap bytes, NUL included (nothing when cap is 0), and
+ * returns the length of the whole text, so a call with cap = 0 sizes the buffer.
+ * @param[out] buf the text, or NULL when cap is 0.
+ * @param[in]  cap size of buf in bytes.
+ * @return the length of the grammar text, without the NUL.
+ */
+size_t nt_tilemap_spec_grammar(char *buf, size_t cap);
 
 /**
  * \brief 2D block-cyclic map with super-blocks (ScaLAPACK-style, row-major process grid).
