@@ -195,6 +195,47 @@ nt_status nt_mem_where(const void *ptr, size_t bytes, nt_page_hist_t *hist)
     return st;
 }
 
+// Move the n pages of pages[] to node (nodes[] holds node n times); status[] is scratch and
+// pages[] is reordered. Counts into *r the pages already there, absent and failed.
+static nt_status migrate_chunk(void **pages, int *status, int *nodes, size_t n, int node,
+                               nt_migrate_report_t *r)
+{
+    // Ask first, so pages already in place are told apart from pages moved.
+    if (move_pages(0, (unsigned long)n, pages, NULL, status, 0) != 0)
+        return nt_fail(NT_ESYS, "nt_mem_migrate: move_pages query: %s", strerror(errno));
+    for (size_t k = 0; k < n; k++)
+        r->already += status[k] == node;
+    // A positive return counts pages that could not be moved; their status says why.
+    if (move_pages(0, (unsigned long)n, pages, nodes, status, MPOL_MF_MOVE) < 0)
+        return nt_fail(NT_ESYS, "nt_mem_migrate: move_pages to node %d: %s", node,
+                       strerror(errno));
+    // With transparent huge pages the kernel moves a whole huge page for its first address but
+    // reports -EBUSY for the next one it meets inside it; a second call on the pages not in
+    // place yet reports those as on the node and retries true failures.
+    size_t m = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (status[k] == -ENOENT)
+            r->absent++;
+        else if (status[k] != node)
+            pages[m++] = pages[k];
+    }
+    if (m > 0 && move_pages(0, (unsigned long)m, pages, nodes, status, MPOL_MF_MOVE) < 0)
+        return nt_fail(NT_ESYS, "nt_mem_migrate: move_pages to node %d: %s", node,
+                       strerror(errno));
+    for (size_t k = 0; k < m; k++) {
+        if (status[k] == node)
+            continue;
+        if (status[k] == -ENOENT) {
+            r->absent++;
+            continue;
+        }
+        r->failed++;
+        if (!r->first_error)
+            r->first_error = status[k] < 0 ? -status[k] : EAGAIN;
+    }
+    return NT_OK;
+}
+
 nt_status nt_mem_migrate(void *ptr, size_t bytes, int node, nt_migrate_report_t *rep)
 {
     if (!ptr || !rep)
@@ -215,61 +256,18 @@ nt_status nt_mem_migrate(void *ptr, size_t bytes, int node, nt_migrate_report_t 
     void **pages = malloc(PAGE_CHUNK * sizeof *pages);
     int *status = malloc(PAGE_CHUNK * sizeof *status);
     int *nodes = malloc(PAGE_CHUNK * sizeof *nodes);
-    if (!pages || !status || !nodes) {
-        free(pages);
-        free(status);
-        free(nodes);
-        return nt_fail(NT_ENOMEM, "nt_mem_migrate: out of memory");
-    }
-    for (size_t k = 0; k < PAGE_CHUNK; k++)
+    nt_status st = NT_OK;
+    if (!pages || !status || !nodes)
+        st = nt_fail(NT_ENOMEM, "nt_mem_migrate: out of memory");
+    for (size_t k = 0; k < PAGE_CHUNK && st == NT_OK; k++)
         nodes[k] = node;
     nt_migrate_report_t r = {0};
     size_t pg = nt_mem_page_size();
-    nt_status st = NT_OK;
-    for (size_t done = 0; done < npages;) {
+    for (size_t done = 0; done < npages && st == NT_OK;) {
         size_t n = npages - done < PAGE_CHUNK ? npages - done : PAGE_CHUNK;
         for (size_t k = 0; k < n; k++)
             pages[k] = (void *)(start + (done + k) * pg);
-        // Ask first, so pages already in place are told apart from pages moved.
-        if (move_pages(0, (unsigned long)n, pages, NULL, status, 0) != 0) {
-            st = nt_fail(NT_ESYS, "nt_mem_migrate: move_pages query: %s", strerror(errno));
-            break;
-        }
-        for (size_t k = 0; k < n; k++)
-            r.already += status[k] == node;
-        // A positive return counts pages that could not be moved; their status says why.
-        long rc = move_pages(0, (unsigned long)n, pages, nodes, status, MPOL_MF_MOVE);
-        if (rc < 0) {
-            st = nt_fail(NT_ESYS, "nt_mem_migrate: move_pages to node %d: %s", node,
-                         strerror(errno));
-            break;
-        }
-        // With transparent huge pages the kernel moves a whole huge page for its first
-        // address but reports -EBUSY for the next one it meets inside it; a second call on
-        // the pages not in place yet reports those as on the node and retries true failures.
-        size_t m = 0;
-        for (size_t k = 0; k < n; k++) {
-            if (status[k] == -ENOENT)
-                r.absent++;
-            else if (status[k] != node)
-                pages[m++] = pages[k];
-        }
-        if (m > 0 && move_pages(0, (unsigned long)m, pages, nodes, status, MPOL_MF_MOVE) < 0) {
-            st = nt_fail(NT_ESYS, "nt_mem_migrate: move_pages to node %d: %s", node,
-                         strerror(errno));
-            break;
-        }
-        for (size_t k = 0; k < m; k++) {
-            if (status[k] == node)
-                continue;
-            if (status[k] == -ENOENT) {
-                r.absent++;
-                continue;
-            }
-            r.failed++;
-            if (!r.first_error)
-                r.first_error = status[k] < 0 ? -status[k] : EAGAIN;
-        }
+        st = migrate_chunk(pages, status, nodes, n, node, &r);
         done += n;
     }
     free(pages);

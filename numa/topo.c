@@ -166,7 +166,8 @@ static nt_status read_distances(nt_topo_t *t, hwloc_topology_t h, bool synthetic
                     complete = false;
                     break;
                 }
-                t->node_dist[i * nn + j] = (uint32_t)dm->values[(unsigned)xi * dm->nbobjs + (unsigned)xj];
+                uint64_t v = dm->values[(unsigned)xi * dm->nbobjs + (unsigned)xj];
+                t->node_dist[i * nn + j] = (uint32_t)v;
             }
         }
         hwloc_distances_release(h, dm);

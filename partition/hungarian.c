@@ -22,11 +22,13 @@ typedef struct lap {
 #define COST(x) (neg ? -(x) : (x))
 #define FORBID(x) (!neg && (x) == NT_FORBIDDEN)
 
+// The helpers are inlined into each instantiation of solve (neg = 0 or 1).
+#define INLINE static inline __attribute__((always_inline))
+
 // Shortest path (reduced costs) from free row s to a free column; returns the column or -1,
 // and leaves in *ready the number of columns settled before it (cols[0..*ready-1]); the
 // columns of the final level have distance mind, so their potentials need no update.
-static inline __attribute__((always_inline)) int find_path(lap *L, int s, int *ready,
-                                                           int64_t *mind_out, const int neg)
+INLINE int find_path(lap *L, int s, int *ready, int64_t *mind_out, const int neg)
 {
     int p = L->p;
     const int64_t *row = L->c + (int64_t)s * p;
@@ -90,8 +92,84 @@ static inline __attribute__((always_inline)) int find_path(lap *L, int s, int *r
     }
 }
 
-static inline __attribute__((always_inline)) nt_status
-solve(const int64_t *cost, int p, int *col_to_row, int64_t *total, const int neg)
+// Column reduction (v_j = column minimum) in one row-major pass, with the range check; every
+// row and column starts free.
+INLINE nt_status reduce_columns(lap *L, const int neg)
+{
+    int p = L->p;
+    const int64_t lim = nt_assign_cost_limit(p);
+    for (int j = 0; j < p; j++) {
+        L->v[j] = INF;
+        L->y[j] = -1;
+    }
+    for (int i = 0; i < p; i++) {
+        L->x[i] = -1;
+        const int64_t *row = L->c + (int64_t)i * p;
+        for (int j = 0; j < p; j++) {
+            if (FORBID(row[j]))
+                continue;
+            int64_t c = COST(row[j]);
+            if (c > lim || c < -lim)
+                return nt_fail(NT_ERANGE, "assignment: cost[%d][%d] = %lld is outside +-%lld "
+                               "(2^58 / p)", i, j, (long long)c, (long long)lim);
+            if (c < L->v[j])
+                L->v[j] = c;
+        }
+    }
+    for (int j = 0; j < p; j++)
+        if (L->v[j] == INF)
+            return nt_fail(NT_EINVAL, "assignment: no perfect matching (column %d has no "
+                           "allowed row)", j);
+    return NT_OK;
+}
+
+// Greedy start on the zero reduced costs: with u = 0 every reduced cost is >= 0 and a row's
+// matched column is one of its minima, the invariant find_path relies on.
+INLINE void greedy_start(lap *L, const int neg)
+{
+    int p = L->p;
+    for (int i = 0; i < p; i++) {
+        const int64_t *row = L->c + (int64_t)i * p;
+        for (int j = 0; j < p; j++)
+            if (L->y[j] < 0 && !FORBID(row[j]) && COST(row[j]) == L->v[j]) {
+                L->x[i] = j;
+                L->y[j] = i;
+                break;
+            }
+    }
+}
+
+// Place every free row along a shortest augmenting path, updating the potentials.
+INLINE nt_status augment_all(lap *L, const int neg)
+{
+    for (int s = 0; s < L->p; s++) {
+        if (L->x[s] >= 0)
+            continue;
+        int ready;
+        int64_t mind;
+        int j = find_path(L, s, &ready, &mind, neg);
+        if (j < 0)
+            return nt_fail(NT_EINVAL, "assignment: no perfect matching avoids the forbidden "
+                           "pairs (row %d cannot be placed)", s);
+        // Potentials of the columns settled before the final level move by their slack.
+        for (int k = 0; k < ready; k++) {
+            int jj = L->cols[k];
+            L->v[jj] += L->d[jj] - mind;
+        }
+        for (;;) {
+            int i = L->pred[j];
+            L->y[j] = i;
+            int k = L->x[i];
+            L->x[i] = j;
+            j = k;
+            if (i == s)
+                break;
+        }
+    }
+    return NT_OK;
+}
+
+INLINE nt_status solve(const int64_t *cost, int p, int *col_to_row, int64_t *total, const int neg)
 {
     lap L = {p, cost, NULL, NULL, NULL, NULL, NULL, NULL};
     L.v = malloc((size_t)p * sizeof *L.v);
@@ -101,83 +179,21 @@ solve(const int64_t *cost, int p, int *col_to_row, int64_t *total, const int neg
     L.cols = malloc((size_t)p * sizeof *L.cols);
     L.pred = malloc((size_t)p * sizeof *L.pred);
     nt_status st = NT_OK;
-    if (!L.v || !L.d || !L.x || !L.y || !L.cols || !L.pred) {
+    if (!L.v || !L.d || !L.x || !L.y || !L.cols || !L.pred)
         st = nt_fail(NT_ENOMEM, "assignment: cannot allocate scratch for p = %d", p);
-        goto done;
+    if (st == NT_OK && (st = reduce_columns(&L, neg)) == NT_OK) {
+        greedy_start(&L, neg);
+        st = augment_all(&L, neg);
     }
-    // Column reduction (v_j = column minimum) in one row-major pass, with the range check.
-    const int64_t lim = nt_assign_cost_limit(p);
-    for (int j = 0; j < p; j++) {
-        L.v[j] = INF;
-        L.y[j] = -1;
-    }
-    for (int i = 0; i < p; i++) {
-        L.x[i] = -1;
-        const int64_t *row = cost + (int64_t)i * p;
+    if (st == NT_OK) {
+        int64_t sum = 0;
         for (int j = 0; j < p; j++) {
-            if (FORBID(row[j]))
-                continue;
-            int64_t c = COST(row[j]);
-            if (c > lim || c < -lim) {
-                st = nt_fail(NT_ERANGE, "assignment: cost[%d][%d] = %lld is outside +-%lld "
-                             "(2^58 / p)", i, j, (long long)c, (long long)lim);
-                goto done;
-            }
-            if (c < L.v[j])
-                L.v[j] = c;
+            col_to_row[j] = L.y[j];
+            sum += COST(cost[(int64_t)L.y[j] * p + j]);
         }
+        if (total)
+            *total = sum;
     }
-    for (int j = 0; j < p; j++)
-        if (L.v[j] == INF) {
-            st = nt_fail(NT_EINVAL, "assignment: no perfect matching (column %d has no allowed "
-                         "row)", j);
-            goto done;
-        }
-    // Greedy start on the zero reduced costs: with u = 0 every reduced cost is >= 0 and a row's
-    // matched column is one of its minima, the invariant find_path relies on.
-    for (int i = 0; i < p; i++) {
-        const int64_t *row = cost + (int64_t)i * p;
-        for (int j = 0; j < p; j++)
-            if (L.y[j] < 0 && !FORBID(row[j]) && COST(row[j]) == L.v[j]) {
-                L.x[i] = j;
-                L.y[j] = i;
-                break;
-            }
-    }
-    for (int s = 0; s < p; s++) {
-        if (L.x[s] >= 0)
-            continue;
-        int ready;
-        int64_t mind;
-        int j = find_path(&L, s, &ready, &mind, neg);
-        if (j < 0) {
-            st = nt_fail(NT_EINVAL, "assignment: no perfect matching avoids the forbidden pairs "
-                         "(row %d cannot be placed)", s);
-            goto done;
-        }
-        // Potentials of the columns settled before the final level move by their slack.
-        for (int k = 0; k < ready; k++) {
-            int jj = L.cols[k];
-            L.v[jj] += L.d[jj] - mind;
-        }
-        for (;;) {
-            int i = L.pred[j];
-            L.y[j] = i;
-            int k = L.x[i];
-            L.x[i] = j;
-            j = k;
-            if (i == s)
-                break;
-        }
-    }
-    int64_t sum = 0;
-    for (int j = 0; j < p; j++) {
-        col_to_row[j] = L.y[j];
-        sum += COST(cost[(int64_t)L.y[j] * p + j]);
-    }
-    if (total)
-        *total = sum;
-done:
     free(L.v);
     free(L.d);
     free(L.x);

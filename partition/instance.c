@@ -9,61 +9,32 @@
 
 #define MAXTOK 4
 
-typedef struct token {
-    const char *s;
-    int len;
-} token;
-
-static int is_space(char c)
+// The fields of one line as integers, in v[0..*n-1]; *n = MAXTOK + 1 when there are more than
+// MAXTOK (then none past MAXTOK is read).
+static nt_status read_fields(const char *s, const char *eol, int64_t line, int64_t *v, int *n)
 {
-    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
-// Split [s, eol) into at most MAXTOK tokens before any '#'; returns the count (MAXTOK + 1 if
-// there are more).
-static int split(const char *s, const char *eol, token *tok)
-{
-    int n = 0;
-    while (s < eol) {
-        while (s < eol && is_space(*s))
-            s++;
-        if (s == eol || *s == '#')
+    const char *tok;
+    size_t len;
+    *n = 0;
+    while (nt_scan_token(&s, eol, &tok, &len)) {
+        if (*n == MAXTOK) {
+            *n = MAXTOK + 1;
             break;
-        const char *t = s;
-        while (s < eol && !is_space(*s) && *s != '#')
-            s++;
-        if (n == MAXTOK)
-            return MAXTOK + 1;
-        tok[n].s = t;
-        tok[n].len = (int)(s - t);
-        n++;
+        }
+        // Optional '-' then digits only.
+        size_t neg = tok[0] == '-';
+        uint64_t x;
+        bool over;
+        size_t nd = nt_scan_digits(tok + neg, tok + len, INT64_MAX, &x, &over);
+        if (nd == 0 || neg + nd != len)
+            return nt_fail(NT_EINVAL, "line %lld: junk '%.*s' (expected an integer)",
+                           (long long)line, (int)len, tok);
+        if (over)
+            return nt_fail(NT_ERANGE, "line %lld: number '%.*s' is too large", (long long)line,
+                           (int)len, tok);
+        v[(*n)++] = neg ? -(int64_t)x : (int64_t)x;
     }
-    return n;
-}
-
-// Optional '-' then digits, clamped at +-INT64_MAX; 0 = junk, 1 = ok, 2 = overflow.
-static int number(const token *t, int64_t *v)
-{
-    int i = 0, neg = 0;
-    if (t->len > 0 && t->s[0] == '-') {
-        neg = 1;
-        i = 1;
-    }
-    if (i == t->len)
-        return 0;
-    int64_t x = 0;
-    int over = 0;
-    for (; i < t->len; i++) {
-        char c = t->s[i];
-        if (c < '0' || c > '9')
-            return 0;
-        if (x > (INT64_MAX - (c - '0')) / 10)
-            over = 1;
-        else
-            x = x * 10 + (c - '0');
-    }
-    *v = neg ? -x : x;
-    return over ? 2 : 1;
+    return NT_OK;
 }
 
 void nt_instance_destroy(nt_instance_t *inst)
@@ -76,94 +47,100 @@ void nt_instance_destroy(nt_instance_t *inst)
     free(inst);
 }
 
+// Parsing state: the instance so far, the current line, the items read.
+typedef struct reader {
+    nt_instance_t *in;
+    int64_t line, items;
+    int64_t nlines; // no line can describe more than one item: this bounds every allocation
+    int header;
+} reader;
+
+// "P N": the sizes, and arrays for min(N, lines) items.
+static nt_status header_line(reader *r, const int64_t *v, int n)
+{
+    nt_instance_t *in = r->in;
+    if (n != 2)
+        return nt_fail(NT_EINVAL, "line %lld: expected 'P N' (domains, items), found %d field%s",
+                       (long long)r->line, n > MAXTOK ? MAXTOK + 1 : n, n == 1 ? "" : "s");
+    if (v[0] < 1 || v[0] > INT_MAX)
+        return nt_fail(NT_EINVAL, "line %lld: P = %lld domains, expected 1..%d",
+                       (long long)r->line, (long long)v[0], INT_MAX);
+    if (v[1] < 0)
+        return nt_fail(NT_EINVAL, "line %lld: N = %lld items, expected >= 0",
+                       (long long)r->line, (long long)v[1]);
+    in->p = (int)v[0];
+    in->n = v[1];
+    r->header = 1;
+    int64_t cap = in->n < r->nlines ? in->n : r->nlines;
+    if (cap > 0) {
+        in->domain = malloc((size_t)cap * sizeof *in->domain);
+        in->part = malloc((size_t)cap * sizeof *in->part);
+        in->size = malloc((size_t)cap * sizeof *in->size);
+        if (!in->domain || !in->part || !in->size)
+            return nt_fail(NT_ENOMEM, "cannot allocate %lld items", (long long)cap);
+    }
+    return NT_OK;
+}
+
+// "d p [w]": one item.
+static nt_status item_line(reader *r, const int64_t *v, int n)
+{
+    nt_instance_t *in = r->in;
+    long long line = (long long)r->line;
+    if (r->items == in->n)
+        return nt_fail(NT_EINVAL, "line %lld: extra line after the %lld items", line,
+                       (long long)in->n);
+    if (n < 2 || n > 3)
+        return nt_fail(NT_EINVAL, "line %lld: expected 'd p [w]', found %d field%s", line,
+                       n > MAXTOK ? MAXTOK + 1 : n, n == 1 ? "" : "s");
+    if (v[0] < 0 || v[0] >= in->p)
+        return nt_fail(NT_EINVAL, "line %lld: domain %lld out of range 0..%d", line,
+                       (long long)v[0], in->p - 1);
+    if (v[1] < 0 || v[1] >= in->p)
+        return nt_fail(NT_EINVAL, "line %lld: component %lld out of range 0..%d", line,
+                       (long long)v[1], in->p - 1);
+    int64_t w = 1;
+    if (n == 3) {
+        if (v[2] < 1)
+            return nt_fail(NT_EINVAL, "line %lld: size %lld must be a positive integer", line,
+                           (long long)v[2]);
+        w = v[2];
+        in->weighted = 1;
+    }
+    if (__builtin_add_overflow(in->total, w, &in->total))
+        return nt_fail(NT_ERANGE, "line %lld: the total size overflows int64", line);
+    in->domain[r->items] = (int)v[0];
+    in->part[r->items] = (int)v[1];
+    in->size[r->items] = w;
+    r->items++;
+    return NT_OK;
+}
+
 static nt_status parse(const char *text, size_t len, nt_instance_t *in)
 {
     const char *s = text, *end = text + len;
-    int64_t line = 0, items = 0, cap = 0;
-    int header = 0;
-    // No line can describe more than one item: the line count bounds every allocation.
-    int64_t nlines = 1;
+    reader r = {in, 0, 0, 1, 0};
     for (const char *c = text; c < end; c++)
-        nlines += *c == '\n';
+        r.nlines += *c == '\n';
     while (s < end) {
-        line++;
-        const char *eol = memchr(s, '\n', (size_t)(end - s));
-        if (!eol)
-            eol = end;
+        r.line++;
+        const char *eol = nt_scan_eol(s, end);
         if (memchr(s, '\0', (size_t)(eol - s)))
-            return nt_fail(NT_EINVAL, "line %lld: junk (a NUL byte)", (long long)line);
-        token t[MAXTOK];
-        int n = split(s, eol, t);
-        s = eol + 1;
-        if (n == 0)
-            continue;
+            return nt_fail(NT_EINVAL, "line %lld: junk (a NUL byte)", (long long)r.line);
         int64_t v[MAXTOK];
-        for (int k = 0; k < n && k < MAXTOK; k++) {
-            int r = number(&t[k], &v[k]);
-            if (r == 0)
-                return nt_fail(NT_EINVAL, "line %lld: junk '%.*s' (expected an integer)",
-                               (long long)line, t[k].len, t[k].s);
-            if (r == 2)
-                return nt_fail(NT_ERANGE, "line %lld: number '%.*s' is too large",
-                               (long long)line, t[k].len, t[k].s);
-        }
-        if (!header) {
-            if (n != 2)
-                return nt_fail(NT_EINVAL, "line %lld: expected 'P N' (domains, items), found %d "
-                               "field%s", (long long)line, n > MAXTOK ? MAXTOK + 1 : n,
-                               n == 1 ? "" : "s");
-            if (v[0] < 1 || v[0] > INT_MAX)
-                return nt_fail(NT_EINVAL, "line %lld: P = %lld domains, expected 1..%d",
-                               (long long)line, (long long)v[0], INT_MAX);
-            if (v[1] < 0)
-                return nt_fail(NT_EINVAL, "line %lld: N = %lld items, expected >= 0",
-                               (long long)line, (long long)v[1]);
-            in->p = (int)v[0];
-            in->n = v[1];
-            header = 1;
-            cap = in->n < nlines ? in->n : nlines;
-            if (cap > 0) {
-                in->domain = malloc((size_t)cap * sizeof *in->domain);
-                in->part = malloc((size_t)cap * sizeof *in->part);
-                in->size = malloc((size_t)cap * sizeof *in->size);
-                if (!in->domain || !in->part || !in->size)
-                    return nt_fail(NT_ENOMEM, "cannot allocate %lld items", (long long)cap);
-            }
-            continue;
-        }
-        if (items == in->n)
-            return nt_fail(NT_EINVAL, "line %lld: extra line after the %lld items",
-                           (long long)line, (long long)in->n);
-        if (n < 2 || n > 3)
-            return nt_fail(NT_EINVAL, "line %lld: expected 'd p [w]', found %d field%s",
-                           (long long)line, n > MAXTOK ? MAXTOK + 1 : n, n == 1 ? "" : "s");
-        if (v[0] < 0 || v[0] >= in->p)
-            return nt_fail(NT_EINVAL, "line %lld: domain %lld out of range 0..%d",
-                           (long long)line, (long long)v[0], in->p - 1);
-        if (v[1] < 0 || v[1] >= in->p)
-            return nt_fail(NT_EINVAL, "line %lld: component %lld out of range 0..%d",
-                           (long long)line, (long long)v[1], in->p - 1);
-        int64_t w = 1;
-        if (n == 3) {
-            if (v[2] < 1)
-                return nt_fail(NT_EINVAL, "line %lld: size %lld must be a positive integer",
-                               (long long)line, (long long)v[2]);
-            w = v[2];
-            in->weighted = 1;
-        }
-        if (__builtin_add_overflow(in->total, w, &in->total))
-            return nt_fail(NT_ERANGE, "line %lld: the total size overflows int64",
-                           (long long)line);
-        in->domain[items] = (int)v[0];
-        in->part[items] = (int)v[1];
-        in->size[items] = w;
-        items++;
+        int n;
+        nt_status st = read_fields(s, eol, r.line, v, &n);
+        s = eol + 1;
+        if (st == NT_OK && n > 0)
+            st = r.header ? item_line(&r, v, n) : header_line(&r, v, n);
+        if (st != NT_OK)
+            return st;
     }
-    if (!header)
+    if (!r.header)
         return nt_fail(NT_EINVAL, "missing the 'P N' line");
-    if (items != in->n)
+    if (r.items != in->n)
         return nt_fail(NT_EINVAL, "expected %lld item lines, found %lld", (long long)in->n,
-                       (long long)items);
+                       (long long)r.items);
     return NT_OK;
 }
 

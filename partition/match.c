@@ -122,14 +122,23 @@ static nt_status validate(const nt_match_problem_t *prob, nt_match_objective obj
     return NT_OK;
 }
 
+// Volume weights are negated counts: their total must stay within the solver's range.
+static nt_status volume_limit(const view *v)
+{
+    if (v->total > nt_assign_cost_limit(v->pd))
+        return nt_fail(NT_ERANGE, "match: total weight %lld exceeds 2^58 / p_dom",
+                       (long long)v->total);
+    return NT_OK;
+}
+
 // Square cost/weight matrix of the objective (obj != CANONICAL), forbidden pairs marked.
 static nt_status build(const view *v, const int64_t *dist, nt_match_objective obj, int64_t *m)
 {
     int pd = v->pd;
     const int64_t lim = nt_assign_cost_limit(pd);
-    if (obj == NT_MATCH_VOLUME && v->total > lim)
-        return nt_fail(NT_ERANGE, "match: total weight %lld exceeds 2^58 / p_dom",
-                       (long long)v->total);
+    nt_status st;
+    if (obj == NT_MATCH_VOLUME && (st = volume_limit(v)) != NT_OK)
+        return st;
     if (obj == NT_MATCH_DISTANCE) {
         int64_t maxd = 0, bound;
         for (int64_t x = 0; x < (int64_t)pd * pd; x++)
@@ -168,6 +177,70 @@ static nt_status build(const view *v, const int64_t *dist, nt_match_objective ob
     return NT_OK;
 }
 
+static nt_status canonical(const view *v, int *res)
+{
+    for (int j = 0; j < v->pt; j++) {
+        if (!is_allowed(v, j, j))
+            return nt_fail(NT_EINVAL, "match: the canonical labelling puts component %d on "
+                           "domain %d, which the mask forbids", j, j);
+        res[j] = j;
+    }
+    return NT_OK;
+}
+
+// Fewest steps first (m holds the steps weights); then the least volume using only the edges
+// within that optimum.
+static nt_status lex(const view *v, int64_t *m, int *res)
+{
+    int pd = v->pd;
+    int64_t best;
+    nt_status st = nt_match_bottleneck(m, pd, res, &best);
+    if (st != NT_OK)
+        return st;
+    for (int k = 0; k < pd; k++)
+        for (int j = 0; j < pd; j++) {
+            int64_t *x = m + (int64_t)k * pd + j;
+            if (*x != NT_FORBIDDEN)
+                *x = *x <= best ? -count_at(v, k, j) : NT_FORBIDDEN;
+        }
+    if ((st = volume_limit(v)) != NT_OK)
+        return st;
+    return nt_match_assignment(m, pd, res, NULL);
+}
+
+// Every objective but canonical: the square matrix of its weights, then its exact solver.
+static nt_status weighted(const view *v, const int64_t *dist, nt_match_objective obj, int *res)
+{
+    int pd = v->pd;
+    int64_t *m = malloc((size_t)pd * (size_t)pd * sizeof *m);
+    if (!m)
+        return nt_fail(NT_ENOMEM, "match: cannot allocate a %d x %d matrix", pd, pd);
+    nt_status st = build(v, dist, obj, m);
+    if (st == NT_OK) {
+        if (obj == NT_MATCH_STEPS)
+            st = nt_match_bottleneck(m, pd, res, NULL);
+        else if (obj == NT_MATCH_LEX)
+            st = lex(v, m, res);
+        else
+            st = nt_match_assignment(m, pd, res, NULL);
+    }
+    free(m);
+    return st;
+}
+
+// The labelling of the objective into res (pd entries).
+static nt_status label(const view *v, const int64_t *dist, nt_match_objective obj, int *res)
+{
+    if (obj == NT_MATCH_CANONICAL)
+        return canonical(v, res);
+    if (obj == NT_MATCH_VOLUME && !v->allowed && v->pi == v->pd && v->pt == v->pd) {
+        // Square and unrestricted: maximise the kept weight on the counts themselves.
+        nt_status st = volume_limit(v);
+        return st ? st : nt_assign_max(v->n, v->pd, res, NULL);
+    }
+    return weighted(v, dist, obj, res);
+}
+
 nt_status nt_match_solve(const nt_match_problem_t *prob, nt_match_objective obj, int *sigma,
                          nt_cost_t *cost)
 {
@@ -179,7 +252,6 @@ nt_status nt_match_solve(const nt_match_problem_t *prob, nt_match_objective obj,
     v.rsum = calloc((size_t)pd, sizeof *v.rsum);
     v.csum = calloc((size_t)v.pt, sizeof *v.csum);
     int *res = malloc((size_t)pd * sizeof *res);
-    int64_t *m = NULL;
     if (!v.rsum || !v.csum || !res) {
         st = nt_fail(NT_ENOMEM, "match: cannot allocate scratch for p_dom = %d", pd);
         goto done;
@@ -191,56 +263,8 @@ nt_status nt_match_solve(const nt_match_problem_t *prob, nt_match_objective obj,
         }
     if (v.allowed && (st = check_mask(&v)) != NT_OK)
         goto done;
-    if (obj == NT_MATCH_CANONICAL) {
-        for (int j = 0; j < v.pt; j++) {
-            if (!is_allowed(&v, j, j)) {
-                st = nt_fail(NT_EINVAL, "match: the canonical labelling puts component %d on "
-                             "domain %d, which the mask forbids", j, j);
-                goto done;
-            }
-            res[j] = j;
-        }
-    } else if (obj == NT_MATCH_VOLUME && !v.allowed && v.pi == pd && v.pt == pd) {
-        // Square and unrestricted: maximise the kept weight on the counts themselves.
-        if (v.total > nt_assign_cost_limit(pd))
-            st = nt_fail(NT_ERANGE, "match: total weight %lld exceeds 2^58 / p_dom",
-                         (long long)v.total);
-        else
-            st = nt_assign_max(v.n, pd, res, NULL);
-        if (st != NT_OK)
-            goto done;
-    } else {
-        m = malloc((size_t)pd * (size_t)pd * sizeof *m);
-        if (!m) {
-            st = nt_fail(NT_ENOMEM, "match: cannot allocate a %d x %d matrix", pd, pd);
-            goto done;
-        }
-        if ((st = build(&v, prob->dist, obj, m)) != NT_OK)
-            goto done;
-        if (obj == NT_MATCH_STEPS) {
-            st = nt_match_bottleneck(m, pd, res, NULL);
-        } else if (obj == NT_MATCH_LEX) {
-            // Fewest steps first; then the least volume using only edges within that optimum.
-            int64_t best;
-            if ((st = nt_match_bottleneck(m, pd, res, &best)) != NT_OK)
-                goto done;
-            for (int k = 0; k < pd; k++)
-                for (int j = 0; j < pd; j++) {
-                    int64_t *x = m + (int64_t)k * pd + j;
-                    if (*x != NT_FORBIDDEN)
-                        *x = *x <= best ? -count_at(&v, k, j) : NT_FORBIDDEN;
-                }
-            if (v.total > nt_assign_cost_limit(pd))
-                st = nt_fail(NT_ERANGE, "match: total weight %lld exceeds 2^58 / p_dom",
-                             (long long)v.total);
-            else
-                st = nt_match_assignment(m, pd, res, NULL);
-        } else {
-            st = nt_match_assignment(m, pd, res, NULL);
-        }
-        if (st != NT_OK)
-            goto done;
-    }
+    if ((st = label(&v, prob->dist, obj, res)) != NT_OK)
+        goto done;
     nt_cost_t c;
     if (cost && (st = nt_cost_eval(v.n, v.pi, v.pt, pd, res, prob->dist, &c)) != NT_OK)
         goto done;
@@ -251,6 +275,5 @@ done:
     free(v.rsum);
     free(v.csum);
     free(res);
-    free(m);
     return st;
 }

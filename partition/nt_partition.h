@@ -2,6 +2,8 @@
 #ifndef NUMATILE_PARTITION_H
 #define NUMATILE_PARTITION_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "nt_core.h"
@@ -65,9 +67,30 @@ nt_status nt_shape_check(const char *who, int p_ini, int p_tar, int p_dom);
 // Check that sigma[0..p_tar-1] are distinct domains in 0..p_dom-1.
 nt_status nt_sigma_check(const char *who, const int *sigma, int p_tar, int p_dom);
 
-// Read a whole file into a NUL-terminated malloc'ed buffer (*len excludes the NUL).
+// Text scanning (scan.c), the one reader of the instance and tile-map files and of the DIST
+// grammars. Read a whole file into a NUL-terminated malloc'ed buffer (*len excludes the NUL);
 // NT_EIO names the path and errno's text.
 nt_status nt_read_whole_file(const char *path, char **text, size_t *len);
+
+// Blanks separate tokens within a line: space, \t, \r, \v, \f (not \n, which ends it).
+bool nt_scan_is_blank(char c);
+
+// End of the line starting at s: the first '\n' in [s, end), or end.
+const char *nt_scan_eol(const char *s, const char *end);
+
+// Next token of the line [*s, eol): blanks skipped, '#' starts a comment to the end of the
+// line. On a token, sets *tok and *len, moves *s past it and returns true; false when the line
+// holds no more tokens.
+bool nt_scan_token(const char **s, const char *eol, const char **tok, size_t *len);
+
+// The decimal digits that start [s, end) (no sign): returns their count (0 = none) and their
+// value in *v; *over tells whether the value exceeds max (then *v = max).
+size_t nt_scan_digits(const char *s, const char *end, uint64_t max, uint64_t *v, bool *over);
+
+// items[0..n-1] joined by sep, with last before the final item ("a, b or c"), snprintf-style:
+// writes at most cap bytes (NUL included) and returns the full length.
+size_t nt_text_join(char *buf, size_t cap, const char *const *items, int n, const char *sep,
+                    const char *last);
 
 // Validation of stencil model parameters (iters >= 0, finite non-negative taus), shared by the
 // cost model and the Part&Redistrib heuristic.

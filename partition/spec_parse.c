@@ -20,22 +20,14 @@ static nt_status syntax(const cursor *c, const char *why)
 static nt_status read_uint(cursor *c, uint64_t max, uint64_t *v, const char *what)
 {
     const char *s = c->spec + c->pos;
-    if (*s < '0' || *s > '9')
+    bool over;
+    size_t nd = nt_scan_digits(s, s + strlen(s), max, v, &over);
+    if (nd == 0)
         return syntax(c, what);
-    uint64_t x = 0;
-    size_t start = c->pos;
-    while (*s >= '0' && *s <= '9') {
-        unsigned dgt = (unsigned)(*s - '0');
-        if (x > (max - dgt) / 10) {
-            c->pos = start;
-            return nt_fail(NT_ERANGE, "DIST '%s' at %zu: number too large (at most %llu)",
-                           c->spec, start, (unsigned long long)max);
-        }
-        x = x * 10 + dgt;
-        s++;
-        c->pos++;
-    }
-    *v = x;
+    if (over)
+        return nt_fail(NT_ERANGE, "DIST '%s' at %zu: number too large (at most %llu)", c->spec,
+                       c->pos, (unsigned long long)max);
+    c->pos += nd;
     return NT_OK;
 }
 
@@ -120,6 +112,144 @@ static nt_status need_domains(const cursor *c, int ndomains)
     return NT_OK;
 }
 
+// What the map is for: the tile grid, the caller's domain count (0 = as the spec says), the
+// result.
+typedef struct request {
+    int64_t mt, nt;
+    int ndomains;
+    nt_tilemap_t **out;
+} request;
+
+// One per kind of the table below: parses the text after "name:" and builds the map.
+typedef nt_status (*kind_fn)(cursor *c, const request *r);
+
+static nt_status parse_bc2d(cursor *c, const request *r)
+{
+    int p, q;
+    int64_t smb = 1, snb = 1;
+    nt_status st;
+    if ((st = read_grid(c, &p, &q)))
+        return st;
+    if (c->spec[c->pos] == ':') {
+        c->pos++;
+        if ((st = read_i64(c, &smb)) || (st = expect(c, 'x')) || (st = read_i64(c, &snb)))
+            return st;
+    }
+    if ((st = expect_end(c)) || (st = check_domains(c, p * q, r->ndomains)))
+        return st;
+    return nt_tilemap_bc2d(r->mt, r->nt, p, q, smb, snb, r->out);
+}
+
+static nt_status parse_bc1d(cursor *c, const request *r)
+{
+    int p;
+    nt_status st;
+    if ((st = read_int(c, &p)) || (st = expect_end(c)) ||
+        (st = check_domains(c, p, r->ndomains)))
+        return st;
+    return nt_tilemap_bc2d(r->mt, r->nt, 1, p, 1, 1, r->out);
+}
+
+// SEED alone, for the kinds that take the domain count from the caller.
+static nt_status seed_only(cursor *c, int ndomains, uint64_t *seed)
+{
+    nt_status st;
+    if ((st = read_seed(c, seed)) || (st = expect_end(c)) || (st = need_domains(c, ndomains)))
+        return st;
+    return NT_OK;
+}
+
+static nt_status parse_random(cursor *c, const request *r)
+{
+    uint64_t seed;
+    nt_status st = seed_only(c, r->ndomains, &seed);
+    return st ? st : nt_tilemap_random(r->mt, r->nt, r->ndomains, seed, r->out);
+}
+
+static nt_status parse_balanced(cursor *c, const request *r)
+{
+    uint64_t seed;
+    nt_status st = seed_only(c, r->ndomains, &seed);
+    return st ? st : nt_tilemap_balanced(r->mt, r->nt, r->ndomains, seed, r->out);
+}
+
+static nt_status parse_skewed(cursor *c, const request *r)
+{
+    int p, q;
+    uint64_t seed;
+    nt_status st;
+    if ((st = read_grid(c, &p, &q)) || (st = expect(c, ':')) || (st = read_seed(c, &seed)) ||
+        (st = expect_end(c)) || (st = check_domains(c, p * q, r->ndomains)))
+        return st;
+    return nt_tilemap_skewed(r->mt, r->nt, p, q, seed, r->out);
+}
+
+static nt_status parse_chunk(cursor *c, const request *r)
+{
+    int d;
+    uint64_t seed;
+    nt_status st;
+    if ((st = read_int(c, &d)) || (st = expect(c, ':')) || (st = read_seed(c, &seed)) ||
+        (st = expect_end(c)) || (st = check_domains(c, d, r->ndomains)))
+        return st;
+    return nt_tilemap_chunk(r->mt, r->nt, d, seed, r->out);
+}
+
+static nt_status parse_band(cursor *c, const request *r)
+{
+    int64_t w;
+    int p, q;
+    nt_status st;
+    if ((st = read_i64(c, &w)) || (st = expect(c, ':')) || (st = read_grid(c, &p, &q)) ||
+        (st = expect_end(c)) || (st = check_domains(c, p * q, r->ndomains)))
+        return st;
+    return nt_tilemap_band(r->mt, r->nt, w, p, q, r->out);
+}
+
+static nt_status parse_file(cursor *c, const request *r)
+{
+    if (!c->spec[c->pos])
+        return syntax(c, "expected a file path");
+    return nt_tilemap_from_file(c->spec + c->pos, r->mt, r->nt, r->ndomains, r->out);
+}
+
+// Adding a distribution is one entry here and its function above; the error and help texts
+// follow from the table.
+static const struct kind {
+    const char *name;
+    const char *grammar;
+    kind_fn parse;
+} kinds[] = {
+    {"bc2d", "bc2d:PxQ[:SMBxSNB]", parse_bc2d},
+    {"bc1d", "bc1d:P", parse_bc1d},
+    {"random", "random:SEED", parse_random},
+    {"balanced", "balanced:SEED", parse_balanced},
+    {"skewed", "skewed:PxQ:SEED", parse_skewed},
+    {"chunk", "chunk:D:SEED", parse_chunk},
+    {"band", "band:W:PxQ", parse_band},
+    {"file", "file:PATH", parse_file},
+};
+enum { NKINDS = sizeof kinds / sizeof *kinds };
+
+size_t nt_tilemap_spec_grammar(char *buf, size_t cap)
+{
+    const char *grammars[NKINDS];
+    for (int k = 0; k < NKINDS; k++)
+        grammars[k] = kinds[k].grammar;
+    return nt_text_join(buf, cap, grammars, NKINDS, " | ", " | ");
+}
+
+static nt_status unknown_kind(const cursor *c)
+{
+    const char *names[NKINDS];
+    for (int k = 0; k < NKINDS; k++)
+        names[k] = kinds[k].name;
+    char list[256], why[300];
+    nt_text_join(list, sizeof list, names, NKINDS, ", ", " or ");
+    snprintf(why, sizeof why, "unknown distribution (expected %s)", list);
+    return syntax(c, why);
+}
+
 nt_status nt_tilemap_from_spec(const char *spec, int64_t mt, int64_t nt, int ndomains,
                                nt_tilemap_t **out)
 {
@@ -129,65 +259,16 @@ nt_status nt_tilemap_from_spec(const char *spec, int64_t mt, int64_t nt, int ndo
         return nt_fail(NT_EINVAL, "DIST '%s': ndomains %d must be >= 0", spec, ndomains);
     cursor c = {spec, 0};
     size_t klen = strcspn(spec, ":");
-    const char *kinds[] = {"bc2d", "bc1d", "random", "balanced", "skewed", "chunk", "band",
-                           "file"};
-    int kind = -1;
-    for (int k = 0; k < (int)(sizeof kinds / sizeof *kinds); k++)
-        if (strlen(kinds[k]) == klen && strncmp(spec, kinds[k], klen) == 0)
-            kind = k;
-    if (kind < 0)
-        return syntax(&c, "unknown distribution (expected bc2d, bc1d, random, balanced, skewed, "
-                          "chunk, band or file)");
+    const struct kind *kind = NULL;
+    for (int k = 0; k < NKINDS; k++)
+        if (strlen(kinds[k].name) == klen && strncmp(spec, kinds[k].name, klen) == 0)
+            kind = &kinds[k];
+    if (!kind)
+        return unknown_kind(&c);
     c.pos = klen;
     nt_status st = expect(&c, ':');
     if (st != NT_OK)
         return st;
-    int p, q, d;
-    int64_t smb = 1, snb = 1, w;
-    uint64_t seed;
-    switch (kind) {
-    case 0: // bc2d:PxQ[:SMBxSNB]
-        if ((st = read_grid(&c, &p, &q)))
-            return st;
-        if (spec[c.pos] == ':') {
-            c.pos++;
-            if ((st = read_i64(&c, &smb)) || (st = expect(&c, 'x')) || (st = read_i64(&c, &snb)))
-                return st;
-        }
-        if ((st = expect_end(&c)) || (st = check_domains(&c, p * q, ndomains)))
-            return st;
-        return nt_tilemap_bc2d(mt, nt, p, q, smb, snb, out);
-    case 1: // bc1d:P
-        if ((st = read_int(&c, &p)) || (st = expect_end(&c)) ||
-            (st = check_domains(&c, p, ndomains)))
-            return st;
-        return nt_tilemap_bc2d(mt, nt, 1, p, 1, 1, out);
-    case 2: // random:SEED
-    case 3: // balanced:SEED
-        if ((st = read_seed(&c, &seed)) || (st = expect_end(&c)) ||
-            (st = need_domains(&c, ndomains)))
-            return st;
-        return kind == 2 ? nt_tilemap_random(mt, nt, ndomains, seed, out)
-                         : nt_tilemap_balanced(mt, nt, ndomains, seed, out);
-    case 4: // skewed:PxQ:SEED
-        if ((st = read_grid(&c, &p, &q)) || (st = expect(&c, ':')) ||
-            (st = read_seed(&c, &seed)) || (st = expect_end(&c)) ||
-            (st = check_domains(&c, p * q, ndomains)))
-            return st;
-        return nt_tilemap_skewed(mt, nt, p, q, seed, out);
-    case 5: // chunk:D:SEED
-        if ((st = read_int(&c, &d)) || (st = expect(&c, ':')) || (st = read_seed(&c, &seed)) ||
-            (st = expect_end(&c)) || (st = check_domains(&c, d, ndomains)))
-            return st;
-        return nt_tilemap_chunk(mt, nt, d, seed, out);
-    case 6: // band:W:PxQ
-        if ((st = read_i64(&c, &w)) || (st = expect(&c, ':')) || (st = read_grid(&c, &p, &q)) ||
-            (st = expect_end(&c)) || (st = check_domains(&c, p * q, ndomains)))
-            return st;
-        return nt_tilemap_band(mt, nt, w, p, q, out);
-    default: // file:PATH
-        if (!spec[c.pos])
-            return syntax(&c, "expected a file path");
-        return nt_tilemap_from_file(spec + c.pos, mt, nt, ndomains, out);
-    }
+    request r = {mt, nt, ndomains, out};
+    return kind->parse(&c, &r);
 }

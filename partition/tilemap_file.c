@@ -4,9 +4,61 @@
 
 #include "nt_partition.h"
 
-static int is_space(char c)
+// Filling state: the map, where the next id goes, and the largest id seen.
+typedef struct filler {
+    const char *path;
+    nt_tilemap_t *m;
+    int ndomains;
+    int64_t row, line;
+    int maxid;
+} filler;
+
+// One domain id: digits only, at most INT_MAX, below ndomains when that is given.
+static nt_status domain_id(const filler *f, const char *tok, size_t len, int *id)
 {
-    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+    uint64_t v;
+    bool over;
+    if (nt_scan_digits(tok, tok + len, INT_MAX, &v, &over) != len)
+        return nt_fail(NT_EINVAL, "tile-map file '%s' line %lld: junk '%.*s' (expected a domain "
+                       "id)", f->path, (long long)f->line, (int)len, tok);
+    if (over)
+        return nt_fail(NT_EINVAL, "tile-map file '%s' line %lld: domain id '%.*s' is too large",
+                       f->path, (long long)f->line, (int)len, tok);
+    if (f->ndomains > 0 && v >= (uint64_t)f->ndomains)
+        return nt_fail(NT_EINVAL, "tile-map file '%s' line %lld: domain %lld out of range 0..%d",
+                       f->path, (long long)f->line, (long long)v, f->ndomains - 1);
+    *id = (int)v;
+    return NT_OK;
+}
+
+// The ids of one line [s, eol) into the next tile row; a line without ids is skipped.
+static nt_status read_row(filler *f, const char *s, const char *eol)
+{
+    int64_t mt = f->m->mt, nt = f->m->nt, col = 0;
+    const char *tok;
+    size_t len;
+    while (nt_scan_token(&s, eol, &tok, &len)) {
+        int id = 0;
+        nt_status st = domain_id(f, tok, len, &id);
+        if (st != NT_OK)
+            return st;
+        if (f->row >= mt)
+            return nt_fail(NT_EINVAL, "tile-map file '%s' line %lld: more than %lld tile rows",
+                           f->path, (long long)f->line, (long long)mt);
+        if (col >= nt)
+            return nt_fail(NT_EINVAL, "tile-map file '%s' line %lld: more than %lld domain ids",
+                           f->path, (long long)f->line, (long long)nt);
+        f->m->owner[f->row * nt + col++] = id;
+        if (id > f->maxid)
+            f->maxid = id;
+    }
+    if (col == 0)
+        return NT_OK;
+    if (col != nt)
+        return nt_fail(NT_EINVAL, "tile-map file '%s' line %lld: expected %lld domain ids, "
+                       "found %lld", f->path, (long long)f->line, (long long)nt, (long long)col);
+    f->row++;
+    return NT_OK;
 }
 
 nt_status nt_tilemap_from_file(const char *path, int64_t mt, int64_t nt, int ndomains,
@@ -28,78 +80,23 @@ nt_status nt_tilemap_from_file(const char *path, int64_t mt, int64_t nt, int ndo
         nt_tilemap_destroy(m);
         return st;
     }
-    int64_t row = 0, line = 0;
-    int maxid = 0;
-    const char *s = text, *end = text + len;
-    while (s < end && st == NT_OK) {
-        line++;
-        const char *eol = s;
-        while (eol < end && *eol != '\n')
-            eol++;
-        int64_t col = 0;
-        const char *c = s;
-        while (c < eol) {
-            while (c < eol && is_space(*c))
-                c++;
-            if (c == eol || *c == '#')
-                break;
-            const char *tok = c;
-            while (c < eol && !is_space(*c) && *c != '#')
-                c++;
-            long long v = 0;
-            int ok = 1;
-            for (const char *t = tok; t < c && ok; t++) {
-                if (*t < '0' || *t > '9')
-                    ok = 0;
-                else if (v <= INT_MAX)
-                    v = v * 10 + (*t - '0'); // stops growing past INT_MAX: no overflow
-            }
-            if (ok && v > INT_MAX) {
-                st = nt_fail(NT_EINVAL, "tile-map file '%s' line %lld: domain id '%.*s' is too "
-                             "large", path, (long long)line, (int)(c - tok), tok);
-                break;
-            }
-            if (!ok) {
-                st = nt_fail(NT_EINVAL, "tile-map file '%s' line %lld: junk '%.*s' (expected a "
-                             "domain id)", path, (long long)line, (int)(c - tok), tok);
-                break;
-            }
-            if (ndomains > 0 && v >= ndomains) {
-                st = nt_fail(NT_EINVAL, "tile-map file '%s' line %lld: domain %lld out of "
-                             "range 0..%d", path, (long long)line, v, ndomains - 1);
-                break;
-            }
-            if (row >= mt) {
-                st = nt_fail(NT_EINVAL, "tile-map file '%s' line %lld: more than %lld tile "
-                             "rows", path, (long long)line, (long long)mt);
-                break;
-            }
-            if (col >= nt) {
-                st = nt_fail(NT_EINVAL, "tile-map file '%s' line %lld: more than %lld domain "
-                             "ids", path, (long long)line, (long long)nt);
-                break;
-            }
-            m->owner[row * nt + col++] = (int)v;
-            if (v > maxid)
-                maxid = (int)v;
-        }
-        if (st == NT_OK && col > 0) {
-            if (col != nt)
-                st = nt_fail(NT_EINVAL, "tile-map file '%s' line %lld: expected %lld domain ids, "
-                             "found %lld", path, (long long)line, (long long)nt, (long long)col);
-            row++;
-        }
+    filler f = {path, m, ndomains, 0, 0, 0};
+    const char *end = text + len;
+    for (const char *s = text; s < end && st == NT_OK;) {
+        const char *eol = nt_scan_eol(s, end);
+        f.line++;
+        st = read_row(&f, s, eol);
         s = eol + 1;
     }
     free(text);
-    if (st == NT_OK && row != mt)
+    if (st == NT_OK && f.row != mt)
         st = nt_fail(NT_EINVAL, "tile-map file '%s': %lld tile rows, expected %lld", path,
-                     (long long)row, (long long)mt);
+                     (long long)f.row, (long long)mt);
     if (st != NT_OK) {
         nt_tilemap_destroy(m);
         return st;
     }
-    m->ndomains = ndomains > 0 ? ndomains : maxid + 1;
+    m->ndomains = ndomains > 0 ? ndomains : f.maxid + 1;
     *out = m;
     return NT_OK;
 }

@@ -24,6 +24,7 @@
 #ifndef NUMATILE_DIST_H
 #define NUMATILE_DIST_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "numatile/error.h"
@@ -109,6 +110,18 @@ void nt_tilemap_destroy(nt_tilemap_t *map);
  */
 nt_status nt_tilemap_from_spec(const char *spec, int64_t mt, int64_t nt, int ndomains,
                                nt_tilemap_t **out);
+
+/**
+ * \brief The DIST grammar nt_tilemap_from_spec() accepts, one alternative per distribution,
+ *        for help texts: "bc2d:PxQ[:SMBxSNB] | bc1d:P | ... | file:PATH".
+ *
+ * Works like snprintf(): writes at most cap bytes, NUL included (nothing when cap is 0), and
+ * returns the length of the whole text, so a call with cap = 0 sizes the buffer.
+ * @param[out] buf the text, or NULL when cap is 0.
+ * @param[in]  cap size of buf in bytes.
+ * @return the length of the grammar text, without the NUL.
+ */
+size_t nt_tilemap_spec_grammar(char *buf, size_t cap);
 
 /**
  * \brief 2D block-cyclic map with super-blocks (ScaLAPACK-style, row-major process grid).
@@ -300,6 +313,42 @@ nt_status nt_dist1d_balanced(int64_t n, int p, uint64_t seed, nt_dist1d_t **out)
  * @retval NT_ERANGE size overflow. @retval NT_ENOMEM allocation failed.
  */
 nt_status nt_dist1d_skewed(int p, int64_t d, double alpha, uint64_t seed, nt_dist1d_t **out);
+
+/**
+ * \brief Build a 1D map from a DIST1D spec, the grammar of `numatile stencil --from`.
+ *
+ * Accepted specs (SEED: decimal digits only, 0..2^64-1; ALPHA: a decimal number in [0, 1]
+ * that starts with a digit or '.', read with strtod()):
+ * - `block`: the same as nt_dist1d_block(n, p);
+ * - `balanced:SEED`: the same as nt_dist1d_balanced(n, p, SEED);
+ * - `skewed:ALPHA:SEED`: the same as nt_dist1d_skewed(p, n / p, ALPHA, SEED); n must be a
+ *   multiple of p.
+ *
+ * @param[in]  spec the spec, NUL-terminated.
+ * @param[in]  n    items, >= 1.
+ * @param[in]  p    domains, >= 1.
+ * @param[out] out  the new map, to free with nt_dist1d_destroy(); untouched on failure.
+ * @retval NT_OK     success.
+ * @retval NT_EINVAL spec or out NULL; a malformed spec, the message naming the spec and what
+ *                   was expected ("'blok': expected block, balanced:SEED or
+ *                   skewed:ALPHA:SEED", "'balanced:x': expected balanced:SEED",
+ *                   "'skewed:2:1': expected skewed:ALPHA:SEED, ALPHA in [0,1]"); skewed with
+ *                   n not a multiple of p; n or p below 1.
+ * @retval NT_ERANGE size overflow. @retval NT_ENOMEM allocation failed.
+ */
+nt_status nt_dist1d_parse(const char *spec, int64_t n, int p, nt_dist1d_t **out);
+
+/**
+ * \brief The DIST1D grammar nt_dist1d_parse() accepts, for help texts:
+ *        "block | balanced:SEED | skewed:ALPHA:SEED".
+ *
+ * Works like snprintf(): writes at most cap bytes, NUL included (nothing when cap is 0), and
+ * returns the length of the whole text, so a call with cap = 0 sizes the buffer.
+ * @param[out] buf the text, or NULL when cap is 0.
+ * @param[in]  cap size of buf in bytes.
+ * @return the length of the grammar text, without the NUL.
+ */
+size_t nt_dist1d_spec_grammar(char *buf, size_t cap);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Counting and costs                                                                         */

@@ -1,6 +1,6 @@
 // Distributions: tile-map generators against direct per-tile formulas or naive re-computations,
-// statistical properties, the DIST parser's errors with positions, tile-map files, 1D maps,
-// the count matrix and the costs against item-by-item recounts.
+// statistical properties, the DIST parser's errors with positions and its grammar text,
+// tile-map files, 1D maps, the count matrix and the costs against item-by-item recounts.
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdbool.h>
@@ -301,6 +301,23 @@ Test(dist, parser_errors_with_positions)
     // The largest seed is accepted.
     m = spec("random:18446744073709551615", 3, 3, 2);
     nt_tilemap_destroy(m);
+}
+
+// The help text lists every kind the parser takes, and the unknown-kind message every name.
+Test(dist, spec_grammar_text)
+{
+    const char *want = "bc2d:PxQ[:SMBxSNB] | bc1d:P | random:SEED | balanced:SEED | "
+                       "skewed:PxQ:SEED | chunk:D:SEED | band:W:PxQ | file:PATH";
+    char buf[256];
+    cr_assert_eq(nt_tilemap_spec_grammar(NULL, 0), strlen(want));
+    cr_assert_eq(nt_tilemap_spec_grammar(buf, sizeof buf), strlen(want));
+    cr_assert_str_eq(buf, want);
+    // Truncated like snprintf: cap - 1 characters and the NUL, full length returned.
+    char small[8];
+    cr_assert_eq(nt_tilemap_spec_grammar(small, sizeof small), strlen(want));
+    cr_assert_str_eq(small, "bc2d:Px");
+    spec_error("bcd2:4x4", 0, NT_EINVAL, "DIST 'bcd2:4x4' at 0: unknown distribution (expected "
+               "bc2d, bc1d, random, balanced, skewed, chunk, band or file)");
 }
 
 // ---------------------------------------------------------------------------------------------
