@@ -13,6 +13,9 @@
 // `return nt_fail(NT_EINVAL, "domain %d out of range", d);`.
 nt_status nt_fail(nt_status code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+// Seconds on a monotonic clock: only differences of two calls mean anything.
+double nt_now(void);
+
 // a*b and a+b into *out; false (and *out untouched) on overflow.
 static inline bool nt_mul_size(size_t a, size_t b, size_t *out)
 {

@@ -18,7 +18,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "nt_lib.h"
 #include "numatile/mem.h"
@@ -27,13 +26,6 @@
 #define BOUND_CAP ((size_t)32 << 20)
 // Small segments are batched into copy tasks of about this many bytes.
 #define TASK_GRAIN ((int64_t)128 << 10)
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 typedef struct exec_ctx {
     const nt_topo_t *topo;
@@ -241,7 +233,7 @@ static double measure_bound(exec_ctx *c)
         }
 #pragma omp barrier
 #pragma omp master
-        t0 = now();
+        t0 = nt_now();
 #pragma omp barrier
         for (int d = tid; d < c->D; d += nth) {
             cpu_set_t saved;
@@ -265,7 +257,7 @@ static double measure_bound(exec_ctx *c)
         }
 #pragma omp barrier
 #pragma omp master
-        t1 = now();
+        t1 = nt_now();
     }
     for (size_t k = 0; k < nbuf; k++) {
         nt_mem_free(bufs[2 * k], len[k]);
@@ -551,7 +543,7 @@ nt_status nt_plan_execute(nt_plan_t *plan, nt_matrix_t *src, nt_matrix_t *dst,
         goto fail;
     }
     // Allocate the whole target before the first copy.
-    double ta = now();
+    double ta = nt_now();
     if (fresh) {
         if ((st = nt_matrix_set_owner(dst, v.dst_owner, D, &old)) != NT_OK) {
             free(mcur);
@@ -563,7 +555,7 @@ nt_status nt_plan_execute(nt_plan_t *plan, nt_matrix_t *src, nt_matrix_t *dst,
             goto fail;
         }
     }
-    double tb = now();
+    double tb = nt_now();
     // From here on nothing fails.
     int64_t mig_bytes = 0, mig_moved = 0, mig_node = 0;
     for (int64_t x = 0; x < v.nseg; x++) {
@@ -589,9 +581,9 @@ nt_status nt_plan_execute(nt_plan_t *plan, nt_matrix_t *src, nt_matrix_t *dst,
     int saved_levels = omp_get_max_active_levels();
     if (saved_levels < 2)
         omp_set_max_active_levels(2);
-    double t0 = now();
+    double t0 = nt_now();
     run_all(&c);
-    double t1 = now();
+    double t1 = nt_now();
     // Every listed segment was copied: per-pair counts from the plan, not from the tasks.
     for (int64_t x = 0; x < v.nseg; x++)
         if (!skip_seg[x]) {

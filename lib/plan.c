@@ -6,7 +6,6 @@
 // piece and a column piece. Building them costs O(segments) and never looks at memory.
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "nt_lib.h"
 
@@ -39,13 +38,6 @@ typedef struct dim {
     int64_t *band;  // band[b] = first piece of the b-th target tile touched, band[nb] = np
     int64_t nband;
 } dim;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void dim_free(dim *d)
 {
@@ -193,7 +185,7 @@ static int64_t *topo_dist(const nt_topo_t *topo, int D)
 nt_status nt_plan_create(const nt_matrix_t *src, const nt_matrix_t *dst, const nt_sub_t *sub,
                          const nt_plan_opts_t *opts, nt_plan_t **out)
 {
-    double t0 = now();
+    double t0 = nt_now();
     if (!src || !dst || !out)
         return nt_fail(NT_EINVAL, "nt_plan_create: %s is NULL",
                        !src ? "src" : !dst ? "dst" : "out");
@@ -408,7 +400,7 @@ nt_status nt_plan_create(const nt_matrix_t *src, const nt_matrix_t *dst, const n
     free(dist);
     dim_free(&dr);
     dim_free(&dc);
-    I->seconds = now() - t0;
+    I->seconds = nt_now() - t0;
     *out = p;
     return NT_OK;
 fail:

@@ -284,7 +284,7 @@ nt_status nt_stencil_run(const nt_topo_t *topo, const nt_dist1d_t *map, double *
     if ((st = build(&c, map, values)) != NT_OK)
         goto out;
 
-    double t0 = omp_get_wtime();
+    double t0 = nt_now();
 #pragma omp parallel num_threads(c.nthreads)
     {
         int tid = omp_get_thread_num();
@@ -313,7 +313,7 @@ nt_status nt_stencil_run(const nt_topo_t *topo, const nt_dist1d_t *map, double *
         if (restore)
             sched_setaffinity(0, sizeof saved, &saved);
     }
-    double t1 = omp_get_wtime();
+    double t1 = nt_now();
     if (atomic_load(&c.setup_failed)) {
         st = nt_fail(c.err, "%s", c.msg);
         goto out;

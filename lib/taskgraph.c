@@ -608,9 +608,9 @@ nt_status nt_tg_run(nt_tg_t *g, const nt_topo_t *topo, int tpd, nt_kernel_sched 
             if (g->npred[t] == 0)
                 q_push(&c, c.exec_dom[g->task[t].owner], t);
         atomic_store(&c.finished, g->ntask == 0);
-        double t0 = omp_get_wtime();
+        double t0 = nt_now();
         team(&c);
-        double t1 = omp_get_wtime();
+        double t1 = nt_now();
         int err = atomic_load(&c.error);
         if (err) {
             st = nt_fail((nt_status)err, "%s", c.msg);
