@@ -19,7 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nt_lib.h"
+#include "nt_core.h"
+#include "nt_matrix.h"
+#include "nt_plan.h"
 #include "numatile/mem.h"
 
 // Scratch buffers of the copy bound are at most this large (repeated to reach the byte count).

@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nt_lib.h"
+#include "nt_core.h"
+#include "nt_plan.h"
 
 struct nt_plan {
     const nt_matrix_t *src, *dst; // identity only: checked by nt_plan_execute()

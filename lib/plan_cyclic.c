@@ -7,7 +7,8 @@
 // stride L. Guo's per-dimension triple (origin, stride, count) is the special case r = 1.
 #include <stdlib.h>
 
-#include "nt_lib.h"
+#include "nt_core.h"
+#include "numatile/plan.h"
 
 static int64_t floor_div(int64_t a, int64_t b)
 {
