@@ -1,4 +1,4 @@
-// Internal helpers shared by every module: error reporting, checked arithmetic, a fixed PRNG.
+// Helpers every module shares: error reporting, checked arithmetic, a fixed PRNG, a clock.
 // Not installed; only include/ is public.
 #ifndef NUMATILE_CORE_H
 #define NUMATILE_CORE_H

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "nt_core.h"
+#include "nt_kern_common.h"
 #include "nt_kernels.h"
 #include "nt_taskgraph.h"
 #include "numatile/mem.h"

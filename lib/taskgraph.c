@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "nt_core.h"
+#include "nt_kern_common.h"
 #include "nt_taskgraph.h"
 
 struct nt_tg {
@@ -193,76 +194,6 @@ void nt_tg_count_read(nt_tg_t *g, int domain, int64_t bytes)
         g->remote_reads++;
         g->remote_read_bytes += bytes;
     }
-}
-
-nt_status nt_tg_default_threads(const nt_topo_t *topo, int *tpd)
-{
-    if (nt_topo_get_kind(topo) == NT_TOPO_SYNTHETIC)
-        return nt_fail(NT_ENOTSUP, "kernels need a physical or virtual topology, not a "
-                       "synthetic one");
-    int best = 0;
-    for (int d = 0; d < nt_topo_ndomains(topo); d++) {
-        nt_domain_info_t info;
-        nt_topo_domain(topo, d, &info);
-        if (info.ncpus > 0 && (best == 0 || info.ncpus < best))
-            best = info.ncpus;
-    }
-    if (best == 0)
-        return nt_fail(NT_ENOTSUP, "kernels: no domain has cpus");
-    *tpd = best;
-    return NT_OK;
-}
-
-nt_status nt_kernel_opts_resolve(const nt_kernel_opts_t *opts, const nt_topo_t *topo, int *tpd,
-                                 nt_kernel_sched *sched)
-{
-    nt_kernel_opts_t o = opts ? *opts : (nt_kernel_opts_t){0};
-    if (o.threads_per_domain < 0 || o.threads_per_domain > 1024)
-        return nt_fail(NT_EINVAL, "opts.threads_per_domain = %d must be in 0..1024",
-                       o.threads_per_domain);
-    if (o.sched != NT_KERNEL_OWNER && o.sched != NT_KERNEL_OMP)
-        return nt_fail(NT_EINVAL, "opts.sched = %d is not a scheduling mode", (int)o.sched);
-    if (o.ib < 0)
-        return nt_fail(NT_EINVAL, "opts.ib = %lld must be >= 0", (long long)o.ib);
-    nt_status st = nt_tg_default_threads(topo, tpd);
-    if (st)
-        return st;
-    if (o.threads_per_domain > 0)
-        *tpd = o.threads_per_domain;
-    *sched = o.sched;
-    return NT_OK;
-}
-
-void nt_kernel_stats_free(nt_kernel_stats_t *stats)
-{
-    if (!stats)
-        return;
-    free(stats->tasks_owned);
-    free(stats->tasks_run);
-    memset(stats, 0, sizeof *stats);
-}
-
-nt_status nt_kernel_stats_prepare(nt_kernel_stats_t *s, int ndomains)
-{
-    if (!s)
-        return NT_OK;
-    if (s->tasks_owned && s->ndomains == ndomains)
-        return NT_OK;
-    if (s->tasks_owned || s->tasks_run)
-        return nt_fail(NT_EINVAL, "stats: used before with %d domains, now %d", s->ndomains,
-                       ndomains);
-    s->tasks_owned = calloc((size_t)ndomains, sizeof *s->tasks_owned);
-    s->tasks_run = calloc((size_t)ndomains, sizeof *s->tasks_run);
-    if (!s->tasks_owned || !s->tasks_run) {
-        free(s->tasks_owned);
-        free(s->tasks_run);
-        s->tasks_owned = s->tasks_run = NULL;
-        return nt_fail(NT_ENOMEM, "stats: out of memory");
-    }
-    s->ndomains = ndomains;
-    if (s->tasks == 0)
-        s->owner_fraction = 1.0;
-    return NT_OK;
 }
 
 /* ---- execution -------------------------------------------------------------------------- */
