@@ -1,4 +1,4 @@
-// Internal helpers shared by every module: error reporting, checked arithmetic, a fixed PRNG.
+// Helpers every module shares: error reporting, checked arithmetic, a fixed PRNG, a clock.
 // Not installed; only include/ is public.
 #ifndef NUMATILE_CORE_H
 #define NUMATILE_CORE_H
@@ -12,6 +12,9 @@
 // Record a printf-style message for nt_last_error() and return code, so callers can write
 // `return nt_fail(NT_EINVAL, "domain %d out of range", d);`.
 nt_status nt_fail(nt_status code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+// Seconds on a monotonic clock: only differences of two calls mean anything.
+double nt_now(void);
 
 // a*b and a+b into *out; false (and *out untouched) on overflow.
 static inline bool nt_mul_size(size_t a, size_t b, size_t *out)

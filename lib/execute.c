@@ -18,22 +18,16 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "nt_lib.h"
+#include "nt_core.h"
+#include "nt_matrix.h"
+#include "nt_plan.h"
 #include "numatile/mem.h"
 
 // Scratch buffers of the copy bound are at most this large (repeated to reach the byte count).
 #define BOUND_CAP ((size_t)32 << 20)
 // Small segments are batched into copy tasks of about this many bytes.
 #define TASK_GRAIN ((int64_t)128 << 10)
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 typedef struct exec_ctx {
     const nt_topo_t *topo;
@@ -58,6 +52,13 @@ typedef struct exec_ctx {
     int64_t *pair_tiles, *pair_bytes;
     int64_t *thread_bytes;   // D x tpd_max bytes copied per thread
     int64_t tasks, tasks_on_domain, pages_migrated, pages_failed;
+    // Set up by nt_plan_execute(): segments adopted instead of copied and their target tiles,
+    // the phase of every segment, a cursor per domain into mig.
+    unsigned char *skip_seg, *skip_tile;
+    int *phase;
+    int64_t *mcur;
+    // Adopted tiles: all, those that changed domain, their bytes, the bytes that changed node.
+    int64_t adopted, adopted_moved, adopted_bytes, adopted_node_bytes;
 } exec_ctx;
 
 // Copy one segment: column by column, or in one go when both sides are contiguous.
@@ -241,7 +242,7 @@ static double measure_bound(exec_ctx *c)
         }
 #pragma omp barrier
 #pragma omp master
-        t0 = now();
+        t0 = nt_now();
 #pragma omp barrier
         for (int d = tid; d < c->D; d += nth) {
             cpu_set_t saved;
@@ -265,7 +266,7 @@ static double measure_bound(exec_ctx *c)
         }
 #pragma omp barrier
 #pragma omp master
-        t1 = now();
+        t1 = nt_now();
     }
     for (size_t k = 0; k < nbuf; k++) {
         nt_mem_free(bufs[2 * k], len[k]);
@@ -297,6 +298,10 @@ static void ctx_free(exec_ctx *c)
     free(c->pair_tiles);
     free(c->pair_bytes);
     free(c->thread_bytes);
+    free(c->skip_seg);
+    free(c->skip_tile);
+    free(c->phase);
+    free(c->mcur);
 }
 
 // Cpus of every domain as a table, threads per domain, nodes.
@@ -417,8 +422,9 @@ out:
     return st;
 }
 
-nt_status nt_plan_execute(nt_plan_t *plan, nt_matrix_t *src, nt_matrix_t *dst,
-                          const nt_exec_opts_t *opts, nt_exec_stats_t *stats)
+static nt_status check_exec(const nt_plan_t *plan, const nt_matrix_t *src,
+                            const nt_matrix_t *dst, const nt_exec_opts_t *opts,
+                            nt_exec_opts_t *o)
 {
     if (!plan || !src || !dst)
         return nt_fail(NT_EINVAL, "nt_plan_execute: %s is NULL",
@@ -427,223 +433,251 @@ nt_status nt_plan_execute(nt_plan_t *plan, nt_matrix_t *src, nt_matrix_t *dst,
         return nt_fail(NT_EINVAL, "nt_plan_execute: src and dst are the same matrix");
     if (!nt_plan_matches(plan, src, dst))
         return nt_fail(NT_EINVAL, "nt_plan_execute: the plan was built for other matrices");
-    nt_exec_opts_t o = opts ? *opts : (nt_exec_opts_t){0};
-    if ((o.mode != NT_EXEC_COPY && o.mode != NT_EXEC_MOVE) ||
-        (o.schedule != NT_SCHED_FREE && o.schedule != NT_SCHED_STEPS) ||
-        o.threads_per_domain < 0 || o.max_in_flight < 0)
+    *o = opts ? *opts : (nt_exec_opts_t){0};
+    if ((o->mode != NT_EXEC_COPY && o->mode != NT_EXEC_MOVE) ||
+        (o->schedule != NT_SCHED_FREE && o->schedule != NT_SCHED_STEPS) ||
+        o->threads_per_domain < 0 || o->max_in_flight < 0)
         return nt_fail(NT_EINVAL, "nt_plan_execute: bad options (mode %d, schedule %d, "
-                       "threads_per_domain %d, max_in_flight %d)", (int)o.mode,
-                       (int)o.schedule, o.threads_per_domain, o.max_in_flight);
+                       "threads_per_domain %d, max_in_flight %d)", (int)o->mode,
+                       (int)o->schedule, o->threads_per_domain, o->max_in_flight);
     if (!src->allocated)
         return nt_fail(NT_EINVAL, "nt_plan_execute: the source has no memory");
-    const nt_topo_t *topo = src->topo;
-    if (dst->topo && dst->topo != topo)
+    if (dst->topo && dst->topo != src->topo)
         return nt_fail(NT_EINVAL, "nt_plan_execute: source and target on different topologies");
-    if (nt_topo_get_kind(topo) == NT_TOPO_SYNTHETIC)
+    if (nt_topo_get_kind(src->topo) == NT_TOPO_SYNTHETIC)
         return nt_fail(NT_ENOTSUP, "nt_plan_execute: a synthetic topology has no memory");
-    nt_plan_view_t v;
-    nt_plan_get_view(plan, &v);
-    size_t ndt = (size_t)(dst->mt * dst->nt);
-    bool fresh = !dst->allocated;
-    if (!fresh) {
-        if (o.mode == NT_EXEC_MOVE)
-            return nt_fail(NT_EINVAL, "nt_plan_execute: move mode needs a target without "
-                           "memory (created with NT_MATRIX_NOALLOC)");
-        for (size_t t = 0; t < ndt; t++)
-            if (dst->owner[t] != v.dst_owner[t])
-                return nt_fail(NT_EINVAL, "nt_plan_execute: the plan relabels the target, "
-                               "whose memory is already placed");
-    }
-    const nt_topo_t *dst_topo = dst->topo;
-    if (!dst->topo && fresh)
-        dst->topo = topo; // a descriptor made without topology takes the source's
+    return NT_OK;
+}
 
-    exec_ctx c = {.topo = topo, .src = src, .dst = dst, .seg = v.seg, .D = v.ndomains,
-                  .max_in_flight = o.max_in_flight > 0 ? o.max_in_flight : 64};
-    int D = c.D;
-    size_t DD = (size_t)D * (size_t)D;
-    unsigned char *skip_tile = NULL, *skip_seg = NULL;
-    int *phase = NULL;
-    nt_owner_state_t old = {0};
-    bool relabelled = false;
-    nt_status st = ctx_machine(&c, &o);
-    if (st)
-        goto fail;
-    c.pair_tiles = calloc(DD, sizeof *c.pair_tiles);
-    c.pair_bytes = calloc(DD, sizeof *c.pair_bytes);
-    c.thread_bytes = calloc((size_t)D * (size_t)c.tpd_max, sizeof *c.thread_bytes);
-    c.mfirst = calloc((size_t)D + 1, sizeof *c.mfirst);
-    skip_tile = calloc(ndt, 1);
-    skip_seg = calloc(v.nseg > 0 ? (size_t)v.nseg : 1, 1);
-    phase = malloc((v.nseg > 0 ? (size_t)v.nseg : 1) * sizeof *phase);
-    if (!c.pair_tiles || !c.pair_bytes || !c.thread_bytes || !c.mfirst || !skip_tile ||
-        !skip_seg || !phase) {
-        st = nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
-        goto fail;
-    }
+// A target that already has memory can only receive copies, and only under its own map.
+static nt_status check_placed_target(const nt_matrix_t *dst, const nt_exec_opts_t *o,
+                                     const nt_plan_view_t *v)
+{
+    if (o->mode == NT_EXEC_MOVE)
+        return nt_fail(NT_EINVAL, "nt_plan_execute: move mode needs a target without "
+                       "memory (created with NT_MATRIX_NOALLOC)");
+    for (size_t t = 0; t < (size_t)(dst->mt * dst->nt); t++)
+        if (dst->owner[t] != v->dst_owner[t])
+            return nt_fail(NT_EINVAL, "nt_plan_execute: the plan relabels the target, "
+                           "whose memory is already placed");
+    return NT_OK;
+}
 
-    // Tiles the target adopts: a target tile made of one whole segment from a page-aligned
-    // source tile this source owns, kept when its domain does not change (copy mode, unless
-    // no_keep) or migrated (move mode).
-    int64_t nkeep = 0, nmig = 0;
-    if (fresh && src->layout == NT_LAYOUT_TILE && dst->layout == NT_LAYOUT_TILE &&
-        (o.mode == NT_EXEC_MOVE || !o.no_keep)) {
-        for (int64_t x = 0; x < v.nseg; x++) {
-            const nt_segment_t *g = &v.seg[x];
-            bool alone = (x == 0 || v.seg[x - 1].dst_tile != g->dst_tile) &&
-                         (x + 1 == v.nseg || v.seg[x + 1].dst_tile != g->dst_tile);
-            int64_t si = g->src_tile / src->nt, sj = g->src_tile % src->nt;
-            if (!alone || !g->whole || !nt_tile_is_big(src, si, sj) ||
-                !src->mem->owned[g->src_tile])
+// Per-pair counts, per-thread bytes, and the per-segment and per-tile scratch.
+static nt_status ctx_alloc(exec_ctx *c, const nt_plan_view_t *v)
+{
+    size_t D = (size_t)c->D, nseg = v->nseg > 0 ? (size_t)v->nseg : 1;
+    c->pair_tiles = calloc(D * D, sizeof *c->pair_tiles);
+    c->pair_bytes = calloc(D * D, sizeof *c->pair_bytes);
+    c->thread_bytes = calloc(D * (size_t)c->tpd_max, sizeof *c->thread_bytes);
+    c->mfirst = calloc(D + 1, sizeof *c->mfirst);
+    c->mcur = calloc(D, sizeof *c->mcur);
+    c->skip_tile = calloc((size_t)(c->dst->mt * c->dst->nt), 1);
+    c->skip_seg = calloc(nseg, 1);
+    c->phase = malloc(nseg * sizeof *c->phase);
+    if (!c->pair_tiles || !c->pair_bytes || !c->thread_bytes || !c->mfirst || !c->mcur ||
+        !c->skip_tile || !c->skip_seg || !c->phase)
+        return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
+    return NT_OK;
+}
+
+// Segment x alone makes its target tile and is a whole page-aligned source tile this source
+// owns; in copy mode it must also stay on its domain.
+static bool adoptable(const exec_ctx *c, const nt_plan_view_t *v, int64_t x, nt_exec_mode mode)
+{
+    const nt_segment_t *g = &v->seg[x];
+    bool alone = (x == 0 || v->seg[x - 1].dst_tile != g->dst_tile) &&
+                 (x + 1 == v->nseg || v->seg[x + 1].dst_tile != g->dst_tile);
+    int64_t si = g->src_tile / c->src->nt, sj = g->src_tile % c->src->nt;
+    if (!alone || !g->whole || !nt_tile_is_big(c->src, si, sj) ||
+        !c->src->mem->owned[g->src_tile])
+        return false;
+    return mode == NT_EXEC_MOVE || g->src_dom == g->dst_dom;
+}
+
+// Tiles the target adopts instead of copying: kept when their domain does not change (copy
+// mode, unless no_keep) or migrated (move mode). Marks them, and sizes and allocates the list
+// of migrations of each target domain (mig[mfirst[d] .. mfirst[d+1])).
+static nt_status select_adopted(exec_ctx *c, const nt_plan_view_t *v, const nt_exec_opts_t *o,
+                                bool fresh)
+{
+    int64_t nmig = 0;
+    if (fresh && c->src->layout == NT_LAYOUT_TILE && c->dst->layout == NT_LAYOUT_TILE &&
+        (o->mode == NT_EXEC_MOVE || !o->no_keep)) {
+        for (int64_t x = 0; x < v->nseg; x++) {
+            const nt_segment_t *g = &v->seg[x];
+            if (!adoptable(c, v, x, o->mode))
                 continue;
-            if (o.mode == NT_EXEC_COPY && g->src_dom != g->dst_dom)
-                continue;
-            skip_tile[g->dst_tile] = 1;
-            skip_seg[x] = 1;
-            nkeep++;
-            if (c.node[g->src_dom] != c.node[g->dst_dom]) {
+            c->skip_tile[g->dst_tile] = 1;
+            c->skip_seg[x] = 1;
+            c->adopted++;
+            if (c->node[g->src_dom] != c->node[g->dst_dom]) {
                 nmig++;
-                c.mfirst[g->dst_dom + 1]++;
+                c->mfirst[g->dst_dom + 1]++;
             }
         }
     }
-    for (int d = 0; d < D; d++)
-        c.mfirst[d + 1] += c.mfirst[d];
-    c.mig = malloc((size_t)(nmig > 0 ? nmig : 1) * sizeof *c.mig);
-    if (!c.mig) {
-        st = nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
-        goto fail;
-    }
-    if ((st = assign_phases(&c, plan, &o, skip_seg, phase)) != NT_OK)
-        goto fail;
-    // Work lists by (phase, executing domain), counting sort.
-    size_t cells = (size_t)c.nphases * (size_t)D;
-    c.first = calloc(cells + 1, sizeof *c.first);
-    c.list = malloc((size_t)(v.nseg > 0 ? v.nseg : 1) * sizeof *c.list);
-    if (!c.first || !c.list) {
-        st = nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
-        goto fail;
-    }
-    for (int64_t x = 0; x < v.nseg; x++)
-        if (!skip_seg[x])
-            c.first[(size_t)phase[x] * (size_t)D + (size_t)exec_domain(&c, &v.seg[x],
-                                                                         o.on_source) + 1]++;
-    for (size_t k = 0; k < cells; k++)
-        c.first[k + 1] += c.first[k];
-    {
-        int64_t *cur = calloc(cells, sizeof *cur);
-        if (!cur) {
-            st = nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
-            goto fail;
-        }
-        for (int64_t x = 0; x < v.nseg; x++)
-            if (!skip_seg[x]) {
-                size_t k = (size_t)phase[x] * (size_t)D +
-                           (size_t)exec_domain(&c, &v.seg[x], o.on_source);
-                c.list[c.first[k] + cur[k]++] = x;
-            }
-        free(cur);
-    }
+    for (int d = 0; d < c->D; d++)
+        c->mfirst[d + 1] += c->mfirst[d];
+    c->mig = malloc((size_t)(nmig > 0 ? nmig : 1) * sizeof *c->mig);
+    if (!c->mig)
+        return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
+    return NT_OK;
+}
 
-    int64_t *mcur = calloc((size_t)D, sizeof *mcur);
-    if (!mcur) {
-        st = nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
-        goto fail;
-    }
-    // Allocate the whole target before the first copy.
-    double ta = now();
-    if (fresh) {
-        if ((st = nt_matrix_set_owner(dst, v.dst_owner, D, &old)) != NT_OK) {
-            free(mcur);
-            goto fail;
+// Work lists by (phase, executing domain) of the segments to copy, by counting sort.
+static nt_status build_work_lists(exec_ctx *c, const nt_plan_view_t *v, bool on_source)
+{
+    size_t D = (size_t)c->D, cells = (size_t)c->nphases * D;
+    c->first = calloc(cells + 1, sizeof *c->first);
+    c->list = malloc((size_t)(v->nseg > 0 ? v->nseg : 1) * sizeof *c->list);
+    if (!c->first || !c->list)
+        return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
+    for (int64_t x = 0; x < v->nseg; x++)
+        if (!c->skip_seg[x])
+            c->first[(size_t)c->phase[x] * D + (size_t)exec_domain(c, &v->seg[x], on_source) +
+                     1]++;
+    for (size_t k = 0; k < cells; k++)
+        c->first[k + 1] += c->first[k];
+    int64_t *cur = calloc(cells, sizeof *cur);
+    if (!cur)
+        return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
+    for (int64_t x = 0; x < v->nseg; x++)
+        if (!c->skip_seg[x]) {
+            size_t k = (size_t)c->phase[x] * D + (size_t)exec_domain(c, &v->seg[x], on_source);
+            c->list[c->first[k] + cur[k]++] = x;
         }
-        relabelled = true;
-        if ((st = nt_matrix_alloc_except(dst, skip_tile)) != NT_OK) {
-            free(mcur);
-            goto fail;
-        }
-    }
-    double tb = now();
-    // From here on nothing fails.
-    int64_t mig_bytes = 0, mig_moved = 0, mig_node = 0;
-    for (int64_t x = 0; x < v.nseg; x++) {
-        if (!skip_seg[x])
+    free(cur);
+    return NT_OK;
+}
+
+// The target takes the adopted tiles of src (nothing is copied); those whose node changes are
+// queued for migration. Counted per domain pair. Cannot fail.
+static void adopt_tiles(exec_ctx *c, const nt_plan_view_t *v, nt_matrix_t *src)
+{
+    for (int64_t x = 0; x < v->nseg; x++) {
+        if (!c->skip_seg[x])
             continue;
-        const nt_segment_t *g = &v.seg[x];
-        nt_matrix_adopt_tile(dst, g->dst_tile, src, g->src_tile);
-        int64_t b = (int64_t)g->rows * g->cols * (int64_t)src->elem_size;
-        if (c.node[g->src_dom] != c.node[g->dst_dom]) {
-            c.mig[c.mfirst[g->dst_dom] + mcur[g->dst_dom]++] = g->dst_tile;
-            mig_node += b;
+        const nt_segment_t *g = &v->seg[x];
+        nt_matrix_adopt_tile(c->dst, g->dst_tile, src, g->src_tile);
+        int64_t b = seg_bytes(c, g);
+        if (c->node[g->src_dom] != c->node[g->dst_dom]) {
+            c->mig[c->mfirst[g->dst_dom] + c->mcur[g->dst_dom]++] = g->dst_tile;
+            c->adopted_node_bytes += b;
         }
         if (g->src_dom != g->dst_dom) {
-            size_t pr = (size_t)g->src_dom * (size_t)D + (size_t)g->dst_dom;
-            c.pair_tiles[pr]++;
-            c.pair_bytes[pr] += b;
-            mig_bytes += b;
-            mig_moved++;
+            size_t pr = (size_t)g->src_dom * (size_t)c->D + (size_t)g->dst_dom;
+            c->pair_tiles[pr]++;
+            c->pair_bytes[pr] += b;
+            c->adopted_bytes += b;
+            c->adopted_moved++;
         }
     }
-    free(mcur);
+}
 
+// Migrate and copy (nested teams need two active levels), then count every copied segment per
+// domain pair (from the plan: every listed segment was copied) and, when asked, time the copy
+// bound. Returns the seconds of the copies; *bound gets those of the bound (0 without).
+static double run_copies(exec_ctx *c, const nt_plan_view_t *v, bool measure, double *bound)
+{
     int saved_levels = omp_get_max_active_levels();
     if (saved_levels < 2)
         omp_set_max_active_levels(2);
-    double t0 = now();
-    run_all(&c);
-    double t1 = now();
-    // Every listed segment was copied: per-pair counts from the plan, not from the tasks.
-    for (int64_t x = 0; x < v.nseg; x++)
-        if (!skip_seg[x]) {
-            size_t pr = (size_t)v.seg[x].src_dom * (size_t)D + (size_t)v.seg[x].dst_dom;
-            c.pair_tiles[pr]++;
-            c.pair_bytes[pr] += seg_bytes(&c, &v.seg[x]);
+    double t0 = nt_now();
+    run_all(c);
+    double t1 = nt_now();
+    for (int64_t x = 0; x < v->nseg; x++)
+        if (!c->skip_seg[x]) {
+            size_t pr = (size_t)v->seg[x].src_dom * (size_t)c->D + (size_t)v->seg[x].dst_dom;
+            c->pair_tiles[pr]++;
+            c->pair_bytes[pr] += seg_bytes(c, &v->seg[x]);
         }
-    double bound = o.measure_bound ? measure_bound(&c) : 0;
+    *bound = measure ? measure_bound(c) : 0;
     omp_set_max_active_levels(saved_levels);
+    return t1 - t0;
+}
 
-    if (stats) {
-        nt_exec_stats_t s = {.ndomains = D, .pair_tiles = c.pair_tiles,
-                             .pair_bytes = c.pair_bytes, .tiles_kept = nkeep - mig_moved,
-                             .tiles_migrated = mig_moved, .pages_migrated = c.pages_migrated,
-                             .pages_failed = c.pages_failed, .tasks = c.tasks,
-                             .tasks_on_domain = c.tasks_on_domain, .seconds_alloc = tb - ta,
-                             .seconds = t1 - t0, .bound_seconds = bound};
-        for (int64_t x = 0; x < v.nseg; x++) {
-            const nt_segment_t *g = &v.seg[x];
-            if (skip_seg[x])
-                continue;
-            int64_t b = (int64_t)g->rows * g->cols * (int64_t)src->elem_size;
-            s.bytes_copied += b;
-            if (g->src_dom != g->dst_dom)
-                s.bytes_moved += b;
-            if (c.node[g->src_dom] != c.node[g->dst_dom])
-                s.bytes_node_changed += b;
-        }
-        s.bytes_moved += mig_bytes;
-        s.bytes_node_changed += mig_node;
-        // Physical work only: copied bytes and migrated pages (adoption moves nothing).
-        double moved = (double)s.bytes_copied +
-                       (double)c.pages_migrated * (double)nt_mem_page_size();
-        s.bandwidth_gbs = s.seconds > 0 ? moved / s.seconds / 1e9 : 0;
-        s.bound_gbs = bound > 0 ? (double)s.bytes_copied / bound / 1e9 : 0;
-        *stats = s;
-        c.pair_tiles = c.pair_bytes = NULL;
+// The statistics of a finished execution; the per-pair arrays pass to the caller.
+static void fill_stats(exec_ctx *c, const nt_plan_view_t *v, double alloc_seconds,
+                       double seconds, double bound, nt_exec_stats_t *stats)
+{
+    nt_exec_stats_t s = {.ndomains = c->D, .pair_tiles = c->pair_tiles,
+                         .pair_bytes = c->pair_bytes,
+                         .tiles_kept = c->adopted - c->adopted_moved,
+                         .tiles_migrated = c->adopted_moved, .pages_migrated = c->pages_migrated,
+                         .pages_failed = c->pages_failed, .tasks = c->tasks,
+                         .tasks_on_domain = c->tasks_on_domain, .seconds_alloc = alloc_seconds,
+                         .seconds = seconds, .bound_seconds = bound};
+    for (int64_t x = 0; x < v->nseg; x++) {
+        const nt_segment_t *g = &v->seg[x];
+        if (c->skip_seg[x])
+            continue;
+        int64_t b = seg_bytes(c, g);
+        s.bytes_copied += b;
+        if (g->src_dom != g->dst_dom)
+            s.bytes_moved += b;
+        if (c->node[g->src_dom] != c->node[g->dst_dom])
+            s.bytes_node_changed += b;
     }
+    s.bytes_moved += c->adopted_bytes;
+    s.bytes_node_changed += c->adopted_node_bytes;
+    // Physical work only: copied bytes and migrated pages (adoption moves nothing).
+    double moved = (double)s.bytes_copied +
+                   (double)c->pages_migrated * (double)nt_mem_page_size();
+    s.bandwidth_gbs = s.seconds > 0 ? moved / s.seconds / 1e9 : 0;
+    s.bound_gbs = bound > 0 ? (double)s.bytes_copied / bound / 1e9 : 0;
+    *stats = s;
+    c->pair_tiles = c->pair_bytes = NULL;
+}
+
+nt_status nt_plan_execute(nt_plan_t *plan, nt_matrix_t *src, nt_matrix_t *dst,
+                          const nt_exec_opts_t *opts, nt_exec_stats_t *stats)
+{
+    nt_exec_opts_t o = {0};
+    nt_status st = check_exec(plan, src, dst, opts, &o);
+    if (st)
+        return st;
+    nt_plan_view_t v;
+    nt_plan_get_view(plan, &v);
+    bool fresh = !dst->allocated;
+    if (!fresh && (st = check_placed_target(dst, &o, &v)) != NT_OK)
+        return st;
+    const nt_topo_t *dst_topo = dst->topo;
+    if (!dst->topo && fresh)
+        dst->topo = src->topo; // a descriptor made without topology takes the source's
+
+    // Everything that can fail comes first: scratch, work lists, the whole target's memory.
+    exec_ctx c = {.topo = src->topo, .src = src, .dst = dst, .seg = v.seg, .D = v.ndomains,
+                  .max_in_flight = o.max_in_flight > 0 ? o.max_in_flight : 64};
+    nt_owner_state_t old = {0};
+    bool relabelled = false;
+    if ((st = ctx_machine(&c, &o)) != NT_OK || (st = ctx_alloc(&c, &v)) != NT_OK ||
+        (st = select_adopted(&c, &v, &o, fresh)) != NT_OK ||
+        (st = assign_phases(&c, plan, &o, c.skip_seg, c.phase)) != NT_OK ||
+        (st = build_work_lists(&c, &v, o.on_source)) != NT_OK)
+        goto fail;
+    double ta = nt_now();
+    if (fresh) {
+        if ((st = nt_matrix_set_owner(dst, v.dst_owner, c.D, &old)) != NT_OK)
+            goto fail;
+        relabelled = true;
+        if ((st = nt_matrix_alloc_except(dst, c.skip_tile)) != NT_OK)
+            goto fail;
+    }
+    double tb = nt_now();
+    // From here on nothing fails.
+    adopt_tiles(&c, &v, src);
+    double bound, seconds = run_copies(&c, &v, o.measure_bound, &bound);
+    if (stats)
+        fill_stats(&c, &v, tb - ta, seconds, bound, stats);
     if (relabelled)
         nt_matrix_owner_discard(&old);
     ctx_free(&c);
-    free(skip_tile);
-    free(skip_seg);
-    free(phase);
     return NT_OK;
 fail:
     if (relabelled)
         nt_matrix_owner_restore(dst, &old);
     dst->topo = dst_topo;
     ctx_free(&c);
-    free(skip_tile);
-    free(skip_seg);
-    free(phase);
     return st;
 }

@@ -8,9 +8,9 @@
 // and freed at the end.
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "nt_core.h"
+#include "nt_kern_common.h"
 #include "nt_kernels.h"
 #include "nt_taskgraph.h"
 #include "numatile/mem.h"
@@ -223,13 +223,6 @@ static nt_status cache_copy(int domain, int rank, void *arg)
     return NT_OK;
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 // Build, allocate and fill the per-domain caches; *out stays NULL on failure.
 static nt_status cache_create(const nt_matrix_t *A, const nt_matrix_t *B, const nt_matrix_t *C,
                               int tpd, gemm_cache **out, double *seconds)
@@ -244,9 +237,9 @@ static nt_status cache_create(const nt_matrix_t *A, const nt_matrix_t *B, const 
         st = nt_fail(NT_ENOMEM, "gemm: out of memory for the input cache");
     else if ((st = nt_tg_exec_domains(C->topo, k->exec)) == NT_OK &&
              (st = cache_fill(k, A, B, C)) == NT_OK && k->ncopies > 0) {
-        double t0 = now();
+        double t0 = nt_now();
         st = nt_team_run(C->topo, tpd, cache_copy, k);
-        *seconds = now() - t0;
+        *seconds = nt_now() - t0;
     }
     if (st) {
         cache_free(k);

@@ -1,8 +1,79 @@
-// Argument checks shared by the tiled kernels.
+// What the tiled kernels share: default threads, options, statistics and operand checks.
 #include <stdlib.h>
+#include <string.h>
 
 #include "nt_core.h"
-#include "nt_taskgraph.h"
+#include "nt_kern_common.h"
+
+int nt_kernel_default_threads(const nt_topo_t *topo, int *threads_per_domain)
+{
+    int ndom = topo ? nt_topo_ndomains(topo) : 0, with = 0, fewest = 0;
+    for (int d = 0; d < ndom; d++) {
+        nt_domain_info_t info;
+        if (nt_topo_domain(topo, d, &info) != NT_OK || info.ncpus <= 0)
+            continue;
+        with++;
+        if (fewest == 0 || info.ncpus < fewest)
+            fewest = info.ncpus;
+    }
+    if (threads_per_domain)
+        *threads_per_domain = fewest;
+    return with * fewest;
+}
+
+nt_status nt_kernel_opts_resolve(const nt_kernel_opts_t *opts, const nt_topo_t *topo, int *tpd,
+                                 nt_kernel_sched *sched)
+{
+    nt_kernel_opts_t o = opts ? *opts : (nt_kernel_opts_t){0};
+    if (o.threads_per_domain < 0 || o.threads_per_domain > 1024)
+        return nt_fail(NT_EINVAL, "opts.threads_per_domain = %d must be in 0..1024",
+                       o.threads_per_domain);
+    if (o.sched != NT_KERNEL_OWNER && o.sched != NT_KERNEL_OMP)
+        return nt_fail(NT_EINVAL, "opts.sched = %d is not a scheduling mode", (int)o.sched);
+    if (o.ib < 0)
+        return nt_fail(NT_EINVAL, "opts.ib = %lld must be >= 0", (long long)o.ib);
+    if (nt_topo_get_kind(topo) == NT_TOPO_SYNTHETIC)
+        return nt_fail(NT_ENOTSUP, "kernels need a physical or virtual topology, not a "
+                       "synthetic one");
+    int dflt;
+    if (nt_kernel_default_threads(topo, &dflt) == 0)
+        return nt_fail(NT_ENOTSUP, "kernels: no domain has cpus");
+    *tpd = o.threads_per_domain > 0 ? o.threads_per_domain : dflt;
+    *sched = o.sched;
+    return NT_OK;
+}
+
+void nt_kernel_stats_free(nt_kernel_stats_t *stats)
+{
+    if (!stats)
+        return;
+    free(stats->tasks_owned);
+    free(stats->tasks_run);
+    memset(stats, 0, sizeof *stats);
+}
+
+nt_status nt_kernel_stats_prepare(nt_kernel_stats_t *s, int ndomains)
+{
+    if (!s)
+        return NT_OK;
+    if (s->tasks_owned && s->ndomains == ndomains)
+        return NT_OK;
+    if (s->tasks_owned || s->tasks_run)
+        return nt_fail(NT_EINVAL, "stats: used before with %d domains, now %d", s->ndomains,
+                       ndomains);
+    s->tasks_owned = calloc((size_t)ndomains, sizeof *s->tasks_owned);
+    s->tasks_run = calloc((size_t)ndomains, sizeof *s->tasks_run);
+    if (!s->tasks_owned || !s->tasks_run) {
+        free(s->tasks_owned);
+        free(s->tasks_run);
+        s->tasks_owned = s->tasks_run = NULL;
+        return nt_fail(NT_ENOMEM, "stats: out of memory");
+    }
+    s->ndomains = ndomains;
+    if (s->tasks == 0)
+        s->owner_fraction = 1.0;
+    return NT_OK;
+}
 
 nt_status nt_kern_check_matrix(const char *name, const nt_matrix_t *A, const nt_topo_t *topo)
 {

@@ -1,4 +1,4 @@
-// Tile kernels on plain column-major double buffers (internal; not installed).
+// Tile kernels on plain column-major buffers: the kernel_*.c wrappers, shared with gemm.c, qr.c.
 //
 // Each wrapper validates every dimension, leading dimension and pointer before calling into
 // BLIS or libFLAME, because both abort (or print through xerbla) on bad arguments. All of them

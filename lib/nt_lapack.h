@@ -1,6 +1,6 @@
-// Prototypes of the LAPACK routines libFLAME exports (its f2c'ed LAPACK layer, 32-bit integers,
-// every argument by address). Internal; included only by the libFLAME-side kernel files, never
-// together with blis.h.
+// libFLAME's LAPACK prototypes, shared by the libFLAME-side kernel_*.c files (never with blis.h).
+//
+// The routines of libFLAME's f2c'ed LAPACK layer: 32-bit integers, every argument by address.
 #ifndef NUMATILE_LAPACK_INTERNAL_H
 #define NUMATILE_LAPACK_INTERNAL_H
 

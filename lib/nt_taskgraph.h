@@ -1,9 +1,10 @@
-// Task graphs over tiles, run owner-computes on a team bound to the domains (internal).
+// Task graphs over tiles: taskgraph.c shares them with the kernels gemm.c, qr.c and stencil.c.
 //
 // A kernel adds its tasks in sequential program order, each with the tiles ("handles") it
 // reads and writes. Edges follow the rule of OpenMP depend clauses: a read waits for the last
 // writer of the handle, a write waits for the last writer and every reader since. Building the
-// graph touches no matrix memory; running it executes every task once, after its predecessors.
+// graph touches no matrix memory; running it executes every task once, after its predecessors,
+// owner-computes on a team bound to the domains.
 #ifndef NUMATILE_TASKGRAPH_INTERNAL_H
 #define NUMATILE_TASKGRAPH_INTERNAL_H
 
@@ -52,10 +53,6 @@ void nt_tg_count_read(nt_tg_t *g, int domain, int64_t bytes);
 
 int64_t nt_tg_ntasks(const nt_tg_t *g);
 
-// Default threads per domain of a topology (see nt_kernel_opts_t), or an error for a synthetic
-// topology.
-nt_status nt_tg_default_threads(const nt_topo_t *topo, int *tpd);
-
 // Domain whose threads run the tasks of each domain d (d itself, or the nearest domain with
 // cpus): exec[d] for d in 0..ndomains-1. Fails when no domain has cpus or out of memory.
 nt_status nt_tg_exec_domains(const nt_topo_t *topo, int *exec);
@@ -66,30 +63,5 @@ nt_status nt_tg_exec_domains(const nt_topo_t *topo, int *exec);
 // team cannot be started or bound.
 nt_status nt_tg_run(nt_tg_t *g, const nt_topo_t *topo, int tpd, nt_kernel_sched sched, nt_tg_fn fn,
                     void *ctx, size_t work_bytes, nt_kernel_stats_t *stats);
-
-// Make stats ready for a topology of ndomains domains (allocates the arrays on first use).
-nt_status nt_kernel_stats_prepare(nt_kernel_stats_t *stats, int ndomains);
-
-// Validate options and resolve the defaults against a topology.
-nt_status nt_kernel_opts_resolve(const nt_kernel_opts_t *opts, const nt_topo_t *topo,
-                                 int *tpd, nt_kernel_sched *sched);
-
-// Common argument checks of the tiled kernels: a double matrix with memory on a physical or
-// virtual topology (topo, when not NULL, must be the same). name is used in the message.
-nt_status nt_kern_check_matrix(const char *name, const nt_matrix_t *A, const nt_topo_t *topo);
-
-// True when some tile of X and some tile of Y share memory.
-bool nt_kern_tiles_overlap(const nt_matrix_t *X, const nt_matrix_t *Y, nt_status *st);
-
-// Bytes of tile (i,j) of a double matrix.
-static inline int64_t nt_kern_tile_bytes(const nt_matrix_t *A, int64_t i, int64_t j)
-{
-    return nt_matrix_tile_rows(A, i) * nt_matrix_tile_cols(A, j) * 8;
-}
-
-static inline double *nt_kern_tile(const nt_matrix_t *A, int64_t i, int64_t j)
-{
-    return (double *)nt_matrix_tile(A, i, j);
-}
 
 #endif

@@ -6,9 +6,9 @@
 // piece and a column piece. Building them costs O(segments) and never looks at memory.
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "nt_lib.h"
+#include "nt_core.h"
+#include "nt_plan.h"
 
 struct nt_plan {
     const nt_matrix_t *src, *dst; // identity only: checked by nt_plan_execute()
@@ -39,13 +39,6 @@ typedef struct dim {
     int64_t *band;  // band[b] = first piece of the b-th target tile touched, band[nb] = np
     int64_t nband;
 } dim;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void dim_free(dim *d)
 {
@@ -190,114 +183,113 @@ static int64_t *topo_dist(const nt_topo_t *topo, int D)
     return d;
 }
 
-nt_status nt_plan_create(const nt_matrix_t *src, const nt_matrix_t *dst, const nt_sub_t *sub,
-                         const nt_plan_opts_t *opts, nt_plan_t **out)
+// Checked arguments of nt_plan_create().
+typedef struct plan_args {
+    nt_plan_opts_t o;
+    nt_sub_t s;            // the submatrix (the whole matrix when none was given)
+    const nt_topo_t *topo; // the source's, else the target's, else NULL
+    int D;                 // domain space: the machine's, or the larger label count without one
+    int ncomp;             // components of the target map
+} plan_args;
+
+// Labels against the domain space: the source's used labels must be domains, and so must the
+// target's unless it is relabelled (then it needs no more components than domains).
+static nt_status check_labels(const nt_matrix_t *src, const nt_matrix_t *dst, const plan_args *a)
 {
-    double t0 = now();
-    if (!src || !dst || !out)
-        return nt_fail(NT_EINVAL, "nt_plan_create: %s is NULL",
-                       !src ? "src" : !dst ? "dst" : "out");
-    nt_plan_opts_t o = opts ? *opts : (nt_plan_opts_t){0};
-    if ((int)o.relabel < NT_MATCH_CANONICAL || o.relabel > NT_MATCH_DISTANCE)
+    int D = a->D;
+    // Used labels must exist on the machine (matrix creation checked the topology's count).
+    if (a->topo && src->ndomains > D) {
+        for (int64_t t = 0; t < src->mt * src->nt; t++)
+            if (src->owner[t] >= D)
+                return nt_fail(NT_EINVAL, "nt_plan_create: source tile %lld on domain %d, the "
+                               "machine has %d", (long long)t, src->owner[t], D);
+    }
+    if (a->o.relabel != NT_MATCH_CANONICAL && a->ncomp > D)
+        return nt_fail(NT_EINVAL, "nt_plan_create: cannot relabel %d target components onto %d "
+                       "domains", a->ncomp, D);
+    if (a->o.relabel == NT_MATCH_CANONICAL && a->ncomp > D)
+        for (int64_t t = 0; t < dst->mt * dst->nt; t++)
+            if (dst->owner[t] >= D)
+                return nt_fail(NT_EINVAL, "nt_plan_create: target tile %lld on domain %d, the "
+                               "machine has %d", (long long)t, dst->owner[t], D);
+    if (a->o.relabel == NT_MATCH_DISTANCE && !a->topo)
+        return nt_fail(NT_EINVAL, "nt_plan_create: relabel 'distance' needs a topology");
+    return NT_OK;
+}
+
+static nt_status check_args(const nt_matrix_t *src, const nt_matrix_t *dst, const nt_sub_t *sub,
+                            const nt_plan_opts_t *opts, plan_args *a)
+{
+    a->o = opts ? *opts : (nt_plan_opts_t){0};
+    if ((int)a->o.relabel < NT_MATCH_CANONICAL || a->o.relabel > NT_MATCH_DISTANCE)
         return nt_fail(NT_EINVAL, "nt_plan_create: unknown relabel objective %d",
-                       (int)o.relabel);
+                       (int)a->o.relabel);
     if (src->elem_size != dst->elem_size)
         return nt_fail(NT_EINVAL, "nt_plan_create: element sizes differ (source %zu bytes, "
                        "target %zu)", src->elem_size, dst->elem_size);
     if (src->topo && dst->topo && src->topo != dst->topo)
         return nt_fail(NT_EINVAL, "nt_plan_create: source and target are on different "
                        "topologies");
-    nt_sub_t s;
     if (sub) {
-        s = *sub;
+        a->s = *sub;
     } else {
         if (src->m != dst->m || src->n != dst->n)
             return nt_fail(NT_EINVAL, "nt_plan_create: sizes differ (%lldx%lld vs %lldx%lld) "
                            "and no submatrix given", (long long)src->m, (long long)src->n,
                            (long long)dst->m, (long long)dst->n);
-        s = (nt_sub_t){src->m, src->n, 0, 0, 0, 0};
+        a->s = (nt_sub_t){src->m, src->n, 0, 0, 0, 0};
     }
-    nt_status st = check_sub(src, dst, &s);
+    nt_status st = check_sub(src, dst, &a->s);
     if (st)
         return st;
-    const nt_topo_t *topo = src->topo ? src->topo : dst->topo;
-    int D = topo ? nt_topo_ndomains(topo)
-                 : (src->ndomains > dst->ndomains ? src->ndomains : dst->ndomains);
-    // Used labels must exist on the machine (matrix creation checked the topology's count).
-    if (topo && src->ndomains > D) {
-        for (int64_t t = 0; t < src->mt * src->nt; t++)
-            if (src->owner[t] >= D)
-                return nt_fail(NT_EINVAL, "nt_plan_create: source tile %lld on domain %d, the "
-                               "machine has %d", (long long)t, src->owner[t], D);
-    }
-    int ncomp = dst->ndomains;
-    if (o.relabel != NT_MATCH_CANONICAL && ncomp > D)
-        return nt_fail(NT_EINVAL, "nt_plan_create: cannot relabel %d target components onto %d "
-                       "domains", ncomp, D);
-    if (o.relabel == NT_MATCH_CANONICAL && ncomp > D)
-        for (int64_t t = 0; t < dst->mt * dst->nt; t++)
-            if (dst->owner[t] >= D)
-                return nt_fail(NT_EINVAL, "nt_plan_create: target tile %lld on domain %d, the "
-                               "machine has %d", (long long)t, dst->owner[t], D);
-    if (o.relabel == NT_MATCH_DISTANCE && !topo)
-        return nt_fail(NT_EINVAL, "nt_plan_create: relabel 'distance' needs a topology");
+    a->topo = src->topo ? src->topo : dst->topo;
+    a->D = a->topo ? nt_topo_ndomains(a->topo)
+                   : (src->ndomains > dst->ndomains ? src->ndomains : dst->ndomains);
+    a->ncomp = dst->ndomains;
+    return check_labels(src, dst, a);
+}
 
+// An empty plan with its per-pair and per-tile arrays.
+static nt_status plan_alloc(const nt_matrix_t *src, const nt_matrix_t *dst, const plan_args *a,
+                            nt_plan_t **out)
+{
     nt_plan_t *p = calloc(1, sizeof *p);
-    dim dr = {0}, dc = {0};
-    int64_t *counts = NULL, *dist = NULL;
     if (!p)
         return nt_fail(NT_ENOMEM, "nt_plan_create: out of memory");
     p->src = src;
     p->dst = dst;
-    p->D = D;
-    p->ncomp = ncomp;
-    size_t DD = (size_t)D * (size_t)D;
-    size_t ndt = (size_t)(dst->mt * dst->nt);
-    size_t ccells = (size_t)src->ndomains * (size_t)ncomp;
+    p->D = a->D;
+    p->ncomp = a->ncomp;
+    size_t DD = (size_t)a->D * (size_t)a->D;
     p->pair_bytes = calloc(DD, sizeof *p->pair_bytes);
     p->pair_segs = calloc(DD, sizeof *p->pair_segs);
-    p->sigma = malloc((size_t)ncomp * sizeof *p->sigma);
-    p->dst_owner = malloc(ndt * sizeof *p->dst_owner);
-    counts = calloc(ccells, sizeof *counts);
-    if (!p->pair_bytes || !p->pair_segs || !p->sigma || !p->dst_owner || !counts) {
-        st = nt_fail(NT_ENOMEM, "nt_plan_create: out of memory");
-        goto fail;
+    p->sigma = malloc((size_t)a->ncomp * sizeof *p->sigma);
+    p->dst_owner = malloc((size_t)(dst->mt * dst->nt) * sizeof *p->dst_owner);
+    if (!p->pair_bytes || !p->pair_segs || !p->sigma || !p->dst_owner) {
+        nt_plan_destroy(p);
+        return nt_fail(NT_ENOMEM, "nt_plan_create: out of memory");
     }
-    if ((st = dim_build(s.rows, s.src_row, src->mb, src->m, s.dst_row, dst->mb, dst->m, &dr)) ||
-        (st = dim_build(s.cols, s.src_col, src->nb, src->n, s.dst_col, dst->nb, dst->n, &dc)))
-        goto fail;
-    int64_t nseg;
-    if (!nt_mul_i64(dr.np, dc.np, &nseg) || (uint64_t)nseg > SIZE_MAX / sizeof(nt_segment_t)) {
-        st = nt_fail(NT_ERANGE, "nt_plan_create: %lld x %lld segments overflow",
-                     (long long)dr.np, (long long)dc.np);
-        goto fail;
-    }
-    if (nseg > 0 && !(p->seg = malloc((size_t)nseg * sizeof *p->seg))) {
-        st = nt_fail(NT_ENOMEM, "nt_plan_create: out of memory for %lld segments",
-                     (long long)nseg);
-        goto fail;
-    }
-    p->nseg = nseg;
-    nt_plan_info_t *I = &p->info;
-    I->ndomains = D;
-    I->segments = nseg;
-    I->tiles = dr.nband * dc.nband;
-    I->elements = s.rows * s.cols;
-    I->bytes = I->elements * (int64_t)src->elem_size;
-    I->fast_path = true;
+    *out = p;
+    return NT_OK;
+}
 
-    // Geometry: grouped by target tile (row band, column band), row-major inside a tile.
+// The segments, grouped by target tile (row band, column band), row-major inside a tile, with
+// their source domain, compass part and category; counts the categories and parts.
+static void fill_segments(nt_plan_t *p, const nt_matrix_t *src, const nt_matrix_t *dst,
+                          const dim *dr, const dim *dc)
+{
+    nt_plan_info_t *I = &p->info;
     int64_t k = 0;
-    for (int64_t br = 0; br < dr.nband; br++) {
-        int64_t r0 = dr.band[br], r1 = dr.band[br + 1];
-        for (int64_t bc = 0; bc < dc.nband; bc++) {
-            int64_t c0 = dc.band[bc], c1 = dc.band[bc + 1];
+    for (int64_t br = 0; br < dr->nband; br++) {
+        int64_t r0 = dr->band[br], r1 = dr->band[br + 1];
+        for (int64_t bc = 0; bc < dc->nband; bc++) {
+            int64_t c0 = dc->band[bc], c1 = dc->band[bc + 1];
             uint8_t cat = (uint8_t)(3 * min3(r1 - r0) + min3(c1 - c0));
             I->category_tiles[cat]++;
             for (int64_t r = r0; r < r1; r++) {
-                const piece *pr = &dr.p[r];
+                const piece *pr = &dr->p[r];
                 for (int64_t c = c0; c < c1; c++) {
-                    const piece *pc = &dc.p[c];
+                    const piece *pc = &dc->p[c];
                     nt_segment_t *g = &p->seg[k++];
                     g->src_tile = pr->st * src->nt + pc->st;
                     g->dst_tile = pr->tt * dst->nt + pc->tt;
@@ -317,68 +309,110 @@ nt_status nt_plan_create(const nt_matrix_t *src, const nt_matrix_t *dst, const n
             }
         }
     }
+}
+
+// Geometry: cut both dimensions into pieces (dr, dc, freed by the caller) and make a segment of
+// every (row piece, column piece) pair.
+static nt_status plan_geometry(nt_plan_t *p, const nt_matrix_t *src, const nt_matrix_t *dst,
+                               const nt_sub_t *s, dim *dr, dim *dc)
+{
+    nt_status st;
+    if ((st = dim_build(s->rows, s->src_row, src->mb, src->m, s->dst_row, dst->mb, dst->m, dr)) ||
+        (st = dim_build(s->cols, s->src_col, src->nb, src->n, s->dst_col, dst->nb, dst->n, dc)))
+        return st;
+    int64_t nseg;
+    if (!nt_mul_i64(dr->np, dc->np, &nseg) || (uint64_t)nseg > SIZE_MAX / sizeof(nt_segment_t))
+        return nt_fail(NT_ERANGE, "nt_plan_create: %lld x %lld segments overflow",
+                       (long long)dr->np, (long long)dc->np);
+    if (nseg > 0 && !(p->seg = malloc((size_t)nseg * sizeof *p->seg)))
+        return nt_fail(NT_ENOMEM, "nt_plan_create: out of memory for %lld segments",
+                       (long long)nseg);
+    p->nseg = nseg;
+    nt_plan_info_t *I = &p->info;
+    I->ndomains = p->D;
+    I->segments = nseg;
+    I->tiles = dr->nband * dc->nband;
+    I->elements = s->rows * s->cols;
+    I->bytes = I->elements * (int64_t)src->elem_size;
+    I->fast_path = true;
+    fill_segments(p, src, dst, dr, dc);
     if (nseg == 0)
         I->fast_path = false;
+    return NT_OK;
+}
 
-    // Bytes from source domain i to target component j: closed form for block-cyclic maps,
-    // otherwise summed over the segments.
-    I->closed_form = src->grid.p > 0 && dst->grid.p > 0;
-    if (I->closed_form) {
-        if ((st = closed_form_counts(src, dst, &s, counts, ncomp)) != NT_OK)
-            goto fail;
-    } else {
-        for (int64_t x = 0; x < nseg; x++) {
-            const nt_segment_t *g = &p->seg[x];
-            counts[(size_t)g->src_dom * (size_t)ncomp + (size_t)dst->owner[g->dst_tile]] +=
-                (int64_t)g->rows * g->cols * (int64_t)src->elem_size;
-        }
+// Bytes from source domain i to target component j into counts[i * ncomp + j]: closed form for
+// block-cyclic maps, otherwise summed over the segments.
+static nt_status component_counts(nt_plan_t *p, const nt_matrix_t *src, const nt_matrix_t *dst,
+                                  const nt_sub_t *s, int64_t *counts)
+{
+    p->info.closed_form = src->grid.p > 0 && dst->grid.p > 0;
+    if (p->info.closed_form)
+        return closed_form_counts(src, dst, s, counts, p->ncomp);
+    for (int64_t x = 0; x < p->nseg; x++) {
+        const nt_segment_t *g = &p->seg[x];
+        counts[(size_t)g->src_dom * (size_t)p->ncomp + (size_t)dst->owner[g->dst_tile]] +=
+            (int64_t)g->rows * g->cols * (int64_t)src->elem_size;
     }
+    return NT_OK;
+}
 
-    dist = topo_dist(topo, D);
-    if (topo && !dist) {
-        st = nt_fail(NT_ENOMEM, "nt_plan_create: out of memory");
-        goto fail;
-    }
+// Relabelling: sigma (component -> domain) by the objective, then the target tiles' domains
+// and the bytes per domain pair.
+static nt_status relabel(nt_plan_t *p, const nt_matrix_t *src, const nt_matrix_t *dst,
+                         nt_match_objective objective, const int64_t *counts,
+                         const int64_t *dist)
+{
+    int D = p->D, ncomp = p->ncomp;
     // Source labels beyond the machine are unused (checked above): their rows are zero.
     int pini = src->ndomains < D ? src->ndomains : D;
-    if (o.relabel == NT_MATCH_CANONICAL) {
+    if (objective == NT_MATCH_CANONICAL) {
         for (int j = 0; j < ncomp; j++)
             p->sigma[j] = j;
     } else {
         nt_match_problem_t mp = {.p_ini = pini, .p_tar = ncomp, .p_dom = D,
                                  .counts = counts, .dist = dist};
-        if ((st = nt_match_solve(&mp, o.relabel, p->sigma, NULL)) != NT_OK)
-            goto fail;
+        nt_status st = nt_match_solve(&mp, objective, p->sigma, NULL);
+        if (st)
+            return st;
     }
-    for (size_t t = 0; t < ndt; t++)
+    for (size_t t = 0; t < (size_t)(dst->mt * dst->nt); t++)
         p->dst_owner[t] = p->sigma[dst->owner[t]];
     for (size_t i = 0; i < (size_t)pini; i++)
         for (int j = 0; j < ncomp; j++)
             p->pair_bytes[i * (size_t)D + (size_t)p->sigma[j]] +=
                 counts[i * (size_t)ncomp + (size_t)j];
+    return NT_OK;
+}
 
-    // Target domains, segments per pair, volume in tiles.
-    int64_t *sent = calloc((size_t)D * 4, sizeof *sent);
-    if (!sent) {
-        st = nt_fail(NT_ENOMEM, "nt_plan_create: out of memory");
-        goto fail;
-    }
-    int64_t *recv = sent + D, *sentb = sent + 2 * D, *recvb = sent + 3 * D;
-    for (int64_t x = 0; x < nseg;) {
+// Each segment's target domain and the segments per domain pair; the target tiles that receive
+// remote data (volume) and the remote segments each domain sends and receives.
+static void count_segments(nt_plan_t *p, int64_t *sent, int64_t *recv)
+{
+    size_t D = (size_t)p->D;
+    for (int64_t x = 0; x < p->nseg;) {
         int64_t tile = p->seg[x].dst_tile;
         bool remote = false;
-        for (; x < nseg && p->seg[x].dst_tile == tile; x++) {
+        for (; x < p->nseg && p->seg[x].dst_tile == tile; x++) {
             nt_segment_t *g = &p->seg[x];
             g->dst_dom = p->dst_owner[g->dst_tile];
-            p->pair_segs[(size_t)g->src_dom * (size_t)D + (size_t)g->dst_dom]++;
+            p->pair_segs[(size_t)g->src_dom * D + (size_t)g->dst_dom]++;
             if (g->src_dom != g->dst_dom) {
                 remote = true;
                 sent[g->src_dom]++;
                 recv[g->dst_dom]++;
             }
         }
-        I->volume_tiles += remote;
+        p->info.volume_tiles += remote;
     }
+}
+
+// Bytes moved and kept, the distance-weighted volume, and the bytes each domain sends and
+// receives.
+static void count_bytes(nt_plan_t *p, const int64_t *dist, int64_t *sentb, int64_t *recvb)
+{
+    nt_plan_info_t *I = &p->info;
+    int D = p->D;
     for (int i = 0; i < D; i++)
         for (int j = 0; j < D; j++) {
             int64_t b = p->pair_bytes[(size_t)i * (size_t)D + (size_t)j];
@@ -392,6 +426,20 @@ nt_status nt_plan_create(const nt_matrix_t *src, const nt_matrix_t *dst, const n
             if (dist)
                 I->dist_volume += b * dist[(size_t)i * (size_t)D + (size_t)j];
         }
+}
+
+// Accounting: target domains, segments per pair, volume, bytes, and the one-port steps (the
+// busiest domain's larger of sent and received, in segments and in bytes).
+static nt_status plan_account(nt_plan_t *p, const int64_t *dist)
+{
+    int D = p->D;
+    int64_t *sent = calloc((size_t)D * 4, sizeof *sent);
+    if (!sent)
+        return nt_fail(NT_ENOMEM, "nt_plan_create: out of memory");
+    int64_t *recv = sent + D, *sentb = sent + 2 * D, *recvb = sent + 3 * D;
+    count_segments(p, sent, recv);
+    count_bytes(p, dist, sentb, recvb);
+    nt_plan_info_t *I = &p->info;
     for (int i = 0; i < D; i++) {
         int64_t a = sent[i] > recv[i] ? sent[i] : recv[i];
         int64_t b = sentb[i] > recvb[i] ? sentb[i] : recvb[i];
@@ -399,25 +447,55 @@ nt_status nt_plan_create(const nt_matrix_t *src, const nt_matrix_t *dst, const n
         I->steps_bytes = b > I->steps_bytes ? b : I->steps_bytes;
     }
     free(sent);
-    if (o.schedule) {
-        const nt_schedule_t *sc;
-        if ((st = nt_plan_schedule(p, &sc)) != NT_OK)
-            goto fail;
+    return NT_OK;
+}
+
+nt_status nt_plan_create(const nt_matrix_t *src, const nt_matrix_t *dst, const nt_sub_t *sub,
+                         const nt_plan_opts_t *opts, nt_plan_t **out)
+{
+    double t0 = nt_now();
+    if (!src || !dst || !out)
+        return nt_fail(NT_EINVAL, "nt_plan_create: %s is NULL",
+                       !src ? "src" : !dst ? "dst" : "out");
+    plan_args a = {0};
+    nt_plan_t *p = NULL;
+    nt_status st = check_args(src, dst, sub, opts, &a);
+    if (st || (st = plan_alloc(src, dst, &a, &p)) != NT_OK)
+        return st;
+    dim dr = {0}, dc = {0};
+    int64_t *dist = NULL;
+    int64_t *counts = calloc((size_t)src->ndomains * (size_t)a.ncomp, sizeof *counts);
+    if (!counts) {
+        st = nt_fail(NT_ENOMEM, "nt_plan_create: out of memory");
+        goto out;
     }
+    if ((st = plan_geometry(p, src, dst, &a.s, &dr, &dc)) != NT_OK ||
+        (st = component_counts(p, src, dst, &a.s, counts)) != NT_OK)
+        goto out;
+    dist = topo_dist(a.topo, a.D);
+    if (a.topo && !dist) {
+        st = nt_fail(NT_ENOMEM, "nt_plan_create: out of memory");
+        goto out;
+    }
+    if ((st = relabel(p, src, dst, a.o.relabel, counts, dist)) != NT_OK ||
+        (st = plan_account(p, dist)) != NT_OK)
+        goto out;
+    if (a.o.schedule) {
+        const nt_schedule_t *sc;
+        st = nt_plan_schedule(p, &sc);
+    }
+out:
     free(counts);
     free(dist);
     dim_free(&dr);
     dim_free(&dc);
-    I->seconds = now() - t0;
+    if (st) {
+        nt_plan_destroy(p);
+        return st;
+    }
+    p->info.seconds = nt_now() - t0;
     *out = p;
     return NT_OK;
-fail:
-    free(counts);
-    free(dist);
-    dim_free(&dr);
-    dim_free(&dc);
-    nt_plan_destroy(p);
-    return st;
 }
 
 nt_status nt_plan_info(const nt_plan_t *plan, nt_plan_info_t *info)

@@ -7,7 +7,8 @@
 // stride L. Guo's per-dimension triple (origin, stride, count) is the special case r = 1.
 #include <stdlib.h>
 
-#include "nt_lib.h"
+#include "nt_core.h"
+#include "numatile/plan.h"
 
 static int64_t floor_div(int64_t a, int64_t b)
 {
@@ -95,9 +96,9 @@ static int64_t merge_periodic(nt_run_t *v, int64_t n, int64_t L)
     return 1;
 }
 
-nt_status nt_cyclic_intersect(int64_t n, const nt_cyclic_t *s, int ks, const nt_cyclic_t *t,
-                              int kt, nt_run_t *runs, int64_t cap, int64_t *nruns,
-                              int64_t *total)
+static nt_status check_intersect(int64_t n, const nt_cyclic_t *s, int ks, const nt_cyclic_t *t,
+                                 int kt, const nt_run_t *runs, int64_t cap,
+                                 const int64_t *nruns)
 {
     if (!s || !t || !nruns || (cap > 0 && !runs))
         return nt_fail(NT_EINVAL, "nt_cyclic_intersect: NULL argument");
@@ -112,6 +113,61 @@ nt_status nt_cyclic_intersect(int64_t n, const nt_cyclic_t *s, int ks, const nt_
     if (ks < 0 || ks >= s->p || kt < 0 || kt >= t->p)
         return nt_fail(NT_EINVAL, "nt_cyclic_intersect: process %d out of range 0..%d",
                        ks < 0 || ks >= s->p ? ks : kt, (ks < 0 || ks >= s->p ? s->p : t->p) - 1);
+    return NT_OK;
+}
+
+// Append the overlap [a, a + len) of one period to v[nv..], repeated with stride L within
+// [0, n) (L = 0: not repeated); adds its elements to *sum and clears *singles once an entry
+// counts more than one block or a repetition is truncated. Returns the new nv.
+static int64_t add_overlap(nt_run_t *v, int64_t nv, int64_t a, int64_t len, int64_t n,
+                           int64_t L, int64_t *sum, bool *singles)
+{
+    if (L == 0) {
+        v[nv++] = (nt_run_t){a, 1, 1, len};
+        *sum += len;
+        return nv;
+    }
+    // Whole repetitions a + kL + len <= n, then possibly one truncated.
+    int64_t full = n - a - len >= 0 ? (n - a - len) / L + 1 : 0;
+    if (full > 0) {
+        v[nv++] = (nt_run_t){a, L, full, len};
+        *sum += full * len;
+        *singles = *singles && full == 1;
+    }
+    int64_t next = a + full * L;
+    if (next < n) {
+        v[nv++] = (nt_run_t){next, 1, 1, n - next < len ? n - next : len};
+        *sum += v[nv - 1].len;
+        *singles = false;
+    }
+    return nv;
+}
+
+// Walk two ascending block lists together and record every overlap (see add_overlap()).
+static int64_t intersect_blocks(const ival *bs, int64_t ns, const ival *bt, int64_t ntb,
+                                int64_t n, int64_t L, nt_run_t *v, int64_t *sum, bool *singles)
+{
+    int64_t nv = 0;
+    for (int64_t i = 0, j = 0; i < ns && j < ntb;) {
+        int64_t a = bs[i].a > bt[j].a ? bs[i].a : bt[j].a;
+        int64_t e = bs[i].e < bt[j].e ? bs[i].e : bt[j].e;
+        if (a < e)
+            nv = add_overlap(v, nv, a, e - a, n, L, sum, singles);
+        if (bs[i].e <= bt[j].e)
+            i++;
+        else
+            j++;
+    }
+    return nv;
+}
+
+nt_status nt_cyclic_intersect(int64_t n, const nt_cyclic_t *s, int ks, const nt_cyclic_t *t,
+                              int kt, nt_run_t *runs, int64_t cap, int64_t *nruns,
+                              int64_t *total)
+{
+    nt_status st = check_intersect(n, s, ks, t, kt, runs, cap, nruns);
+    if (st)
+        return st;
     int64_t Rs, Rt, L;
     if (!nt_mul_i64(s->r, s->p, &Rs) || !nt_mul_i64(t->r, t->p, &Rt))
         return nt_fail(NT_ERANGE, "nt_cyclic_intersect: r x p overflows");
@@ -138,37 +194,9 @@ nt_status nt_cyclic_intersect(int64_t n, const nt_cyclic_t *s, int ks, const nt_
     }
     ns = blocks(s, ks, w, bs);
     ntb = blocks(t, kt, w, bt);
-    int64_t nv = 0, sum = 0;
+    int64_t sum = 0;
     bool singles = true;
-    for (int64_t i = 0, j = 0; i < ns && j < ntb;) {
-        int64_t a = bs[i].a > bt[j].a ? bs[i].a : bt[j].a;
-        int64_t e = bs[i].e < bt[j].e ? bs[i].e : bt[j].e;
-        if (a < e) {
-            int64_t len = e - a;
-            if (L == 0) {
-                v[nv++] = (nt_run_t){a, 1, 1, len};
-                sum += len;
-            } else {
-                // Whole repetitions a + kL + len <= n, then possibly one truncated.
-                int64_t full = n - a - len >= 0 ? (n - a - len) / L + 1 : 0;
-                if (full > 0) {
-                    v[nv++] = (nt_run_t){a, L, full, len};
-                    sum += full * len;
-                    singles = singles && full == 1;
-                }
-                int64_t next = a + full * L;
-                if (next < n) {
-                    v[nv++] = (nt_run_t){next, 1, 1, n - next < len ? n - next : len};
-                    sum += v[nv - 1].len;
-                    singles = false;
-                }
-            }
-        }
-        if (bs[i].e <= bt[j].e)
-            i++;
-        else
-            j++;
-    }
+    int64_t nv = intersect_blocks(bs, ns, bt, ntb, n, L, v, &sum, &singles);
     free(bs);
     free(bt);
     if (singles)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "nt_core.h"
+#include "nt_kern_common.h"
 #include "nt_kernels.h"
 #include "nt_taskgraph.h"
 #include "numatile/mem.h"
@@ -200,6 +201,94 @@ static int64_t t_bytes(const nt_qr_t *qr, int64_t k)
     return qr->ib * nt_matrix_tile_cols(qr->A, k) * 8;
 }
 
+// Handles of the factorisation graph: A tiles (i * nt + j), then T tiles (hT + i * nt + j),
+// then the upper triangle (R part) of each diagonal tile (hR + k), kept apart from its strictly
+// lower part (V) so TSQRTs need not wait for the UNMQRs reading V.
+static int64_t handle_t(const nt_matrix_t *A, int64_t i, int64_t j)
+{
+    return A->mt * A->nt + i * A->nt + j;
+}
+
+static int64_t handle_r(const nt_matrix_t *A, int64_t k)
+{
+    return 2 * A->mt * A->nt + k;
+}
+
+// Step k's panel row: GEQRT on the diagonal tile, UNMQR on the tiles to its right.
+static nt_status add_geqrt_row(nt_tg_t *g, const nt_qr_t *qr, int64_t k)
+{
+    const nt_matrix_t *A = qr->A;
+    int dkk = nt_matrix_tile_domain(A, k, k);
+    int64_t bkk = nt_kern_tile_bytes(A, k, k);
+    nt_tg_task_t t = {K_GEQRT, dkk, P_PANEL, {k, k, k, 0}};
+    nt_tg_access_t acc[4] = {{k * A->nt + k, NT_TG_RW, dkk, bkk},
+                             {handle_r(A, k), NT_TG_WRITE, dkk, bkk},
+                             {handle_t(A, k, k), NT_TG_WRITE, dkk, t_bytes(qr, k)}};
+    nt_status st = nt_tg_add(g, &t, 3, acc);
+    for (int64_t j = k + 1; j < A->nt && st == NT_OK; j++) {
+        int d = nt_matrix_tile_domain(A, k, j);
+        nt_tg_task_t u = {K_UNMQR, d, j == k + 1 ? P_NEXT : P_REST, {k, j, k, 0}};
+        nt_tg_access_t a2[3] = {{k * A->nt + k, NT_TG_READ, dkk, bkk},
+                                {handle_t(A, k, k), NT_TG_READ, dkk, t_bytes(qr, k)},
+                                {k * A->nt + j, NT_TG_RW, d, nt_kern_tile_bytes(A, k, j)}};
+        st = nt_tg_add(g, &u, 3, a2);
+    }
+    return st;
+}
+
+// Step k's row i below the panel: TSQRT of tile (i,k) against R, TSMQR on the trailing pairs.
+static nt_status add_ts_row(nt_tg_t *g, const nt_qr_t *qr, int64_t k, int64_t i)
+{
+    const nt_matrix_t *A = qr->A;
+    int dkk = nt_matrix_tile_domain(A, k, k), dik = nt_matrix_tile_domain(A, i, k);
+    int64_t bkk = nt_kern_tile_bytes(A, k, k), bik = nt_kern_tile_bytes(A, i, k);
+    nt_tg_task_t s = {K_TSQRT, dik, P_PANEL, {i, k, k, 0}};
+    nt_tg_access_t a3[3] = {{handle_r(A, k), NT_TG_RW, dkk, bkk},
+                            {i * A->nt + k, NT_TG_RW, dik, bik},
+                            {handle_t(A, i, k), NT_TG_WRITE, dik, t_bytes(qr, k)}};
+    nt_status st = nt_tg_add(g, &s, 3, a3);
+    for (int64_t j = k + 1; j < A->nt && st == NT_OK; j++) {
+        int dij = nt_matrix_tile_domain(A, i, j);
+        nt_tg_task_t u = {K_TSMQR, dij, j == k + 1 ? P_NEXT : P_REST, {i, j, k, 0}};
+        nt_tg_access_t a4[4] = {
+            {i * A->nt + k, NT_TG_READ, dik, bik},
+            {handle_t(A, i, k), NT_TG_READ, dik, t_bytes(qr, k)},
+            {k * A->nt + j, NT_TG_RW, nt_matrix_tile_domain(A, k, j),
+             nt_kern_tile_bytes(A, k, j)},
+            {i * A->nt + j, NT_TG_RW, dij, nt_kern_tile_bytes(A, i, j)}};
+        st = nt_tg_add(g, &u, 4, a4);
+    }
+    return st;
+}
+
+// Build and run the factorisation graph of qr->A with its T tiles in place.
+static nt_status factor_graph(nt_qr_t *qr, int tpd, nt_kernel_sched sched,
+                              nt_kernel_stats_t *stats)
+{
+    nt_matrix_t *A = qr->A;
+    nt_tg_t *g;
+    nt_status st = nt_tg_create(2 * A->mt * A->nt + qr->kt, qr->ndomains, &g);
+    if (st)
+        return st;
+    for (int64_t k = 0; k < qr->kt && st == NT_OK; k++) {
+        st = add_geqrt_row(g, qr, k);
+        for (int64_t i = k + 1; i < A->mt && st == NT_OK; i++)
+            st = add_ts_row(g, qr, k, i);
+    }
+    if (st == NT_OK) {
+        qr_ctx c = {qr, NULL, true, nt_kern_qr_lwork(qr->ib, A->nb)};
+        size_t wb = (size_t)c.lwork * sizeof(double);
+        // libFLAME's LAPACK layer calls BLAS through BLIS's process-wide thread setting.
+        nt_blas_serial_begin();
+        st = nt_tg_run(g, A->topo, tpd, sched, qr_task, &c, wb, stats);
+        nt_blas_serial_end();
+        if (st == NT_OK && stats)
+            stats->flops += qr_flops((double)A->m, (double)A->n);
+    }
+    nt_tg_destroy(g);
+    return st;
+}
+
 nt_status nt_qr_factor(nt_matrix_t *A, const nt_kernel_opts_t *opts, nt_qr_t **out,
                        nt_kernel_stats_t *stats)
 {
@@ -224,68 +313,7 @@ nt_status nt_qr_factor(nt_matrix_t *A, const nt_kernel_opts_t *opts, nt_qr_t **o
     qr->ib = ib;
     qr->kt = min64(A->mt, A->nt);
     qr->ndomains = nt_topo_ndomains(A->topo);
-    if ((st = qr_alloc_t(qr)) != NT_OK) {
-        nt_qr_destroy(qr);
-        return st;
-    }
-
-    // Handles: A tiles, T tiles, and the upper triangle (R part) of each diagonal tile, kept
-    // apart from its strictly lower part (V) so TSQRTs need not wait for the UNMQRs reading V.
-    int64_t nA = A->mt * A->nt, hT = nA, hR = 2 * nA;
-    nt_tg_t *g;
-    if ((st = nt_tg_create(2 * nA + qr->kt, qr->ndomains, &g)) != NT_OK) {
-        nt_qr_destroy(qr);
-        return st;
-    }
-    for (int64_t k = 0; k < qr->kt && st == NT_OK; k++) {
-        int dkk = nt_matrix_tile_domain(A, k, k);
-        int64_t bkk = nt_kern_tile_bytes(A, k, k);
-        nt_tg_task_t t = {K_GEQRT, dkk, P_PANEL, {k, k, k, 0}};
-        nt_tg_access_t acc[4] = {{k * A->nt + k, NT_TG_RW, dkk, bkk},
-                                 {hR + k, NT_TG_WRITE, dkk, bkk},
-                                 {hT + k * A->nt + k, NT_TG_WRITE, dkk, t_bytes(qr, k)}};
-        st = nt_tg_add(g, &t, 3, acc);
-        for (int64_t j = k + 1; j < A->nt && st == NT_OK; j++) {
-            int d = nt_matrix_tile_domain(A, k, j);
-            nt_tg_task_t u = {K_UNMQR, d, j == k + 1 ? P_NEXT : P_REST, {k, j, k, 0}};
-            nt_tg_access_t a2[3] = {{k * A->nt + k, NT_TG_READ, dkk, bkk},
-                                    {hT + k * A->nt + k, NT_TG_READ, dkk, t_bytes(qr, k)},
-                                    {k * A->nt + j, NT_TG_RW, d, nt_kern_tile_bytes(A, k, j)}};
-            st = nt_tg_add(g, &u, 3, a2);
-        }
-        for (int64_t i = k + 1; i < A->mt && st == NT_OK; i++) {
-            int dik = nt_matrix_tile_domain(A, i, k);
-            int64_t bik = nt_kern_tile_bytes(A, i, k);
-            nt_tg_task_t s = {K_TSQRT, dik, P_PANEL, {i, k, k, 0}};
-            nt_tg_access_t a3[3] = {{hR + k, NT_TG_RW, dkk, bkk},
-                                    {i * A->nt + k, NT_TG_RW, dik, bik},
-                                    {hT + i * A->nt + k, NT_TG_WRITE, dik, t_bytes(qr, k)}};
-            st = nt_tg_add(g, &s, 3, a3);
-            for (int64_t j = k + 1; j < A->nt && st == NT_OK; j++) {
-                int dij = nt_matrix_tile_domain(A, i, j);
-                nt_tg_task_t u = {K_TSMQR, dij, j == k + 1 ? P_NEXT : P_REST, {i, j, k, 0}};
-                nt_tg_access_t a4[4] = {
-                    {i * A->nt + k, NT_TG_READ, dik, bik},
-                    {hT + i * A->nt + k, NT_TG_READ, dik, t_bytes(qr, k)},
-                    {k * A->nt + j, NT_TG_RW, nt_matrix_tile_domain(A, k, j),
-                     nt_kern_tile_bytes(A, k, j)},
-                    {i * A->nt + j, NT_TG_RW, dij, nt_kern_tile_bytes(A, i, j)}};
-                st = nt_tg_add(g, &u, 4, a4);
-            }
-        }
-    }
-    if (st == NT_OK) {
-        qr_ctx c = {qr, NULL, true, nt_kern_qr_lwork(ib, A->nb)};
-        size_t wb = (size_t)c.lwork * sizeof(double);
-        // libFLAME's LAPACK layer calls BLAS through BLIS's process-wide thread setting.
-        nt_blas_serial_begin();
-        st = nt_tg_run(g, A->topo, tpd, sched, qr_task, &c, wb, stats);
-        nt_blas_serial_end();
-        if (st == NT_OK && stats)
-            stats->flops += qr_flops((double)A->m, (double)A->n);
-    }
-    nt_tg_destroy(g);
-    if (st != NT_OK) {
+    if ((st = qr_alloc_t(qr)) != NT_OK || (st = factor_graph(qr, tpd, sched, stats)) != NT_OK) {
         nt_qr_destroy(qr);
         return st;
     }

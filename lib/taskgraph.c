@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "nt_core.h"
+#include "nt_kern_common.h"
 #include "nt_taskgraph.h"
 
 struct nt_tg {
@@ -193,76 +194,6 @@ void nt_tg_count_read(nt_tg_t *g, int domain, int64_t bytes)
         g->remote_reads++;
         g->remote_read_bytes += bytes;
     }
-}
-
-nt_status nt_tg_default_threads(const nt_topo_t *topo, int *tpd)
-{
-    if (nt_topo_get_kind(topo) == NT_TOPO_SYNTHETIC)
-        return nt_fail(NT_ENOTSUP, "kernels need a physical or virtual topology, not a "
-                       "synthetic one");
-    int best = 0;
-    for (int d = 0; d < nt_topo_ndomains(topo); d++) {
-        nt_domain_info_t info;
-        nt_topo_domain(topo, d, &info);
-        if (info.ncpus > 0 && (best == 0 || info.ncpus < best))
-            best = info.ncpus;
-    }
-    if (best == 0)
-        return nt_fail(NT_ENOTSUP, "kernels: no domain has cpus");
-    *tpd = best;
-    return NT_OK;
-}
-
-nt_status nt_kernel_opts_resolve(const nt_kernel_opts_t *opts, const nt_topo_t *topo, int *tpd,
-                                 nt_kernel_sched *sched)
-{
-    nt_kernel_opts_t o = opts ? *opts : (nt_kernel_opts_t){0};
-    if (o.threads_per_domain < 0 || o.threads_per_domain > 1024)
-        return nt_fail(NT_EINVAL, "opts.threads_per_domain = %d must be in 0..1024",
-                       o.threads_per_domain);
-    if (o.sched != NT_KERNEL_OWNER && o.sched != NT_KERNEL_OMP)
-        return nt_fail(NT_EINVAL, "opts.sched = %d is not a scheduling mode", (int)o.sched);
-    if (o.ib < 0)
-        return nt_fail(NT_EINVAL, "opts.ib = %lld must be >= 0", (long long)o.ib);
-    nt_status st = nt_tg_default_threads(topo, tpd);
-    if (st)
-        return st;
-    if (o.threads_per_domain > 0)
-        *tpd = o.threads_per_domain;
-    *sched = o.sched;
-    return NT_OK;
-}
-
-void nt_kernel_stats_free(nt_kernel_stats_t *stats)
-{
-    if (!stats)
-        return;
-    free(stats->tasks_owned);
-    free(stats->tasks_run);
-    memset(stats, 0, sizeof *stats);
-}
-
-nt_status nt_kernel_stats_prepare(nt_kernel_stats_t *s, int ndomains)
-{
-    if (!s)
-        return NT_OK;
-    if (s->tasks_owned && s->ndomains == ndomains)
-        return NT_OK;
-    if (s->tasks_owned || s->tasks_run)
-        return nt_fail(NT_EINVAL, "stats: used before with %d domains, now %d", s->ndomains,
-                       ndomains);
-    s->tasks_owned = calloc((size_t)ndomains, sizeof *s->tasks_owned);
-    s->tasks_run = calloc((size_t)ndomains, sizeof *s->tasks_run);
-    if (!s->tasks_owned || !s->tasks_run) {
-        free(s->tasks_owned);
-        free(s->tasks_run);
-        s->tasks_owned = s->tasks_run = NULL;
-        return nt_fail(NT_ENOMEM, "stats: out of memory");
-    }
-    s->ndomains = ndomains;
-    if (s->tasks == 0)
-        s->owner_fraction = 1.0;
-    return NT_OK;
 }
 
 /* ---- execution -------------------------------------------------------------------------- */
@@ -494,6 +425,19 @@ static void team(run_ctx *c)
     free(works);
 }
 
+// has_cpu[d] for every domain; returns how many have cpus.
+static int mark_cpu_domains(const nt_topo_t *topo, bool *has_cpu)
+{
+    int nd = 0;
+    for (int d = 0; d < nt_topo_ndomains(topo); d++) {
+        nt_domain_info_t info;
+        nt_topo_domain(topo, d, &info);
+        has_cpu[d] = info.ncpus > 0;
+        nd += has_cpu[d];
+    }
+    return nd;
+}
+
 // Domain whose threads run the tasks of domain d: d itself, or the nearest domain with cpus.
 static int nearest_cpu_domain(const nt_topo_t *topo, int d, const bool *has_cpu)
 {
@@ -509,20 +453,117 @@ static int nearest_cpu_domain(const nt_topo_t *topo, int d, const bool *has_cpu)
 
 nt_status nt_tg_exec_domains(const nt_topo_t *topo, int *exec)
 {
-    int D = nt_topo_ndomains(topo), nd = 0;
+    int D = nt_topo_ndomains(topo);
     bool *has_cpu = calloc((size_t)D, sizeof *has_cpu);
     if (!has_cpu)
         return nt_fail(NT_ENOMEM, "kernels: out of memory");
-    for (int d = 0; d < D; d++) {
-        nt_domain_info_t info;
-        nt_topo_domain(topo, d, &info);
-        has_cpu[d] = info.ncpus > 0;
-        nd += has_cpu[d];
-    }
+    int nd = mark_cpu_domains(topo, has_cpu);
     for (int d = 0; d < D && nd > 0; d++)
         exec[d] = nearest_cpu_domain(topo, d, has_cpu);
     free(has_cpu);
     return nd > 0 ? NT_OK : nt_fail(NT_ENOTSUP, "kernels: no domain has cpus");
+}
+
+// The team: tpd threads per domain with cpus (dom: team thread -> domain, allocated here), and
+// the domain whose threads run each domain's tasks.
+static nt_status team_layout(run_ctx *c, bool *has_cpu, int **dom)
+{
+    int D = c->g->ndomains, nd = mark_cpu_domains(c->topo, has_cpu);
+    size_t nthreads;
+    if (nd == 0 || !nt_mul_size((size_t)nd, (size_t)c->tpd, &nthreads) || nthreads > 65536)
+        return nt_fail(NT_EINVAL, "kernels: %d domains with cpus x %d threads is not a team", nd,
+                       c->tpd);
+    c->nthreads = (int)nthreads;
+    if (!(*dom = malloc(nthreads * sizeof **dom)))
+        return nt_fail(NT_ENOMEM, "kernels: out of memory");
+    for (int d = 0, k = 0; d < D; d++)
+        if (has_cpu[d])
+            for (int r = 0; r < c->tpd; r++)
+                (*dom)[k++] = d;
+    c->dom = *dom;
+    for (int d = 0; d < D; d++)
+        c->exec_dom[d] = nearest_cpu_domain(c->topo, d, has_cpu);
+    return NT_OK;
+}
+
+// Successor lists (CSR, fill is scratch), initial dependency counts, and the tasks each
+// executing domain will run (qcap).
+static void build_successors(run_ctx *c, int64_t *fill, int64_t *qcap)
+{
+    const nt_tg_t *g = c->g;
+    for (int64_t e = 0; e < g->nedge; e++)
+        c->soff[g->epred[e] + 1]++;
+    for (int64_t t = 0; t < g->ntask; t++)
+        c->soff[t + 1] += c->soff[t];
+    for (int64_t e = 0; e < g->nedge; e++) {
+        int64_t p = g->epred[e];
+        c->succ[c->soff[p] + fill[p]++] = g->esucc[e];
+    }
+    for (int64_t t = 0; t < g->ntask; t++) {
+        atomic_init(&c->remain[t], g->npred[t]);
+        qcap[c->exec_dom[g->task[t].owner]]++;
+    }
+}
+
+// One ready queue per domain, sized for its tasks; returns how many were set up (fewer than
+// the domains when out of memory).
+static int queues_init(run_ctx *c, const int64_t *qcap)
+{
+    int n = 0;
+    for (; n < c->g->ndomains; n++) {
+        c->q[n].heap = malloc((size_t)(qcap[n] + 1) * sizeof(int64_t));
+        if (!c->q[n].heap)
+            break;
+        pthread_mutex_init(&c->q[n].lock, NULL);
+        pthread_cond_init(&c->q[n].cv, NULL);
+    }
+    return n;
+}
+
+static void queues_destroy(run_ctx *c, int n)
+{
+    for (int d = 0; d < n; d++) {
+        free(c->q[d].heap);
+        pthread_mutex_destroy(&c->q[d].lock);
+        pthread_cond_destroy(&c->q[d].cv);
+    }
+}
+
+static void add_stats(run_ctx *c, nt_kernel_stats_t *stats, double seconds)
+{
+    const nt_tg_t *g = c->g;
+    stats->tasks += g->ntask;
+    stats->owner_tasks += atomic_load(&c->owner_tasks);
+    stats->owner_fraction = stats->tasks ? (double)stats->owner_tasks / (double)stats->tasks : 1.0;
+    stats->remote_reads += g->remote_reads;
+    stats->remote_read_bytes += g->remote_read_bytes;
+    stats->remote_writes += g->remote_writes;
+    stats->remote_write_bytes += g->remote_write_bytes;
+    for (int d = 0; d < g->ndomains; d++) {
+        stats->tasks_owned[d] += g->owned[d];
+        stats->tasks_run[d] += atomic_load(&c->run_by[d]);
+    }
+    stats->seconds += seconds;
+}
+
+// Queue the tasks without predecessors, run the team, and add its counts to stats (may be
+// NULL); the first task error is the result.
+static nt_status run_team(run_ctx *c, nt_kernel_stats_t *stats)
+{
+    const nt_tg_t *g = c->g;
+    for (int64_t t = 0; t < g->ntask; t++)
+        if (g->npred[t] == 0)
+            q_push(c, c->exec_dom[g->task[t].owner], t);
+    atomic_store(&c->finished, g->ntask == 0);
+    double t0 = nt_now();
+    team(c);
+    double t1 = nt_now();
+    int err = atomic_load(&c->error);
+    if (err)
+        return nt_fail((nt_status)err, "%s", c->msg);
+    if (stats)
+        add_stats(c, stats, t1 - t0);
+    return NT_OK;
 }
 
 nt_status nt_tg_run(nt_tg_t *g, const nt_topo_t *topo, int tpd, nt_kernel_sched sched, nt_tg_fn fn,
@@ -542,7 +583,7 @@ nt_status nt_tg_run(nt_tg_t *g, const nt_topo_t *topo, int tpd, nt_kernel_sched 
     c.check_cpu = !nt_topo_oversubscribed(topo);
     pthread_mutex_init(&c.msg_lock, NULL);
     bool *has_cpu = calloc((size_t)D, sizeof *has_cpu);
-    int *dom = NULL, nd = 0;
+    int *dom = NULL;
     c.exec_dom = calloc((size_t)D, sizeof *c.exec_dom);
     c.q = calloc((size_t)D, sizeof *c.q);
     c.run_by = calloc((size_t)D, sizeof *c.run_by);
@@ -556,88 +597,12 @@ nt_status nt_tg_run(nt_tg_t *g, const nt_topo_t *topo, int tpd, nt_kernel_sched 
         st = nt_fail(NT_ENOMEM, "kernels: out of memory");
         goto out;
     }
-    for (int d = 0; d < D; d++) {
-        nt_domain_info_t info;
-        nt_topo_domain(topo, d, &info);
-        has_cpu[d] = info.ncpus > 0;
-        nd += has_cpu[d];
-    }
-    size_t nthreads;
-    if (nd == 0 || !nt_mul_size((size_t)nd, (size_t)tpd, &nthreads) || nthreads > 65536) {
-        st = nt_fail(NT_EINVAL, "kernels: %d domains with cpus x %d threads is not a team", nd,
-                     tpd);
+    if ((st = team_layout(&c, has_cpu, &dom)) != NT_OK)
         goto out;
-    }
-    c.nthreads = (int)nthreads;
-    if (!(dom = malloc(nthreads * sizeof *dom))) {
-        st = nt_fail(NT_ENOMEM, "kernels: out of memory");
-        goto out;
-    }
-    for (int d = 0, k = 0; d < D; d++)
-        if (has_cpu[d])
-            for (int r = 0; r < tpd; r++)
-                dom[k++] = d;
-    c.dom = dom;
-    for (int d = 0; d < D; d++)
-        c.exec_dom[d] = nearest_cpu_domain(topo, d, has_cpu);
-    // Successor lists (CSR) and initial dependency counts.
-    for (int64_t e = 0; e < g->nedge; e++)
-        c.soff[g->epred[e] + 1]++;
-    for (int64_t t = 0; t < g->ntask; t++)
-        c.soff[t + 1] += c.soff[t];
-    for (int64_t e = 0; e < g->nedge; e++) {
-        int64_t p = g->epred[e];
-        c.succ[c.soff[p] + fill[p]++] = g->esucc[e];
-    }
-    for (int64_t t = 0; t < g->ntask; t++) {
-        atomic_init(&c.remain[t], g->npred[t]);
-        qcap[c.exec_dom[g->task[t].owner]]++;
-    }
-    int qinit = 0;
-    for (; qinit < D; qinit++) {
-        c.q[qinit].heap = malloc((size_t)(qcap[qinit] + 1) * sizeof(int64_t));
-        if (!c.q[qinit].heap)
-            break;
-        pthread_mutex_init(&c.q[qinit].lock, NULL);
-        pthread_cond_init(&c.q[qinit].cv, NULL);
-    }
-    if (qinit < D) {
-        st = nt_fail(NT_ENOMEM, "kernels: out of memory");
-    } else {
-        for (int64_t t = 0; t < g->ntask; t++)
-            if (g->npred[t] == 0)
-                q_push(&c, c.exec_dom[g->task[t].owner], t);
-        atomic_store(&c.finished, g->ntask == 0);
-        double t0 = omp_get_wtime();
-        team(&c);
-        double t1 = omp_get_wtime();
-        int err = atomic_load(&c.error);
-        if (err) {
-            st = nt_fail((nt_status)err, "%s", c.msg);
-        } else {
-            st = NT_OK;
-            if (stats) {
-                stats->tasks += g->ntask;
-                stats->owner_tasks += atomic_load(&c.owner_tasks);
-                stats->owner_fraction =
-                    stats->tasks ? (double)stats->owner_tasks / (double)stats->tasks : 1.0;
-                stats->remote_reads += g->remote_reads;
-                stats->remote_read_bytes += g->remote_read_bytes;
-                stats->remote_writes += g->remote_writes;
-                stats->remote_write_bytes += g->remote_write_bytes;
-                for (int d = 0; d < D; d++) {
-                    stats->tasks_owned[d] += g->owned[d];
-                    stats->tasks_run[d] += atomic_load(&c.run_by[d]);
-                }
-                stats->seconds += t1 - t0;
-            }
-        }
-    }
-    for (int d = 0; d < qinit; d++) {
-        free(c.q[d].heap);
-        pthread_mutex_destroy(&c.q[d].lock);
-        pthread_cond_destroy(&c.q[d].cv);
-    }
+    build_successors(&c, fill, qcap);
+    int nq = queues_init(&c, qcap);
+    st = nq < D ? nt_fail(NT_ENOMEM, "kernels: out of memory") : run_team(&c, stats);
+    queues_destroy(&c, nq);
 out:
     pthread_mutex_destroy(&c.msg_lock);
     free(has_cpu);

@@ -97,4 +97,9 @@ size_t nt_text_join(char *buf, size_t cap, const char *const *items, int n, cons
 struct nt_stencil_params;
 nt_status nt_stencil_check_params(const struct nt_stencil_params *params);
 
+// Block-cyclic parameters of a tile map owner[mt*nt] with labels in 0..ndomains-1 (p = 0 when
+// it is not block-cyclic). nt_bcgrid_t is defined in numatile/matrix.h.
+struct nt_bcgrid;
+struct nt_bcgrid nt_bcgrid_detect(const int *owner, int64_t mt, int64_t nt, int ndomains);
+
 #endif

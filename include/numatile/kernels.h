@@ -94,6 +94,19 @@ typedef struct nt_kernel_stats {
 void nt_kernel_stats_free(nt_kernel_stats_t *stats);
 
 /**
+ * \brief Default team of the kernels on a topology (what nt_kernel_opts_t::threads_per_domain
+ *        = 0 means): every domain that has cpus gets as many threads as the smallest cpu count
+ *        among those domains.
+ * @param[in]  topo               a loaded topology, or NULL (then the result is 0). A synthetic
+ *                                topology gets the numbers of the machine it describes, though
+ *                                the kernels do not run on it.
+ * @param[out] threads_per_domain the smallest cpu count of a domain with cpus (0 when no domain
+ *                                has cpus), or NULL.
+ * @return the team size: domains with cpus x threads per domain; 0 when no domain has cpus.
+ */
+int nt_kernel_default_threads(const nt_topo_t *topo, int *threads_per_domain);
+
+/**
  * \brief Tiled GEMM: C = alpha A B + beta C, one task per C tile, run on C's domain; A and B
  *        tiles are read where they are, or from per-domain copies with
  *        nt_kernel_opts_t::cache_inputs (the same result, bit for bit).

@@ -9,7 +9,8 @@
 #include "numatile.h"
 #include "numatile/matrix.h"
 #include "nt_core.h"
-#include "../../lib/nt_lib.h"
+#include "../../lib/nt_matrix.h"
+#include "../../partition/nt_partition.h"
 #include "../../numa/nt_numa.h"
 
 static int64_t rnd(nt_rng *g, int64_t lo, int64_t hi)

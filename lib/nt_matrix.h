@@ -1,14 +1,12 @@
-// Internal declarations shared by the lib/ sources (matrices, plans, execution). Not installed.
-#ifndef NUMATILE_LIB_INTERNAL_H
-#define NUMATILE_LIB_INTERNAL_H
+// Matrix memory internals: matrix.c shares them with the executor (execute.c) and unit tests.
+#ifndef NUMATILE_MATRIX_INTERNAL_H
+#define NUMATILE_MATRIX_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "nt_core.h"
 #include "numatile/matrix.h"
-#include "numatile/plan.h"
 
 // Tiles of at least this many bytes get their own page-aligned mapping (movable, adoptable by
 // another matrix); smaller tiles are packed in one buffer per domain.
@@ -63,23 +61,5 @@ void nt_matrix_owner_discard(nt_owner_state_t *old);
 
 // Release all memory of A and return it to the "no memory" state.
 void nt_matrix_release(nt_matrix_t *A);
-
-// Block-cyclic parameters of a map (p = 0 when it is not block-cyclic).
-nt_bcgrid_t nt_bcgrid_detect(const int *owner, int64_t mt, int64_t nt, int ndomains);
-
-// Plan internals needed by the executor.
-typedef struct nt_plan_view {
-    int ndomains;
-    int64_t nseg;
-    const nt_segment_t *seg;
-    const int *dst_owner;   // relabelled owner of every target tile (mt*nt of the target)
-    const int64_t *pair_bytes;
-    bool fast_path;
-} nt_plan_view_t;
-
-void nt_plan_get_view(const nt_plan_t *plan, nt_plan_view_t *v);
-
-// True when the plan was built for exactly these matrices.
-bool nt_plan_matches(const nt_plan_t *plan, const nt_matrix_t *src, const nt_matrix_t *dst);
 
 #endif
