@@ -47,7 +47,7 @@ STAGE    ?= $(BUILD)/stage
 EXAMPLES := redistribute plan_only hetero_gemm
 
 .PHONY: all deps test test-unit test-vm check-asan check-valgrind demo bench clean info install \
-        help docs examples
+        help docs examples check-abi
 
 all: $(LIB_A) $(LIB_SO) $(TOOL) $(PC)
 
@@ -55,7 +55,8 @@ help:
 	@echo "make deps         install the Debian packages numatile needs (idempotent)"
 	@echo "make              build library (.a, .so), tool build/bin/numatile, numatile.pc"
 	@echo "make test         deps + build + unit tests + examples + docs + ASan/UBSan + guest tests"
-	@echo "make test-unit    Criterion unit tests"
+	@echo "make test-unit    Criterion unit tests (and check-abi)"
+	@echo "make check-abi    the .so exports exactly the functions of the public headers"
 	@echo "make check-asan   unit tests built with ASan+UBSan (in build/asan)"
 	@echo "make check-valgrind  unit tests under valgrind memcheck"
 	@echo "make test-vm      integration tests in QEMU guests with several NUMA nodes"
@@ -86,9 +87,19 @@ $(LIB_A): $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(LIB_SO): $(LIB_OBJ)
+# The shared library exports only the functions the public headers declare: a linker version
+# script generated from them (global: those names; local: the rest, internal helpers included).
+PUBLIC_H := include/numatile.h $(sort $(wildcard include/numatile/*.h))
+LIB_MAP  := $(BUILD)/lib/numatile.map
+
+$(LIB_MAP): $(PUBLIC_H) scripts/public_symbols.sh
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libnumatile.so.$(SOVERSION) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	sh scripts/public_symbols.sh --map include > $@.tmp && mv $@.tmp $@
+
+$(LIB_SO): $(LIB_OBJ) $(LIB_MAP)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libnumatile.so.$(SOVERSION) -Wl,--version-script=$(LIB_MAP) \
+	  $(LDFLAGS) -o $@ $(LIB_OBJ) $(LDLIBS)
 	ln -sf libnumatile.so.$(VERSION) $(BUILD)/lib/libnumatile.so.$(SOVERSION)
 	ln -sf libnumatile.so.$(SOVERSION) $(BUILD)/lib/libnumatile.so
 
@@ -105,8 +116,12 @@ $(PC): numatile.pc.in include/numatile/version.h
 	@mkdir -p $(dir $@)
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
 
-test-unit: $(UNIT) $(TOOL)
+test-unit: $(UNIT) $(TOOL) check-abi
 	NT_TOOL=$(TOOL) NT_MANPAGE=$(MANPAGE) $(UNIT) --jobs 2 --short-filename
+
+# `nm -D` of the shared library: only the functions of the public headers, all of them.
+check-abi: $(LIB_SO)
+	sh scripts/check_abi.sh $(LIB_SO) include
 
 check-asan:
 	$(MAKE) -j2 BUILD=build/asan SAN=1 CFLAGS="-O1 -g" build/asan/tests/unit_tests \
