@@ -63,7 +63,8 @@ help:
 	@echo "make demo         deps + build + the main job on this machine's topology"
 	@echo "make install PREFIX=DIR   headers, libraries, tool, pkg-config file, man page"
 	@echo "make docs         API reference from the public headers (Doxygen; warnings fail)"
-	@echo "make examples     install into $(STAGE), build docs/examples with pkg-config, run them"
+	@echo "make examples     install into $(STAGE), build docs/examples with pkg-config (shared"
+	@echo "                  and static), run them; check the headers and documented build lines"
 	@echo "make info         compiler and library versions found"
 
 deps:
@@ -175,20 +176,31 @@ docs:
 	NT_VERSION=$(VERSION) NT_DOCS_OUT=$(BUILD)/docs doxygen docs/Doxyfile
 	@echo "docs: $(BUILD)/docs/html/index.html"
 
-# The examples see numatile only as a user would: installed headers, pkg-config, the .so.
+# The examples see numatile only as a user would: installed headers, pkg-config, and either the
+# .so or (a second build of each) libnumatile.a through `pkg-config --static`. Then the
+# installed headers one by one, and every build line the documentation shows, as written.
+EX_STATIC_LIBS := pkg-config --static --libs numatile | sed 's/-lnumatile/-l:libnumatile.a/'
 examples:
 	$(MAKE) install PREFIX=$(abspath $(STAGE))
 	@mkdir -p $(STAGE)/examples
-	@set -e; pc="PKG_CONFIG_PATH=$(abspath $(STAGE))/lib/pkgconfig"; \
-	flags="$$(env $$pc pkg-config --cflags --libs numatile)"; \
+	@set -e; export PKG_CONFIG_PATH=$(abspath $(STAGE))/lib/pkgconfig; \
+	shared="$$(pkg-config --cflags --libs numatile)"; \
+	static="$$(pkg-config --cflags numatile) $$($(EX_STATIC_LIBS))"; \
 	for e in $(EXAMPLES); do \
-	  echo "$(CC) -std=c11 $(WARN) -Werror -O2 docs/examples/$$e.c $$flags -lm -Wl,-rpath,..."; \
+	  echo "$(CC) -std=c11 $(WARN) -Werror -O2 docs/examples/$$e.c $$shared -Wl,-rpath,..."; \
 	  $(CC) -std=c11 $(WARN) -Werror -O2 docs/examples/$$e.c -o $(STAGE)/examples/$$e \
-	    $$flags -lm -Wl,-rpath,$(abspath $(STAGE))/lib; \
+	    $$shared -Wl,-rpath,$(abspath $(STAGE))/lib; \
+	  echo "$(CC) -std=c11 $(WARN) -Werror -O2 docs/examples/$$e.c $$static"; \
+	  $(CC) -std=c11 $(WARN) -Werror -O2 docs/examples/$$e.c -o $(STAGE)/examples/$$e-static \
+	    $$static; \
+	  if readelf -d $(STAGE)/examples/$$e-static | grep -q 'NEEDED.*libnumatile'; then \
+	    echo "examples: $$e-static needs libnumatile.so"; exit 1; fi; \
 	done; \
-	for e in $(EXAMPLES); do \
-	  echo "== $(STAGE)/examples/$$e"; $(STAGE)/examples/$$e; \
-	done
+	for e in $(EXAMPLES); do for v in $$e $$e-static; do \
+	  echo "== $(STAGE)/examples/$$v"; $(STAGE)/examples/$$v; \
+	done; done
+	sh scripts/check_headers.sh $(STAGE) $(CC)
+	sh scripts/check_build_lines.sh $(STAGE)
 
 info:
 	@echo "numatile $(VERSION)"
