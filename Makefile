@@ -17,6 +17,12 @@ WARN     := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prot
 CFLAGS   ?= -O2 -g
 override CPPFLAGS += -Iinclude -Icore -D_GNU_SOURCE
 override CFLAGS   += -std=c11 $(WARN) -fPIC -fopenmp
+# SAN=fuzz: clang's libFuzzer coverage with ASan+UBSan, for `make fuzz` (in build/fuzz).
+ifeq ($(SAN),fuzz)
+override CFLAGS   += -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
+                     -fno-sanitize-recover=undefined
+override LDFLAGS  += -fsanitize=fuzzer,address,undefined
+endif
 ifeq ($(SAN),1)
 override CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer \
                      -fno-sanitize-recover=undefined
@@ -47,7 +53,7 @@ STAGE    ?= $(BUILD)/stage
 EXAMPLES := redistribute plan_only hetero_gemm
 
 .PHONY: all deps test test-unit test-vm check-asan check-valgrind demo bench clean info install \
-        help docs examples check-abi
+        help docs examples check-abi fuzz fuzz-build fuzz-replay
 
 all: $(LIB_A) $(LIB_SO) $(TOOL) $(PC)
 
@@ -65,6 +71,8 @@ help:
 	@echo "make docs         API reference from the public headers (Doxygen; warnings fail)"
 	@echo "make examples     install into $(STAGE), build docs/examples with pkg-config (shared"
 	@echo "                  and static), run them; check the headers and documented build lines"
+	@echo "make fuzz         libFuzzer harnesses (clang, ASan+UBSan), FUZZ_SECONDS each (300)"
+	@echo "make fuzz-replay  the fuzz corpora, then 10 s of fuzzing per harness"
 	@echo "make info         compiler and library versions found"
 
 deps:
@@ -201,6 +209,47 @@ examples:
 	done; done
 	sh scripts/check_headers.sh $(STAGE) $(CC)
 	sh scripts/check_build_lines.sh $(STAGE)
+
+# Fuzzing: libFuzzer harnesses in tests/fuzz/ (fuzz_NAME.c, seed corpora in corpus/NAME/),
+# built with clang, ASan and UBSan against the library built the same way in $(FUZZ_DIR).
+FUZZ_CC      ?= clang-14
+FUZZ_SECONDS ?= 300
+FUZZ_DIR     := build/fuzz
+FUZZ_NAMES   := dist instance tilemap_file topo_synthetic topo_xml cli plan match
+FUZZ_COMMON  := $(BUILD)/obj/tests/fuzz/fuzz_util.o $(BUILD)/obj/tests/fuzz/fuzz_topo_check.o
+FUZZ_OBJ     := $(FUZZ_NAMES:%=$(BUILD)/obj/tests/fuzz/fuzz_%.o) $(FUZZ_COMMON) \
+                $(BUILD)/obj/tests/fuzz/tool_main.o
+# fuzz_cli runs the tool in-process: its objects, main renamed, and the library entry points
+# the harness bounds wrapped (see tests/fuzz/fuzz_cli.c).
+FUZZ_CLI_OBJ := $(filter-out $(BUILD)/obj/bench/cli/main.o,$(TOOL_OBJ)) \
+                $(BUILD)/obj/tests/fuzz/tool_main.o
+FUZZ_WRAP    := exit bench_execute nt_topo_load nt_tilemap_from_spec nt_matrix_create_spec \
+                nt_dist1d_block nt_dist1d_balanced nt_dist1d_skewed nt_stencil_run \
+                nt_hetero_tilemap nt_hetero_evaluate
+-include $(FUZZ_OBJ:.o=.d)
+
+$(BUILD)/obj/tests/fuzz/tool_main.o: bench/cli/main.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -Dmain=nt_tool_main -MMD -MP -c $< -o $@
+
+$(BUILD)/fuzz_cli: $(BUILD)/obj/tests/fuzz/fuzz_cli.o $(FUZZ_COMMON) $(FUZZ_CLI_OBJ) $(LIB_A)
+	$(CC) $(LDFLAGS) $(FUZZ_WRAP:%=-Wl,--wrap=%) -o $@ $(filter %.o,$^) $(LIB_A) -ljansson \
+	  $(LDLIBS)
+
+$(BUILD)/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(FUZZ_COMMON) $(LIB_A)
+	$(CC) $(LDFLAGS) -o $@ $< $(FUZZ_COMMON) $(LIB_A) $(LDLIBS)
+
+fuzz-build:
+	$(MAKE) -j2 BUILD=$(FUZZ_DIR) SAN=fuzz CC=$(FUZZ_CC) CFLAGS="-O1 -g" \
+	  $(FUZZ_NAMES:%=$(FUZZ_DIR)/fuzz_%)
+
+# Each harness FUZZ_SECONDS (default 300) after replaying its corpus; inputs that fail go to
+# $(FUZZ_DIR)/artifacts/. fuzz-replay: the corpora, then 10 s of fuzzing each.
+fuzz: fuzz-build
+	sh scripts/fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_NAMES)
+
+fuzz-replay: fuzz-build
+	sh scripts/fuzz.sh $(FUZZ_DIR) 10 $(FUZZ_NAMES)
 
 info:
 	@echo "numatile $(VERSION)"
