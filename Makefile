@@ -17,6 +17,12 @@ WARN     := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prot
 CFLAGS   ?= -O2 -g
 override CPPFLAGS += -Iinclude -Icore -D_GNU_SOURCE
 override CFLAGS   += -std=c11 $(WARN) -fPIC -fopenmp
+# SAN=fuzz: clang's libFuzzer coverage with ASan+UBSan, for `make fuzz` (in build/fuzz).
+ifeq ($(SAN),fuzz)
+override CFLAGS   += -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
+                     -fno-sanitize-recover=undefined
+override LDFLAGS  += -fsanitize=fuzzer,address,undefined
+endif
 ifeq ($(SAN),1)
 override CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer \
                      -fno-sanitize-recover=undefined
@@ -47,7 +53,7 @@ STAGE    ?= $(BUILD)/stage
 EXAMPLES := redistribute plan_only hetero_gemm
 
 .PHONY: all deps test test-unit test-vm check-asan check-valgrind demo bench clean info install \
-        help docs examples check-outputs
+        help docs examples check-outputs check-abi fuzz fuzz-build fuzz-replay
 
 all: $(LIB_A) $(LIB_SO) $(TOOL) $(PC)
 
@@ -55,14 +61,18 @@ help:
 	@echo "make deps         install the Debian packages numatile needs (idempotent)"
 	@echo "make              build library (.a, .so), tool build/bin/numatile, numatile.pc"
 	@echo "make test         deps + build + unit tests + examples + docs + ASan/UBSan + guest tests"
-	@echo "make test-unit    Criterion unit tests"
+	@echo "make test-unit    Criterion unit tests (and check-abi)"
+	@echo "make check-abi    the .so exports exactly the functions of the public headers"
 	@echo "make check-asan   unit tests built with ASan+UBSan (in build/asan)"
 	@echo "make check-valgrind  unit tests under valgrind memcheck"
 	@echo "make test-vm      integration tests in QEMU guests with several NUMA nodes"
 	@echo "make demo         deps + build + the main job on this machine's topology"
 	@echo "make install PREFIX=DIR   headers, libraries, tool, pkg-config file, man page"
 	@echo "make docs         API reference from the public headers (Doxygen; warnings fail)"
-	@echo "make examples     install into $(STAGE), build docs/examples with pkg-config, run them"
+	@echo "make examples     install into $(STAGE), build docs/examples with pkg-config (shared"
+	@echo "                  and static), run them; check the headers and documented build lines"
+	@echo "make fuzz         libFuzzer harnesses (clang, ASan+UBSan), FUZZ_SECONDS each (300)"
+	@echo "make fuzz-replay  the fuzz corpora, then 10 s of fuzzing per harness"
 	@echo "make check-outputs OLD=BIN   scenarios and documented examples, run by BIN and by"
 	@echo "                  this build: deterministic --json outputs compared (times ignored)"
 	@echo "make info         compiler and library versions found"
@@ -88,9 +98,19 @@ $(LIB_A): $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(LIB_SO): $(LIB_OBJ)
+# The shared library exports only the functions the public headers declare: a linker version
+# script generated from them (global: those names; local: the rest, internal helpers included).
+PUBLIC_H := include/numatile.h $(sort $(wildcard include/numatile/*.h))
+LIB_MAP  := $(BUILD)/lib/numatile.map
+
+$(LIB_MAP): $(PUBLIC_H) scripts/public_symbols.sh
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libnumatile.so.$(SOVERSION) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	sh scripts/public_symbols.sh --map include > $@.tmp && mv $@.tmp $@
+
+$(LIB_SO): $(LIB_OBJ) $(LIB_MAP)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libnumatile.so.$(SOVERSION) -Wl,--version-script=$(LIB_MAP) \
+	  $(LDFLAGS) -o $@ $(LIB_OBJ) $(LDLIBS)
 	ln -sf libnumatile.so.$(VERSION) $(BUILD)/lib/libnumatile.so.$(SOVERSION)
 	ln -sf libnumatile.so.$(SOVERSION) $(BUILD)/lib/libnumatile.so
 
@@ -107,8 +127,12 @@ $(PC): numatile.pc.in include/numatile/version.h
 	@mkdir -p $(dir $@)
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
 
-test-unit: $(UNIT) $(TOOL)
+test-unit: $(UNIT) $(TOOL) check-abi
 	NT_TOOL=$(TOOL) NT_MANPAGE=$(MANPAGE) $(UNIT) --jobs 2 --short-filename
+
+# `nm -D` of the shared library: only the functions of the public headers, all of them.
+check-abi: $(LIB_SO)
+	sh scripts/check_abi.sh $(LIB_SO) include
 
 check-asan:
 	$(MAKE) -j2 BUILD=build/asan SAN=1 CFLAGS="-O1 -g" build/asan/tests/unit_tests \
@@ -162,20 +186,72 @@ docs:
 	NT_VERSION=$(VERSION) NT_DOCS_OUT=$(BUILD)/docs doxygen docs/Doxyfile
 	@echo "docs: $(BUILD)/docs/html/index.html"
 
-# The examples see numatile only as a user would: installed headers, pkg-config, the .so.
+# The examples see numatile only as a user would: installed headers, pkg-config, and either the
+# .so or (a second build of each) libnumatile.a through `pkg-config --static`. Then the
+# installed headers one by one, and every build line the documentation shows, as written.
+EX_STATIC_LIBS := pkg-config --static --libs numatile | sed 's/-lnumatile/-l:libnumatile.a/'
 examples:
 	$(MAKE) install PREFIX=$(abspath $(STAGE))
 	@mkdir -p $(STAGE)/examples
-	@set -e; pc="PKG_CONFIG_PATH=$(abspath $(STAGE))/lib/pkgconfig"; \
-	flags="$$(env $$pc pkg-config --cflags --libs numatile)"; \
+	@set -e; export PKG_CONFIG_PATH=$(abspath $(STAGE))/lib/pkgconfig; \
+	shared="$$(pkg-config --cflags --libs numatile)"; \
+	static="$$(pkg-config --cflags numatile) $$($(EX_STATIC_LIBS))"; \
 	for e in $(EXAMPLES); do \
-	  echo "$(CC) -std=c11 $(WARN) -Werror -O2 docs/examples/$$e.c $$flags -lm -Wl,-rpath,..."; \
+	  echo "$(CC) -std=c11 $(WARN) -Werror -O2 docs/examples/$$e.c $$shared -Wl,-rpath,..."; \
 	  $(CC) -std=c11 $(WARN) -Werror -O2 docs/examples/$$e.c -o $(STAGE)/examples/$$e \
-	    $$flags -lm -Wl,-rpath,$(abspath $(STAGE))/lib; \
+	    $$shared -Wl,-rpath,$(abspath $(STAGE))/lib; \
+	  echo "$(CC) -std=c11 $(WARN) -Werror -O2 docs/examples/$$e.c $$static"; \
+	  $(CC) -std=c11 $(WARN) -Werror -O2 docs/examples/$$e.c -o $(STAGE)/examples/$$e-static \
+	    $$static; \
+	  if readelf -d $(STAGE)/examples/$$e-static | grep -q 'NEEDED.*libnumatile'; then \
+	    echo "examples: $$e-static needs libnumatile.so"; exit 1; fi; \
 	done; \
-	for e in $(EXAMPLES); do \
-	  echo "== $(STAGE)/examples/$$e"; $(STAGE)/examples/$$e; \
-	done
+	for e in $(EXAMPLES); do for v in $$e $$e-static; do \
+	  echo "== $(STAGE)/examples/$$v"; $(STAGE)/examples/$$v; \
+	done; done
+	sh scripts/check_headers.sh $(STAGE) $(CC)
+	sh scripts/check_build_lines.sh $(STAGE)
+
+# Fuzzing: libFuzzer harnesses in tests/fuzz/ (fuzz_NAME.c, seed corpora in corpus/NAME/),
+# built with clang, ASan and UBSan against the library built the same way in $(FUZZ_DIR).
+FUZZ_CC      ?= clang-14
+FUZZ_SECONDS ?= 300
+FUZZ_DIR     := build/fuzz
+FUZZ_NAMES   := dist instance tilemap_file topo_synthetic topo_xml cli plan match
+FUZZ_COMMON  := $(BUILD)/obj/tests/fuzz/fuzz_util.o $(BUILD)/obj/tests/fuzz/fuzz_topo_check.o
+FUZZ_OBJ     := $(FUZZ_NAMES:%=$(BUILD)/obj/tests/fuzz/fuzz_%.o) $(FUZZ_COMMON) \
+                $(BUILD)/obj/tests/fuzz/tool_main.o
+# fuzz_cli runs the tool in-process: its objects, main renamed, and the library entry points
+# the harness bounds wrapped (see tests/fuzz/fuzz_cli.c).
+FUZZ_CLI_OBJ := $(filter-out $(BUILD)/obj/bench/cli/main.o,$(TOOL_OBJ)) \
+                $(BUILD)/obj/tests/fuzz/tool_main.o
+FUZZ_WRAP    := exit bench_execute nt_topo_load nt_tilemap_from_spec nt_matrix_create_spec \
+                nt_dist1d_block nt_dist1d_balanced nt_dist1d_skewed nt_stencil_run \
+                nt_hetero_tilemap nt_hetero_evaluate
+-include $(FUZZ_OBJ:.o=.d)
+
+$(BUILD)/obj/tests/fuzz/tool_main.o: bench/cli/main.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -Dmain=nt_tool_main -MMD -MP -c $< -o $@
+
+$(BUILD)/fuzz_cli: $(BUILD)/obj/tests/fuzz/fuzz_cli.o $(FUZZ_COMMON) $(FUZZ_CLI_OBJ) $(LIB_A)
+	$(CC) $(LDFLAGS) $(FUZZ_WRAP:%=-Wl,--wrap=%) -o $@ $(filter %.o,$^) $(LIB_A) -ljansson \
+	  $(LDLIBS)
+
+$(BUILD)/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(FUZZ_COMMON) $(LIB_A)
+	$(CC) $(LDFLAGS) -o $@ $< $(FUZZ_COMMON) $(LIB_A) $(LDLIBS)
+
+fuzz-build:
+	$(MAKE) -j2 BUILD=$(FUZZ_DIR) SAN=fuzz CC=$(FUZZ_CC) CFLAGS="-O1 -g" \
+	  $(FUZZ_NAMES:%=$(FUZZ_DIR)/fuzz_%)
+
+# Each harness FUZZ_SECONDS (default 300) after replaying its corpus; inputs that fail go to
+# $(FUZZ_DIR)/artifacts/. fuzz-replay: the corpora, then 10 s of fuzzing each.
+fuzz: fuzz-build
+	sh scripts/fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_NAMES)
+
+fuzz-replay: fuzz-build
+	sh scripts/fuzz.sh $(FUZZ_DIR) 10 $(FUZZ_NAMES)
 
 # Before/after check of a change meant to keep behaviour: every scenario (--quick --seed 1) and
 # the documented examples, run by OLD and by NEW, deterministic fields compared (~1 min here).

@@ -2,9 +2,12 @@
 # Install the Debian packages numatile needs, only those missing. Idempotent: a no-op (one
 # dpkg-query) when everything is present. Runs apt-get directly as root, through sudo otherwise.
 set -eu
+# libudev-dev: `pkg-config --static --libs numatile` names -ludev (hwloc's Requires.private).
+# clang-14, its runtime (sanitizers, libFuzzer), libfuzzer-14-dev and libomp-14-dev (clang's
+# OpenMP): `make fuzz`.
 PKGS="gcc make pkg-config libnuma-dev libhwloc-dev libblis-openmp-dev libflame-dev \
 libcriterion-dev libjansson-dev qemu-system-x86 busybox-static cpio gzip gnuplot-nox doxygen \
-valgrind python3"
+valgrind python3 libudev-dev clang-14 libclang-rt-14-dev libfuzzer-14-dev libomp-14-dev"
 missing=""
 for p in $PKGS; do
     st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
