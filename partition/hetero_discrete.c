@@ -1,7 +1,9 @@
 // From the unit square to the N x N tile grid: prefix-rounded counts, the Precise and Rounded
-// discretisations (Lambert §1.3.2 and ch. 3), and the discrete cost.
+// discretisations (Lambert ch. 3), Accurate (§1.3.2), and the discrete cost.
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hetero_int.h"
 
@@ -94,21 +96,171 @@ static nt_status precise(int m, const nt_hetero_zone_t *zones, int64_t n, int *m
     return NT_OK;
 }
 
-// Paint each tile whose centre (j + 1/2, i + 1/2) lies in [N x0, N x1) x [N y0, N y1).
-static void rounded(int m, const nt_hetero_zone_t *zones, int64_t n, int *map)
+// Tile range of [v0, v1) (scaled by n) under the centre rule. A centre on a boundary (within
+// 1e-9 of a tile) goes to the zone before it (Lambert's Figure 1.7: 10 tiles in 4 columns are
+// 3, 2, 3, 2 wide); ties_after keeps numatile's first rule, which gave it to the zone after.
+static void centre_range(double v0, double v1, int64_t n, bool ties_after, int64_t *a,
+                         int64_t *b)
+{
+    double N = (double)n;
+    if (ties_after) {
+        *a = clamp((int64_t)ceil(v0 * N - 0.5), n);
+        *b = clamp((int64_t)ceil(v1 * N - 0.5), n);
+    } else {
+        *a = clamp((int64_t)floor(v0 * N + 0.5 + 1e-9), n);
+        *b = clamp((int64_t)floor(v1 * N + 0.5 + 1e-9), n);
+    }
+}
+
+// Paint each tile whose centre (j + 1/2, i + 1/2) lies in the zone scaled by n.
+static void rounded(int m, const nt_hetero_zone_t *zones, int64_t n, bool ties_after, int *map)
 {
     for (int i = 0; i < m; i++)
         for (int k = 0; k < zones[i].nrect; k++) {
             const het_rect *r = &zones[i].rect[k];
-            double N = (double)n;
-            int64_t j0 = clamp((int64_t)ceil(r->x0 * N - 0.5), n);
-            int64_t j1 = clamp((int64_t)ceil(r->x1 * N - 0.5), n);
-            int64_t i0 = clamp((int64_t)ceil(r->y0 * N - 0.5), n);
-            int64_t i1 = clamp((int64_t)ceil(r->y1 * N - 0.5), n);
+            int64_t j0, j1, i0, i1;
+            centre_range(r->x0, r->x1, n, ties_after, &j0, &j1);
+            centre_range(r->y0, r->y1, n, ties_after, &i0, &i1);
             for (int64_t a = i0; a < i1; a++)
                 for (int64_t b = j0; b < j1; b++)
                     map[a * n + b] = i;
         }
+}
+
+// ---- Accurate (Lambert §1.3.2, Figures 1.8 and 1.9) -----------------------------------------
+// The partition is read as a guillotine tree: a group of zones inside the rectangle R is cut by
+// a straight line that no zone crosses. Its cells (grp[c] == the group's label) are walked
+// column by column (vertical cut) or row by row (horizontal cut); the first T cells, T = the
+// tile counts of the zones before the line, go to that side. Each side is then cut the same
+// way until one zone is left: every zone is a near-rectangle with strips of width one.
+
+typedef struct acc_ctx {
+    const nt_hetero_zone_t *zones;
+    const int64_t *counts;
+    int64_t n;
+    int *grp;   // n * n labels: the group (or, at the end, the zone) a cell belongs to
+    int next;   // next unused group label
+    int *tmp;   // m scratch entries for the zone lists
+} acc_ctx;
+
+static const double ACC_EPS = 1e-9;
+
+static const het_rect *acc_rect(const acc_ctx *c, int z) { return &c->zones[z].rect[0]; }
+
+// Is x = v (vertical) or y = v (horizontal) a line that none of the zones ids[0..k-1] crosses?
+static bool acc_clean_cut(const acc_ctx *c, const int *ids, int k, bool vertical, double v)
+{
+    for (int t = 0; t < k; t++) {
+        const het_rect *r = acc_rect(c, ids[t]);
+        double lo = vertical ? r->x0 : r->y0, hi = vertical ? r->x1 : r->y1;
+        if (lo < v - ACC_EPS && hi > v + ACC_EPS)
+            return false;
+    }
+    return true;
+}
+
+// Smallest clean cut strictly inside [lo, hi] along one axis, or NAN.
+static double acc_find_cut(const acc_ctx *c, const int *ids, int k, bool vertical, double lo,
+                           double hi)
+{
+    double best = NAN;
+    for (int t = 0; t < k; t++) {
+        const het_rect *r = acc_rect(c, ids[t]);
+        double v = vertical ? r->x1 : r->y1;
+        if (v > lo + ACC_EPS && v < hi - ACC_EPS && (isnan(best) || v < best) &&
+            acc_clean_cut(c, ids, k, vertical, v))
+            best = v;
+    }
+    return best;
+}
+
+// Hand the first `take` cells of group `from` (column-major if vertical, else row-major) to
+// group a, the rest to group b.
+static void acc_walk(acc_ctx *c, int from, bool vertical, int64_t take, int a, int b)
+{
+    int64_t n = c->n;
+    for (int64_t u = 0; u < n; u++)
+        for (int64_t v = 0; v < n; v++) {
+            int64_t cell = vertical ? v * n + u : u * n + v;
+            if (c->grp[cell] == from)
+                c->grp[cell] = take-- > 0 ? a : b;
+        }
+}
+
+// Split group `label` (zones ids[0..k-1] inside R) down to single zones; leaves are labelled
+// -(zone + 1) so that they never collide with group labels.
+static nt_status acc_split(acc_ctx *c, int *ids, int k, het_rect R, int label)
+{
+    if (k == 1) {
+        for (int64_t cell = 0; cell < c->n * c->n; cell++)
+            if (c->grp[cell] == label)
+                c->grp[cell] = -(ids[0] + 1);
+        return NT_OK;
+    }
+    // Cut across the longer side first, as RRP does; ColumnBased has only vertical cuts at the
+    // top, then only horizontal ones inside a column.
+    bool vertical = het_w(&R) >= het_h(&R);
+    double v = acc_find_cut(c, ids, k, vertical, vertical ? R.x0 : R.y0, vertical ? R.x1 : R.y1);
+    if (isnan(v)) {
+        vertical = !vertical;
+        v = acc_find_cut(c, ids, k, vertical, vertical ? R.x0 : R.y0, vertical ? R.x1 : R.y1);
+    }
+    if (isnan(v))
+        return nt_fail(NT_ENOTSUP, "hetero: Accurate needs a guillotine partition (ColumnBased "
+                                   "or RRP); %d zones have no straight cut", k);
+    // Zones before the line first, in ids[0..ka-1]; T = their tile counts.
+    int ka = 0, kb = 0;
+    int64_t take = 0;
+    for (int t = 0; t < k; t++) {
+        const het_rect *r = acc_rect(c, ids[t]);
+        if ((vertical ? r->x1 : r->y1) <= v + ACC_EPS)
+            c->tmp[ka++] = ids[t], take += c->counts[ids[t]];
+    }
+    for (int t = 0; t < k; t++) {
+        const het_rect *r = acc_rect(c, ids[t]);
+        if ((vertical ? r->x1 : r->y1) > v + ACC_EPS)
+            c->tmp[ka + kb++] = ids[t];
+    }
+    memcpy(ids, c->tmp, (size_t)k * sizeof *ids);
+    int a = c->next++, b = c->next++;
+    acc_walk(c, label, vertical, take, a, b);
+    het_rect Ra = R, Rb = R;
+    if (vertical)
+        Ra.x1 = Rb.x0 = v;
+    else
+        Ra.y1 = Rb.y0 = v;
+    nt_status st = acc_split(c, ids, ka, Ra, a);
+    return st ? st : acc_split(c, ids + ka, kb, Rb, b);
+}
+
+// Every zone must be one rectangle, or empty with no tiles (a zero speed).
+static nt_status accurate(int m, const nt_hetero_zone_t *zones, const int64_t *counts, int64_t n,
+                          int *map)
+{
+    int *ids = malloc((size_t)m * 2 * sizeof *ids);
+    if (!ids)
+        return nt_fail(NT_ENOMEM, "hetero: out of memory");
+    int k = 0;
+    nt_status st = NT_OK;
+    for (int i = 0; i < m && st == NT_OK; i++) {
+        if (zones[i].nrect == 1)
+            ids[k++] = i;
+        else if (zones[i].nrect > 1)
+            st = nt_fail(NT_ENOTSUP, "hetero: Accurate needs one rectangle per zone; zone %d "
+                                     "has %d", i, zones[i].nrect);
+        else if (counts[i] > 0)
+            st = nt_fail(NT_EINVAL, "hetero: zone %d is empty but owes %lld tiles", i,
+                         (long long)counts[i]);
+    }
+    acc_ctx c = {zones, counts, n, map, 0, ids + m};
+    for (int64_t cell = 0; cell < n * n; cell++)
+        map[cell] = 0;
+    if (st == NT_OK)
+        st = acc_split(&c, ids, k, (het_rect){0, 0, 1, 1}, c.next++);
+    for (int64_t cell = 0; cell < n * n && st == NT_OK; cell++)
+        map[cell] = -map[cell] - 1;
+    free(ids);
+    return st;
 }
 
 nt_status nt_hetero_discretize(int m, const nt_hetero_zone_t *zones, const int64_t *counts,
@@ -118,7 +270,8 @@ nt_status nt_hetero_discretize(int m, const nt_hetero_zone_t *zones, const int64
     nt_status st = check_grid(m, zones, n, owner, &cells);
     if (st)
         return st;
-    if (mode != NT_HETERO_PRECISE && mode != NT_HETERO_ROUNDED)
+    bool centre = mode == NT_HETERO_ROUNDED || mode == NT_HETERO_ROUNDED_TIES_AFTER;
+    if (mode != NT_HETERO_PRECISE && mode != NT_HETERO_ACCURATE && !centre)
         return nt_fail(NT_EINVAL, "hetero: unknown discretisation mode %d", (int)mode);
     int64_t *left = malloc((size_t)m * sizeof *left);
     int *map = malloc(cells * sizeof *map);
@@ -129,7 +282,7 @@ nt_status nt_hetero_discretize(int m, const nt_hetero_zone_t *zones, const int64
     }
     for (size_t c = 0; c < cells; c++)
         map[c] = -1;
-    if (mode == NT_HETERO_PRECISE) {
+    if (!centre) {
         int64_t total = 0;
         for (int i = 0; i < m && st == NT_OK; i++) {
             if (!counts || counts[i] < 0)
@@ -141,9 +294,10 @@ nt_status nt_hetero_discretize(int m, const nt_hetero_zone_t *zones, const int64
             st = nt_fail(NT_EINVAL, "hetero: counts add up to %lld, the grid has %lld tiles",
                          (long long)total, (long long)(n * n));
         if (st == NT_OK)
-            st = precise(m, zones, n, map, left);
+            st = mode == NT_HETERO_PRECISE ? precise(m, zones, n, map, left)
+                                           : accurate(m, zones, counts, n, map);
     } else {
-        rounded(m, zones, n, map);
+        rounded(m, zones, n, mode == NT_HETERO_ROUNDED_TIES_AFTER, map);
         for (size_t c = 0; c < cells && st == NT_OK; c++)
             if (map[c] < 0)
                 st = nt_fail(NT_EINVAL, "hetero: the centre of tile (%lld, %lld) is in no zone",

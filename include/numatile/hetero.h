@@ -49,8 +49,15 @@ typedef enum nt_hetero_algo {
 
 /** \brief How a continuous partition becomes a tile map. */
 typedef enum nt_hetero_round {
-    NT_HETERO_PRECISE = 0, /**< inner rectangles, then neighbour filling: exact counts */
-    NT_HETERO_ROUNDED = 1  /**< each tile to the zone holding its centre: counts drift */
+    NT_HETERO_PRECISE = 0,  /**< inner rectangles, then neighbour filling: exact counts */
+    NT_HETERO_ROUNDED = 1,  /**< each tile to the zone holding its centre, a centre on a
+                                 boundary to the zone before it (left, above): counts drift */
+    NT_HETERO_ACCURATE = 2, /**< Lambert §1.3.2: guillotine cuts walked column by column,
+                                 then row by row, until each side holds its count: exact
+                                 counts, near-rectangles (ColumnBased and RRP only) */
+    NT_HETERO_ROUNDED_TIES_AFTER = 3 /**< ROUNDED with a centre on a boundary going to the
+                                          zone after it (numatile's rule before the thesis
+                                          comparison, docs/fidelity.md) */
 } nt_hetero_round;
 
 /** \brief Most rectangles in one zone (an L-shape is 2, a square-corner complement 3). */
@@ -192,17 +199,28 @@ nt_status nt_hetero_counts(int m, const double *speeds, int64_t n, int64_t *coun
  * goes to the domain with the fewest tiles still owed among those (owing any) that already own
  * one of its 8 neighbours, else to the domain owing the fewest positive number of tiles.
  * Every domain ends with exactly counts[i] tiles. ROUNDED: each tile goes to the zone holding
- * its centre (counts is ignored and may be NULL).
+ * its centre, a centre within 1e-9 tile of a zone boundary to the zone before it (left or
+ * above), which is how Lambert's Figure 1.7 rounds; ROUNDED_TIES_AFTER gives such a centre to
+ * the zone after it (both ignore counts, which may be NULL). ACCURATE (Lambert §1.3.2): the zones, one
+ * rectangle each, are split recursively by a straight line no zone crosses (across the longer
+ * side of the current rectangle when both directions have one, the leftmost or topmost
+ * line); the current cells are walked column by column (vertical line) or row by row
+ * (horizontal line), and the first ones, as many as the zones before the line owe, go to that
+ * side. ColumnBased thus fills its columns column by column, then each column's zones row by
+ * row; every domain ends with exactly counts[i] tiles.
  * @param[in]  m      number of zones, >= 1.
  * @param[in]  zones  m zones partitioning the unit square.
- * @param[in]  counts m tile counts adding up to n^2 (PRECISE), e.g. from nt_hetero_counts().
+ * @param[in]  counts m tile counts adding up to n^2 (PRECISE, ACCURATE), e.g. from
+ *                    nt_hetero_counts().
  * @param[in]  n      grid side, >= 1, n^2 * sizeof(int) must fit in size_t.
- * @param[in]  mode   NT_HETERO_PRECISE or NT_HETERO_ROUNDED.
+ * @param[in]  mode   any ::nt_hetero_round.
  * @param[out] owner  n * n entries, row-major: owner[i * n + j] = domain of tile (i, j);
  *                    untouched on failure.
  * @retval NT_OK success.
  * @retval NT_EINVAL NULL pointer, bad sizes, negative counts or counts not adding to n^2, a
  *         tile centre in no zone (ROUNDED: zones do not cover the square), unknown mode.
+ * @retval NT_ENOTSUP ACCURATE on a zone of several rectangles or a partition without a
+ *         guillotine cut (SNRRP, NRRP, EXACT may give these).
  * @retval NT_ERANGE n^2 overflows. @retval NT_ENOMEM allocation failed.
  */
 nt_status nt_hetero_discretize(int m, const nt_hetero_zone_t *zones, const int64_t *counts,
@@ -246,7 +264,8 @@ nt_status nt_hetero_discrete_cost(int m, int64_t n, const int *owner, int64_t *c
  * @param[out] out    the new map (mt = nt = n, ndomains = m), to free with
  *                    nt_tilemap_destroy(); untouched on failure.
  * @retval NT_OK success. @retval NT_EINVAL bad argument. @retval NT_ENOTSUP see
- *         nt_hetero_partition(). @retval NT_ERANGE size overflow. @retval NT_ENOMEM allocation.
+ *         nt_hetero_partition() and nt_hetero_discretize(). @retval NT_ERANGE size overflow.
+ *         @retval NT_ENOMEM allocation.
  */
 nt_status nt_hetero_tilemap(nt_hetero_algo algo, nt_hetero_round mode, int m,
                             const double *speeds, int64_t n, nt_tilemap_t **out);
