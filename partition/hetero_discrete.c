@@ -128,50 +128,70 @@ static void rounded(int m, const nt_hetero_zone_t *zones, int64_t n, bool ties_a
 }
 
 // ---- Accurate (Lambert §1.3.2, Figures 1.8 and 1.9) -----------------------------------------
-// The partition is read as a guillotine tree: a group of zones inside the rectangle R is cut by
-// a straight line that no zone crosses. Its cells (grp[c] == the group's label) are walked
-// column by column (vertical cut) or row by row (horizontal cut); the first T cells, T = the
-// tile counts of the zones before the line, go to that side. Each side is then cut the same
-// way until one zone is left: every zone is a near-rectangle with strips of width one.
+// The partition is read as a guillotine tree, whose cells are then dealt out along it: at a cut
+// the group's cells (grp[c] == its label) are walked column by column (vertical line) or row by
+// row (horizontal line), and the first ones, as many as the zones before the line owe, go to
+// that side. A column partition (ColumnBased) is cut at all its column boundaries first, then
+// each column row by row, as §1.3.2 describes. Otherwise the tree is RRP's (Algorithm 1.3):
+// across the longer side of the current rectangle (along it if no line crosses that way), at
+// the first line that leaves at least a third of the area before it, else at the last line.
+// Zones of equal speeds often line up across several subtrees; choosing lines this way keeps
+// to the algorithm's own tree rather than to such coincidences.
 
 typedef struct acc_ctx {
     const nt_hetero_zone_t *zones;
     const int64_t *counts;
     int64_t n;
-    int *grp;   // n * n labels: the group (or, at the end, the zone) a cell belongs to
+    int *grp;   // n * n labels: the group (or, at the end, -1 - the zone) of each cell
     int next;   // next unused group label
-    int *tmp;   // m scratch entries for the zone lists
 } acc_ctx;
 
 static const double ACC_EPS = 1e-9;
 
-static const het_rect *acc_rect(const acc_ctx *c, int z) { return &c->zones[z].rect[0]; }
-
-// Is x = v (vertical) or y = v (horizontal) a line that none of the zones ids[0..k-1] crosses?
-static bool acc_clean_cut(const acc_ctx *c, const int *ids, int k, bool vertical, double v)
+static double acc_lo(const acc_ctx *c, int z, bool vertical)
 {
-    for (int t = 0; t < k; t++) {
-        const het_rect *r = acc_rect(c, ids[t]);
-        double lo = vertical ? r->x0 : r->y0, hi = vertical ? r->x1 : r->y1;
-        if (lo < v - ACC_EPS && hi > v + ACC_EPS)
-            return false;
-    }
-    return true;
+    return vertical ? c->zones[z].rect[0].x0 : c->zones[z].rect[0].y0;
 }
 
-// Smallest clean cut strictly inside [lo, hi] along one axis, or NAN.
-static double acc_find_cut(const acc_ctx *c, const int *ids, int k, bool vertical, double lo,
-                           double hi)
+static double acc_hi(const acc_ctx *c, int z, bool vertical)
 {
-    double best = NAN;
-    for (int t = 0; t < k; t++) {
-        const het_rect *r = acc_rect(c, ids[t]);
-        double v = vertical ? r->x1 : r->y1;
-        if (v > lo + ACC_EPS && v < hi - ACC_EPS && (isnan(best) || v < best) &&
-            acc_clean_cut(c, ids, k, vertical, v))
-            best = v;
+    return vertical ? c->zones[z].rect[0].x1 : c->zones[z].rect[0].y1;
+}
+
+// Sort ids by their start along the axis (insertion sort: groups are small and mostly sorted).
+static void acc_sort(const acc_ctx *c, int *ids, int k, bool vertical)
+{
+    for (int a = 1; a < k; a++) {
+        int z = ids[a], b = a;
+        for (; b > 0 && acc_lo(c, ids[b - 1], vertical) > acc_lo(c, z, vertical); b--)
+            ids[b] = ids[b - 1];
+        ids[b] = z;
     }
-    return best;
+}
+
+// Sort ids along the axis and find the slabs between the lines no zone crosses: slab t holds
+// ids[start[t] .. start[t+1]-1], start[ns] = k. Returns ns.
+static int acc_slabs(const acc_ctx *c, int *ids, int k, bool vertical, int *start)
+{
+    acc_sort(c, ids, k, vertical);
+    int ns = 0;
+    double end = 0;
+    for (int t = 0; t < k; t++) {
+        if (t == 0 || acc_lo(c, ids[t], vertical) >= end - ACC_EPS)
+            start[ns++] = t;
+        double h = acc_hi(c, ids[t], vertical);
+        end = t == 0 || h > end ? h : end;
+    }
+    start[ns] = k;
+    return ns;
+}
+
+static int64_t acc_owed(const acc_ctx *c, const int *ids, int a, int b)
+{
+    int64_t t = 0;
+    for (int z = a; z < b; z++)
+        t += c->counts[ids[z]];
+    return t;
 }
 
 // Hand the first `take` cells of group `from` (column-major if vertical, else row-major) to
@@ -187,60 +207,105 @@ static void acc_walk(acc_ctx *c, int from, bool vertical, int64_t take, int a, i
         }
 }
 
-// Split group `label` (zones ids[0..k-1] inside R) down to single zones; leaves are labelled
-// -(zone + 1) so that they never collide with group labels.
-static nt_status acc_split(acc_ctx *c, int *ids, int k, het_rect R, int label)
+// Deal group `label` out to its ns slabs in turn; slab[t] receives the label of slab t.
+static void acc_deal(acc_ctx *c, const int *ids, const int *start, int ns, bool vertical,
+                     int label, int *slab)
+{
+    for (int t = 0; t + 1 < ns; t++) {
+        slab[t] = c->next++;
+        int rest = c->next++;
+        acc_walk(c, label, vertical, acc_owed(c, ids, start[t], start[t + 1]), slab[t], rest);
+        label = rest;
+    }
+    slab[ns - 1] = label;
+}
+
+static void acc_leaf(acc_ctx *c, int zone, int label)
+{
+    for (int64_t cell = 0; cell < c->n * c->n; cell++)
+        if (c->grp[cell] == label)
+            c->grp[cell] = -1 - zone;
+}
+
+// Is every pair of zones either in one column (same x interval) or side by side?
+static bool acc_is_columns(const acc_ctx *c, int *ids, int k)
+{
+    acc_sort(c, ids, k, true);
+    for (int t = 1; t < k; t++) {
+        double x0 = acc_lo(c, ids[t], true), px0 = acc_lo(c, ids[t - 1], true);
+        double x1 = acc_hi(c, ids[t], true), px1 = acc_hi(c, ids[t - 1], true);
+        bool same = fabs(x0 - px0) < ACC_EPS && fabs(x1 - px1) < ACC_EPS;
+        if (!same && x0 < px1 - ACC_EPS)
+            return false;
+    }
+    return true;
+}
+
+// ColumnBased-Accurate: columns left to right, then each column's zones top to bottom. start
+// and slab hold 2k + 2 entries of scratch each.
+static nt_status acc_columns(acc_ctx *c, int *ids, int k, int *start, int *slab)
+{
+    int ns = acc_slabs(c, ids, k, true, start);
+    acc_deal(c, ids, start, ns, true, c->next++, slab);
+    for (int t = 0; t < ns; t++) {
+        int a = start[t], b = start[t + 1], col = slab[t];
+        // start and slab beyond index ns are free: reuse them for the column's zones.
+        int zs = acc_slabs(c, ids + a, b - a, false, start + ns + 1);
+        if (zs != b - a)
+            return nt_fail(NT_EINVAL, "hetero: zones overlap in column %d", t);
+        acc_deal(c, ids + a, start + ns + 1, zs, false, col, slab + ns);
+        for (int z = 0; z < zs; z++)
+            acc_leaf(c, ids[a + z], slab[ns + z]);
+    }
+    return NT_OK;
+}
+
+// RRP-Accurate on the group `label` (zones ids[0..k-1] inside R); start holds k + 1 entries of
+// scratch.
+static nt_status acc_rrp(acc_ctx *c, int *ids, int k, het_rect R, int label, int *start)
 {
     if (k == 1) {
-        for (int64_t cell = 0; cell < c->n * c->n; cell++)
-            if (c->grp[cell] == label)
-                c->grp[cell] = -(ids[0] + 1);
+        acc_leaf(c, ids[0], label);
         return NT_OK;
     }
-    // Cut across the longer side first, as RRP does; ColumnBased has only vertical cuts at the
-    // top, then only horizontal ones inside a column.
     bool vertical = het_w(&R) >= het_h(&R);
-    double v = acc_find_cut(c, ids, k, vertical, vertical ? R.x0 : R.y0, vertical ? R.x1 : R.y1);
-    if (isnan(v)) {
-        vertical = !vertical;
-        v = acc_find_cut(c, ids, k, vertical, vertical ? R.x0 : R.y0, vertical ? R.x1 : R.y1);
-    }
-    if (isnan(v))
+    int ns = acc_slabs(c, ids, k, vertical, start);
+    if (ns < 2)
+        ns = acc_slabs(c, ids, k, vertical = !vertical, start);
+    if (ns < 2)
         return nt_fail(NT_ENOTSUP, "hetero: Accurate needs a guillotine partition (ColumnBased "
                                    "or RRP); %d zones have no straight cut", k);
-    // Zones before the line first, in ids[0..ka-1]; T = their tile counts.
-    int ka = 0, kb = 0;
-    int64_t take = 0;
-    for (int t = 0; t < k; t++) {
-        const het_rect *r = acc_rect(c, ids[t]);
-        if ((vertical ? r->x1 : r->y1) <= v + ACC_EPS)
-            c->tmp[ka++] = ids[t], take += c->counts[ids[t]];
+    double area = 0, before = 0;
+    for (int z = 0; z < k; z++)
+        area += nt_hetero_zone_area(&c->zones[ids[z]]);
+    int cut = ns - 1;
+    for (int t = 0; t + 1 < ns && cut == ns - 1; t++) {
+        for (int z = start[t]; z < start[t + 1]; z++)
+            before += nt_hetero_zone_area(&c->zones[ids[z]]);
+        if (before >= area / 3 * (1 - ACC_EPS))
+            cut = t + 1;
     }
-    for (int t = 0; t < k; t++) {
-        const het_rect *r = acc_rect(c, ids[t]);
-        if ((vertical ? r->x1 : r->y1) > v + ACC_EPS)
-            c->tmp[ka + kb++] = ids[t];
-    }
-    memcpy(ids, c->tmp, (size_t)k * sizeof *ids);
-    int a = c->next++, b = c->next++;
-    acc_walk(c, label, vertical, take, a, b);
-    het_rect Ra = R, Rb = R;
+    int m1 = start[cut], a = c->next++, b = c->next++;
+    double v = acc_lo(c, ids[m1], vertical);
+    acc_walk(c, label, vertical, acc_owed(c, ids, 0, m1), a, b);
+    het_rect R1 = R, R2 = R;
     if (vertical)
-        Ra.x1 = Rb.x0 = v;
+        R1.x1 = R2.x0 = v;
     else
-        Ra.y1 = Rb.y0 = v;
-    nt_status st = acc_split(c, ids, ka, Ra, a);
-    return st ? st : acc_split(c, ids + ka, kb, Rb, b);
+        R1.y1 = R2.y0 = v;
+    nt_status st = acc_rrp(c, ids, m1, R1, a, start);
+    return st ? st : acc_rrp(c, ids + m1, k - m1, R2, b, start);
 }
 
 // Every zone must be one rectangle, or empty with no tiles (a zero speed).
 static nt_status accurate(int m, const nt_hetero_zone_t *zones, const int64_t *counts, int64_t n,
                           int *map)
 {
-    int *ids = malloc((size_t)m * 2 * sizeof *ids);
+    // Scratch: ids, then start and slab with room for a column's zones after its columns.
+    int *ids = malloc(((size_t)m * 5 + 4) * sizeof *ids);
     if (!ids)
         return nt_fail(NT_ENOMEM, "hetero: out of memory");
-    int k = 0;
+    int *start = ids + m, *slab = start + 2 * m + 2, k = 0;
     nt_status st = NT_OK;
     for (int i = 0; i < m && st == NT_OK; i++) {
         if (zones[i].nrect == 1)
@@ -252,11 +317,13 @@ static nt_status accurate(int m, const nt_hetero_zone_t *zones, const int64_t *c
             st = nt_fail(NT_EINVAL, "hetero: zone %d is empty but owes %lld tiles", i,
                          (long long)counts[i]);
     }
-    acc_ctx c = {zones, counts, n, map, 0, ids + m};
+    acc_ctx c = {zones, counts, n, map, 0};
     for (int64_t cell = 0; cell < n * n; cell++)
         map[cell] = 0;
-    if (st == NT_OK)
-        st = acc_split(&c, ids, k, (het_rect){0, 0, 1, 1}, c.next++);
+    if (st == NT_OK && acc_is_columns(&c, ids, k))
+        st = acc_columns(&c, ids, k, start, slab);
+    else if (st == NT_OK)
+        st = acc_rrp(&c, ids, k, (het_rect){0, 0, 1, 1}, c.next++, start);
     for (int64_t cell = 0; cell < n * n && st == NT_OK; cell++)
         map[cell] = -map[cell] - 1;
     free(ids);

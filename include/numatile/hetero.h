@@ -201,13 +201,15 @@ nt_status nt_hetero_counts(int m, const double *speeds, int64_t n, int64_t *coun
  * Every domain ends with exactly counts[i] tiles. ROUNDED: each tile goes to the zone holding
  * its centre, a centre within 1e-9 tile of a zone boundary to the zone before it (left or
  * above), which is how Lambert's Figure 1.7 rounds; ROUNDED_TIES_AFTER gives such a centre to
- * the zone after it (both ignore counts, which may be NULL). ACCURATE (Lambert §1.3.2): the zones, one
- * rectangle each, are split recursively by a straight line no zone crosses (across the longer
- * side of the current rectangle when both directions have one, the leftmost or topmost
- * line); the current cells are walked column by column (vertical line) or row by row
- * (horizontal line), and the first ones, as many as the zones before the line owe, go to that
- * side. ColumnBased thus fills its columns column by column, then each column's zones row by
- * row; every domain ends with exactly counts[i] tiles.
+ * the zone after it (both ignore counts, which may be NULL). ACCURATE (Lambert §1.3.2): the
+ * zones, one rectangle each, are read as a guillotine tree and the tiles dealt out along it:
+ * at a cut, the current tiles are walked column by column (vertical line) or row by row
+ * (horizontal line) and the first ones, as many as the zones before the line owe, go to that
+ * side. A column partition (ColumnBased) is cut at all its column boundaries first, then each
+ * column row by row, as the thesis describes; any other partition is cut as RRP's Algorithm
+ * 1.3 does (across the longer side of the current rectangle, along it if no line crosses that
+ * way, at the first line with a third of the area before it, else at the last line). Every
+ * domain ends with exactly counts[i] tiles, each zone a near-rectangle with strips of width one.
  * @param[in]  m      number of zones, >= 1.
  * @param[in]  zones  m zones partitioning the unit square.
  * @param[in]  counts m tile counts adding up to n^2 (PRECISE, ACCURATE), e.g. from
