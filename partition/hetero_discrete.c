@@ -96,31 +96,27 @@ static nt_status precise(int m, const nt_hetero_zone_t *zones, int64_t n, int *m
     return NT_OK;
 }
 
-// Tile range of [v0, v1) (scaled by n) under the centre rule. A centre on a boundary (within
-// 1e-9 of a tile) goes to the zone before it (Lambert's Figure 1.7: 10 tiles in 4 columns are
-// 3, 2, 3, 2 wide); ties_after keeps numatile's first rule, which gave it to the zone after.
-static void centre_range(double v0, double v1, int64_t n, bool ties_after, int64_t *a,
-                         int64_t *b)
+// Tile range of the zone side [v0, v1) scaled by n. Centre rule (ROUNDED): the tiles whose
+// centre j + 1/2 lies in [n v0, n v1). Corner rule (ROUNDED_CORNER): the tiles whose first
+// corner j lies there (both ends rounded up, within 1e-9 of a tile), which is how the thesis
+// rounds: its Figure 1.7 gives 10 tiles in 4 columns widths 3, 2, 3, 2, and Table 1.2 follows
+// (docs/fidelity.md).
+static void round_range(double v0, double v1, int64_t n, bool corner, int64_t *a, int64_t *b)
 {
-    double N = (double)n;
-    if (ties_after) {
-        *a = clamp((int64_t)ceil(v0 * N - 0.5), n);
-        *b = clamp((int64_t)ceil(v1 * N - 0.5), n);
-    } else {
-        *a = clamp((int64_t)floor(v0 * N + 0.5 + 1e-9), n);
-        *b = clamp((int64_t)floor(v1 * N + 0.5 + 1e-9), n);
-    }
+    double N = (double)n, shift = corner ? 1e-9 : 0.5;
+    *a = clamp((int64_t)ceil(v0 * N - shift), n);
+    *b = clamp((int64_t)ceil(v1 * N - shift), n);
 }
 
-// Paint each tile whose centre (j + 1/2, i + 1/2) lies in the zone scaled by n.
-static void rounded(int m, const nt_hetero_zone_t *zones, int64_t n, bool ties_after, int *map)
+// Paint each zone's tiles under the centre or the corner rule.
+static void rounded(int m, const nt_hetero_zone_t *zones, int64_t n, bool corner, int *map)
 {
     for (int i = 0; i < m; i++)
         for (int k = 0; k < zones[i].nrect; k++) {
             const het_rect *r = &zones[i].rect[k];
             int64_t j0, j1, i0, i1;
-            centre_range(r->x0, r->x1, n, ties_after, &j0, &j1);
-            centre_range(r->y0, r->y1, n, ties_after, &i0, &i1);
+            round_range(r->x0, r->x1, n, corner, &j0, &j1);
+            round_range(r->y0, r->y1, n, corner, &i0, &i1);
             for (int64_t a = i0; a < i1; a++)
                 for (int64_t b = j0; b < j1; b++)
                     map[a * n + b] = i;
@@ -337,8 +333,8 @@ nt_status nt_hetero_discretize(int m, const nt_hetero_zone_t *zones, const int64
     nt_status st = check_grid(m, zones, n, owner, &cells);
     if (st)
         return st;
-    bool centre = mode == NT_HETERO_ROUNDED || mode == NT_HETERO_ROUNDED_TIES_AFTER;
-    if (mode != NT_HETERO_PRECISE && mode != NT_HETERO_ACCURATE && !centre)
+    bool rounding = mode == NT_HETERO_ROUNDED || mode == NT_HETERO_ROUNDED_CORNER;
+    if (mode != NT_HETERO_PRECISE && mode != NT_HETERO_ACCURATE && !rounding)
         return nt_fail(NT_EINVAL, "hetero: unknown discretisation mode %d", (int)mode);
     int64_t *left = malloc((size_t)m * sizeof *left);
     int *map = malloc(cells * sizeof *map);
@@ -349,7 +345,7 @@ nt_status nt_hetero_discretize(int m, const nt_hetero_zone_t *zones, const int64
     }
     for (size_t c = 0; c < cells; c++)
         map[c] = -1;
-    if (!centre) {
+    if (!rounding) {
         int64_t total = 0;
         for (int i = 0; i < m && st == NT_OK; i++) {
             if (!counts || counts[i] < 0)
@@ -364,7 +360,7 @@ nt_status nt_hetero_discretize(int m, const nt_hetero_zone_t *zones, const int64
             st = mode == NT_HETERO_PRECISE ? precise(m, zones, n, map, left)
                                            : accurate(m, zones, counts, n, map);
     } else {
-        rounded(m, zones, n, mode == NT_HETERO_ROUNDED_TIES_AFTER, map);
+        rounded(m, zones, n, mode == NT_HETERO_ROUNDED_CORNER, map);
         for (size_t c = 0; c < cells && st == NT_OK; c++)
             if (map[c] < 0)
                 st = nt_fail(NT_EINVAL, "hetero: the centre of tile (%lld, %lld) is in no zone",

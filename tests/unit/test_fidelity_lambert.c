@@ -253,18 +253,19 @@ Test(fidelity_lambert, accurate_counts_and_refusals)
     cr_assert_gt(refused, 0, "NRRP and SNRRP have L-shaped zones on some draws");
 }
 
-// Figure 1.7: 16 equal speeds on 10 x 10 tiles, ColumnBased's 4 x 4 squares; Rounded makes
-// columns (and rows) 3, 2, 3, 2 wide ("the first column has 30 tasks instead of 25"), the
-// makespan 9 against 6.25. The former tie rule made them 2, 3, 2, 3. (The thesis says RRP gives
-// the same squares; its Algorithm 1.3 splits 16 equal areas 6 | 10, so only ColumnBased here.)
-Test(fidelity_lambert, rounded_ties_as_figure_1_7)
+// Figure 1.7: 16 equal speeds on 10 x 10 tiles, ColumnBased's 4 x 4 squares; the thesis's
+// rounding makes columns (and rows) 3, 2, 3, 2 wide ("the first column has 30 tasks instead of
+// 25"), the makespan 9 against 6.25: the corner rule does, the centre rule gives 2, 3, 2, 3.
+// (The thesis says RRP gives the same squares; its Algorithm 1.3 splits 16 equal areas 6 | 10,
+// so only ColumnBased here.)
+Test(fidelity_lambert, rounded_as_figure_1_7)
 {
     double s[16];
     for (int i = 0; i < 16; i++)
         s[i] = 1;
     nt_hetero_zone_t z[16];
     int own[100];
-    static const nt_hetero_round modes[2] = {NT_HETERO_ROUNDED, NT_HETERO_ROUNDED_TIES_AFTER};
+    static const nt_hetero_round modes[2] = {NT_HETERO_ROUNDED_CORNER, NT_HETERO_ROUNDED};
     static const int cuts[2][3] = {{3, 5, 8}, {2, 5, 7}};
     cr_assert_eq(nt_hetero_partition(NT_HETERO_COLUMN, 16, s, z), NT_OK);
     for (int md = 0; md < 2; md++) {
@@ -287,27 +288,51 @@ Test(fidelity_lambert, rounded_ties_as_figure_1_7)
     }
 }
 
-// Tables 1.2 and 1.3 for every discretisation (docs/fidelity.md).
+// Makespan and communication ratios of a mode on the given zones (speeds as given).
+static void eval_zones(int m, const double *speeds, const nt_hetero_zone_t *z, int n,
+                       nt_hetero_round mode, double *ms, double *cr)
+{
+    double s[MAXM], lb = 0;
+    int64_t cnt[MAXM], cost, tiles[MAXM];
+    int *own = malloc((size_t)n * n * sizeof *own);
+    cr_assert_eq(nt_hetero_normalize(m, speeds, s), NT_OK);
+    cr_assert_eq(nt_hetero_counts(m, speeds, n, cnt), NT_OK);
+    cr_assert_eq(nt_hetero_discretize(m, z, cnt, n, mode, own), NT_OK);
+    cr_assert_eq(nt_hetero_discrete_cost(m, n, own, &cost, NULL, tiles), NT_OK);
+    *ms = 0;
+    for (int i = 0; i < m; i++) {
+        *ms = fmax(*ms, (double)tiles[i] / (s[i] * n * n));
+        lb += 2 * sqrt(s[i]);
+    }
+    *cr = (double)cost / (n * lb);
+    free(own);
+}
+
+// Tables 1.2 and 1.3 for every discretisation and both ColumnBased layouts (docs/fidelity.md).
 Test(fidelity_lambert, table)
 {
     const char *e = getenv("NT_FIDELITY_TABLE");
     if (!e || !*e || !strcmp(e, "0"))
         cr_skip("set NT_FIDELITY_TABLE=1 to print the table");
-    static const nt_hetero_round md[4] = {NT_HETERO_ROUNDED, NT_HETERO_ROUNDED_TIES_AFTER,
+    static const nt_hetero_round md[4] = {NT_HETERO_ROUNDED, NT_HETERO_ROUNDED_CORNER,
                                           NT_HETERO_PRECISE, NT_HETERO_ACCURATE};
-    static const char *mn[4] = {"rounded", "rounded-ties-after", "precise", "accurate"};
+    static const char *mn[4] = {"centre", "corner", "precise", "accurate"};
     printf("N = 50: makespan ratio / communication ratio\n");
     for (int p = 0; p < 4; p++)
-        for (int a = 0; a < 2; a++) {
+        for (int a = 0; a < 3; a++) {
             double s[20];
             int m;
+            nt_hetero_zone_t z[20];
             cr_assert_eq(nt_hetero_platform(plats[p], 20, &m, s), NT_OK);
-            printf("%-9s %-6s", plats[p], a ? "rrp" : "column");
+            cr_assert_eq(nt_hetero_partition(a == 2 ? NT_HETERO_RRP : NT_HETERO_COLUMN, m, s, z),
+                         NT_OK);
+            if (a == 1)
+                nt_hetero_zones_mirror(m, z);
+            printf("%-9s %-13s", plats[p], a == 0 ? "column" : a == 1 ? "column-mirror" : "rrp");
             for (int k = 0; k < 4; k++) {
-                nt_hetero_eval_t ev;
-                cr_assert_eq(nt_hetero_evaluate(a ? NT_HETERO_RRP : NT_HETERO_COLUMN, md[k], m,
-                                                s, 50, &ev), NT_OK);
-                printf(" | %s %.3f/%.3f", mn[k], ev.makespan_ratio, ev.ratio);
+                double ms, cr;
+                eval_zones(m, s, z, 50, md[k], &ms, &cr);
+                printf(" | %s %.3f/%.3f", mn[k], ms, cr);
             }
             printf("\n");
         }
