@@ -1,8 +1,9 @@
 // ColumnBased (Beaumont et al. 2002; Lambert Algorithm 1.1): the optimal partition of the
-// square into columns, and the left-right mirror that restores its former column order. With the speeds sorted, some optimal column partition cuts them into
-// consecutive groups (swap argument in hetero.h), and a column of k zones of total area S
-// costs 1 + k S whatever its position, so f(q) = min_r 1 + r (s_{q-r+1} + .. + s_q) + f(q-r)
-// over the q smallest speeds; the thesis' extra index C (number of columns) is not needed.
+// square into columns, and the left-right mirror that restores its former column order. With
+// the speeds sorted, some optimal column partition cuts them into consecutive groups (swap
+// argument in hetero.h), and a column of k zones of total area S costs 1 + k S whatever its
+// position, so f(q) = min_r 1 + r (s_{q-r+1} + .. + s_q) + f(q-r) over the q smallest speeds;
+// the thesis' extra index C (number of columns) is not needed.
 #include <stdlib.h>
 
 #include "hetero_int.h"
