@@ -2,6 +2,8 @@
 // skewed (SkewedSet). ChunkSet lives in gen_chunk.c.
 #include <limits.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
 
 #include "nt_partition.h"
 
@@ -95,7 +97,7 @@ nt_status nt_tilemap_balanced(int64_t mt, int64_t nt, int ndomains, uint64_t see
     return NT_OK;
 }
 
-// Domain k in 1..d-1 with probability 2k/(d(d-1)): r uniform in [0, d(d-1)/2) falls in
+// Index k in 1..d-1 with probability 2k/(d(d-1)): r uniform in [0, d(d-1)/2) falls in
 // [k(k-1)/2, k(k+1)/2) for exactly one k.
 static int draw_skewed(nt_rng *rng, int64_t d)
 {
@@ -110,9 +112,50 @@ static int draw_skewed(nt_rng *rng, int64_t d)
     return (int)k;
 }
 
-nt_status nt_tilemap_skewed(int64_t mt, int64_t nt, int p, int q, uint64_t seed,
-                            nt_tilemap_t **out)
+// One grid side of the GRID reading: a side of one index draws nothing.
+static int draw_side(nt_rng *rng, int m)
 {
+    return m > 1 ? draw_skewed(rng, m) : 0;
+}
+
+// A uniformly random derangement of 0..d-1 (d >= 2): shuffles until none has a fixed point
+// (about e tries on average).
+static void draw_derangement(int *perm, int d, nt_rng *rng)
+{
+    for (bool fixed = true; fixed;) {
+        for (int k = 0; k < d; k++)
+            perm[k] = k;
+        nt_shuffle_int(perm, d, rng);
+        fixed = false;
+        for (int k = 0; k < d && !fixed; k++)
+            fixed = perm[k] == k;
+    }
+}
+
+// Relabel every owner by a derangement drawn from its own stream, so that the moves are the
+// same with and without it.
+static nt_status derange_map(nt_tilemap_t *m, uint64_t seed)
+{
+    int d = m->ndomains;
+    if (d < 2)
+        return NT_OK;
+    int *perm = malloc((size_t)d * sizeof *perm);
+    if (!perm)
+        return nt_fail(NT_ENOMEM, "skewed: cannot allocate %d labels", d);
+    nt_rng rng = {seed ^ 0xD1B54A32D192ED03ULL};
+    draw_derangement(perm, d, &rng);
+    for (int64_t x = 0; x < m->mt * m->nt; x++)
+        m->owner[x] = perm[m->owner[x]];
+    free(perm);
+    return NT_OK;
+}
+
+nt_status nt_tilemap_skewed_ex(int64_t mt, int64_t nt, int p, int q, const nt_skew_opts_t *opts,
+                               uint64_t seed, nt_tilemap_t **out)
+{
+    nt_skew_opts_t o = opts ? *opts : (nt_skew_opts_t){0};
+    if (o.mode != NT_SKEW_GRID && o.mode != NT_SKEW_DOMAIN)
+        return nt_fail(NT_EINVAL, "skewed: unknown mode %d", (int)o.mode);
     nt_status st = check_grid("skewed", p, q);
     if (st != NT_OK)
         return st;
@@ -121,12 +164,27 @@ nt_status nt_tilemap_skewed(int64_t mt, int64_t nt, int p, int q, uint64_t seed,
         return st;
     fill_bc2d(m, p, q, 1, 1);
     int64_t d = (int64_t)p * q;
-    if (d > 1) {
-        nt_rng rng = {seed};
-        for (int64_t x = 0; x < mt * nt; x++)
-            if (nt_rng_below(&rng, 2))
-                m->owner[x] = draw_skewed(&rng, d);
+    nt_rng rng = {seed};
+    for (int64_t x = 0; x < mt * nt && d > 1; x++) {
+        if (!nt_rng_below(&rng, 2))
+            continue;
+        if (o.mode == NT_SKEW_DOMAIN) {
+            m->owner[x] = draw_skewed(&rng, d);
+        } else {
+            int r = draw_side(&rng, p);
+            m->owner[x] = r * q + draw_side(&rng, q);
+        }
+    }
+    if (o.derange && (st = derange_map(m, seed)) != NT_OK) {
+        nt_tilemap_destroy(m);
+        return st;
     }
     *out = m;
     return NT_OK;
+}
+
+nt_status nt_tilemap_skewed(int64_t mt, int64_t nt, int p, int q, uint64_t seed,
+                            nt_tilemap_t **out)
+{
+    return nt_tilemap_skewed_ex(mt, nt, p, q, NULL, seed, out);
 }

@@ -1,12 +1,16 @@
-// ChunkSet (Herrmann 2016 §6): random rectangles of tiles stored round-robin on the domains,
-// later rectangles overwriting earlier ones, until every tile has been covered.
+// ChunkSet (Herrmann 2016 §6): random rectangles of tiles (observation swaths) stored
+// round-robin on the domains, later rectangles overwriting earlier ones, until every tile has
+// been covered. The paper gives no swath size; docs/fidelity.md calibrates it on Table 1.
 #include <stdlib.h>
 
 #include "nt_partition.h"
 
-nt_status nt_tilemap_chunk(int64_t mt, int64_t nt, int ndomains, uint64_t seed,
-                           nt_tilemap_t **out)
+nt_status nt_tilemap_chunk_swath(int64_t mt, int64_t nt, int ndomains, int64_t hmax,
+                                 int64_t wmax, uint64_t seed, nt_tilemap_t **out)
 {
+    if (hmax < 0 || wmax < 0)
+        return nt_fail(NT_EINVAL, "chunk: swath sides up to %lldx%lld, both must be >= 0",
+                       (long long)hmax, (long long)wmax);
     nt_tilemap_t *m;
     nt_status st = nt_tilemap_alloc(mt, nt, ndomains, &m);
     if (st != NT_OK)
@@ -18,8 +22,10 @@ nt_status nt_tilemap_chunk(int64_t mt, int64_t nt, int ndomains, uint64_t seed,
         nt_tilemap_destroy(m);
         return nt_fail(NT_ENOMEM, "chunk: cannot allocate %lld flags", (long long)tiles);
     }
-    int64_t hmax = mt / 2 > 1 ? mt / 2 : 1;
-    int64_t wmax = nt / 2 > 1 ? nt / 2 : 1;
+    // The Table 1 calibration (docs/fidelity.md): sides up to a third of the grid. A side
+    // longer than the grid covers it all, so larger bounds count as the grid's side.
+    hmax = hmax == 0 ? (mt + 2) / 3 : hmax < mt ? hmax : mt;
+    wmax = wmax == 0 ? (nt + 2) / 3 : wmax < nt ? wmax : nt;
     int64_t left = tiles;
     nt_rng rng = {seed};
     for (int64_t r = 0; left > 0; r++) {
@@ -47,4 +53,11 @@ nt_status nt_tilemap_chunk(int64_t mt, int64_t nt, int ndomains, uint64_t seed,
     free(covered);
     *out = m;
     return NT_OK;
+}
+
+nt_status nt_tilemap_chunk(int64_t mt, int64_t nt, int ndomains, uint64_t seed,
+                           nt_tilemap_t **out)
+{
+    return nt_tilemap_chunk_swath(mt, nt, ndomains, mt / 2 > 1 ? mt / 2 : 1,
+                                  nt / 2 > 1 ? nt / 2 : 1, seed, out);
 }

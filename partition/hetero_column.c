@@ -1,8 +1,9 @@
 // ColumnBased (Beaumont et al. 2002; Lambert Algorithm 1.1): the optimal partition of the
-// square into columns. With the speeds sorted, some optimal column partition cuts them into
-// consecutive groups (swap argument in hetero.h), and a column of k zones of total area S
-// costs 1 + k S whatever its position, so f(q) = min_r 1 + r (s_{q-r+1} + .. + s_q) + f(q-r)
-// over the q smallest speeds; the thesis' extra index C (number of columns) is not needed.
+// square into columns, and the left-right mirror that restores its former column order. With
+// the speeds sorted, some optimal column partition cuts them into consecutive groups (swap
+// argument in hetero.h), and a column of k zones of total area S costs 1 + k S whatever its
+// position, so f(q) = min_r 1 + r (s_{q-r+1} + .. + s_q) + f(q-r) over the q smallest speeds;
+// the thesis' extra index C (number of columns) is not needed.
 #include <stdlib.h>
 
 #include "hetero_int.h"
@@ -40,10 +41,13 @@ nt_status het_column(het_list *L)
         free(cut);
         return st;
     }
-    // Columns from the right: [cut[q], q) has the largest speeds.
+    // Columns from the left, the largest speeds first: [cut[q], q) spans [1 - pre[q],
+    // 1 - pre[a]]. The order does not change the cost; it changes how a rounding falls, and
+    // this one is the order under which the thesis's Table 1.2 follows (docs/fidelity.md).
     for (int q = m; q > 0; q = cut[q]) {
         int a = cut[q];
-        double x0 = L->pre[a], x1 = q == m ? 1.0 : L->pre[q], width = het_sum(L, a, q);
+        double x0 = q == m ? 0.0 : 1.0 - L->pre[q], x1 = a == 0 ? 1.0 : 1.0 - L->pre[a];
+        double width = het_sum(L, a, q);
         double y = 0;
         for (int p = a; p < q; p++) {
             double y1 = p == q - 1 ? 1.0 : y + L->s[p] / width;
@@ -80,12 +84,10 @@ nt_status nt_hetero_column_dp(int m, const double *speeds, int *column, int *nco
         if (column) {
             for (int i = 0; i < m; i++)
                 column[i] = -1;
-            int c = nc;
-            for (int q = L.m; q > 0; q = cut[q]) {
-                c--;
+            int c = 0;
+            for (int q = L.m; q > 0; q = cut[q], c++)
                 for (int p = cut[q]; p < q; p++)
                     column[L.idx[p]] = c;
-            }
         }
         if (ncols)
             *ncols = nc;
@@ -95,4 +97,15 @@ nt_status nt_hetero_column_dp(int m, const double *speeds, int *column, int *nco
     free(cut);
     het_list_free(&L);
     return st;
+}
+
+void nt_hetero_zones_mirror(int m, nt_hetero_zone_t *zones)
+{
+    for (int i = 0; i < m && zones; i++)
+        for (int k = 0; k < zones[i].nrect; k++) {
+            nt_hetero_rect_t *r = &zones[i].rect[k];
+            double x0 = 1.0 - r->x1;
+            r->x1 = 1.0 - r->x0;
+            r->x0 = x0;
+        }
 }

@@ -24,6 +24,7 @@
 #ifndef NUMATILE_DIST_H
 #define NUMATILE_DIST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -162,11 +163,35 @@ nt_status nt_tilemap_random(int64_t mt, int64_t nt, int ndomains, uint64_t seed,
 nt_status nt_tilemap_balanced(int64_t mt, int64_t nt, int ndomains, uint64_t seed,
                               nt_tilemap_t **out);
 
+/** \brief Which reading of SkewedSet's destination probabilities (Herrmann 2016 §6). */
+typedef enum nt_skew_mode {
+    /** Default: the destination's grid row r and grid column c are drawn independently, r
+        with probability 2r/(p(p-1)) and c with 2c/(q(q-1)) (a side of length 1 always gives
+        0); the destination is r * q + c. On 4x4 the busiest domain receives a quarter of the
+        moved tiles, which is what the paper's step counts need (docs/fidelity.md). */
+    NT_SKEW_GRID = 0,
+    /** The destination domain k in 0..D-1, D = p * q, is drawn with probability 2k/(D(D-1))
+        (the one-dimensional reading of the corrected formula; the busiest domain receives
+        2/D of the moved tiles). Gives the same maps as NT_SKEW_GRID when p or q is 1. */
+    NT_SKEW_DOMAIN = 1
+} nt_skew_mode;
+
+/** \brief Options of nt_tilemap_skewed_ex(). Zero-initialise for the defaults. */
+typedef struct nt_skew_opts {
+    nt_skew_mode mode; /**< destination probabilities (default NT_SKEW_GRID) */
+    /** Relabel the whole map by a uniformly random derangement of the D domains (drawn from
+        the seed, on a stream of its own: the moves are the same as without it), so that the
+        reference block-cyclic map is "arbitrary" as in the paper: its canonical labelling
+        keeps no component on its reference domain, and moves about N - N/(2D) tiles as the
+        paper's canonical volumes do. No effect when D = 1. */
+    bool derange;
+} nt_skew_opts_t;
+
 /**
- * \brief SkewedSet (Herrmann 2016 §6, typo corrected): start from bc2d:pxq; then each tile,
- *        with probability 1/2, is given to domain k drawn with probability 2k/(D(D-1)),
- *        D = p * q (domain 0 never receives; the draw may return the tile's current domain).
- *        With D = 1 every tile stays on domain 0.
+ * \brief SkewedSet (Herrmann 2016 §6, typo corrected) with the default options: start from
+ *        bc2d:pxq; then each tile, with probability 1/2, is given to a destination drawn as
+ *        NT_SKEW_GRID says (the draw may return the tile's current domain). Domains in grid
+ *        row 0 or grid column 0 never receive. With D = p * q = 1 every tile stays on 0.
  * @param[in]  mt,nt tile grid, >= 1 each.
  * @param[in]  p,q   process grid, >= 1 each.
  * @param[in]  seed  any value; same seed, same map.
@@ -178,14 +203,31 @@ nt_status nt_tilemap_skewed(int64_t mt, int64_t nt, int p, int q, uint64_t seed,
                             nt_tilemap_t **out);
 
 /**
- * \brief ChunkSet (Herrmann 2016 §6): random rectangles of tiles stored round-robin on
- *        domains 0, 1, .., D-1, 0, ..; later rectangles overwrite earlier ones; rectangles are
- *        drawn until every tile is covered.
+ * \brief SkewedSet with a choice of reading: nt_tilemap_skewed() with opts.
  *
- * Rectangle r has h rows uniform in 1..max(1, mt/2) and w columns uniform in 1..max(1, nt/2);
- * its top-left corner is uniform over the positions where it meets the grid (row in
- * -(h-1)..mt-1, column in -(w-1)..nt-1) and it is clipped to the grid, so edge tiles are
- * covered as readily as inner ones.
+ * The tiles are visited in row-major order; each draws from the seed's stream a coin, then
+ * (when it moves) its destination: one index for NT_SKEW_DOMAIN, row then column for
+ * NT_SKEW_GRID.
+ * @param[in]  mt,nt tile grid, >= 1 each.
+ * @param[in]  p,q   process grid, >= 1 each.
+ * @param[in]  opts  options, or NULL for the defaults (NT_SKEW_GRID, no derangement).
+ * @param[in]  seed  any value; same seed and options, same map.
+ * @param[out] out   the new map (ndomains = p * q); untouched on failure.
+ * @retval NT_OK success. @retval NT_EINVAL bad parameter or unknown mode.
+ * @retval NT_ERANGE size overflow. @retval NT_ENOMEM allocation failed.
+ */
+nt_status nt_tilemap_skewed_ex(int64_t mt, int64_t nt, int p, int q, const nt_skew_opts_t *opts,
+                               uint64_t seed, nt_tilemap_t **out);
+
+/**
+ * \brief ChunkSet (Herrmann 2016 §6) as the `chunk:` spec builds it: random rectangles of
+ *        tiles stored round-robin on domains 0, 1, .., D-1, 0, ..; later rectangles overwrite
+ *        earlier ones; rectangles are drawn until every tile is covered. Sides up to half the
+ *        grid: nt_tilemap_chunk_swath() with hmax = max(1, mt/2), wmax = max(1, nt/2).
+ *
+ * These swaths load the busiest domain with about 3 times the mean and give step counts
+ * about 35% above the paper's Table 1; nt_tilemap_chunk_swath() with hmax = wmax = 0 is the
+ * calibrated reading (docs/fidelity.md).
  * @param[in]  mt,nt    tile grid, >= 1 each.
  * @param[in]  ndomains domain count D, >= 1.
  * @param[in]  seed     any value; same seed, same map.
@@ -195,6 +237,27 @@ nt_status nt_tilemap_skewed(int64_t mt, int64_t nt, int p, int q, uint64_t seed,
  */
 nt_status nt_tilemap_chunk(int64_t mt, int64_t nt, int ndomains, uint64_t seed,
                            nt_tilemap_t **out);
+
+/**
+ * \brief ChunkSet with a chosen swath size.
+ *
+ * Rectangle r (r = 0, 1, ..) goes to domain r mod D; it has h rows uniform in 1..hmax and w
+ * columns uniform in 1..wmax; its top-left corner is uniform over the positions where it
+ * meets the grid (row in -(h-1)..mt-1, column in -(w-1)..nt-1) and it is clipped to the grid,
+ * so edge tiles are covered as readily as inner ones. Draws per rectangle, in order: h, w, the
+ * corner's row, the corner's column.
+ * @param[in]  mt,nt    tile grid, >= 1 each.
+ * @param[in]  ndomains domain count D, >= 1.
+ * @param[in]  hmax     largest swath height, >= 0; 0 = ceil(mt/3), the reading that matches
+ *                      the paper's Table 1 (docs/fidelity.md); values above mt count as mt.
+ * @param[in]  wmax     largest swath width, >= 0; 0 = ceil(nt/3); values above nt count as nt.
+ * @param[in]  seed     any value; same seed and sizes, same map.
+ * @param[out] out      the new map; untouched on failure.
+ * @retval NT_OK success. @retval NT_EINVAL bad parameter (a negative side bound).
+ * @retval NT_ERANGE size overflow. @retval NT_ENOMEM allocation failed.
+ */
+nt_status nt_tilemap_chunk_swath(int64_t mt, int64_t nt, int ndomains, int64_t hmax,
+                                 int64_t wmax, uint64_t seed, nt_tilemap_t **out);
 
 /**
  * \brief Band map: tiles with |i - j| < w go to domain i mod (p*q), the others as bc2d:pxq.

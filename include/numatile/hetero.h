@@ -49,8 +49,14 @@ typedef enum nt_hetero_algo {
 
 /** \brief How a continuous partition becomes a tile map. */
 typedef enum nt_hetero_round {
-    NT_HETERO_PRECISE = 0, /**< inner rectangles, then neighbour filling: exact counts */
-    NT_HETERO_ROUNDED = 1  /**< each tile to the zone holding its centre: counts drift */
+    NT_HETERO_PRECISE = 0,  /**< inner rectangles, then neighbour filling: exact counts */
+    NT_HETERO_ROUNDED = 1,  /**< each tile to the zone holding its centre: counts drift */
+    NT_HETERO_ACCURATE = 2, /**< Lambert §1.3.2: guillotine cuts walked column by column,
+                                 then row by row, until each side holds its count: exact
+                                 counts, near-rectangles (ColumnBased and RRP only) */
+    NT_HETERO_ROUNDED_CORNER = 3 /**< each tile (i, j) to the zone holding its first corner
+                                      (j, i): zone ends rounded up. The thesis's Rounded
+                                      (Figure 1.7, Table 1.2; docs/fidelity.md) */
 } nt_hetero_round;
 
 /** \brief Most rectangles in one zone (an L-shape is 2, a square-corner complement 3). */
@@ -140,14 +146,26 @@ nt_status nt_hetero_partition(nt_hetero_algo algo, int m, const double *speeds,
  * lowers k S.
  * @param[in]  m      number of speeds, >= 1.
  * @param[in]  speeds as for nt_hetero_normalize() (zero speeds take no part).
- * @param[out] column m entries or NULL: the column (0 = leftmost) of each speed, -1 for zero
- *                    speeds.
+ * @param[out] column m entries or NULL: the column (0 = leftmost, the largest speeds, as
+ *                    nt_hetero_partition() lays them out) of each speed, -1 for zero speeds.
  * @param[out] ncols  number of columns, or NULL.
  * @param[out] cost   the optimal column cost sum (1 + k_c S_c), or NULL.
  * @retval NT_OK success. @retval NT_EINVAL bad speeds. @retval NT_ENOMEM allocation failed.
  */
 nt_status nt_hetero_column_dp(int m, const double *speeds, int *column, int *ncols,
                               double *cost);
+
+/**
+ * \brief Reflect zones left-right (x -> 1 - x), in place.
+ *
+ * nt_hetero_partition() lays ColumnBased's columns out from the largest speeds at the left,
+ * the order under which Lambert's Table 1.2 follows (docs/fidelity.md); its mirror image,
+ * smallest speeds at the left as the thesis's dynamic programme states its order, was
+ * numatile's layout before (up to rounding in the last bit). Any partition stays a partition.
+ * @param[in]     m     number of zones, >= 0.
+ * @param[in,out] zones m zones (nothing happens when NULL).
+ */
+void nt_hetero_zones_mirror(int m, nt_hetero_zone_t *zones);
 
 /**
  * \brief Area of a zone (sum of its rectangles).
@@ -192,17 +210,32 @@ nt_status nt_hetero_counts(int m, const double *speeds, int64_t n, int64_t *coun
  * goes to the domain with the fewest tiles still owed among those (owing any) that already own
  * one of its 8 neighbours, else to the domain owing the fewest positive number of tiles.
  * Every domain ends with exactly counts[i] tiles. ROUNDED: each tile goes to the zone holding
- * its centre (counts is ignored and may be NULL).
+ * its centre (a centre on a boundary to the zone after it). ROUNDED_CORNER: tile (i, j) goes to
+ * the zone holding the point (j, i) scaled by 1/n, its first corner (a zone [x0, x1) gets the
+ * tile columns ceil(n x0) .. ceil(n x1) - 1, within 1e-9 of a tile); with ColumnBased's columns
+ * laid out as nt_hetero_partition() does, this reproduces the thesis's Figure 1.7 and Table
+ * 1.2 (both ignore counts, which may be NULL). ACCURATE (Lambert §1.3.2): the
+ * zones, one rectangle each, are read as a guillotine tree and the tiles dealt out along it:
+ * at a cut, the current tiles are walked column by column (vertical line) or row by row
+ * (horizontal line) and the first ones, as many as the zones before the line owe, go to that
+ * side. A column partition (ColumnBased) is cut at all its column boundaries first, then each
+ * column row by row, as the thesis describes; any other partition is cut as RRP's Algorithm
+ * 1.3 does (across the longer side of the current rectangle, along it if no line crosses that
+ * way, at the first line with a third of the area before it, else at the last line). Every
+ * domain ends with exactly counts[i] tiles, each zone a near-rectangle with strips of width one.
  * @param[in]  m      number of zones, >= 1.
  * @param[in]  zones  m zones partitioning the unit square.
- * @param[in]  counts m tile counts adding up to n^2 (PRECISE), e.g. from nt_hetero_counts().
+ * @param[in]  counts m tile counts adding up to n^2 (PRECISE, ACCURATE), e.g. from
+ *                    nt_hetero_counts().
  * @param[in]  n      grid side, >= 1, n^2 * sizeof(int) must fit in size_t.
- * @param[in]  mode   NT_HETERO_PRECISE or NT_HETERO_ROUNDED.
+ * @param[in]  mode   any ::nt_hetero_round.
  * @param[out] owner  n * n entries, row-major: owner[i * n + j] = domain of tile (i, j);
  *                    untouched on failure.
  * @retval NT_OK success.
  * @retval NT_EINVAL NULL pointer, bad sizes, negative counts or counts not adding to n^2, a
  *         tile centre in no zone (ROUNDED: zones do not cover the square), unknown mode.
+ * @retval NT_ENOTSUP ACCURATE on a zone of several rectangles or a partition without a
+ *         guillotine cut (SNRRP, NRRP, EXACT may give these).
  * @retval NT_ERANGE n^2 overflows. @retval NT_ENOMEM allocation failed.
  */
 nt_status nt_hetero_discretize(int m, const nt_hetero_zone_t *zones, const int64_t *counts,
@@ -246,7 +279,8 @@ nt_status nt_hetero_discrete_cost(int m, int64_t n, const int *owner, int64_t *c
  * @param[out] out    the new map (mt = nt = n, ndomains = m), to free with
  *                    nt_tilemap_destroy(); untouched on failure.
  * @retval NT_OK success. @retval NT_EINVAL bad argument. @retval NT_ENOTSUP see
- *         nt_hetero_partition(). @retval NT_ERANGE size overflow. @retval NT_ENOMEM allocation.
+ *         nt_hetero_partition() and nt_hetero_discretize(). @retval NT_ERANGE size overflow.
+ *         @retval NT_ENOMEM allocation.
  */
 nt_status nt_hetero_tilemap(nt_hetero_algo algo, nt_hetero_round mode, int m,
                             const double *speeds, int64_t n, nt_tilemap_t **out);
