@@ -15,7 +15,7 @@ WARN     := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prot
 # CFLAGS/LDFLAGS given on the command line (e.g. CFLAGS="-O1 -g") replace only the optimisation
 # choice: the flags the code needs are appended with `override`.
 CFLAGS   ?= -O2 -g
-override CPPFLAGS += -Iinclude -Icore -D_GNU_SOURCE
+override CPPFLAGS += -Iinclude -D_GNU_SOURCE
 override CFLAGS   += -std=c11 $(WARN) -fPIC -fopenmp
 # SAN=fuzz: clang's libFuzzer coverage with ASan+UBSan, for `make fuzz` (in build/fuzz).
 ifeq ($(SAN),fuzz)
@@ -60,7 +60,8 @@ all: $(LIB_A) $(LIB_SO) $(TOOL) $(PC)
 help:
 	@echo "make deps         install the Debian packages numatile needs (idempotent)"
 	@echo "make              build library (.a, .so), tool build/bin/numatile, numatile.pc"
-	@echo "make test         deps + build + unit tests + examples + docs + ASan/UBSan + guest tests"
+	@echo "make test         deps + build + unit tests + examples + docs + ASan/UBSan + fuzz replay"
+	@echo "                  + guest tests"
 	@echo "make test-unit    Criterion unit tests (and check-abi)"
 	@echo "make check-abi    the .so exports exactly the functions of the public headers"
 	@echo "make check-asan   unit tests built with ASan+UBSan (in build/asan)"
@@ -85,6 +86,9 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
+# core/'s internal header is for the library and its tests; the front end sees only include/.
+$(BUILD)/obj/core/%.o $(BUILD)/obj/numa/%.o $(BUILD)/obj/partition/%.o $(BUILD)/obj/lib/%.o \
+  $(BUILD)/obj/tests/%.o: override CPPFLAGS += -Icore
 # BLIS's header lives in a multiarch directory; only lib/ files that include it need the path.
 $(BUILD)/obj/lib/%.o: override CPPFLAGS += -I$(BLIS_INC)
 # The front end sees its rooms' headers; so do the tests of the harness.
@@ -157,6 +161,7 @@ test: deps
 	$(MAKE) examples
 	$(MAKE) docs
 	$(MAKE) check-asan
+	$(MAKE) fuzz-replay
 	$(MAKE) test-vm
 
 demo: deps

@@ -87,38 +87,12 @@ static int parse_args(int argc, char **argv, stencil_opts *o)
     return CLI_OK;
 }
 
-// DIST1D: block | balanced:SEED | skewed:ALPHA:SEED.
+// DIST1D (nt_dist1d_parse): block | balanced:SEED | skewed:ALPHA:SEED; n = --items.
 static int parse_dist1d(const char *spec, int64_t n, int p, nt_dist1d_t **out)
 {
-    nt_status st;
-    if (!strcmp(spec, "block")) {
-        st = nt_dist1d_block(n, p, out);
-    } else if (!strncmp(spec, "balanced:", 9)) {
-        int64_t seed;
-        if (!cli_parse_i64(spec + 9, 0, INT64_MAX, &seed))
-            return cli_usage("stencil", "--from '%s': expected balanced:SEED", spec);
-        st = nt_dist1d_balanced(n, p, (uint64_t)seed, out);
-    } else if (!strncmp(spec, "skewed:", 7)) {
-        char buf[64];
-        snprintf(buf, sizeof buf, "%s", spec + 7);
-        char *colon = strchr(buf, ':');
-        double alpha;
-        int64_t seed;
-        if (!colon)
-            return cli_usage("stencil", "--from '%s': expected skewed:ALPHA:SEED", spec);
-        *colon = 0;
-        if (!cli_parse_double(buf, &alpha) || alpha < 0 || alpha > 1 ||
-            !cli_parse_i64(colon + 1, 0, INT64_MAX, &seed))
-            return cli_usage("stencil", "--from '%s': expected skewed:ALPHA:SEED, ALPHA in "
-                             "[0,1]", spec);
-        if (n % p)
-            return cli_usage("stencil", "--from skewed needs --items divisible by the %d "
-                             "domains", p);
-        st = nt_dist1d_skewed(p, n / p, alpha, (uint64_t)seed, out);
-    } else {
-        return cli_usage("stencil", "--from '%s': expected block, balanced:SEED or "
-                         "skewed:ALPHA:SEED", spec);
-    }
+    nt_status st = nt_dist1d_parse(spec, n, p, out);
+    if (st == NT_EINVAL)
+        return cli_usage("stencil", "--from %s", nt_last_error());
     return st ? cli_lib_error("stencil", st) : CLI_OK;
 }
 

@@ -460,7 +460,7 @@ static void parameters(bench_run *r, sweep *sw, const int64_t *ns, int nsizes)
 {
     const nt_topo_t *t = sw->t;
     int D = nt_topo_ndomains(t), p, q;
-    sw->threads = scn_kernel_threads(t, &sw->tpd);
+    sw->threads = nt_kernel_default_threads(t, &sw->tpd);
     scn_grid(D, &p, &q);
     snprintf(sw->spec, sizeof sw->spec, "bc2d:%dx%d", p, q);
     scn_note_load(r);

@@ -80,22 +80,6 @@ void scn_fill_fn(int64_t r, int64_t c, void *elem, size_t elem_size, void *arg)
     *(double *)elem = scn_value(*(const uint64_t *)arg, r, c);
 }
 
-int scn_kernel_threads(const nt_topo_t *topo, int *tpd)
-{
-    int d = nt_topo_ndomains(topo), with = 0, minc = 0;
-    for (int k = 0; k < d; k++) {
-        nt_domain_info_t info;
-        if (nt_topo_domain(topo, k, &info) != NT_OK || info.ncpus <= 0)
-            continue;
-        with++;
-        if (!minc || info.ncpus < minc)
-            minc = info.ncpus;
-    }
-    if (tpd)
-        *tpd = minc;
-    return with * minc;
-}
-
 int scn_fail(const bench_run *r, const char *what, nt_status st)
 {
     if (what)

@@ -38,10 +38,6 @@ double scn_value(uint64_t seed, int64_t r, int64_t c);
 // nt_matrix_value_fn filling a matrix with scn_value; arg points to a uint64_t seed.
 void scn_fill_fn(int64_t r, int64_t c, void *elem, size_t elem_size, void *arg);
 
-// Threads the kernels use on topo by default: domains with cpus x the smallest cpu count
-// among them (nt_kernel_opts_t threads_per_domain = 0). *tpd (if not NULL) gets the latter.
-int scn_kernel_threads(const nt_topo_t *topo, int *tpd);
-
 // Print "numatile bench NAME: WHAT: <status>: <last error>" (without "WHAT: " when what is
 // NULL) and return the tool's exit code for st (cli_status_exit: 2 for bad input, else 3).
 int scn_fail(const bench_run *r, const char *what, nt_status st);

@@ -395,3 +395,33 @@ Test(topo, virtual_splits_are_balanced_on_bigger_machines)
         }
     }
 }
+
+// nt_kernel_default_threads: domains with cpus x the smallest cpu count among them, counted
+// independently here from each domain's description.
+Test(topo, kernel_default_threads)
+{
+    cr_assert_eq(nt_kernel_default_threads(NULL, NULL), 0);
+    const char *descs[] = {"pack:2 numa:2 core:4 pu:1", "pack:3 numa:1 core:3 pu:2", NULL};
+    const int doms[] = {0, 4, 6, 8};
+    for (int s = 0; s < 3; s++)
+        for (int k = 0; k < 4; k++) {
+            if (!descs[s] && doms[k] > 4)
+                continue; // this machine: at most a few virtual domains
+            nt_topo_t *t = load(doms[k], descs[s]);
+            int with = 0, minc = 0;
+            for (int d = 0; d < nt_topo_ndomains(t); d++) {
+                nt_domain_info_t info;
+                cr_assert_eq(nt_topo_domain(t, d, &info), NT_OK);
+                if (info.ncpus > 0) {
+                    with++;
+                    minc = !minc || info.ncpus < minc ? info.ncpus : minc;
+                }
+            }
+            int tpd = -1;
+            cr_assert_eq(nt_kernel_default_threads(t, &tpd), with * minc, "%s, %d domains",
+                         descs[s] ? descs[s] : "this machine", doms[k]);
+            cr_assert_eq(tpd, minc);
+            cr_assert_eq(nt_kernel_default_threads(t, NULL), with * minc);
+            nt_topo_destroy(t);
+        }
+}
