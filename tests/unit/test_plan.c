@@ -658,3 +658,37 @@ Test(plan, commsets_match_per_element_owners)
     nt_matrix_destroy(R);
     nt_matrix_destroy(Q);
 }
+
+// Found by fuzz_cli: a canonical plan whose target grid names more components than the machine
+// has domains, the extra ones holding no tile (1x4 tiles on bc2d:2x2 use components 0 and 1
+// only), indexed the pair matrix past its end. Bytes per pair against the per-element oracle.
+Test(plan, canonical_unused_components_beyond_the_domains)
+{
+    nt_topo_opts_t to = {.domains = 3, .synthetic = "pack:1 numa:3 core:1 pu:1"};
+    nt_topo_t *topo;
+    cr_assert_eq(nt_topo_load(&to, &topo), NT_OK, "%s", nt_last_error());
+    nt_matrix_shape_t a = {5, 24, 8, 8, 8}, b = {5, 24, 6, 6, 8};
+    nt_matrix_t *S, *T;
+    cr_assert_eq(nt_matrix_create_spec(topo, &a, "random:1", 0, NT_LAYOUT_TILE,
+                                       NT_MATRIX_NOALLOC, &S), NT_OK, "%s", nt_last_error());
+    cr_assert_eq(nt_matrix_create_spec(topo, &b, "bc2d:2x2", 4, NT_LAYOUT_TILE,
+                                       NT_MATRIX_NOALLOC, &T), NT_OK, "%s", nt_last_error());
+    nt_plan_t *p;
+    cr_assert_eq(nt_plan_create(S, T, NULL, NULL, &p), NT_OK, "%s", nt_last_error());
+    int64_t want[9] = {0};
+    for (int64_t r = 0; r < 5; r++)
+        for (int64_t c = 0; c < 24; c++) {
+            int from = S->owner[(r / 8) * S->nt + c / 8];
+            int to_dom = T->owner[(r / 6) * T->nt + c / 6];
+            cr_assert_lt(to_dom, 3);
+            want[from * 3 + to_dom] += 8;
+        }
+    const int64_t *pb = nt_plan_pair_bytes(p);
+    for (int k = 0; k < 9; k++)
+        cr_assert_eq(pb[k], want[k], "pair %d: %lld vs oracle %lld", k, (long long)pb[k],
+                     (long long)want[k]);
+    nt_plan_destroy(p);
+    nt_matrix_destroy(S);
+    nt_matrix_destroy(T);
+    nt_topo_destroy(topo);
+}
