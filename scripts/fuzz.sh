@@ -26,6 +26,8 @@ for name in "$@"; do
     mkdir -p "$work"
     set -- -max_total_time="$secs" -timeout=25 -rss_limit_mb=2048 -max_len=4096 \
         -print_final_stats=1 -artifact_prefix="$dir/artifacts/$name-"
+    # FUZZ_SEED fixes libFuzzer's random choices (make fuzz-replay: the same inputs every run).
+    [ -n "${FUZZ_SEED:-}" ] && set -- "$@" -seed="$FUZZ_SEED"
     [ -f "tests/fuzz/$name.dict" ] && set -- "$@" -dict="$src/tests/fuzz/$name.dict"
     # The tool prints on every run: keep libFuzzer's and the sanitizers' reports only.
     [ "$name" = cli ] && set -- "$@" -close_fd_mask=3
