@@ -94,6 +94,9 @@ $(BUILD)/obj/lib/%.o: override CPPFLAGS += -I$(BLIS_INC)
 # The front end sees its rooms' headers; so do the tests of the harness.
 $(BUILD)/obj/bench/%.o $(BUILD)/obj/tests/%.o: override CPPFLAGS += -Ibench/cli -Ibench/harness \
   -Ibench/scenarios
+# The papers' data files: read from the source tree, else from the installed copy.
+$(BUILD)/obj/bench/scenarios/scn_data.o: override CPPFLAGS += \
+  -DNT_DATA_DIR='"$(CURDIR)/bench/data"' -DNT_DATA_INSTALL_DIR='"$(PREFIX)/share/numatile/data"'
 
 -include $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)
 
@@ -173,7 +176,8 @@ bench: all
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/include/numatile $(DESTDIR)$(PREFIX)/lib/pkgconfig \
-	  $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	  $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+  $(DESTDIR)$(PREFIX)/share/numatile/data
 	install -m 644 include/numatile.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 include/numatile/*.h $(DESTDIR)$(PREFIX)/include/numatile/
 	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
@@ -184,6 +188,7 @@ install: all
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/numatile.pc
 	install -m 755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(MANPAGE) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 bench/data/*.txt $(DESTDIR)$(PREFIX)/share/numatile/data/
 
 # The API reference: Doxygen over include/, any warning fails (docs/Doxyfile).
 docs:

@@ -173,26 +173,62 @@ static nt_status parse_balanced(cursor *c, const request *r)
     return st ? st : nt_tilemap_balanced(r->mt, r->nt, r->ndomains, seed, r->out);
 }
 
+// The options after skewed:PxQ:SEED: ":domain" or ":grid" (at most one), then ":derange".
+static nt_status read_skew_opts(cursor *c, nt_skew_opts_t *o)
+{
+    bool mode_set = false;
+    *o = (nt_skew_opts_t){.mode = NT_SKEW_GRID};
+    while (c->spec[c->pos] == ':') {
+        const char *w = c->spec + c->pos + 1;
+        size_t len = strcspn(w, ":");
+        if (!o->derange && !mode_set && len == 6 && !strncmp(w, "domain", len))
+            o->mode = NT_SKEW_DOMAIN, mode_set = true;
+        else if (!o->derange && !mode_set && len == 4 && !strncmp(w, "grid", len))
+            mode_set = true;
+        else if (!o->derange && len == 7 && !strncmp(w, "derange", len))
+            o->derange = true;
+        else {
+            c->pos++;
+            return syntax(c, "expected domain, grid or derange (in that order, once each)");
+        }
+        c->pos += 1 + len;
+    }
+    return NT_OK;
+}
+
 static nt_status parse_skewed(cursor *c, const request *r)
 {
     int p, q;
     uint64_t seed;
+    nt_skew_opts_t o;
     nt_status st;
     if ((st = read_grid(c, &p, &q)) || (st = expect(c, ':')) || (st = read_seed(c, &seed)) ||
-        (st = expect_end(c)) || (st = check_domains(c, p * q, r->ndomains)))
+        (st = read_skew_opts(c, &o)) || (st = expect_end(c)) ||
+        (st = check_domains(c, p * q, r->ndomains)))
         return st;
-    return nt_tilemap_skewed(r->mt, r->nt, p, q, seed, r->out);
+    return nt_tilemap_skewed_ex(r->mt, r->nt, p, q, &o, seed, r->out);
 }
 
+// chunk:D:SEED keeps nt_tilemap_chunk's swaths (sides up to half the grid); chunk:D:SEED:HxW
+// bounds them (nt_tilemap_chunk_swath).
 static nt_status parse_chunk(cursor *c, const request *r)
 {
     int d;
     uint64_t seed;
+    int64_t h = 0, w = 0;
     nt_status st;
-    if ((st = read_int(c, &d)) || (st = expect(c, ':')) || (st = read_seed(c, &seed)) ||
-        (st = expect_end(c)) || (st = check_domains(c, d, r->ndomains)))
+    if ((st = read_int(c, &d)) || (st = expect(c, ':')) || (st = read_seed(c, &seed)))
         return st;
-    return nt_tilemap_chunk(r->mt, r->nt, d, seed, r->out);
+    bool bounded = c->spec[c->pos] == ':';
+    if (bounded) {
+        c->pos++;
+        if ((st = read_i64(c, &h)) || (st = expect(c, 'x')) || (st = read_i64(c, &w)))
+            return st;
+    }
+    if ((st = expect_end(c)) || (st = check_domains(c, d, r->ndomains)))
+        return st;
+    return bounded ? nt_tilemap_chunk_swath(r->mt, r->nt, d, h, w, seed, r->out)
+                   : nt_tilemap_chunk(r->mt, r->nt, d, seed, r->out);
 }
 
 static nt_status parse_band(cursor *c, const request *r)
@@ -224,8 +260,8 @@ static const struct kind {
     {"bc1d", "bc1d:P", parse_bc1d},
     {"random", "random:SEED", parse_random},
     {"balanced", "balanced:SEED", parse_balanced},
-    {"skewed", "skewed:PxQ:SEED", parse_skewed},
-    {"chunk", "chunk:D:SEED", parse_chunk},
+    {"skewed", "skewed:PxQ:SEED[:domain|:grid][:derange]", parse_skewed},
+    {"chunk", "chunk:D:SEED[:HxW]", parse_chunk},
     {"band", "band:W:PxQ", parse_band},
     {"file", "file:PATH", parse_file},
 };

@@ -21,6 +21,7 @@
 #include "numatile/match.h"
 #include "numatile/matrix.h"
 #include "numatile/plan.h"
+#include "scn_data.h"
 #include "scn_util.h"
 
 enum { S_OWNER, S_CAN, S_VOL, S_STEPS, S_LEX, NSTRAT };
@@ -35,45 +36,20 @@ static const char *set_name[NSETS] = {"skewed", "chunk"};
 static const char *set_title[NSETS] = {"SkewedSet", "ChunkSet"};
 
 // The paper's Table 1 (owner, can, vol, step; 16 processors of 8 cores, 200 x 200 tiles, means
-// over 50 matrices): volume, steps, QR communications (owner, bc2d), time (s), improvement (%).
+// over 50 matrices): volume, steps, QR communications (owner, bc2d), time (s), improvement (%),
+// read from bench/data/herrmann2016-table1.txt.
 typedef struct paper_row {
     int n;
     int vol[4], steps[4], qr_owner, qr_bc2d;
     double time[4], impr[3];
 } paper_row;
 
-static const paper_row paper[NSETS][5] = {
-    {{16, {0, 249, 119, 119}, {0, 37, 32, 32}, 1973, 831, {3.34, 1.94, 2.02, 1.89},
-      {41.9, 39.5, 43.4}},
-     {34, {0, 1119, 538, 538}, {0, 157, 149, 149}, 15118, 5720, {25.22, 9.06, 8.14, 8.48},
-      {64.1, 67.7, 66.4}},
-     {52, {0, 2616, 1257, 1257}, {0, 378, 353, 353}, 49707, 16669, {78.11, 26.75, 23.07, 22.51},
-      {65.8, 70.5, 71.2}},
-     {70, {0, 4739, 2286, 2286}, {0, 680, 638, 638}, 114127, 37942,
-      {182.96, 53.44, 50.11, 52.32}, {70.8, 72.7, 71.4}},
-     {88, {0, 7492, 3615, 3615}, {0, 1092, 1019, 1019}, 219757, 69951,
-      {344.92, 100.87, 94.61, 95.14}, {70.8, 72.6, 72.4}}},
-    {{16, {0, 240, 205, 233}, {0, 34, 31, 31}, 1140, 831, {2.63, 1.92, 1.89, 1.89},
-      {27.0, 28.1, 28.1}},
-     {34, {0, 1087, 1004, 1072}, {0, 153, 142, 142}, 6380, 5720, {11.05, 8.77, 8.23, 8.61},
-      {20.6, 25.5, 22.1}},
-     {52, {0, 2526, 2425, 2518}, {0, 349, 338, 338}, 19295, 16669, {30.22, 26.12, 22.41, 22.31},
-      {13.6, 25.8, 26.2}},
-     {70, {0, 4598, 4459, 4575}, {0, 681, 660, 659}, 29606, 37942, {61.16, 53.41, 52.29, 58.21},
-      {12.7, 14.5, 4.8}},
-     {88, {0, 7271, 7129, 7242}, {0, 963, 951, 951}, 45311, 69951,
-      {114.69, 100.88, 96.70, 99.36}, {12.0, 15.7, 13.4}}}};
+enum { PAPER_FIELDS = 19, PAPER_MAXROWS = 16 };
 
-// The paper's row for (set, n); only for its 16 processors.
-static const paper_row *paper_find(int set, int64_t n, int domains)
-{
-    if (domains != 16)
-        return NULL;
-    for (int i = 0; i < 5; i++)
-        if (paper[set][i].n == n)
-            return &paper[set][i];
-    return NULL;
-}
+typedef struct paper_table {
+    paper_row row[NSETS][PAPER_MAXROWS];
+    int nrows[NSETS];
+} paper_table;
 
 // Results of one (set, n).
 typedef struct point {
@@ -96,7 +72,60 @@ typedef struct ctx {
     int64_t nb;
     int reps, instances;
     int64_t done, total;
+    paper_table paper;
 } ctx;
+
+// The paper's row for (set, n); only for its 16 processors.
+static const paper_row *paper_find(const ctx *c, int set, int64_t n, int domains)
+{
+    if (domains != 16)
+        return NULL;
+    for (int i = 0; i < c->paper.nrows[set]; i++)
+        if (c->paper.row[set][i].n == n)
+            return &c->paper.row[set][i];
+    return NULL;
+}
+
+// One line of the data file into c->paper; 0 or an exit code.
+static int paper_parse(const bench_run *r, const scn_data *d, const scn_data_row *row, ctx *c)
+{
+    if (row->nf != PAPER_FIELDS)
+        return scn_data_error(r, d, row, "%d fields, expected %d", row->nf, PAPER_FIELDS);
+    int set = !strcmp(row->f[0], "skewed") ? SET_SKEWED : !strcmp(row->f[0], "chunk") ? SET_CHUNK
+                                                                                      : -1;
+    if (set < 0)
+        return scn_data_error(r, d, row, "'%s': expected skewed or chunk", row->f[0]);
+    if (c->paper.nrows[set] == PAPER_MAXROWS)
+        return scn_data_error(r, d, row, "more than %d %s rows", PAPER_MAXROWS, row->f[0]);
+    double v[PAPER_FIELDS];
+    for (int k = 1; k < PAPER_FIELDS; k++)
+        if (!scn_data_num(r, d, row, k, &v[k]))
+            return 3;
+    paper_row *p = &c->paper.row[set][c->paper.nrows[set]++];
+    p->n = (int)v[1];
+    for (int s = 0; s < 4; s++) {
+        p->vol[s] = (int)v[2 + s];
+        p->steps[s] = (int)v[6 + s];
+        p->time[s] = v[12 + s];
+        if (s < 3)
+            p->impr[s] = v[16 + s];
+    }
+    p->qr_owner = (int)v[10];
+    p->qr_bc2d = (int)v[11];
+    return 0;
+}
+
+static int paper_load(bench_run *r, ctx *c)
+{
+    scn_data d;
+    int rc = scn_data_load(r, "herrmann2016-table1.txt", &d);
+    for (int i = 0; !rc && i < d.nrows; i++)
+        rc = paper_parse(r, &d, &d.rows[i], c);
+    if (!rc)
+        bench_param(r, "paper_data", json_string(d.path));
+    scn_data_free(&d);
+    return rc;
+}
 
 static uint64_t instance_seed(const bench_run *r, int set, int64_t n, int inst)
 {
@@ -104,25 +133,17 @@ static uint64_t instance_seed(const bench_run *r, int set, int64_t n, int inst)
            (uint64_t)inst;
 }
 
-// The initial distribution. SkewedSet's reference 2D block-cyclic map is "arbitrary" in the
-// paper (its canonical volume is about twice the optimal one), so the skewed map of
-// nt_tilemap_skewed(), built on bc2d with the identity labelling, is relabelled by a random
-// permutation (the balanced 1D distribution of D items over D labels is one); ChunkSet's
-// round-robin labels are unrelated to bc2d already.
+// The initial distribution, as docs/fidelity.md derives from the paper's Table 1: SkewedSet draws
+// a moved tile's destination grid row and column (2D) and relabels the map by a random
+// derangement (the paper's "arbitrary" reference bc2d has no label in common with the target);
+// ChunkSet's swaths have sides up to ceil(n/3), round-robin labels unrelated to bc2d.
 static nt_status make_ini(const ctx *c, int set, int64_t n, uint64_t seed, nt_tilemap_t **out)
 {
     if (set == SET_CHUNK)
-        return nt_tilemap_chunk(n, n, c->D, seed, out);
-    nt_dist1d_t *perm = NULL;
-    nt_status st = nt_tilemap_skewed(n, n, c->p, c->q, seed, out);
-    if (st == NT_OK && (st = nt_dist1d_balanced(c->D, c->D, seed ^ 0x5DEECE66DULL, &perm))) {
-        nt_tilemap_destroy(*out);
-        *out = NULL;
-    }
-    for (int64_t t = 0; st == NT_OK && t < n * n; t++)
-        (*out)->owner[t] = perm->owner[(*out)->owner[t]];
-    nt_dist1d_destroy(perm);
-    return st;
+        return nt_tilemap_chunk_swath(n, n, c->D, 0, 0, seed, out);
+    return nt_tilemap_skewed_ex(n, n, c->p, c->q,
+                                &(nt_skew_opts_t){.mode = NT_SKEW_GRID, .derange = true}, seed,
+                                out);
 }
 
 // Volume and steps of every labelling of bc2d for one initial map.
@@ -389,8 +410,34 @@ static json_t *paper_json(const paper_row *pp)
                      "improvement_pct", pp->impr[0], pp->impr[1], pp->impr[2]);
 }
 
+// Our strategy compared with the paper's strategy s: for SkewedSet our lex labelling stands for
+// the paper's steps-optimal one (its Algorithm 2 happened to return a volume-optimal labelling
+// among the steps-optimal ones; docs/fidelity.md).
+static int ours_for_paper(int set, int s)
+{
+    return set == SET_SKEWED && s == S_STEPS ? S_LEX : s;
+}
+
+static json_t *ratio_or_null(double ours, int paper_value)
+{
+    return paper_value ? json_real(ours / paper_value) : json_null();
+}
+
+// Ours / paper for the volume and the steps of canonical, volume and steps.
+static json_t *ratio_json(const point *pt, const paper_row *pp)
+{
+    json_t *vol = json_object(), *stp = json_object();
+    for (int s = S_CAN; s <= S_STEPS; s++) {
+        int o = ours_for_paper(pt->set, s);
+        json_object_set_new(vol, strat_name[s], ratio_or_null(pt->vol[o], pp->vol[s]));
+        json_object_set_new(stp, strat_name[s], ratio_or_null(pt->steps[o], pp->steps[s]));
+    }
+    return json_pack("{s:o, s:o, s:s}", "redist_volume", vol, "redist_steps", stp, "steps_from",
+                     strat_name[ours_for_paper(pt->set, S_STEPS)]);
+}
+
 // The summary row of a (set, n), with the paper's row when there is one and display values.
-static json_t *point_json(const point *pt)
+static json_t *point_json(const ctx *c, const point *pt)
 {
     double im[NSTRAT] = {0};
     for (int s = 1; s < NSTRAT; s++)
@@ -405,9 +452,11 @@ static json_t *point_json(const point *pt)
                           strat_obj_json(pt->total_s), "improvement_pct", strat_obj_json(im),
                           "task_imbalance", strat_obj_json(pt->imbalance));
     json_object_del(json_object_get(o, "improvement_pct"), "owner");
-    const paper_row *pp = paper_find(pt->set, pt->n, pt->domains);
-    if (pp)
+    const paper_row *pp = paper_find(c, pt->set, pt->n, pt->domains);
+    if (pp) {
         json_object_set_new(o, "paper", paper_json(pp));
+        json_object_set_new(o, "ratio", ratio_json(pt, pp));
+    }
     char label[48];
     snprintf(label, sizeof label, "%s-n%lld", set_name[pt->set], (long long)pt->n);
     json_object_set_new(o, "_label", json_string(label));
@@ -481,21 +530,41 @@ static const bench_plot_spec plot = {
                           {.y = "total_seconds.steps", .title = "steps"},
                           {.y = "total_seconds.lex", .title = "lex"}}}}};
 
-// The table of one set (our rows from rows, the paper's beside them), then the timed details.
-static void print_set(bench_run *r, int set, const point *pts, int npts, const json_t *rows)
+// One line of ratios ours / paper under a set's table.
+static void print_ratio(bench_run *r, const point *pt, const paper_row *pp)
+{
+    const char *mark = pt->set == SET_SKEWED ? "(lex)" : "";
+    bench_printf(r, "  n=%-3lld ours/paper: volume can %.3f vol %.3f stp%s %.3f | steps can %.3f "
+                 "vol %.3f stp%s %.3f\n", (long long)pt->n, pt->vol[S_CAN] / pp->vol[S_CAN],
+                 pt->vol[S_VOL] / pp->vol[S_VOL],
+                 mark, pt->vol[ours_for_paper(pt->set, S_STEPS)] / pp->vol[S_STEPS],
+                 pt->steps[S_CAN] / pp->steps[S_CAN], pt->steps[S_VOL] / pp->steps[S_VOL], mark,
+                 pt->steps[ours_for_paper(pt->set, S_STEPS)] / pp->steps[S_STEPS]);
+}
+
+// The table of one set (our rows from rows, the paper's beside them), the ratios, then the
+// timed details.
+static void print_set(bench_run *r, const ctx *c, int set, const point *pts, int npts,
+                      const json_t *rows)
 {
     json_t *lines = json_array();
     for (int i = 0; i < npts; i++) {
         if (pts[i].set != set)
             continue;
         json_array_append(lines, json_array_get(rows, (size_t)i));
-        const paper_row *pp = paper_find(pts[i].set, pts[i].n, pts[i].domains);
+        const paper_row *pp = paper_find(c, pts[i].set, pts[i].n, pts[i].domains);
         if (pp)
             json_array_append_new(lines, paper_table_row(pp));
     }
     bench_printf(r, "\n%s\n", set_title[set]);
     bench_table(r, table, lines);
     json_decref(lines);
+    for (int i = 0; i < npts; i++) {
+        const paper_row *pp = paper_find(c, pts[i].set, pts[i].n, pts[i].domains);
+        if (pts[i].set == set && pp && pp->vol[S_CAN] && pp->vol[S_VOL] && pp->vol[S_STEPS] &&
+            pp->steps[S_CAN] && pp->steps[S_VOL] && pp->steps[S_STEPS])
+            print_ratio(r, &pts[i], pp);
+    }
     for (int i = 0; i < npts; i++)
         if (pts[i].set == set)
             print_detail(r, &pts[i]);
@@ -517,22 +586,27 @@ static void print_notes(bench_run *r, const ctx *c)
         "reads exact for our QR;\n  times are not comparable (no network: a redistribution is "
         "a memcpy,\n  a remote read costs a local one, and the domains' threads time-share 2 "
         "cores, so load\n  imbalance costs much less than on 16 nodes).\n"
-        "SkewedSet: nt_tilemap_skewed on bc2d:%dx%d, relabelled by a random permutation (the "
-        "paper's reference\n  bc2d is 'arbitrary': otherwise canonical = volume-optimal). "
-        "ChunkSet: nt_tilemap_chunk.\n"
+        "SkewedSet: nt_tilemap_skewed_ex on bc2d:%dx%d, destinations by grid row and column, "
+        "relabelled by a\n  random derangement (the paper's reference bc2d is 'arbitrary'); "
+        "ChunkSet: nt_tilemap_chunk_swath,\n  sides up to ceil(n/3). docs/fidelity.md derives "
+        "both readings; the former ones are the\n  DIST specs skewed:%dx%d:SEED:domain and "
+        "chunk:D:SEED (see numatile(1)).\n"
         "'stp' is a steps-optimal labelling as the bottleneck matching returns it (its volume "
         "is not minimised,\n  as in the paper's Algorithm 2: ChunkSet n=16 volume 233 vs 205); "
-        "'lex' also minimises the volume\n  among the steps-optimal ones.\n",
-        c->instances, c->reps, c->D, c->p, c->q);
+        "'lex' also minimises the volume\n  among the steps-optimal ones.\n"
+        "ours/paper: the paper's 'stp' is compared with our 'lex' for SkewedSet (the paper's "
+        "steps-optimal\n  labelling has the volume-optimal volume), with our 'stp' for "
+        "ChunkSet.\n",
+        c->instances, c->reps, c->D, c->p, c->q, c->p, c->q);
 }
 
 static void report(bench_run *r, const ctx *c, const point *pts, int npts, const char *tar)
 {
     json_t *rows = json_array();
     for (int i = 0; i < npts; i++)
-        json_array_append_new(rows, point_json(&pts[i]));
+        json_array_append_new(rows, point_json(c, &pts[i]));
     for (int set = 0; set < NSETS; set++)
-        print_set(r, set, pts, npts, rows);
+        print_set(r, c, set, pts, npts, rows);
     print_notes(r, c);
     bench_plot_rows(r, &plot, rows);
     bench_summary(r, json_pack("{s:i, s:s, s:I, s:o}", "domains", c->D, "target", tar, "tile",
@@ -603,6 +677,10 @@ int scn_herrmann_table1(bench_run *r)
     int rc = parameters(r, &c, &t, &ns, &nn, tar, sizeof tar);
     if (rc)
         return rc;
+    if ((rc = paper_load(r, &c)) != 0) {
+        nt_topo_destroy(t);
+        return rc;
+    }
     bench_printf(r, "Herrmann 2016 Table 1: redistribution to %s then tiled QR, %d domains "
                  "(%s%s), %lldx%lld tiles\n%d instances per row (volume, steps, QR remote "
                  "reads: means); times: instance 0, median of %d run(s)\n", tar, c.D,

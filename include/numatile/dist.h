@@ -87,8 +87,13 @@ void nt_tilemap_destroy(nt_tilemap_t *map);
  * - `bc1d:P`: the same as bc2d:1xP;
  * - `random:SEED`: an independent uniform domain per tile (needs ndomains);
  * - `balanced:SEED`: random, but every domain holds floor or ceil of tiles/D (needs ndomains);
- * - `skewed:PxQ:SEED`: SkewedSet, see nt_tilemap_skewed();
- * - `chunk:D:SEED`: ChunkSet, see nt_tilemap_chunk();
+ * - `skewed:PxQ:SEED[:domain|:grid][:derange]`: SkewedSet, nt_tilemap_skewed_ex() with
+ *   `.mode` NT_SKEW_DOMAIN (`:domain`) or NT_SKEW_GRID (`:grid`, the default, as
+ *   nt_tilemap_skewed()) and `.derange` with `:derange` (Herrmann 2016 Table 1's reading is
+ *   `:grid:derange`, docs/fidelity.md);
+ * - `chunk:D:SEED[:HxW]`: ChunkSet, nt_tilemap_chunk(), or with `:HxW`
+ *   nt_tilemap_chunk_swath() with swath sides up to H x W (0 is not accepted; the paper's
+ *   reading is sides up to ceil(side/3));
  * - `band:W:PxQ`: see nt_tilemap_band();
  * - `file:PATH`: see nt_tilemap_from_file() (PATH is the rest of the spec).
  *

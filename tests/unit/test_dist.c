@@ -292,6 +292,11 @@ Test(dist, parser_errors_with_positions)
     spec_error("file:", 0, NT_EINVAL, "at 5: expected a file path");
     spec_error("bc2d:2x2", 8, NT_EINVAL, "has 4 domains but 8");
     spec_error("chunk:3:1", 4, NT_EINVAL, "has 3 domains but 4");
+    spec_error("skewed:2x2:1:foo", 0, NT_EINVAL, "at 13: expected domain, grid or derange");
+    spec_error("skewed:2x2:1:derange:grid", 0, NT_EINVAL, "at 21: expected domain, grid");
+    spec_error("skewed:2x2:1:grid:domain", 0, NT_EINVAL, "at 18: expected domain, grid");
+    spec_error("chunk:3:1:2x", 0, NT_EINVAL, "at 12: expected a positive integer");
+    spec_error("chunk:3:1:2", 0, NT_EINVAL, "at 11: expected 'x'");
     spec_error("bc2d:99999999999x2", 0, NT_ERANGE, "at 5: number too large");
     spec_error("bc2d:65536x65536", 0, NT_ERANGE, "more than INT_MAX domains");
     spec_error("random:99999999999999999999999", 3, NT_ERANGE, "at 7: number too large");
@@ -307,7 +312,8 @@ Test(dist, parser_errors_with_positions)
 Test(dist, spec_grammar_text)
 {
     const char *want = "bc2d:PxQ[:SMBxSNB] | bc1d:P | random:SEED | balanced:SEED | "
-                       "skewed:PxQ:SEED | chunk:D:SEED | band:W:PxQ | file:PATH";
+                       "skewed:PxQ:SEED[:domain|:grid][:derange] | chunk:D:SEED[:HxW] | "
+                       "band:W:PxQ | file:PATH";
     char buf[256];
     cr_assert_eq(nt_tilemap_spec_grammar(NULL, 0), strlen(want));
     cr_assert_eq(nt_tilemap_spec_grammar(buf, sizeof buf), strlen(want));
@@ -620,4 +626,42 @@ Test(dist, costs_against_item_recount)
     cr_assert_eq(nt_cost_of_transfer(neg, 2, NULL, &c), NT_EINVAL);
     int64_t huge[4] = {0, INT64_MAX, 1, 0}, d2[4] = {0, 2, 2, 0};
     cr_assert_eq(nt_cost_of_transfer(huge, 2, d2, &c), NT_ERANGE);
+}
+
+// The optional readings of skewed: and chunk: build the maps of the generators they name.
+static void same_as(const char *s, const nt_tilemap_t *want)
+{
+    nt_tilemap_t *m = spec(s, want->mt, want->nt, 0);
+    cr_assert_eq(memcmp(m->owner, want->owner, (size_t)(want->mt * want->nt) * sizeof *m->owner),
+                 0, "%s", s);
+    nt_tilemap_destroy(m);
+}
+
+Test(dist, spec_skewed_chunk_readings)
+{
+    static const struct {
+        const char *spec;
+        nt_skew_opts_t o;
+    } sk[] = {{"skewed:4x4:7", {.mode = NT_SKEW_GRID}},
+              {"skewed:4x4:7:grid", {.mode = NT_SKEW_GRID}},
+              {"skewed:4x4:7:domain", {.mode = NT_SKEW_DOMAIN}},
+              {"skewed:4x4:7:derange", {.mode = NT_SKEW_GRID, .derange = true}},
+              {"skewed:4x4:7:grid:derange", {.mode = NT_SKEW_GRID, .derange = true}},
+              {"skewed:4x4:7:domain:derange", {.mode = NT_SKEW_DOMAIN, .derange = true}}};
+    for (size_t i = 0; i < sizeof sk / sizeof sk[0]; i++) {
+        nt_tilemap_t *want = NULL;
+        cr_assert_eq(nt_tilemap_skewed_ex(16, 12, 4, 4, &sk[i].o, 7, &want), NT_OK);
+        same_as(sk[i].spec, want);
+        nt_tilemap_destroy(want);
+    }
+    nt_tilemap_t *want = NULL;
+    cr_assert_eq(nt_tilemap_skewed(16, 12, 4, 4, 7, &want), NT_OK);
+    same_as("skewed:4x4:7", want); // the library's default reading
+    nt_tilemap_destroy(want);
+    cr_assert_eq(nt_tilemap_chunk(20, 18, 5, 3, &want), NT_OK);
+    same_as("chunk:5:3", want);
+    nt_tilemap_destroy(want);
+    cr_assert_eq(nt_tilemap_chunk_swath(20, 18, 5, 4, 2, 3, &want), NT_OK);
+    same_as("chunk:5:3:4x2", want);
+    nt_tilemap_destroy(want);
 }
