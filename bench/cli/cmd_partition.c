@@ -18,7 +18,9 @@ static const char *help =
     "               Lambert's thesis: homo-5, homo-20, hetero-1, hetero-4\n"
     "  --n N        tile grid N x N (1..8192; a power of two for sfcp)\n"
     "  --algo A     column | rrp | snrrp | nrrp | sfcp | exact (m <= 3); default nrrp\n"
-    "  --round R    precise (exact tile counts, default) | rounded (tile centres)\n"
+    "  --round R    precise (exact tile counts, default) | rounded (tile centres) |\n"
+    "               corner (tile corners, Lambert's Rounded) | accurate (Lambert's Accurate:\n"
+    "               column and rrp only)\n"
     "  --dump       print the tile map (JSON: \"map\", row by row)\n"
     "  --json       one JSON object: algo, round, n, speeds, zones (rectangles per domain in\n"
     "               the unit square; null for sfcp), continuous_cost, lower_bound,\n"
@@ -98,6 +100,33 @@ typedef struct opts {
     bool dump;
 } opts;
 
+// The discretisation modes by name (nt_hetero_round), as --round and the JSON spell them.
+static const struct {
+    const char *name;
+    nt_hetero_round mode;
+} rounds[] = {{"precise", NT_HETERO_PRECISE},
+              {"rounded", NT_HETERO_ROUNDED},
+              {"corner", NT_HETERO_ROUNDED_CORNER},
+              {"accurate", NT_HETERO_ACCURATE}};
+
+static int round_parse(const char *s, nt_hetero_round *out)
+{
+    for (size_t k = 0; k < sizeof rounds / sizeof rounds[0]; k++)
+        if (!strcmp(s, rounds[k].name)) {
+            *out = rounds[k].mode;
+            return CLI_OK;
+        }
+    return CLI_USAGE;
+}
+
+static const char *round_name(nt_hetero_round mode)
+{
+    for (size_t k = 0; k < sizeof rounds / sizeof rounds[0]; k++)
+        if (rounds[k].mode == mode)
+            return rounds[k].name;
+    return "?";
+}
+
 static int parse_args(int argc, char **argv, opts *o)
 {
     static const struct option lo[] = {
@@ -125,12 +154,9 @@ static int parse_args(int argc, char **argv, opts *o)
                                  "sfcp or exact", optarg);
             break;
         case 'r':
-            if (strcmp(optarg, "precise") == 0)
-                o->round = NT_HETERO_PRECISE;
-            else if (strcmp(optarg, "rounded") == 0)
-                o->round = NT_HETERO_ROUNDED;
-            else
-                return cli_usage("partition", "--round: '%s' is not precise or rounded", optarg);
+            if (round_parse(optarg, &o->round) != CLI_OK)
+                return cli_usage("partition", "--round: '%s' is not precise, rounded, corner or "
+                                 "accurate", optarg);
             break;
         case 'd': o->dump = true; break;
         default:
@@ -164,7 +190,7 @@ static json_t *result_json(const opts *o, const nt_hetero_zone_t *z, const nt_he
     json_t *j = json_pack(
         "{s:s, s:s, s:I, s:i, s:o, s:o, s:f, s:f, s:f, s:f, s:o, s:I, s:f, s:f, s:f}", "algo",
         nt_hetero_algo_name(o->algo), "round",
-        o->round == NT_HETERO_PRECISE ? "precise" : "rounded", "n", (json_int_t)o->n, "m", o->m,
+        round_name(o->round), "n", (json_int_t)o->n, "m", o->m,
         "speeds", sp, "zones", z ? zones_json(o->m, z) : json_null(), "continuous_cost",
         e->continuous_cost, "lower_bound", e->lower_bound, "continuous_ratio",
         e->continuous_ratio, "guarantee", nt_hetero_guarantee(o->algo), "tiles_per_domain", tl,
@@ -187,7 +213,7 @@ static void result_print(const opts *o, const nt_hetero_eval_t *e, const int *ow
                          const int64_t *tiles)
 {
     printf("%s (%s), %d domains, %lld x %lld tiles\n", nt_hetero_algo_name(o->algo),
-           o->round == NT_HETERO_PRECISE ? "precise" : "rounded", o->m, (long long)o->n,
+           round_name(o->round), o->m, (long long)o->n,
            (long long)o->n);
     printf("continuous: cost %.6f, lower bound %.6f, ratio %.4f (guarantee %.4f)\n",
            e->continuous_cost, e->lower_bound, e->continuous_ratio,

@@ -145,3 +145,37 @@ Test(cli_partition, bad_arguments_exit_2_naming_the_argument)
                                   NULL},
                  "--round");
 }
+
+// --round corner and accurate (Lambert's Rounded and Accurate, docs/fidelity.md): the JSON names
+// the mode; Accurate keeps exact counts (checked against the map); it is refused where a zone
+// is not one rectangle (nrrp on Hetero-4).
+Test(cli_partition, corner_and_accurate_rounding)
+{
+    if (!tool_path())
+        cr_skip("NT_TOOL not set");
+    double w[5] = {10, 20, 5, 8, 11};
+    const char *algos[] = {"column", "rrp"};
+    for (int a = 0; a < 2; a++) {
+        json_t *j = tool_json((const char *[]){"partition", "--speeds", "10,20,5,8,11", "--n",
+                                              "30", "--algo", algos[a], "--round", "accurate",
+                                              "--dump", "--json", NULL});
+        cr_assert_str_eq(json_string_value(json_object_get(j, "round")), "accurate");
+        check_map(j, 5, 30, w);
+        json_decref(j);
+    }
+    json_t *j = tool_json((const char *[]){"partition", "--speeds", "hetero-4", "--n", "50",
+                                          "--algo", "column", "--round", "corner", "--json",
+                                          NULL});
+    cr_assert_str_eq(json_string_value(json_object_get(j, "round")), "corner");
+    json_t *tiles = json_object_get(j, "tiles_per_domain");
+    json_int_t total = 0;
+    for (size_t d = 0; d < json_array_size(tiles); d++)
+        total += json_integer_value(json_array_get(tiles, d));
+    cr_assert_eq(total, 2500);
+    json_decref(j);
+    tool_result r = tool_run((const char *[]){"partition", "--speeds", "hetero-4", "--n", "40",
+                                              "--algo", "nrrp", "--round", "accurate", NULL});
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "Accurate"), "%s", r.err);
+    tool_result_free(&r);
+}
