@@ -1,4 +1,5 @@
-// Internal declarations shared by the partition/ sources. Not installed.
+// Internal declarations shared by the partition/ sources, and nt_bcgrid_detect with lib/matrix.c
+// (the block-cyclic pattern a matrix map is checked against). Not installed.
 #ifndef NUMATILE_PARTITION_H
 #define NUMATILE_PARTITION_H
 
