@@ -27,9 +27,12 @@ const char *nt_last_error(void)
 
 nt_status nt_fail(nt_status code, const char *fmt, ...)
 {
+    // Messages echo user input (specs, file lines, names): escape it once here for every caller.
+    char raw[sizeof last_msg];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_msg, sizeof last_msg, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    nt_escape(raw, last_msg, sizeof last_msg);
     return code;
 }

@@ -284,8 +284,8 @@ static int spec_domains(const char *spec, int64_t mt, int64_t nt)
 // A library error about one of the matrices: exit 2 for bad input, 3 otherwise.
 static int matrix_error(const char *cmd, const char *opt, const char *txt, nt_status st)
 {
-    fprintf(stderr, "numatile %s: %s '%s': %s: %s\n", cmd, opt, txt, nt_strerror(st),
-            nt_last_error());
+    cli_eprintf("numatile %s: %s '%s': %s: %s\n", cmd, opt, txt, nt_strerror(st),
+                nt_last_error());
     return cli_status_exit(st);
 }
 
