@@ -15,6 +15,11 @@
 
 #include "numatile/error.h"
 
+/** \brief Most domains a topology may have (--domains, and the NUMA nodes of a description). */
+#define NT_TOPO_MAX_DOMAINS 4096
+/** \brief Most processing units a synthetic description may have. */
+#define NT_TOPO_MAX_PUS 65536
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -67,6 +72,9 @@ typedef struct nt_domain_info {
  * @retval NT_OK      success.
  * @retval NT_EINVAL  out is NULL, domains < 0, a malformed synthetic description, or fewer
  *                    domains than NUMA nodes with cpus (merging nodes is not supported).
+ * @retval NT_ERANGE  more than ::NT_TOPO_MAX_DOMAINS domains, or a synthetic description of
+ *                    more than ::NT_TOPO_MAX_DOMAINS NUMA nodes or ::NT_TOPO_MAX_PUS processing
+ *                    units (refused before hwloc builds it).
  * @retval NT_ENOMEM  allocation failed.
  * @retval NT_ESYS    hwloc could not read this machine.
  */
