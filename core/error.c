@@ -16,6 +16,7 @@ const char *nt_strerror(int code)
     case NT_ENOTSUP: return "not supported";
     case NT_ESYS: return "system call failed";
     case NT_EIO: return "input/output error";
+    case NT_ENOSPACE: return "not enough memory on this machine";
     default: return "unknown status";
     }
 }

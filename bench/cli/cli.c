@@ -80,7 +80,8 @@ int cli_status_exit(nt_status st)
 {
     if (st == NT_OK)
         return CLI_OK;
-    return st == NT_EINVAL || st == NT_ERANGE || st == NT_EIO ? CLI_USAGE : CLI_RUNTIME;
+    bool usage = st == NT_EINVAL || st == NT_ERANGE || st == NT_EIO || st == NT_ENOSPACE;
+    return usage ? CLI_USAGE : CLI_RUNTIME;
 }
 
 int cli_lib_error(const char *cmd, nt_status st)

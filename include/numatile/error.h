@@ -27,7 +27,9 @@ typedef enum nt_status {
     NT_ENOTSUP = -4, /**< the operation is not supported here (e.g. allocation on a synthetic
                           topology, binding to a domain without cpus) */
     NT_ESYS = -5,    /**< a system call failed; the message carries errno's text */
-    NT_EIO = -6      /**< a file could not be read or written */
+    NT_EIO = -6,     /**< a file could not be read or written */
+    NT_ENOSPACE = -7 /**< the request needs more memory than the machine can give (checked
+                          before allocating: free memory of the nodes, RLIMIT_AS) */
 } nt_status;
 
 /**

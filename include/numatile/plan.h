@@ -109,6 +109,8 @@ typedef struct nt_plan_info {
  *                   the matrices on different topologies, relabelling impossible (more
  *                   components than domains), DISTANCE without a topology.
  * @retval NT_ERANGE a count overflows.
+ * @retval NT_ENOSPACE the plan's tables (segments, target tiles) need more memory than the
+ *                   machine has free; checked before they are allocated (nt_mem_room()).
  * @retval NT_ENOMEM allocation failed.
  */
 nt_status nt_plan_create(const nt_matrix_t *src, const nt_matrix_t *dst, const nt_sub_t *sub,
