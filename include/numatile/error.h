@@ -8,6 +8,9 @@
  * the message is thread-local and stays valid until the next failing call on the same thread.
  * Library code never prints, never exits and never aborts on user input. Messages echo user
  * input escaped: control bytes, DEL and bytes outside valid UTF-8 appear as \\xNN.
+ *
+ * Threads: every function here may be called from several threads at once; the last-error
+ * message is per thread.
  */
 #ifndef NUMATILE_ERROR_H
 #define NUMATILE_ERROR_H

@@ -15,6 +15,9 @@
  * operand untouched. BLIS and libFLAME run single-threaded inside the tasks.
  *
  * Errors follow numatile/error.h.
+ *
+ * Threads: the kernels may run in several threads at once on distinct output matrices; the
+ * BLAS threading they switch off around tile calls is guarded by a lock.
  */
 #ifndef NUMATILE_KERNELS_H
 #define NUMATILE_KERNELS_H

@@ -20,6 +20,11 @@
  * (::NT_MATRIX_NOALLOC), for planning only, also on a synthetic topology or with no topology.
  *
  * Errors follow numatile/error.h.
+ *
+ * Threads: functions on distinct matrices may run in several threads at once. On one matrix,
+ * the read-only ones (queries, nt_matrix_compare(), nt_matrix_check_pattern(), placement
+ * reports) may run concurrently; those that change it (alloc, fill, set_owner, destroy) need
+ * the matrix to themselves.
  */
 #ifndef NUMATILE_MATRIX_H
 #define NUMATILE_MATRIX_H

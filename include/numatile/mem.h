@@ -4,6 +4,9 @@
  *
  * Buffers are page-aligned anonymous mappings whose pages are bound to the domain's NUMA node.
  * Errors follow numatile/error.h.
+ *
+ * Threads: every function may be called from several threads at once, on distinct buffers
+ * (nt_mem_where() also on the same one).
  */
 #ifndef NUMATILE_MEM_H
 #define NUMATILE_MEM_H

@@ -5,6 +5,11 @@
  *
  * A topology is an opaque, immutable handle: load it once, share it read-only between threads,
  * destroy it last. Errors follow numatile/error.h.
+ *
+ * Threads: nt_topo_load() may run in several threads at once; a loaded topology is read-only
+ * and every query may be called concurrently. nt_team_run() may be called from several threads
+ * (each gets its own team); inside an OpenMP parallel region of the caller it needs nested
+ * parallelism (omp_set_max_active_levels() >= 2), else it fails with ::NT_ESYS.
  */
 #ifndef NUMATILE_TOPO_H
 #define NUMATILE_TOPO_H
