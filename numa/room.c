@@ -121,3 +121,16 @@ nt_status nt_mem_room(const nt_topo_t *topo, const uint64_t *per_domain, uint64_
                        "is %.1f GiB", who, gib(total), gib(lim));
     return NT_OK;
 }
+
+nt_status nt_mem_room_sizes(const nt_topo_t *t, const size_t *per_domain, int n, const char *who)
+{
+    int D = nt_topo_ndomains(t);
+    uint64_t *per = calloc((size_t)D, sizeof *per);
+    if (!per)
+        return nt_fail(NT_ENOMEM, "%s: out of memory", who);
+    for (int d = 0; d < n && d < D; d++)
+        per[d] = per_domain[d];
+    nt_status st = nt_mem_room(t, per, 0, who);
+    free(per);
+    return st;
+}
