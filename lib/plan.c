@@ -387,10 +387,12 @@ static nt_status relabel(nt_plan_t *p, const nt_matrix_t *src, const nt_matrix_t
     }
     for (size_t t = 0; t < (size_t)(dst->mt * dst->nt); t++)
         p->dst_owner[t] = p->sigma[dst->owner[t]];
+    // A canonical plan may keep unused target labels beyond the machine (no bytes): skip them.
     for (size_t i = 0; i < (size_t)pini; i++)
         for (int j = 0; j < ncomp; j++)
-            p->pair_bytes[i * (size_t)D + (size_t)p->sigma[j]] +=
-                counts[i * (size_t)ncomp + (size_t)j];
+            if (p->sigma[j] < D)
+                p->pair_bytes[i * (size_t)D + (size_t)p->sigma[j]] +=
+                    counts[i * (size_t)ncomp + (size_t)j];
     return NT_OK;
 }
 

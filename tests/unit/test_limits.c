@@ -144,3 +144,14 @@ Test(limits, escape_keeps_utf8_and_truncates_whole)
     cr_assert_str_eq(out, "abc");
     cr_assert_eq(nt_escape("x", out, 0), 0);
 }
+
+// Found by the cli fuzzer: a target announcing more labels than the machine has domains, the
+// extra ones unused, under the canonical labelling (wrote past the per-pair byte table).
+Test(limits, canonical_plan_with_unused_labels_beyond_the_machine)
+{
+    tool_result r = run_fast((const char *const[]){"redist", "--m", "29", "--n", "47", "--from",
+                                                   "8x4@random:1", "--to", "686@bc2d:1x2",
+                                                   "--domains", "1", "--verify", NULL});
+    cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    tool_result_free(&r);
+}
