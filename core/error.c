@@ -16,6 +16,7 @@ const char *nt_strerror(int code)
     case NT_ENOTSUP: return "not supported";
     case NT_ESYS: return "system call failed";
     case NT_EIO: return "input/output error";
+    case NT_ENOSPACE: return "not enough memory on this machine";
     default: return "unknown status";
     }
 }
@@ -27,9 +28,12 @@ const char *nt_last_error(void)
 
 nt_status nt_fail(nt_status code, const char *fmt, ...)
 {
+    // Messages echo user input (specs, file lines, names): escape it once here for every caller.
+    char raw[sizeof last_msg];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_msg, sizeof last_msg, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    nt_escape(raw, last_msg, sizeof last_msg);
     return code;
 }

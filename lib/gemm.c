@@ -15,6 +15,7 @@
 #include "nt_taskgraph.h"
 #include "numatile/mem.h"
 #include "numatile/topo.h"
+#include "../numa/nt_numa.h"
 
 // One cached tile: key identifies (operand, tile) -- i * A->nt + l for A(i,l), then
 // A->mt * A->nt + l * B->nt + j for B(l,j) -- so that a domain's copies, built in key order,
@@ -180,6 +181,10 @@ static nt_status cache_fill(gemm_cache *k, const nt_matrix_t *A, const nt_matrix
     }
     // Every slab is allocated before anything is copied or computed, so that a failure leaves
     // C untouched. The pages are first touched by the copying threads, bound to the domain.
+    if ((st = nt_mem_room_sizes(C->topo, k->slab_bytes, D, "gemm: input cache")) != NT_OK) {
+        memset(k->slab_bytes, 0, (size_t)D * sizeof *k->slab_bytes); // no slab exists
+        goto out;
+    }
     for (int d = 0; d < D; d++) {
         if (!k->slab_bytes[d])
             continue;

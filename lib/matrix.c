@@ -88,6 +88,35 @@ static nt_status check_shape(const char *who, const nt_matrix_shape_t *shape)
     return NT_OK;
 }
 
+// Bytes of tile (i, j) of a matrix of this shape (edge tiles are smaller).
+static size_t shape_tile_bytes(const nt_matrix_shape_t *s, int64_t i, int64_t j)
+{
+    int64_t r = s->m - i * s->mb < s->mb ? s->m - i * s->mb : s->mb;
+    int64_t c = s->n - j * s->nb < s->nb ? s->n - j * s->nb : s->nb;
+    return (size_t)r * (size_t)c * s->elem_size;
+}
+
+// What creating the matrix will take, checked before anything is allocated: the descriptor's
+// per-tile tables, and with memory the tiles on their owners' nodes (a lower bound for the
+// ScaLAPACK layout, whose local matrices nt_matrix_alloc checks exactly).
+static nt_status create_room(const nt_topo_t *topo, const nt_matrix_shape_t *shape,
+                             const nt_tilemap_t *map, bool alloc)
+{
+    size_t ntiles = (size_t)(map->mt * map->nt);
+    uint64_t anywhere = (uint64_t)ntiles * (sizeof(int) + (alloc ? sizeof(void *) + 1 : 0));
+    if (!alloc || !topo)
+        return nt_mem_room(NULL, NULL, anywhere, "nt_matrix_create");
+    uint64_t *per = calloc((size_t)nt_topo_ndomains(topo), sizeof *per);
+    if (!per)
+        return nt_fail(NT_ENOMEM, "nt_matrix_create: out of memory");
+    for (int64_t i = 0; i < map->mt; i++)
+        for (int64_t j = 0; j < map->nt; j++)
+            per[map->owner[i * map->nt + j]] += shape_tile_bytes(shape, i, j);
+    nt_status st = nt_mem_room(topo, per, anywhere, "nt_matrix_create");
+    free(per);
+    return st;
+}
+
 nt_status nt_matrix_create(const nt_topo_t *topo, const nt_matrix_shape_t *shape,
                            const nt_tilemap_t *map, nt_layout layout, unsigned flags,
                            nt_matrix_t **out)
@@ -129,6 +158,8 @@ nt_status nt_matrix_create(const nt_topo_t *topo, const nt_matrix_shape_t *shape
     if (topo && !(flags & NT_MATRIX_NOALLOC) && nt_topo_get_kind(topo) == NT_TOPO_SYNTHETIC)
         return nt_fail(NT_ENOTSUP, "nt_matrix_create: a synthetic topology has no memory; "
                        "use NT_MATRIX_NOALLOC to plan");
+    if ((st0 = create_room(topo, shape, map, !(flags & NT_MATRIX_NOALLOC))) != NT_OK)
+        return st0;
 
     nt_matrix_t *A = calloc(1, sizeof *A);
     if (!A)
@@ -408,6 +439,32 @@ static nt_status alloc_scalapack(nt_matrix_t *A)
     return st;
 }
 
+// The memory nt_matrix_alloc_except will bind to each domain, as it will round it: small tiles
+// packed at SMALL_ALIGN, big tiles (not skipped) in whole pages, ScaLAPACK local matrices.
+static nt_status alloc_room(const nt_matrix_t *A, const unsigned char *skip)
+{
+    // A map may announce more labels than the topology has domains (unused ones stay 0).
+    int D = nt_topo_ndomains(A->topo) > A->ndomains ? nt_topo_ndomains(A->topo) : A->ndomains;
+    uint64_t *per = calloc((size_t)D, sizeof *per);
+    if (!per)
+        return nt_fail(NT_ENOMEM, "nt_matrix_alloc: out of memory");
+    size_t big = nt_matrix_big_tile_bytes(), pg = nt_mem_page_size();
+    for (int64_t t = 0; A->layout == NT_LAYOUT_TILE && t < A->mt * A->nt; t++) {
+        size_t b = nt_tile_bytes(A, t / A->nt, t % A->nt);
+        if (b < big)
+            per[A->owner[t]] += (b + SMALL_ALIGN - 1) / SMALL_ALIGN * SMALL_ALIGN;
+        else if (!(skip && skip[t]))
+            per[A->owner[t]] += (b + pg - 1) / pg * pg;
+    }
+    for (int d = 0; A->layout == NT_LAYOUT_SCALAPACK && d < A->ndomains; d++)
+        per[d] = (uint64_t)A->lld[d] * (uint64_t)A->mem->local_cols[d] * A->elem_size;
+    size_t ntiles = (size_t)(A->mt * A->nt);
+    nt_status st = nt_mem_room(A->topo, per, (uint64_t)ntiles * (sizeof(void *) + 1),
+                               "nt_matrix_alloc");
+    free(per);
+    return st;
+}
+
 nt_status nt_matrix_alloc_except(nt_matrix_t *A, const unsigned char *skip)
 {
     if (!A)
@@ -418,6 +475,9 @@ nt_status nt_matrix_alloc_except(nt_matrix_t *A, const unsigned char *skip)
         return nt_fail(NT_EINVAL, "nt_matrix_alloc: the matrix has no topology");
     if (nt_topo_get_kind(A->topo) == NT_TOPO_SYNTHETIC)
         return nt_fail(NT_ENOTSUP, "nt_matrix_alloc: a synthetic topology has no memory");
+    nt_status st0 = alloc_room(A, skip);
+    if (st0)
+        return st0;
     A->tile = calloc((size_t)(A->mt * A->nt), sizeof *A->tile);
     if (!A->tile)
         return nt_fail(NT_ENOMEM, "nt_matrix_alloc: out of memory");

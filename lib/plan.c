@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "nt_core.h"
+#include "numatile/mem.h"
 #include "nt_plan.h"
 
 struct nt_plan {
@@ -253,6 +254,11 @@ static nt_status check_args(const nt_matrix_t *src, const nt_matrix_t *dst, cons
 static nt_status plan_alloc(const nt_matrix_t *src, const nt_matrix_t *dst, const plan_args *a,
                             nt_plan_t **out)
 {
+    // The per-tile table first: a plan of billions of target tiles is refused before it is made.
+    nt_status room = nt_mem_room(NULL, NULL, (uint64_t)(dst->mt * dst->nt) * sizeof(int),
+                                 "nt_plan_create");
+    if (room != NT_OK)
+        return room;
     nt_plan_t *p = calloc(1, sizeof *p);
     if (!p)
         return nt_fail(NT_ENOMEM, "nt_plan_create: out of memory");
@@ -324,6 +330,9 @@ static nt_status plan_geometry(nt_plan_t *p, const nt_matrix_t *src, const nt_ma
     if (!nt_mul_i64(dr->np, dc->np, &nseg) || (uint64_t)nseg > SIZE_MAX / sizeof(nt_segment_t))
         return nt_fail(NT_ERANGE, "nt_plan_create: %lld x %lld segments overflow",
                        (long long)dr->np, (long long)dc->np);
+    nt_status room = nt_mem_room(NULL, NULL, (uint64_t)nseg * sizeof *p->seg, "nt_plan_create");
+    if (room != NT_OK)
+        return room;
     if (nseg > 0 && !(p->seg = malloc((size_t)nseg * sizeof *p->seg)))
         return nt_fail(NT_ENOMEM, "nt_plan_create: out of memory for %lld segments",
                        (long long)nseg);

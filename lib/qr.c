@@ -13,6 +13,7 @@
 #include "nt_kernels.h"
 #include "nt_taskgraph.h"
 #include "numatile/mem.h"
+#include "../numa/nt_numa.h"
 
 struct nt_qr {
     nt_matrix_t *A;
@@ -153,6 +154,11 @@ static nt_status qr_alloc_t(nt_qr_t *qr)
             if (!nt_add_size(*b, tile_bytes, b))
                 return nt_fail(NT_ERANGE, "qr: T storage overflows");
         }
+    nt_status room = nt_mem_room_sizes(A->topo, qr->slab_bytes, D, "qr: T tiles");
+    if (room != NT_OK) {
+        memset(qr->slab_bytes, 0, (size_t)D * sizeof *qr->slab_bytes); // no slab exists
+        return room;
+    }
     for (int d = 0; d < D; d++)
         if (qr->slab_bytes[d]) {
             void *p;

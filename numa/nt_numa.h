@@ -11,6 +11,10 @@
 // further call fails with NT_ENOMEM until re-armed. n < 0 disarms (the default).
 void nt_mem_test_fail_after(int64_t n);
 
+// nt_mem_room() for per-domain byte counts kept as size_t (n entries; labels beyond the topology's
+// domains must be 0): the workspaces of the kernels check their slabs with it before allocating.
+nt_status nt_mem_room_sizes(const nt_topo_t *t, const size_t *per_domain, int n, const char *who);
+
 // Largest OS node index + 1 known to the kernel (1 when libnuma reports no NUMA support).
 int nt_numa_node_count(void);
 

@@ -4,6 +4,7 @@
 #include <numa.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "nt_core.h"
 #include "nt_numa.h"
@@ -305,6 +306,78 @@ static nt_status domain_distances(nt_topo_t *t)
     return NT_OK;
 }
 
+// Sizing a synthetic description before hwloc builds it: hwloc allocates every object, so
+// "pack:1000 core:100 pu:1" would take it tens of seconds and gigabytes. The description is a
+// list of "type:arity" levels, each optionally followed by "(attributes)", with memory children
+// written "[numa...]" after a level. Anything this reader does not follow is left to hwloc.
+typedef struct synth_size {
+    uint64_t objects; // objects of the current level (saturates at UINT64_MAX)
+    uint64_t numa;    // NUMA nodes so far
+} synth_size;
+
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+    uint64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static bool is_numa_type(const char *s, size_t n)
+{
+    return (n >= 4 && strncasecmp(s, "numa", 4) == 0) || (n >= 4 && strncasecmp(s, "node", 4) == 0);
+}
+
+// One level "type:arity(...)" or a memory child "[numa...]" of w (n bytes); false if not read.
+static bool synth_level(const char *w, size_t n, synth_size *z)
+{
+    if (w[0] == '[') {
+        z->numa = sat_add(z->numa, z->objects);
+        return true;
+    }
+    const char *colon = memchr(w, ':', n);
+    if (!colon || colon + 1 >= w + n || colon[1] < '0' || colon[1] > '9')
+        return false;
+    uint64_t arity = 0;
+    for (const char *c = colon + 1; c < w + n && *c >= '0' && *c <= '9'; c++)
+        arity = sat_add(sat_mul(arity, 10), (uint64_t)(*c - '0'));
+    z->objects = sat_mul(z->objects, arity);
+    if (is_numa_type(w, (size_t)(colon - w)))
+        z->numa = sat_add(z->numa, z->objects);
+    return true;
+}
+
+// Walk the words of desc (split at blanks outside parentheses and brackets). PUs are the
+// objects of the last level; without a NUMA level hwloc adds one node.
+static nt_status synthetic_check_size(const char *desc)
+{
+    synth_size z = {1, 0};
+    const char *s = desc;
+    while (*s) {
+        while (*s == ' ' || *s == '\t' || *s == '\n')
+            s++;
+        const char *w = s;
+        int depth = 0;
+        for (; *s && (depth > 0 || (*s != ' ' && *s != '\t' && *s != '\n')); s++)
+            depth += (*s == '(' || *s == '[') - (*s == ')' || *s == ']');
+        if (s > w && w[0] != '(' && !synth_level(w, (size_t)(s - w), &z))
+            return NT_OK; // not a form this reader follows: hwloc decides
+    }
+    uint64_t numa = z.numa ? z.numa : 1;
+    if (numa > NT_TOPO_MAX_DOMAINS || z.objects > NT_TOPO_MAX_PUS)
+        return nt_fail(NT_ERANGE,
+                       "synthetic: \"%s\" describes %s%llu NUMA node%s and %s%llu processing "
+                       "units; the limits are %d nodes and %d processing units",
+                       desc, numa == UINT64_MAX ? "over " : "", (unsigned long long)numa,
+                       numa == 1 ? "" : "s",
+                       z.objects == UINT64_MAX ? "over " : "", (unsigned long long)z.objects,
+                       NT_TOPO_MAX_DOMAINS, NT_TOPO_MAX_PUS);
+    return NT_OK;
+}
+
 static bool ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
@@ -320,8 +393,15 @@ nt_status nt_topo_load(const nt_topo_opts_t *opts, nt_topo_t **out)
         return nt_fail(NT_EINVAL, "nt_topo_load: out is NULL");
     if (o.domains < 0)
         return nt_fail(NT_EINVAL, "nt_topo_load: domains = %d is negative", o.domains);
+    if (o.domains > NT_TOPO_MAX_DOMAINS)
+        return nt_fail(NT_ERANGE, "domains: %d is more than the limit of %d", o.domains,
+                       NT_TOPO_MAX_DOMAINS);
     if (o.synthetic && !*o.synthetic)
         return nt_fail(NT_EINVAL, "nt_topo_load: synthetic description is empty");
+    nt_status st0 = o.synthetic && !ends_with(o.synthetic, ".xml")
+                        ? synthetic_check_size(o.synthetic) : NT_OK;
+    if (st0 != NT_OK)
+        return st0;
 
     hwloc_topology_t h;
     if (hwloc_topology_init(&h) != 0)

@@ -5,16 +5,41 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+
+static void eprint_va(const char *fmt, va_list ap)
+{
+    char raw[1024], esc[sizeof raw];
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    // Escape line by line so that the message's own line breaks stay line breaks.
+    for (char *line = raw, *nl; line; line = nl) {
+        nl = strchr(line, '\n');
+        if (nl)
+            *nl++ = '\0';
+        nt_escape(line, esc, sizeof esc);
+        fputs(esc, stderr);
+        if (nl)
+            fputc('\n', stderr);
+    }
+}
+
+void cli_eprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    eprint_va(fmt, ap);
+    va_end(ap);
+}
 
 int cli_usage(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "numatile %s: ", cmd);
+    cli_eprintf("numatile %s: ", cmd);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    eprint_va(fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\n(see 'numatile %s --help')\n", cmd);
+    cli_eprintf("\n(see 'numatile %s --help')\n", cmd);
     return CLI_USAGE;
 }
 
@@ -55,12 +80,13 @@ int cli_status_exit(nt_status st)
 {
     if (st == NT_OK)
         return CLI_OK;
-    return st == NT_EINVAL || st == NT_ERANGE || st == NT_EIO ? CLI_USAGE : CLI_RUNTIME;
+    bool usage = st == NT_EINVAL || st == NT_ERANGE || st == NT_EIO || st == NT_ENOSPACE;
+    return usage ? CLI_USAGE : CLI_RUNTIME;
 }
 
 int cli_lib_error(const char *cmd, nt_status st)
 {
-    fprintf(stderr, "numatile %s: %s: %s\n", cmd, nt_strerror(st), nt_last_error());
+    cli_eprintf("numatile %s: %s: %s\n", cmd, nt_strerror(st), nt_last_error());
     return cli_status_exit(st);
 }
 

@@ -53,9 +53,13 @@ int cli_no_operands(const char *cmd, int argc, char **argv);
 // Print "numatile CMD: message" and a hint to stderr; return CLI_USAGE.
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+// fprintf to stderr with non-printable bytes of the result escaped (\xNN, nt_escape): for every
+// message that echoes argv or file contents. Newlines in fmt itself are kept.
+void cli_eprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 // The tool's exit code for a library status: CLI_OK for NT_OK, CLI_USAGE for NT_EINVAL /
-// NT_ERANGE / NT_EIO (the user's input was wrong), CLI_RUNTIME otherwise. The one mapping the
-// subcommands and the scenarios share.
+// NT_ERANGE / NT_EIO / NT_ENOSPACE (the user's input was wrong or impossible), CLI_RUNTIME
+// otherwise. The one mapping the subcommands and the scenarios share.
 int cli_status_exit(nt_status st);
 
 // Print "numatile CMD: <what>: <nt_last_error()>" to stderr; return cli_status_exit(st).

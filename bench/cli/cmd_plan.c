@@ -284,8 +284,8 @@ static int spec_domains(const char *spec, int64_t mt, int64_t nt)
 // A library error about one of the matrices: exit 2 for bad input, 3 otherwise.
 static int matrix_error(const char *cmd, const char *opt, const char *txt, nt_status st)
 {
-    fprintf(stderr, "numatile %s: %s '%s': %s: %s\n", cmd, opt, txt, nt_strerror(st),
-            nt_last_error());
+    cli_eprintf("numatile %s: %s '%s': %s: %s\n", cmd, opt, txt, nt_strerror(st),
+                nt_last_error());
     return cli_status_exit(st);
 }
 
@@ -375,6 +375,42 @@ static void plan_print(const nt_topo_t *t, const nt_plan_t *p)
 }
 
 // Domains: --domains, else as many as the DISTs announce (at least the machine's nodes).
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+    uint64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+// An impossible request is refused before any tile map is built: a lower bound of what the
+// run keeps (both tile maps and the matrices' copies, the plan's per-tile table and its
+// segments, at least one per tile of the finer grid in each dimension, and the source's data
+// for redist) against the machine's free memory. The library checks again, exactly, later.
+static int check_room(const args *a)
+{
+    uint64_t tiles[2], rows = 0, cols = 0;
+    for (int k = 0; k < 2; k++) {
+        uint64_t r = (uint64_t)ceil_div(a->m, a->mb[k]), c = (uint64_t)ceil_div(a->n, a->nb[k]);
+        tiles[k] = sat_mul(r, c);
+        rows = r > rows ? r : rows;
+        cols = c > cols ? c : cols;
+    }
+    uint64_t need = sat_mul(sat_add(sat_mul(tiles[0], 2), sat_mul(tiles[1], 3)), sizeof(int));
+    if (!a->has_sub)
+        need = sat_add(need, sat_mul(sat_mul(rows, cols), sizeof(nt_segment_t)));
+    if (a->redist)
+        need = sat_add(need, sat_mul(sat_mul((uint64_t)a->m, (uint64_t)a->n), (uint64_t)a->elem));
+    char who[160];
+    snprintf(who, sizeof who, "%s of %lldx%lld from %s to %s", a->co.cmd, (long long)a->m,
+             (long long)a->n, a->tile_txt[0], a->tile_txt[1]);
+    nt_status st = nt_mem_room(NULL, NULL, need, who);
+    return st == NT_OK ? CLI_OK : cli_lib_error(a->co.cmd, st);
+}
+
 static int load_topology(const args *a, nt_topo_t **t)
 {
     nt_topo_opts_t to = {.domains = a->co.domains, .synthetic = a->synthetic};
@@ -526,7 +562,7 @@ static int run(int argc, char **argv, bool redist)
     if (rc != CLI_OK)
         return rc == CLI_HELP_SHOWN ? CLI_OK : rc;
     nt_topo_t *t;
-    if ((rc = load_topology(&a, &t)) != CLI_OK)
+    if ((rc = check_room(&a)) != CLI_OK || (rc = load_topology(&a, &t)) != CLI_OK)
         return rc;
     nt_matrix_t *S = NULL, *T = NULL;
     nt_plan_t *p = NULL;

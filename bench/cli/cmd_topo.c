@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -124,6 +125,69 @@ static json_t *probe_json(const nt_topo_t *t, int mib, const probe_row *rows)
     return a;
 }
 
+// On a terminal, big machines are summarised: this many domains listed, cpu lists as ranges,
+// and the distance matrix as its range of values. Pipes and files get everything, as --json.
+enum { TERM_DOMAINS = 16 };
+
+// cpus as "0-15,32-47": consecutive runs folded.
+static void print_cpu_ranges(const int *cpus, int n)
+{
+    for (int k = 0; k < n;) {
+        int e = k;
+        while (e + 1 < n && cpus[e + 1] == cpus[e] + 1)
+            e++;
+        printf("%s%d", k ? "," : "", cpus[k]);
+        if (e > k)
+            printf("-%d", cpus[e]);
+        k = e + 1;
+    }
+}
+
+static void print_domain_rows(const nt_topo_t *t, int shown, bool ranges)
+{
+    printf("%-7s %-5s %-10s %s\n", "domain", "node", "memory", "cpus");
+    for (int d = 0; d < shown; d++) {
+        nt_domain_info_t info;
+        nt_topo_domain(t, d, &info);
+        printf("%-7d %-5d %7.1f GiB ", d, info.node, (double)info.memory_bytes / (1 << 30));
+        if (info.ncpus == 0)
+            printf("(none: memory-only)");
+        if (ranges)
+            print_cpu_ranges(info.cpus, info.ncpus);
+        else
+            for (int k = 0; k < info.ncpus; k++)
+                printf("%s%d", k ? "," : "", info.cpus[k]);
+        printf("\n");
+    }
+    int D = nt_topo_ndomains(t);
+    if (shown < D)
+        printf("... %d more domains (all of them with --json, or when the output is not a "
+               "terminal)\n", D - shown);
+}
+
+static void print_distances(const nt_topo_t *t, bool summary)
+{
+    int D = nt_topo_ndomains(t);
+    const uint32_t *dist = nt_topo_distances(t);
+    printf("distances (%s):", nt_topo_dist_source_name(nt_topo_distance_source(t)));
+    if (summary) {
+        uint32_t lo = UINT32_MAX, hi = 0;
+        for (size_t i = 0; i < (size_t)D * (size_t)D; i++) {
+            lo = dist[i] < lo ? dist[i] : lo;
+            hi = dist[i] > hi ? dist[i] : hi;
+        }
+        printf(" %d x %d matrix, values %u..%u (the matrix with --json)\n", D, D, lo, hi);
+        return;
+    }
+    printf("\n");
+    for (int d = 0; d < D; d++) {
+        printf("  ");
+        for (int e = 0; e < D; e++)
+            printf("%4u", dist[d * D + e]);
+        printf("\n");
+    }
+}
+
 static void topo_print(const nt_topo_t *t)
 {
     int D = nt_topo_ndomains(t);
@@ -131,25 +195,9 @@ static void topo_print(const nt_topo_t *t)
            nt_topo_kind_name(nt_topo_get_kind(t)), D, D == 1 ? "" : "s", nt_topo_nphysical(t),
            nt_topo_nphysical(t) == 1 ? "" : "s",
            nt_topo_oversubscribed(t) ? " (oversubscribed: domains share cpus)" : "");
-    printf("%-7s %-5s %-10s %s\n", "domain", "node", "memory", "cpus");
-    for (int d = 0; d < D; d++) {
-        nt_domain_info_t info;
-        nt_topo_domain(t, d, &info);
-        printf("%-7d %-5d %7.1f GiB ", d, info.node, (double)info.memory_bytes / (1 << 30));
-        if (info.ncpus == 0)
-            printf("(none: memory-only)");
-        for (int k = 0; k < info.ncpus; k++)
-            printf("%s%d", k ? "," : "", info.cpus[k]);
-        printf("\n");
-    }
-    const uint32_t *dist = nt_topo_distances(t);
-    printf("distances (%s):\n", nt_topo_dist_source_name(nt_topo_distance_source(t)));
-    for (int d = 0; d < D; d++) {
-        printf("  ");
-        for (int e = 0; e < D; e++)
-            printf("%4u", dist[d * D + e]);
-        printf("\n");
-    }
+    bool big = isatty(STDOUT_FILENO) && D > TERM_DOMAINS;
+    print_domain_rows(t, big ? TERM_DOMAINS : D, isatty(STDOUT_FILENO));
+    print_distances(t, big);
 }
 
 typedef struct topo_args {

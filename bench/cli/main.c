@@ -48,7 +48,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < NCOMMANDS; i++)
         if (!strcmp(argv[1], commands[i].name))
             return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "numatile: unknown command '%s'\n", argv[1]);
+    cli_eprintf("numatile: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return CLI_USAGE;
 }

@@ -20,6 +20,9 @@
  *
  * Errors follow numatile/error.h: NT_OK or a negative code, out-parameters untouched on failure,
  * nt_last_error() names the bad argument.
+ *
+ * Threads: every function may be called from several threads at once on distinct outputs; a
+ * tile map is read-only once built.
  */
 #ifndef NUMATILE_DIST_H
 #define NUMATILE_DIST_H

@@ -6,10 +6,16 @@
  * code otherwise. Results come back through out-parameters, which are left untouched on
  * failure. After a failure, nt_last_error() returns a message naming the offending argument;
  * the message is thread-local and stays valid until the next failing call on the same thread.
- * Library code never prints, never exits and never aborts on user input.
+ * Library code never prints, never exits and never aborts on user input. Messages echo user
+ * input escaped: control bytes, DEL and bytes outside valid UTF-8 appear as \\xNN.
+ *
+ * Threads: every function here may be called from several threads at once; the last-error
+ * message is per thread.
  */
 #ifndef NUMATILE_ERROR_H
 #define NUMATILE_ERROR_H
+
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -24,7 +30,9 @@ typedef enum nt_status {
     NT_ENOTSUP = -4, /**< the operation is not supported here (e.g. allocation on a synthetic
                           topology, binding to a domain without cpus) */
     NT_ESYS = -5,    /**< a system call failed; the message carries errno's text */
-    NT_EIO = -6      /**< a file could not be read or written */
+    NT_EIO = -6,     /**< a file could not be read or written */
+    NT_ENOSPACE = -7 /**< the request needs more memory than the machine can give (checked
+                          before allocating: free memory of the nodes, RLIMIT_AS) */
 } nt_status;
 
 /**
@@ -40,6 +48,21 @@ const char *nt_strerror(int code);
  *         Valid until the next failing numatile call on this thread.
  */
 const char *nt_last_error(void);
+
+/**
+ * \brief Copy text for a message, with non-printable bytes written as \\xNN.
+ *
+ * Control bytes (newline included), DEL and bytes that are not part of valid UTF-8 become the
+ * four characters \\xNN (lower-case hex); everything else is copied. The output is always
+ * NUL-terminated and is truncated before a whole character when it would not fit. Every
+ * message behind nt_last_error() already went through it; front ends use it when they echo
+ * user input themselves. Safe to call from several threads at once.
+ * @param[in] in NUL-terminated text (not NULL).
+ * @param[out] out buffer of cap bytes.
+ * @param[in] cap size of out; 0 writes nothing.
+ * @return the length written (excluding the NUL).
+ */
+size_t nt_escape(const char *in, char *out, size_t cap);
 
 #ifdef __cplusplus
 }

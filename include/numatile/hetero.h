@@ -22,6 +22,8 @@
  *
  * Errors follow numatile/error.h: NT_OK or a negative code, out-parameters untouched on
  * failure, nt_last_error() names the bad argument.
+ *
+ * Threads: every function may be called from several threads at once on distinct results.
  */
 #ifndef NUMATILE_HETERO_H
 #define NUMATILE_HETERO_H

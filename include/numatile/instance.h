@@ -8,6 +8,8 @@
  * integer size w (default 1). Errors name the line and the problem.
  *
  * Errors follow numatile/error.h.
+ *
+ * Threads: every function may be called from several threads at once on distinct instances.
  */
 #ifndef NUMATILE_INSTANCE_H
 #define NUMATILE_INSTANCE_H

@@ -15,6 +15,9 @@
  * operand untouched. BLIS and libFLAME run single-threaded inside the tasks.
  *
  * Errors follow numatile/error.h.
+ *
+ * Threads: the kernels may run in several threads at once on distinct output matrices; the
+ * BLAS threading they switch off around tile calls is guarded by a lock.
  */
 #ifndef NUMATILE_KERNELS_H
 #define NUMATILE_KERNELS_H
@@ -122,6 +125,8 @@ int nt_kernel_default_threads(const nt_topo_t *topo, int *threads_per_domain);
  *                    conform, C shares a tile with A or B, operands on different topologies,
  *                    bad options.
  * @retval NT_ENOTSUP synthetic topology.
+ * @retval NT_ENOSPACE the input cache does not fit the domains' nodes (checked before it is
+ *                    allocated; C untouched).
  * @retval NT_ENOMEM  out of memory, the input cache included (C untouched, nothing leaked).
  * @retval NT_ERANGE  the input cache's size overflows (C untouched).
  * @retval NT_ESYS    the team could not be started or bound, or a cache page could not be
@@ -145,6 +150,7 @@ typedef struct nt_qr nt_qr_t;
  * @retval NT_OK success.
  * @retval NT_EINVAL NULL argument, no memory, element size not 8, mb != nb, ib out of range.
  * @retval NT_ENOTSUP synthetic topology.
+ * @retval NT_ENOSPACE the T tiles do not fit the domains' nodes (checked before allocating).
  * @retval NT_ENOMEM, NT_ESYS allocation or team start failed (A untouched).
  */
 nt_status nt_qr_factor(nt_matrix_t *A, const nt_kernel_opts_t *opts, nt_qr_t **out,

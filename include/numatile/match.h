@@ -38,6 +38,9 @@
  * labellings that respect it, and a mask that admits no injective labelling gives NT_EINVAL.
  *
  * Errors follow numatile/error.h.
+ *
+ * Threads: every function may be called from several threads at once (inputs read-only,
+ * results in the caller's memory).
  */
 #ifndef NUMATILE_MATCH_H
 #define NUMATILE_MATCH_H

@@ -20,6 +20,11 @@
  * (::NT_MATRIX_NOALLOC), for planning only, also on a synthetic topology or with no topology.
  *
  * Errors follow numatile/error.h.
+ *
+ * Threads: functions on distinct matrices may run in several threads at once. On one matrix,
+ * the read-only ones (queries, nt_matrix_compare(), nt_matrix_check_pattern(), placement
+ * reports) may run concurrently; those that change it (alloc, fill, set_owner, destroy) need
+ * the matrix to themselves.
  */
 #ifndef NUMATILE_MATRIX_H
 #define NUMATILE_MATRIX_H
@@ -184,6 +189,8 @@ static inline void *nt_matrix_elem(const nt_matrix_t *A, int64_t r, int64_t c)
  *                    topology, a layout the map does not allow, an unknown flag.
  * @retval NT_ERANGE  a size overflows.
  * @retval NT_ENOTSUP memory asked on a synthetic topology.
+ * @retval NT_ENOSPACE the tiles (on their owners' nodes) or the descriptor's tables need more
+ *                    memory than the machine has free: checked before anything is allocated.
  * @retval NT_ENOMEM  allocation failed (nothing is kept).
  * @retval NT_ESYS    binding the memory failed.
  */
@@ -222,7 +229,9 @@ void nt_matrix_destroy(nt_matrix_t *A);
  *        matrix is unchanged.
  * @param[in,out] A a matrix without memory.
  * @retval NT_OK success. @retval NT_EINVAL A NULL, already allocated, or no topology.
- * @retval NT_ENOTSUP synthetic topology. @retval NT_ENOMEM, NT_ESYS allocation failed.
+ * @retval NT_ENOTSUP synthetic topology. @retval NT_ENOSPACE a domain's node has not enough
+ *         free memory (checked before allocating). @retval NT_ENOMEM, NT_ESYS allocation
+ *         failed.
  */
 nt_status nt_matrix_alloc(nt_matrix_t *A);
 

@@ -4,6 +4,9 @@
  *
  * Buffers are page-aligned anonymous mappings whose pages are bound to the domain's NUMA node.
  * Errors follow numatile/error.h.
+ *
+ * Threads: every function may be called from several threads at once, on distinct buffers
+ * (nt_mem_where() also on the same one).
  */
 #ifndef NUMATILE_MEM_H
 #define NUMATILE_MEM_H
@@ -33,6 +36,28 @@ enum nt_mem_flags {
  * @return sysconf(_SC_PAGESIZE), or 4096 if the system does not say.
  */
 size_t nt_mem_page_size(void);
+
+/**
+ * \brief Check, before allocating, that a request fits the machine.
+ *
+ * The placed needs are summed per NUMA node (domains of a node share it) and compared with the
+ * memory the node can give (free plus reclaimable page cache); everything, placed or not, is
+ * compared with the machine's free memory and the address-space limit (RLIMIT_AS, ulimit -v).
+ * Nothing is allocated but a few bytes per node. The matrix and plan constructors call it
+ * themselves; front ends call it to refuse a request before building anything. On a synthetic
+ * topology per_domain is ignored (its memory is fictional). Safe to call from several threads.
+ * @param[in] topo       the topology of per_domain; may be NULL when per_domain is NULL.
+ * @param[in] per_domain bytes wanted on each domain (nt_topo_ndomains() entries), or NULL.
+ * @param[in] anywhere   bytes wanted on no particular node (tables, plans).
+ * @param[in] who        prefix of the message (e.g. the function or the option), or NULL.
+ * @retval NT_OK       the request fits (as far as the system says: an unknown room passes).
+ * @retval NT_ENOSPACE it does not; the message names the need and the room, e.g. "needs 29.8
+ *                     GiB on domain 2, node 1 has 11.2 GiB free".
+ * @retval NT_EINVAL   per_domain without topo.
+ * @retval NT_ENOMEM   the check's own few bytes could not be allocated.
+ */
+nt_status nt_mem_room(const nt_topo_t *topo, const uint64_t *per_domain, uint64_t anywhere,
+                      const char *who);
 
 /**
  * \brief Allocate bytes bound to a domain's node and touch them (zero-filled).

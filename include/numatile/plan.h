@@ -16,6 +16,11 @@
  * CYCLIC(r) and to different domain counts; see nt_cyclic_intersect()).
  *
  * Errors follow numatile/error.h.
+ *
+ * Threads: nt_plan_create() may run in several threads at once, also on shared matrices (it
+ * only reads them). A plan belongs to one thread at a time (nt_plan_schedule() fills a cache);
+ * nt_plan_execute() of distinct plans on distinct matrices may run concurrently, also from
+ * inside an OpenMP parallel region of the caller (tested in tests/unit/test_concurrency.c).
  */
 #ifndef NUMATILE_PLAN_H
 #define NUMATILE_PLAN_H
@@ -109,6 +114,8 @@ typedef struct nt_plan_info {
  *                   the matrices on different topologies, relabelling impossible (more
  *                   components than domains), DISTANCE without a topology.
  * @retval NT_ERANGE a count overflows.
+ * @retval NT_ENOSPACE the plan's tables (segments, target tiles) need more memory than the
+ *                   machine has free; checked before they are allocated (nt_mem_room()).
  * @retval NT_ENOMEM allocation failed.
  */
 nt_status nt_plan_create(const nt_matrix_t *src, const nt_matrix_t *dst, const nt_sub_t *sub,

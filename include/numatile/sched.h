@@ -18,6 +18,8 @@
  * about 10^7 pairs).
  *
  * Errors follow numatile/error.h.
+ *
+ * Threads: every function may be called from several threads at once on distinct schedules.
  */
 #ifndef NUMATILE_SCHED_H
 #define NUMATILE_SCHED_H

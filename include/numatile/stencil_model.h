@@ -32,6 +32,8 @@
  *
  * Everything here is pure computation: no threads, no NUMA calls, no output. Errors follow
  * numatile/error.h; out-parameters are untouched on failure.
+ *
+ * Threads: every function may be called from several threads at once (pure computations).
  */
 #ifndef NUMATILE_STENCIL_MODEL_H
 #define NUMATILE_STENCIL_MODEL_H

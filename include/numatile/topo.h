@@ -5,6 +5,11 @@
  *
  * A topology is an opaque, immutable handle: load it once, share it read-only between threads,
  * destroy it last. Errors follow numatile/error.h.
+ *
+ * Threads: nt_topo_load() may run in several threads at once; a loaded topology is read-only
+ * and every query may be called concurrently. nt_team_run() may be called from several threads
+ * (each gets its own team); inside an OpenMP parallel region of the caller it needs nested
+ * parallelism (omp_set_max_active_levels() >= 2), else it fails with ::NT_ESYS.
  */
 #ifndef NUMATILE_TOPO_H
 #define NUMATILE_TOPO_H
@@ -14,6 +19,11 @@
 #include <stdint.h>
 
 #include "numatile/error.h"
+
+/** \brief Most domains a topology may have (--domains, and the NUMA nodes of a description). */
+#define NT_TOPO_MAX_DOMAINS 4096
+/** \brief Most processing units a synthetic description may have. */
+#define NT_TOPO_MAX_PUS 65536
 
 #ifdef __cplusplus
 extern "C" {
@@ -67,6 +77,9 @@ typedef struct nt_domain_info {
  * @retval NT_OK      success.
  * @retval NT_EINVAL  out is NULL, domains < 0, a malformed synthetic description, or fewer
  *                    domains than NUMA nodes with cpus (merging nodes is not supported).
+ * @retval NT_ERANGE  more than ::NT_TOPO_MAX_DOMAINS domains, or a synthetic description of
+ *                    more than ::NT_TOPO_MAX_DOMAINS NUMA nodes or ::NT_TOPO_MAX_PUS processing
+ *                    units (refused before hwloc builds it).
  * @retval NT_ENOMEM  allocation failed.
  * @retval NT_ESYS    hwloc could not read this machine.
  */

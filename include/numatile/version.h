@@ -1,6 +1,8 @@
 /**
  * \file numatile/version.h
  * \brief Library version.
+ *
+ * Threads: safe from any thread.
  */
 #ifndef NUMATILE_VERSION_H
 #define NUMATILE_VERSION_H

@@ -1,0 +1,157 @@
+// Impossible requests refused at once (exit 2, a message naming the need, well under a second):
+// huge matrices and plans, huge synthetic machines, and binary garbage echoed escaped.
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nt_core.h"
+#include "numatile.h"
+#include "tool_run.h"
+
+// Generous bound: the point is "not tens of seconds", not a benchmark on a shared machine.
+#define FAST_SECONDS 5.0
+
+static tool_result run_fast(const char *const *args)
+{
+    if (!tool_path())
+        cr_skip("NT_TOOL not set");
+    double t0 = nt_now();
+    tool_result r = tool_run(args);
+    double dt = nt_now() - t0;
+    cr_assert_lt(dt, FAST_SECONDS, "%s took %.1f s", args[0], dt);
+    return r;
+}
+
+static void expect_refused(const char *const *args, const char *needle)
+{
+    tool_result r = run_fast(args);
+    cr_assert_eq(r.status, 2, "%s: exit %d, stderr: %s", args[0], r.status, r.err);
+    cr_assert_not_null(strstr(r.err, needle), "stderr lacks '%s': %s", needle, r.err);
+    tool_result_free(&r);
+}
+
+Test(limits, huge_redist_refused_before_allocating)
+{
+    expect_refused((const char *const[]){"redist", "--m", "2000000", "--n", "2000000", "--from",
+                                         "1000x1000@bc2d:1x1", "--to", "1000x1000@bc1d:2",
+                                         NULL},
+                   "GiB free");
+}
+
+Test(limits, huge_gemm_refused_before_allocating)
+{
+    expect_refused((const char *const[]){"gemm", "--n", "2000000", "--nb", "1000", "--dist",
+                                         "bc2d:1x1", NULL},
+                   "needs ");
+}
+
+Test(limits, huge_plan_refused_before_building_maps)
+{
+    expect_refused((const char *const[]){"plan", "--m", "1000000", "--n", "1000000", "--from",
+                                         "1x1@bc2d:1x1", "--to", "2x2@bc1d:2", NULL},
+                   "GiB free");
+}
+
+Test(limits, library_matrix_names_need_and_room)
+{
+    nt_topo_t *t;
+    cr_assert_eq(nt_topo_load(NULL, &t), NT_OK);
+    nt_tilemap_t *map;
+    cr_assert_eq(nt_tilemap_from_spec("bc2d:1x1", 1000, 1000, 0, &map), NT_OK);
+    nt_matrix_shape_t s = {1000000, 1000000, 1000, 1000, 8};
+    nt_matrix_t *A = NULL;
+    double t0 = nt_now();
+    cr_assert_eq(nt_matrix_create(t, &s, map, NT_LAYOUT_TILE, 0, &A), NT_ENOSPACE);
+    cr_assert_lt(nt_now() - t0, FAST_SECONDS);
+    cr_assert_null(A);
+    cr_assert_not_null(strstr(nt_last_error(), "on domain 0, node"), "%s", nt_last_error());
+    cr_assert_str_eq(nt_strerror(NT_ENOSPACE), "not enough memory on this machine");
+    uint64_t small[1] = {4096};
+    cr_assert_eq(nt_mem_room(t, nt_topo_ndomains(t) == 1 ? small : NULL, 4096, NULL), NT_OK);
+    cr_assert_eq(nt_mem_room(NULL, NULL, UINT64_MAX, "x"), NT_ENOSPACE);
+    cr_assert_eq(nt_mem_room(NULL, small, 0, "x"), NT_EINVAL);
+    nt_tilemap_destroy(map);
+    nt_topo_destroy(t);
+}
+
+Test(limits, huge_synthetic_machines_refused)
+{
+    expect_refused((const char *const[]){"topo", "--synthetic", "pack:1000 core:100 pu:1", NULL},
+                   "100000 processing units");
+    expect_refused((const char *const[]){"topo", "--synthetic", "pack:100 numa:100 core:2 pu:1",
+                                         NULL},
+                   "10000 NUMA nodes");
+    expect_refused((const char *const[]){"plan", "--m", "8", "--n", "8", "--from", "2@bc1d:2",
+                                         "--to", "2@bc1d:2", "--synthetic",
+                                         "pack:99999999999999999999999 pu:1", NULL},
+                   "limits are 4096 nodes");
+    nt_topo_opts_t o = {.synthetic = "pack:2 [numa] core:2 pu:2"};
+    nt_topo_t *t;
+    cr_assert_eq(nt_topo_load(&o, &t), NT_OK);
+    cr_assert_eq(nt_topo_ndomains(t), 2);
+    nt_topo_destroy(t);
+    o = (nt_topo_opts_t){.domains = 4097};
+    cr_assert_eq(nt_topo_load(&o, &t), NT_ERANGE);
+}
+
+// No byte below 0x20 (but the newlines between lines) and no DEL reaches stderr.
+static void assert_printable(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        cr_assert(*p == '\n' || (*p >= 0x20 && *p != 0x7f), "raw byte 0x%02x in: %s", *p, s);
+}
+
+Test(limits, binary_garbage_escaped)
+{
+    tool_result r = run_fast((const char *const[]){"plan", "--m", "8", "--n", "8", "--from",
+                                                   "2@bc1d\x01\x1b[2J:2", "--to", "2@bc1d:2",
+                                                   NULL});
+    cr_assert_eq(r.status, 2);
+    cr_assert_not_null(strstr(r.err, "\\x01\\x1b[2J"), "%s", r.err);
+    assert_printable(r.err);
+    tool_result_free(&r);
+
+    r = run_fast((const char *const[]){"\x07\xff\xfe", NULL});
+    cr_assert_eq(r.status, 2);
+    cr_assert_not_null(strstr(r.err, "\\x07\\xff\\xfe"), "%s", r.err);
+    assert_printable(r.err);
+    tool_result_free(&r);
+
+    char path[] = "/tmp/nt_limits_XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fputs("2 2\n0 1\n1 \x01\x9b\x1b]0;x\x07\n", f);
+    fclose(f);
+    r = run_fast((const char *const[]){"match", "--instance", path, NULL});
+    unlink(path);
+    cr_assert_eq(r.status, 2);
+    cr_assert_not_null(strstr(r.err, "\\x01\\x9b\\x1b]0;x\\x07"), "%s", r.err);
+    assert_printable(r.err);
+    tool_result_free(&r);
+}
+
+Test(limits, escape_keeps_utf8_and_truncates_whole)
+{
+    char out[16];
+    cr_assert_eq(nt_escape("a\xc3\xa9\n", out, sizeof out), 7);
+    cr_assert_str_eq(out, "a\xc3\xa9\\x0a");
+    cr_assert_eq(nt_escape("\xc3(", out, sizeof out), 5);
+    cr_assert_str_eq(out, "\\xc3(");
+    cr_assert_eq(nt_escape("abc\x01", out, 6), 3);
+    cr_assert_str_eq(out, "abc");
+    cr_assert_eq(nt_escape("x", out, 0), 0);
+}
+
+// Found by the cli fuzzer: a target announcing more labels than the machine has domains, the
+// extra ones unused, under the canonical labelling (wrote past the per-pair byte table).
+Test(limits, canonical_plan_with_unused_labels_beyond_the_machine)
+{
+    tool_result r = run_fast((const char *const[]){"redist", "--m", "29", "--n", "47", "--from",
+                                                   "8x4@random:1", "--to", "686@bc2d:1x2",
+                                                   "--domains", "1", "--verify", NULL});
+    cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    tool_result_free(&r);
+}
