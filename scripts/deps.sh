@@ -2,9 +2,12 @@
 # Install the Debian packages numatile needs, only those missing. Idempotent: a no-op (one
 # dpkg-query) when everything is present. Runs apt-get directly as root, through sudo otherwise.
 set -eu
+# libopenblas-openmp-dev: the BLAS=openblas build and the flat OpenBLAS peer of `bench kernels`
+# (numatile links it from its own directory; installing it also makes OpenBLAS Debian's default
+# libblas.so.3 alternative for other programs).
 PKGS="gcc make pkg-config libnuma-dev libhwloc-dev libblis-openmp-dev libflame-dev \
-libcriterion-dev libjansson-dev qemu-system-x86 busybox-static cpio gzip gnuplot-nox doxygen \
-valgrind"
+libopenblas-openmp-dev libcriterion-dev libjansson-dev qemu-system-x86 busybox-static cpio gzip \
+gnuplot-nox doxygen valgrind"
 missing=""
 for p in $PKGS; do
     st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
