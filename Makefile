@@ -75,7 +75,12 @@ EXAMPLES := redistribute plan_only hetero_gemm
 .PHONY: all deps test test-unit test-openblas test-vm check-asan check-valgrind demo bench clean \
         info install help docs examples
 
-all: $(LIB_A) $(LIB_SO) $(TOOL) $(PC)
+# The flat OpenBLAS peer of `bench kernels`: its own program, linked with OpenBLAS only (so the
+# BLIS build can compare with it), built whenever OpenBLAS is installed.
+PEER     := $(if $(OPENBLAS_FOUND),$(BUILD)/bin/flat_openblas)
+PEER_OBJ := $(BUILD)/obj/bench/peers/flat_openblas.o
+
+all: $(LIB_A) $(LIB_SO) $(TOOL) $(PC) $(PEER)
 
 help:
 	@echo "make deps         install the Debian packages numatile needs (idempotent)"
@@ -103,11 +108,13 @@ $(BUILD)/obj/%.o: %.c
 
 # The BLAS headers live in multiarch directories; only the backends include them.
 $(BUILD)/obj/lib/blas/%.o: override CPPFLAGS += -Ilib -I$(BLAS_INC)
+$(PEER_OBJ): override CPPFLAGS += -I$(OPENBLAS_INC)
 # The front end sees its rooms' headers; so do the tests of the harness.
 $(BUILD)/obj/bench/%.o $(BUILD)/obj/tests/%.o: override CPPFLAGS += -Ibench/cli -Ibench/harness \
   -Ibench/scenarios
 
 -include $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)
+-include $(PEER_OBJ:.o=.d)
 
 $(BLAS_STAMP):
 	@other=$$(ls $(BUILD)/blas-* 2>/dev/null); if [ -n "$$other" ]; then \
@@ -135,6 +142,12 @@ $(LIB_SO): $(LIB_OBJ)
 $(TOOL): $(TOOL_OBJ) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(LIB_A) -ljansson $(LDLIBS)
+
+ifneq ($(PEER),)
+$(PEER): $(PEER_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ -ljansson $(OPENBLAS_LIBS) -lm
+endif
 
 $(UNIT): $(UNIT_OBJ) $(HARNESS_OBJ) $(LIB_A)
 	@mkdir -p $(dir $@)
@@ -227,6 +240,7 @@ info:
 	  libcriterion-dev libjansson-dev qemu-system-x86 gnuplot-nox doxygen; do \
 	  printf '%-24s %s\n' $$p "$$(dpkg-query -W -f='$${Version}' $$p 2>/dev/null || echo missing)"; done
 	@echo "BLAS: $(BLAS) (headers $(BLAS_INC); links $(BLAS_LIBS)); build dir $(BUILD)"
+	@echo "flat OpenBLAS peer: $(if $(PEER),$(PEER),not built (no $(OPENBLAS_DIR)/libopenblas.so))"
 
 clean:
 	rm -rf $(BUILD) build
