@@ -19,8 +19,9 @@
 // OpenBLAS 32-bit int (built without INTERFACE64).
 int64_t nt_blas_dim_max(void);
 
-// C (m x n) = alpha op(A) op(B) + beta C with exactly nthreads library threads (>= 1); m, n, k
-// >= 1 and alpha != 0 (the caller handles the empty and scaling-only cases).
+// C (m x n) = alpha op(A) op(B) + beta C with nthreads library threads (>= 1); m, n, k >= 1
+// and alpha != 0 (the caller handles the empty and scaling-only cases). Called inside an active
+// OpenMP parallel region, OpenBLAS runs one thread whatever nthreads says (BLIS nests).
 void nt_blas_dgemm(int nthreads, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
                    double alpha, const double *A, int64_t lda, const double *B, int64_t ldb,
                    double beta, double *C, int64_t ldc);
