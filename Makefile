@@ -2,11 +2,37 @@
 # Sources are picked up by directory, so adding a file to a module needs no Makefile change.
 
 PREFIX   ?= /usr/local
-BUILD    ?= build
+# BLAS=blis (default) or BLAS=openblas (see "BLAS selection" below); each BLAS builds in its own
+# directory so that both builds coexist.
+BLAS     ?= blis
+BUILD    ?= $(if $(filter blis,$(BLAS)),build,build/$(BLAS))
 CC       ?= gcc
 SAN      ?=
 ARCH     := $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
 BLIS_INC ?= /usr/include/$(ARCH)/blis-openmp
+
+# BLAS selection: the tile kernels call BLAS/LAPACK through lib/nt_blas.h, implemented by one
+# backend in lib/blas/. blis: BLIS (GEMM, TRSM) + libFLAME (LAPACK tile routines, flat QR).
+# openblas: Debian's OpenMP OpenBLAS and the LAPACK it bundles, linked from its own directory
+# (not through the libblas.so alternative, which may point anywhere) and found there at run time.
+# One backend per binary: never two BLAS libraries in one program.
+OPENBLAS_DIR ?= /usr/lib/$(ARCH)/openblas-openmp
+OPENBLAS_INC ?= /usr/include/$(ARCH)/openblas-openmp
+OPENBLAS_LIBS := -L$(OPENBLAS_DIR) -Wl,-rpath,$(OPENBLAS_DIR) -lopenblas
+OPENBLAS_FOUND := $(wildcard $(OPENBLAS_DIR)/libopenblas.so)
+ifeq ($(BLAS),blis)
+BLAS_SRC  := lib/blas/blis.c lib/blas/flame.c
+BLAS_INC  := $(BLIS_INC)
+BLAS_LIBS := -lflame -lblis
+else ifeq ($(BLAS),openblas)
+BLAS_SRC  := lib/blas/openblas.c
+BLAS_INC  := $(OPENBLAS_INC)
+BLAS_LIBS := $(OPENBLAS_LIBS)
+else
+$(error BLAS=$(BLAS): choose BLAS=blis or BLAS=openblas)
+endif
+# Which BLAS this build directory holds: building another one into it would mix objects.
+BLAS_STAMP := $(BUILD)/blas-$(BLAS)
 
 SOVERSION := 0
 VERSION   := $(shell sed -n 's/^\#define NT_VERSION_STRING "\(.*\)"/\1/p' include/numatile/version.h)
@@ -28,10 +54,10 @@ override CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer \
                      -fno-sanitize-recover=undefined
 override LDFLAGS  += -fsanitize=address,undefined
 endif
-LDLIBS   := -lhwloc -lnuma -lflame -lblis -lm -lpthread
+LDLIBS   := -lhwloc -lnuma $(BLAS_LIBS) -lm -lpthread
 override LDFLAGS  += -fopenmp
 
-LIB_SRC  := $(sort $(wildcard core/*.c numa/*.c partition/*.c lib/*.c))
+LIB_SRC  := $(sort $(wildcard core/*.c numa/*.c partition/*.c lib/*.c) $(BLAS_SRC))
 # The front end in rooms: bench/cli (subcommands), bench/scenarios (benchmarks), bench/harness
 # (registry, output, statistics). The unit tests link the harness too, not the scenarios.
 HARNESS_SRC := $(sort $(wildcard bench/harness/*.c))
@@ -52,10 +78,15 @@ MANPAGE  := docs/numatile.1
 STAGE    ?= $(BUILD)/stage
 EXAMPLES := redistribute plan_only hetero_gemm
 
-.PHONY: all deps test test-unit test-vm check-asan check-valgrind demo bench clean info install \
-        help docs examples check-outputs check-abi fuzz fuzz-build fuzz-replay
+.PHONY: all deps test test-unit test-openblas test-vm check-asan check-valgrind demo bench clean \
+        info install help docs examples check-outputs check-abi fuzz fuzz-build fuzz-replay
 
-all: $(LIB_A) $(LIB_SO) $(TOOL) $(PC)
+# The flat OpenBLAS peer of `bench kernels`: its own program, linked with OpenBLAS only (so the
+# BLIS build can compare with it), built whenever OpenBLAS is installed.
+PEER     := $(if $(OPENBLAS_FOUND),$(BUILD)/bin/flat_openblas)
+PEER_OBJ := $(BUILD)/obj/bench/peers/flat_openblas.o
+
+all: $(LIB_A) $(LIB_SO) $(TOOL) $(PC) $(PEER)
 
 help:
 	@echo "make deps         install the Debian packages numatile needs (idempotent)"
@@ -63,6 +94,7 @@ help:
 	@echo "make test         deps + build + unit tests + examples + docs + ASan/UBSan + fuzz replay"
 	@echo "                  + guest tests"
 	@echo "make test-unit    Criterion unit tests (and check-abi)"
+	@echo "make test-openblas  build BLAS=openblas in build/openblas and run the unit tests there"
 	@echo "make check-abi    the .so exports exactly the functions of the public headers"
 	@echo "make check-asan   unit tests built with ASan+UBSan (in build/asan)"
 	@echo "make check-valgrind  unit tests under valgrind memcheck"
@@ -76,7 +108,8 @@ help:
 	@echo "make fuzz-replay  the fuzz corpora, then 10 s of fuzzing per harness"
 	@echo "make check-outputs OLD=BIN   scenarios and documented examples, run by BIN and by"
 	@echo "                  this build: deterministic --json outputs compared (times ignored)"
-	@echo "make info         compiler and library versions found"
+	@echo "make info         compiler and library versions found, the BLAS selected"
+	@echo "make BLAS=openblas ...  tile kernels on OpenBLAS (default BLAS=blis: BLIS + libFLAME)"
 
 deps:
 	@sh scripts/deps.sh
@@ -89,8 +122,9 @@ $(BUILD)/obj/%.o: %.c
 # core/'s internal header is for the library and its tests; the front end sees only include/.
 $(BUILD)/obj/core/%.o $(BUILD)/obj/numa/%.o $(BUILD)/obj/partition/%.o $(BUILD)/obj/lib/%.o \
   $(BUILD)/obj/tests/%.o: override CPPFLAGS += -Icore
-# BLIS's header lives in a multiarch directory; only lib/ files that include it need the path.
-$(BUILD)/obj/lib/%.o: override CPPFLAGS += -I$(BLIS_INC)
+# The BLAS headers live in multiarch directories; only the backends include them.
+$(BUILD)/obj/lib/blas/%.o: override CPPFLAGS += -Ilib -I$(BLAS_INC)
+$(PEER_OBJ): override CPPFLAGS += -I$(OPENBLAS_INC)
 # The front end sees its rooms' headers; so do the tests of the harness.
 $(BUILD)/obj/bench/%.o $(BUILD)/obj/tests/%.o: override CPPFLAGS += -Ibench/cli -Ibench/harness \
   -Ibench/scenarios
@@ -99,6 +133,18 @@ $(BUILD)/obj/bench/scenarios/scn_data.o: override CPPFLAGS += \
   -DNT_DATA_DIR='"$(CURDIR)/bench/data"' -DNT_DATA_INSTALL_DIR='"$(PREFIX)/share/numatile/data"'
 
 -include $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)
+-include $(PEER_OBJ:.o=.d)
+
+$(BLAS_STAMP):
+	@other=$$(ls $(BUILD)/blas-* 2>/dev/null); if [ -n "$$other" ]; then \
+	  echo "$(BUILD) holds another BLAS build ($$other): use another BUILD= or make clean"; \
+	  exit 1; fi
+	@if [ "$(BLAS)" = openblas ] && [ -z "$(OPENBLAS_FOUND)" ]; then \
+	  echo "BLAS=openblas: no $(OPENBLAS_DIR)/libopenblas.so (make deps installs it)"; exit 1; fi
+	@mkdir -p $(BUILD)
+	@touch $@
+
+$(LIB_OBJ): | $(BLAS_STAMP)
 
 $(LIB_A): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -126,13 +172,20 @@ $(TOOL): $(TOOL_OBJ) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(LIB_A) -ljansson $(LDLIBS)
 
+ifneq ($(PEER),)
+$(PEER): $(PEER_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ -ljansson $(OPENBLAS_LIBS) -lm
+endif
+
 $(UNIT): $(UNIT_OBJ) $(HARNESS_OBJ) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(UNIT_OBJ) $(HARNESS_OBJ) $(LIB_A) -lcriterion -ljansson $(LDLIBS)
 
 $(PC): numatile.pc.in include/numatile/version.h
 	@mkdir -p $(dir $@)
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	  -e 's|@BLAS_LIBS@|$(BLAS_LIBS)|g' $< > $@
 
 test-unit: $(UNIT) $(TOOL) check-abi
 	NT_TOOL=$(TOOL) NT_MANPAGE=$(MANPAGE) $(UNIT) --jobs 2 --short-filename
@@ -140,6 +193,11 @@ test-unit: $(UNIT) $(TOOL) check-abi
 # `nm -D` of the shared library: only the functions of the public headers, all of them.
 check-abi: $(LIB_SO)
 	sh scripts/check_abi.sh $(LIB_SO) include
+
+# The same unit tests on the OpenBLAS build, in its own build directory.
+test-openblas:
+	$(MAKE) -j2 BLAS=openblas BUILD=build/openblas all
+	$(MAKE) BLAS=openblas BUILD=build/openblas test-unit
 
 check-asan:
 	$(MAKE) -j2 BUILD=build/asan SAN=1 CFLAGS="-O1 -g" build/asan/tests/unit_tests \
@@ -184,8 +242,8 @@ install: all
 	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libnumatile.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libnumatile.so.$(SOVERSION)
 	ln -sf libnumatile.so.$(SOVERSION) $(DESTDIR)$(PREFIX)/lib/libnumatile.so
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' numatile.pc.in \
-	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/numatile.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	  -e 's|@BLAS_LIBS@|$(BLAS_LIBS)|g' numatile.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/numatile.pc
 	install -m 755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(MANPAGE) $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 bench/data/*.txt $(DESTDIR)$(PREFIX)/share/numatile/data/
@@ -273,10 +331,11 @@ check-outputs: $(TOOL)
 info:
 	@echo "numatile $(VERSION)"
 	@$(CC) --version | head -n 1
-	@for p in libnuma-dev libhwloc-dev libblis-openmp-dev libflame-dev libcriterion-dev \
-	  libjansson-dev qemu-system-x86 gnuplot-nox doxygen; do \
-	  printf '%-20s %s\n' $$p "$$(dpkg-query -W -f='$${Version}' $$p 2>/dev/null || echo missing)"; done
-	@echo "BLIS header dir: $(BLIS_INC)"
+	@for p in libnuma-dev libhwloc-dev libblis-openmp-dev libflame-dev libopenblas-openmp-dev \
+	  libcriterion-dev libjansson-dev qemu-system-x86 gnuplot-nox doxygen; do \
+	  printf '%-24s %s\n' $$p "$$(dpkg-query -W -f='$${Version}' $$p 2>/dev/null || echo missing)"; done
+	@echo "BLAS: $(BLAS) (headers $(BLAS_INC); links $(BLAS_LIBS)); build dir $(BUILD)"
+	@echo "flat OpenBLAS peer: $(if $(PEER),$(PEER),not built (no $(OPENBLAS_DIR)/libopenblas.so))"
 
 clean:
 	rm -rf $(BUILD) build

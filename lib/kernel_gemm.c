@@ -1,28 +1,20 @@
-// GEMM tile kernel with BLIS, and BLIS's process-wide thread setting. The only lib/ file that
-// includes blis.h (FLAME.h declares the same BLAS prototypes differently).
-#include <limits.h>
-#include <pthread.h>
-
-// blis.h is not clean under -Wextra (unused parameters and functions in its inline helpers);
-// silence that for the header only.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#pragma GCC diagnostic ignored "-Wunused-function"
-#pragma GCC diagnostic ignored "-Wtype-limits"
-#include <blis.h>
-#pragma GCC diagnostic pop
-
+// GEMM and TRSM tile kernels: argument checks, then the selected BLAS through nt_blas.h.
+#include "nt_blas.h"
 #include "nt_core.h"
 #include "nt_kernels.h"
 
-// Rows x cols operand stored column-major with leading dimension ld: BLIS aborts on ld < rows
-// (unless the operand is empty) and reads through the pointer whenever rows * cols > 0.
+// Rows x cols operand stored column-major with leading dimension ld: BLIS and OpenBLAS abort
+// on ld < rows (unless the operand is empty) and read through the pointer whenever
+// rows * cols > 0.
 static nt_status check_operand(const char *name, int64_t rows, int64_t cols, const double *p,
                                int64_t ld)
 {
     if (ld < (rows > 1 ? rows : 1))
         return nt_fail(NT_EINVAL, "blas kernel: ld%s = %lld < max(1, %lld rows)", name,
                        (long long)ld, (long long)rows);
+    if (ld > nt_blas_dim_max())
+        return nt_fail(NT_ERANGE, "blas kernel: ld%s = %lld exceeds the BLAS's index range "
+                       "(%lld)", name, (long long)ld, (long long)nt_blas_dim_max());
     if (rows > 0 && cols > 0 && !p)
         return nt_fail(NT_EINVAL, "blas kernel: %s is NULL", name);
     int64_t span;
@@ -40,6 +32,10 @@ static nt_status gemm_run(int nthreads, bool ta, bool tb, int64_t m, int64_t n, 
                        (long long)m, (long long)n, (long long)k);
     if (nthreads < 1)
         return nt_fail(NT_EINVAL, "gemm kernel: nthreads = %d must be >= 1", nthreads);
+    if (m > nt_blas_dim_max() || n > nt_blas_dim_max() || k > nt_blas_dim_max())
+        return nt_fail(NT_ERANGE, "gemm kernel: m = %lld, n = %lld, k = %lld exceed the BLAS's "
+                       "index range (%lld)", (long long)m, (long long)n, (long long)k,
+                       (long long)nt_blas_dim_max());
     nt_status st;
     if ((st = check_operand("a", ta ? k : m, ta ? m : k, A, lda)) != NT_OK ||
         (st = check_operand("b", tb ? n : k, tb ? k : n, B, ldb)) != NT_OK ||
@@ -54,15 +50,7 @@ static nt_status gemm_run(int nthreads, bool ta, bool tb, int64_t m, int64_t n, 
                 C[i + j * ldc] = beta == 0.0 ? 0.0 : beta * C[i + j * ldc];
         return NT_OK;
     }
-    // The expert interface takes a per-call runtime object: the thread count applies to this
-    // call only, whatever BLIS_NUM_THREADS or bli_thread_set_num_threads() say, so tasks
-    // running concurrently each get exactly one BLIS thread.
-    rntm_t rntm = BLIS_RNTM_INITIALIZER;
-    bli_rntm_set_num_threads((dim_t)nthreads, &rntm);
-    // BLIS's typed API is not const-correct; it only reads A and B.
-    bli_dgemm_ex(ta ? BLIS_TRANSPOSE : BLIS_NO_TRANSPOSE, tb ? BLIS_TRANSPOSE : BLIS_NO_TRANSPOSE,
-                 (dim_t)m, (dim_t)n, (dim_t)k, &alpha, (double *)A, 1, (inc_t)lda, (double *)B, 1,
-                 (inc_t)ldb, &beta, C, 1, (inc_t)ldc, NULL, &rntm);
+    nt_blas_dgemm(nthreads, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     return NT_OK;
 }
 
@@ -87,48 +75,15 @@ nt_status nt_kern_trsm_upper(int64_t m, int64_t n, const double *R, int64_t ldr,
     if (m < 0 || n < 0)
         return nt_fail(NT_EINVAL, "trsm kernel: m = %lld, n = %lld must be >= 0", (long long)m,
                        (long long)n);
+    if (n > nt_blas_dim_max())
+        return nt_fail(NT_ERANGE, "trsm kernel: n = %lld exceeds the BLAS's index range (%lld)",
+                       (long long)n, (long long)nt_blas_dim_max());
     nt_status st;
     if ((st = check_operand("r", m, m, R, ldr)) != NT_OK ||
         (st = check_operand("b", m, n, B, ldb)) != NT_OK)
         return st;
     if (m == 0 || n == 0)
         return NT_OK;
-    double one = 1.0;
-    rntm_t rntm = BLIS_RNTM_INITIALIZER;
-    bli_rntm_set_num_threads(1, &rntm);
-    bli_dtrsm_ex(BLIS_LEFT, BLIS_UPPER, BLIS_NO_TRANSPOSE, BLIS_NONUNIT_DIAG, (dim_t)m, (dim_t)n,
-                 &one, (double *)R, 1, (inc_t)ldr, B, 1, (inc_t)ldb, NULL, &rntm);
+    nt_blas_dtrsm_upper(m, n, R, ldr, B, ldb);
     return NT_OK;
-}
-
-static pthread_mutex_t serial_lock = PTHREAD_MUTEX_INITIALIZER;
-static int serial_depth;
-static dim_t serial_saved;
-
-void nt_blas_serial_begin(void)
-{
-    pthread_mutex_lock(&serial_lock);
-    if (serial_depth++ == 0) {
-        serial_saved = bli_thread_get_num_threads();
-        bli_thread_set_num_threads(1);
-    }
-    pthread_mutex_unlock(&serial_lock);
-}
-
-void nt_blas_serial_end(void)
-{
-    pthread_mutex_lock(&serial_lock);
-    if (serial_depth > 0 && --serial_depth == 0 && serial_saved > 1)
-        bli_thread_set_num_threads(serial_saved);
-    pthread_mutex_unlock(&serial_lock);
-}
-
-int nt_blas_set_threads(int nthreads)
-{
-    pthread_mutex_lock(&serial_lock);
-    dim_t old = bli_thread_get_num_threads();
-    if (nthreads >= 1)
-        bli_thread_set_num_threads((dim_t)nthreads);
-    pthread_mutex_unlock(&serial_lock);
-    return old > INT_MAX ? INT_MAX : (int)old;
 }

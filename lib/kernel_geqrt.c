@@ -1,9 +1,10 @@
-// GEQRT tile kernel: libFLAME's LAPACK-compatible dgeqrt (compact WY, ib-wide panels).
+// GEQRT tile kernel: LAPACK's dgeqrt (compact WY, ib-wide panels) from the selected library
+// (libFLAME or OpenBLAS, see nt_blas.h).
 #include <limits.h>
 
+#include "nt_blas.h"
 #include "nt_core.h"
 #include "nt_kernels.h"
-#include "nt_lapack.h"
 
 nt_status nt_kern_geqrt(int64_t m, int64_t n, int64_t ib, double *A, int64_t lda, double *T,
                         int64_t ldt, double *work, int64_t lwork)
@@ -28,8 +29,7 @@ nt_status nt_kern_geqrt(int64_t m, int64_t n, int64_t ib, double *A, int64_t lda
         return NT_OK;
     if (!A || !T || !work)
         return nt_fail(NT_EINVAL, "geqrt kernel: %s is NULL", !A ? "A" : !T ? "T" : "work");
-    int im = (int)m, in = (int)n, inb = (int)ib, ilda = (int)lda, ildt = (int)ldt, info = 0;
-    dgeqrt_(&im, &in, &inb, A, &ilda, T, &ildt, work, &info);
+    int info = nt_lapack_dgeqrt((int)m, (int)n, (int)ib, A, (int)lda, T, (int)ldt, work);
     if (info != 0)
         return nt_fail(NT_EINVAL, "geqrt kernel: dgeqrt rejected argument %d", -info);
     return NT_OK;

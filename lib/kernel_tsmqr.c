@@ -1,10 +1,10 @@
-// TSMQR tile kernel: libFLAME's LAPACK-compatible dtpmqrt with l = 0, applying the Q of a TSQRT
-// from the left to a pair of tiles [C1; C2].
+// TSMQR tile kernel: LAPACK's dtpmqrt with l = 0 (libFLAME or OpenBLAS, see nt_blas.h), applying
+// the Q of a TSQRT from the left to a pair of tiles [C1; C2].
 #include <limits.h>
 
+#include "nt_blas.h"
 #include "nt_core.h"
 #include "nt_kernels.h"
-#include "nt_lapack.h"
 
 nt_status nt_kern_tsmqr(bool trans, int64_t m, int64_t n, int64_t k, int64_t ib,
                         const double *V, int64_t ldv, const double *T, int64_t ldt, double *C1,
@@ -32,12 +32,8 @@ nt_status nt_kern_tsmqr(bool trans, int64_t m, int64_t n, int64_t k, int64_t ib,
     if (!V || !T || !C1 || !C2 || !work)
         return nt_fail(NT_EINVAL, "tsmqr kernel: %s is NULL",
                        !V ? "V" : !T ? "T" : !C1 ? "C1" : !C2 ? "C2" : "work");
-    char side = 'L', tr = trans ? 'T' : 'N';
-    int im = (int)m, in = (int)n, ik = (int)k, il = 0, inb = (int)ib, ildv = (int)ldv,
-        ildt = (int)ldt, ilda = (int)ldc1, ildb = (int)ldc2, info = 0;
-    // dtpmqrt only reads V and T; its f2c prototype is not const-qualified.
-    dtpmqrt_(&side, &tr, &im, &in, &ik, &il, &inb, (double *)V, &ildv, (double *)T, &ildt, C1,
-             &ilda, C2, &ildb, work, &info);
+    int info = nt_lapack_dtpmqrt(trans, (int)m, (int)n, (int)k, (int)ib, V, (int)ldv, T,
+                                 (int)ldt, C1, (int)ldc1, C2, (int)ldc2, work);
     if (info != 0)
         return nt_fail(NT_EINVAL, "tsmqr kernel: dtpmqrt rejected argument %d", -info);
     return NT_OK;

@@ -1,10 +1,10 @@
-// TSQRT tile kernel: libFLAME's LAPACK-compatible dtpqrt with l = 0 (the lower block is a full
-// rectangle), factoring an upper triangle stacked on a square or rectangular tile.
+// TSQRT tile kernel: LAPACK's dtpqrt with l = 0 (libFLAME or OpenBLAS, see nt_blas.h; the lower
+// block is a full rectangle), factoring an upper triangle stacked on a square or rectangular tile.
 #include <limits.h>
 
+#include "nt_blas.h"
 #include "nt_core.h"
 #include "nt_kernels.h"
-#include "nt_lapack.h"
 
 nt_status nt_kern_tsqrt(int64_t m, int64_t n, int64_t ib, double *R, int64_t lda1, double *A2,
                         int64_t lda2, double *T, int64_t ldt, double *work, int64_t lwork)
@@ -30,9 +30,8 @@ nt_status nt_kern_tsqrt(int64_t m, int64_t n, int64_t ib, double *R, int64_t lda
     if (!R || !A2 || !T || !work)
         return nt_fail(NT_EINVAL, "tsqrt kernel: %s is NULL",
                        !R ? "R" : !A2 ? "A2" : !T ? "T" : "work");
-    int im = (int)m, in = (int)n, il = 0, inb = (int)ib, ilda = (int)lda1, ildb = (int)lda2,
-        ildt = (int)ldt, info = 0;
-    dtpqrt_(&im, &in, &il, &inb, R, &ilda, A2, &ildb, T, &ildt, work, &info);
+    int info = nt_lapack_dtpqrt((int)m, (int)n, (int)ib, R, (int)lda1, A2, (int)lda2, T,
+                                (int)ldt, work);
     if (info != 0)
         return nt_fail(NT_EINVAL, "tsqrt kernel: dtpqrt rejected argument %d", -info);
     return NT_OK;

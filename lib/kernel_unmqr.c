@@ -1,10 +1,10 @@
-// UNMQR tile kernel: libFLAME's LAPACK-compatible dgemqrt, applying the Q of a GEQRT from the
-// left.
+// UNMQR tile kernel: LAPACK's dgemqrt (libFLAME or OpenBLAS, see nt_blas.h), applying the Q of a
+// GEQRT from the left.
 #include <limits.h>
 
+#include "nt_blas.h"
 #include "nt_core.h"
 #include "nt_kernels.h"
-#include "nt_lapack.h"
 
 nt_status nt_kern_unmqr(bool trans, int64_t m, int64_t n, int64_t k, int64_t ib, const double *V,
                         int64_t ldv, const double *T, int64_t ldt, double *C, int64_t ldc,
@@ -34,12 +34,8 @@ nt_status nt_kern_unmqr(bool trans, int64_t m, int64_t n, int64_t k, int64_t ib,
     if (!V || !T || !C || !work)
         return nt_fail(NT_EINVAL, "unmqr kernel: %s is NULL",
                        !V ? "V" : !T ? "T" : !C ? "C" : "work");
-    char side = 'L', tr = trans ? 'T' : 'N';
-    int im = (int)m, in = (int)n, ik = (int)k, inb = (int)ib, ildv = (int)ldv, ildt = (int)ldt,
-        ildc = (int)ldc, info = 0;
-    // dgemqrt only reads V and T; its f2c prototype is not const-qualified.
-    dgemqrt_(&side, &tr, &im, &in, &ik, &inb, (double *)V, &ildv, (double *)T, &ildt, C, &ildc,
-             work, &info);
+    int info = nt_lapack_dgemqrt(trans, (int)m, (int)n, (int)k, (int)ib, V, (int)ldv, T,
+                                 (int)ldt, C, (int)ldc, work);
     if (info != 0)
         return nt_fail(NT_EINVAL, "unmqr kernel: dgemqrt rejected argument %d", -info);
     return NT_OK;

@@ -1,12 +1,9 @@
 // Tile kernels on plain column-major buffers: the kernel_*.c wrappers, shared with gemm.c, qr.c.
 //
-// Each wrapper validates every dimension, leading dimension and pointer before calling into
-// BLIS or libFLAME, because both abort (or print through xerbla) on bad arguments. All of them
-// run single-threaded: they are meant to be called from inside tasks.
-//
-// blis.h and FLAME.h declare the same BLAS prototypes differently, so the BLIS wrappers live in
-// kernel_gemm.c and the libFLAME wrappers in kernel_geqrt.c, kernel_unmqr.c, kernel_tsqrt.c,
-// kernel_tsmqr.c and flat_qr.c; this header includes neither.
+// Each wrapper validates every dimension, leading dimension and pointer before calling the
+// library chosen at build time (BLIS + libFLAME, or OpenBLAS) through the thin interface of
+// nt_blas.h, because the libraries abort (or print through xerbla) on bad arguments. All of
+// them run single-threaded: they are meant to be called from inside tasks.
 //
 // Tile Householder QR (PLASMA's algorithm, LAPACK's compact WY storage):
 // - geqrt: A (m x n) = Q R; R in the upper triangle, the Householder vectors V below the
@@ -23,34 +20,25 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "nt_blas.h" // nt_blas_serial_begin/end, which the tiled runs call
 #include "numatile/error.h"
 
 // C = alpha op(A) op(B) + beta C, op = transpose when the flag is set; C is m x n, op(A) m x k,
-// op(B) k x n. One BLIS thread (a per-call rntm_t with 1 thread, see kernel_gemm.c).
+// op(B) k x n. One library thread (set per call, see lib/blas/).
 nt_status nt_kern_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha,
                        const double *A, int64_t lda, const double *B, int64_t ldb, double beta,
                        double *C, int64_t ldc);
 
-// The same with nthreads BLIS threads (>= 1): the flat multithreaded reference.
+// The same with nthreads library threads (>= 1): the flat multithreaded reference.
 nt_status nt_kern_gemm_threads(int nthreads, bool trans_a, bool trans_b, int64_t m, int64_t n,
                                int64_t k, double alpha, const double *A, int64_t lda,
                                const double *B, int64_t ldb, double beta, double *C,
                                int64_t ldc);
 
-// B (m x n) = R^{-1} B with R upper triangular m x m, non-unit diagonal (BLIS trsm, one thread).
+// B (m x n) = R^{-1} B with R upper triangular m x m, non-unit diagonal (trsm, one thread).
 // The caller checks that the diagonal has no zero.
 nt_status nt_kern_trsm_upper(int64_t m, int64_t n, const double *R, int64_t ldr, double *B,
                              int64_t ldb);
-
-// libFLAME's LAPACK routines call BLAS through BLIS's BLAS layer, which takes its thread count
-// from BLIS's process-wide setting. nt_blas_serial_begin() sets it to 1 (remembering the old
-// value) for the duration of a tiled run; nested and concurrent runs are counted, the last
-// nt_blas_serial_end() restores it.
-void nt_blas_serial_begin(void);
-void nt_blas_serial_end(void);
-
-// Set BLIS's process-wide thread count (>= 1) and return the previous one (< 1 = unset).
-int nt_blas_set_threads(int nthreads);
 
 // Workspace size (doubles) of a QR kernel with inner block ib updating/factoring ncols columns.
 static inline int64_t nt_kern_qr_lwork(int64_t ib, int64_t ncols)
@@ -77,8 +65,12 @@ nt_status nt_kern_tsmqr(bool trans, int64_t m, int64_t n, int64_t k, int64_t ib,
                         const double *V, int64_t ldv, const double *T, int64_t ldt, double *C1,
                         int64_t ldc1, double *C2, int64_t ldc2, double *work, int64_t lwork);
 
-// Flat reference: libFLAME's FLA_QR_UT on a column-major m x n matrix with nthreads BLIS
-// threads (FLA_Init is called once, thread-safely). A is overwritten by R and the reflectors.
+// Flat reference QR of a column-major m x n matrix with nthreads library threads: libFLAME's
+// FLA_QR_UT (BLIS build; FLA_Init is called once, thread-safely) or OpenBLAS's dgeqrf. A is
+// overwritten by R (unique up to the signs of its rows) and the reflectors.
+nt_status nt_kern_qr_flat(int nthreads, int64_t m, int64_t n, double *A, int64_t lda);
+
+// The former name of nt_kern_qr_flat, still called by lib/qr.c.
 nt_status nt_flame_qr_flat(int nthreads, int64_t m, int64_t n, double *A, int64_t lda);
 
 #endif

@@ -1,6 +1,7 @@
-// libFLAME's LAPACK prototypes, shared by the libFLAME-side kernel_*.c files (never with blis.h).
-//
-// The routines of libFLAME's f2c'ed LAPACK layer: 32-bit integers, every argument by address.
+// Prototypes of the LAPACK routines libFLAME exports (its f2c'ed LAPACK layer, 32-bit integers,
+// every argument by address, no hidden string lengths). Internal to the BLIS build's LAPACK
+// backend (lib/blas/flame.c); never included together with blis.h. OpenBLAS's gfortran-built
+// LAPACK takes hidden lengths for its character arguments: lib/blas/openblas.c declares its own.
 #ifndef NUMATILE_LAPACK_INTERNAL_H
 #define NUMATILE_LAPACK_INTERNAL_H
 

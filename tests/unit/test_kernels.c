@@ -1,15 +1,18 @@
-// Tile kernels (BLIS GEMM, libFLAME GEQRT / UNMQR / TSQRT / TSMQR) on plain buffers.
+// Tile kernels (GEMM, GEQRT / UNMQR / TSQRT / TSMQR on the BLAS of the build: BLIS + libFLAME or
+// OpenBLAS) on plain buffers.
 // Oracles: a naive triple loop (exact on integer-valued data), and the LAPACK residuals
 // ||A - QR||_F / (||A||_F n eps) and ||Q^T Q - I||_F / (n eps) with Q formed by applying the
 // kernels to the identity.
 #include <criterion/criterion.h>
 #include <float.h>
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nt_core.h"
 #include "../../lib/nt_kernels.h"
+#include "numatile/version.h"
 
 static double *mat(int64_t rows, int64_t cols)
 {
@@ -265,7 +268,7 @@ Test(kernels, qr_kernels_reject_bad_arguments)
     cr_assert_eq(A[0], 3.0);
 }
 
-Test(kernels, flat_flame_qr_matches_tiled_kernel_r)
+Test(kernels, flat_qr_matches_tiled_kernel_r)
 {
     // R of a full-rank A is unique up to the signs of its rows, so compare magnitudes.
     nt_rng r = {8};
@@ -273,15 +276,80 @@ Test(kernels, flat_flame_qr_matches_tiled_kernel_r)
     double *A = mat(m, n), *B = mat(m, n), *T = mat(8, n), *W = mat(8 * n, 1);
     fill_rand(A, m * n, &r);
     memcpy(B, A, (size_t)(m * n) * sizeof *A);
-    cr_assert_eq(nt_flame_qr_flat(2, m, n, A, m), NT_OK, "%s", nt_last_error());
+    cr_assert_eq(nt_kern_qr_flat(2, m, n, A, m), NT_OK, "%s", nt_last_error());
     cr_assert_eq(nt_kern_geqrt(m, n, 8, B, m, T, 8, W, 8 * n), NT_OK);
     for (int64_t j = 0; j < n; j++)
         for (int64_t i = 0; i <= j; i++)
             cr_assert_float_eq(fabs(A[i + j * m]), fabs(B[i + j * m]), 1e-12 * (double)m,
                                "R(%lld,%lld)", (long long)i, (long long)j);
-    cr_assert_eq(nt_flame_qr_flat(1, m, n, A, m - 1), NT_EINVAL);
+    cr_assert_eq(nt_kern_qr_flat(1, m, n, A, m - 1), NT_EINVAL);
     free(A);
     free(B);
     free(T);
     free(W);
+}
+
+Test(kernels, blas_name_names_the_library_and_its_kernels)
+{
+    const char *s = nt_blas_name();
+    cr_assert_not_null(s);
+    cr_assert(!strncmp(s, "blis ", 5) || !strncmp(s, "openblas ", 9), "%s", s);
+    cr_assert(strchr(s, '(') && s[strlen(s) - 1] == ')', "%s", s);
+    cr_assert_eq(nt_blas_name(), s);
+}
+
+// One call of each tile kernel family (flat = false) or of the two flat calls (flat = true);
+// true when all succeed. No assertion inside: it also runs on OpenMP worker threads.
+static bool call_kernels(bool flat)
+{
+    nt_rng r = {12};
+    int64_t n = 48, ib = 8;
+    double *A = mat(n, n), *B = mat(n, n), *C = mat(n, n), *T = mat(ib, n), *W = mat(ib * n, 1);
+    fill_rand(A, n * n, &r);
+    fill_rand(B, n * n, &r);
+    bool ok;
+    if (flat)
+        ok = nt_kern_gemm_threads(2, false, false, n, n, n, 1.0, A, n, B, n, 1.0, C, n) == NT_OK &&
+             nt_kern_qr_flat(2, n, n, B, n) == NT_OK;
+    else
+        ok = nt_kern_gemm(false, true, n, n, n, 1.0, A, n, B, n, 0.0, C, n) == NT_OK &&
+             nt_kern_geqrt(n, n, ib, A, n, T, ib, W, ib * n) == NT_OK &&
+             nt_kern_unmqr(true, n, n, n, ib, A, n, T, ib, B, n, W, ib * n) == NT_OK &&
+             nt_kern_trsm_upper(n, n, A, n, C, n) == NT_OK;
+    free(A);
+    free(B);
+    free(C);
+    free(T);
+    free(W);
+    return ok;
+}
+
+// OpenBLAS's OpenMP build takes each call's thread count from the caller's OpenMP nthreads-var;
+// the backend changes it for one call only. Neither build may leave it changed, outside a
+// parallel region or inside one (where the tile kernels run).
+Test(kernels, kernels_leave_the_callers_openmp_thread_count_alone)
+{
+    omp_set_num_threads(3);
+    cr_assert(call_kernels(false) && call_kernels(true), "%s", nt_last_error());
+    cr_assert_eq(omp_get_max_threads(), 3);
+    int got[2] = {0, 0};
+    bool ok[2] = {false, false};
+#pragma omp parallel num_threads(2)
+    {
+        int t = omp_get_thread_num();
+        omp_set_num_threads(5);
+        ok[t] = call_kernels(false);
+        got[t] = omp_get_max_threads();
+    }
+    cr_assert(ok[0] && ok[1]);
+    cr_assert_eq(got[0], 5);
+    cr_assert_eq(got[1], 5);
+#pragma omp parallel num_threads(1)
+    {
+        ok[0] = call_kernels(false) && call_kernels(true);
+        got[0] = omp_get_max_threads();
+    }
+    cr_assert(ok[0]);
+    cr_assert_eq(got[0], 3);
+    cr_assert_eq(omp_get_max_threads(), 3);
 }
