@@ -124,7 +124,8 @@ $(BUILD)/obj/core/%.o $(BUILD)/obj/numa/%.o $(BUILD)/obj/partition/%.o $(BUILD)/
   $(BUILD)/obj/tests/%.o: override CPPFLAGS += -Icore
 # The BLAS headers live in multiarch directories; only the backends include them.
 $(BUILD)/obj/lib/blas/%.o: override CPPFLAGS += -Ilib -I$(BLAS_INC)
-$(PEER_OBJ): override CPPFLAGS += -I$(OPENBLAS_INC)
+# The peer is its own program (no libnumatile); it borrows only core/'s inline generator.
+$(PEER_OBJ): override CPPFLAGS += -Icore -I$(OPENBLAS_INC)
 # The front end sees its rooms' headers; so do the tests of the harness.
 $(BUILD)/obj/bench/%.o $(BUILD)/obj/tests/%.o: override CPPFLAGS += -Ibench/cli -Ibench/harness \
   -Ibench/scenarios
@@ -219,6 +220,7 @@ test-vm: $(TOOL)
 test: deps
 	$(MAKE) -j2 all
 	$(MAKE) test-unit
+	$(MAKE) test-openblas
 	$(MAKE) examples
 	$(MAKE) docs
 	$(MAKE) check-asan

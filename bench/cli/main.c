@@ -42,7 +42,7 @@ int main(int argc, char **argv)
         return CLI_OK;
     }
     if (!strcmp(argv[1], "--version")) {
-        printf("numatile %s\n", nt_version());
+        printf("numatile %s\ntile kernels: %s\n", nt_version(), nt_blas_name());
         return CLI_OK;
     }
     for (size_t i = 0; i < NCOMMANDS; i++)

@@ -54,8 +54,10 @@ json_t *bench_machine(void)
     unsigned hv = hwloc_get_api_version();
     char hwloc[32];
     snprintf(hwloc, sizeof hwloc, "%u.%u.%u", hv >> 16, (hv >> 8) & 0xff, hv & 0xff);
-    return json_pack("{s:s, s:i, s:o, s:o, s:{s:s, s:s, s:s}, s:s}", "hostname", host, "cpus",
-                     (int)sysconf(_SC_NPROCESSORS_ONLN), "cpu_model", cpu_model(), "topology",
-                     topo, "versions", "numatile", nt_version(), "hwloc", hwloc, "jansson",
-                     jansson_version_str(), "compiler", COMPILER);
+    // "blas": the library and kernel family the tile kernels ran on (make BLAS=...).
+    return json_pack("{s:s, s:i, s:o, s:o, s:{s:s, s:s, s:s, s:s}, s:s}", "hostname", host,
+                     "cpus", (int)sysconf(_SC_NPROCESSORS_ONLN), "cpu_model", cpu_model(),
+                     "topology", topo, "versions", "numatile", nt_version(), "hwloc", hwloc,
+                     "jansson", jansson_version_str(), "blas", nt_blas_name(), "compiler",
+                     COMPILER);
 }

@@ -184,6 +184,7 @@ Test(harness, machine_description)
     json_t *v = json_object_get(m, "versions");
     cr_assert_str_eq(json_string_value(json_object_get(v, "numatile")), nt_version());
     cr_assert_str_eq(json_string_value(json_object_get(v, "jansson")), jansson_version_str());
+    cr_assert_str_eq(json_string_value(json_object_get(v, "blas")), nt_blas_name());
     char hwloc[32];
     snprintf(hwloc, sizeof hwloc, "%u.", hwloc_get_api_version() >> 16);
     cr_assert_eq(strncmp(json_string_value(json_object_get(v, "hwloc")), hwloc, strlen(hwloc)),
