@@ -7,6 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "numatile.h"
+
 bool bench_have_program(const char *prog)
 {
     const char *path = getenv("PATH");
@@ -315,14 +317,30 @@ void bench_plot_write(FILE *f_dat, FILE *f_gp, const bench_plot_spec *p, const j
     json_decref(blocks);
 }
 
+// A small mark in the picture's corner saying where and how the figure was measured, so that
+// a PNG read on its own (a lab report, a review) says its machine and whether it was --quick.
+static void write_mark(FILE *f, const bench_run *r)
+{
+    char host[64] = "?";
+    gethostname(host, sizeof host - 1);
+    for (char *c = host; *c; c++)
+        if (*c == '\'' || *c == '\\')
+            *c = '_';
+    fprintf(f, "set label 99 '%s, %ld cpus, numatile %s, %s%s' at screen 0.005,0.975 "
+            "font ',7' front\n", host, sysconf(_SC_NPROCESSORS_ONLN), nt_version(),
+            nt_blas_name(), r->quick ? ", --quick" : "");
+}
+
 void bench_plot_rows(bench_run *r, const bench_plot_spec *p, const json_t *rows)
 {
     char dat[256], gp[256];
     snprintf(dat, sizeof dat, "%s.dat", p->name);
     snprintf(gp, sizeof gp, "%s.gp", p->name);
     FILE *fd = bench_fopen(r, dat), *fg = fd ? bench_fopen(r, gp) : NULL;
-    if (fd && fg)
+    if (fd && fg) {
+        write_mark(fg, r);
         bench_plot_write(fd, fg, p, rows);
+    }
     if (fd)
         fclose(fd);
     if (!fg)

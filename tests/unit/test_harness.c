@@ -377,6 +377,16 @@ Test(bench_cli, herrmann_fig2_quick_json)
     cr_assert_eq(count_lines(path), 1 + (int)json_array_size(raw));
     snprintf(path, sizeof path, "%s/herrmann-fig2.txt", out);
     cr_assert(is_file(path));
+    // The plot says where and how it was measured: numatile's version and the --quick mark.
+    snprintf(path, sizeof path, "%s/herrmann-fig2.gp", out);
+    FILE *gp = fopen(path, "r");
+    cr_assert_not_null(gp);
+    char first[512] = "";
+    cr_assert_not_null(fgets(first, sizeof first, gp));
+    fclose(gp);
+    cr_assert(strstr(first, "set label 99 '") && strstr(first, nt_version()) &&
+                  strstr(first, nt_blas_name()) && strstr(first, ", --quick'"),
+              "%s", first);
     json_decref(doc);
     json_decref(sum);
     rm_tree(base);
