@@ -517,18 +517,28 @@ static const bench_col table[] = {
     {.key = "improvement_pct.lex", .head = "lex", .fmt = "%5.1f"},
     {NULL}};
 
+// Left: our times (the paper's are from another machine, so not drawn). Right: one-port steps,
+// ours beside the paper's Table 1 values (its steps-optimal column beside our lex).
 static const bench_plot_spec plot = {
     .name = "herrmann-table1",
-    .title = "Herrmann 2016 Table 1 setting: redistribution + QR, total time (median)",
-    .width = 1000, .height = 450, .label = "_label",
+    .title = "Herrmann 2016 Table 1 setting: redistribution + QR",
+    .width = 1400, .height = 450, .label = "_label",
     .set = "set style data histograms\nset style histogram clustered\nset style fill solid 0.8\n"
            "set grid ytics\nset key top left\nset yrange [0:*]",
-    .panel = {{.ylabel = "seconds",
+    .panel = {{.title = "total time (median)", .ylabel = "seconds",
                .series = {{.y = "total_seconds.owner", .title = "owner"},
                           {.y = "total_seconds.canonical", .title = "canonical"},
                           {.y = "total_seconds.volume", .title = "volume"},
                           {.y = "total_seconds.steps", .title = "steps"},
-                          {.y = "total_seconds.lex", .title = "lex"}}}}};
+                          {.y = "total_seconds.lex", .title = "lex"}}},
+              {.title = "redistribution steps: ours beside the paper",
+               .ylabel = "one-port steps",
+               .series = {{.y = "redist_steps.canonical", .title = "canonical"},
+                          {.y = "paper.redist_steps.1", .title = "paper canonical"},
+                          {.y = "redist_steps.volume", .title = "volume"},
+                          {.y = "paper.redist_steps.2", .title = "paper volume"},
+                          {.y = "redist_steps.lex", .title = "lex"},
+                          {.y = "paper.redist_steps.3", .title = "paper steps"}}}}};
 
 // One line of ratios ours / paper under a set's table.
 static void print_ratio(bench_run *r, const point *pt, const paper_row *pp)
