@@ -536,6 +536,22 @@ static const bench_plot_spec plot = {
                           {.y = "predicted_time_ratio", .title = "predicted (busiest core)"},
                           {.y = "_rr_ratio", .title = "remote reads ratio"}}}}};
 
+// The thesis's Tables 1.2/1.3 beside ours: communication ratio to the lower bound per platform,
+// ColumnBased and RRP, Rounded (our corner rule) and Accurate.
+static const bench_plot_spec thesis_plot = {
+    .name = "lambert-thesis",
+    .title = "Lambert thesis Tables 1.2/1.3: communication / lower bound, ours beside the thesis",
+    .width = 1100, .height = 450, .label = "platform",
+    .set = "set style data histograms\nset style histogram clustered\nset style fill solid 0.8\n"
+           "set grid ytics\nset yrange [0.9:*]\nset key top left",
+    .panel = {{.ylabel = "cost / (N LB)",
+               .series = {{.y = "algos.column.rounded.ratio", .title = "column rounded (corner)"},
+                          {.y = "thesis.column_rounded.ratio", .title = "thesis"},
+                          {.y = "algos.column.accurate.ratio", .title = "column accurate"},
+                          {.y = "thesis.column_accurate.ratio", .title = "thesis"},
+                          {.y = "algos.rrp.accurate.ratio", .title = "rrp accurate"},
+                          {.y = "thesis.rrp_accurate.ratio", .title = "thesis"}}}}};
+
 static void print_machines(bench_run *r, const json_t *rows, int64_t gN, int64_t nb, int reps)
 {
     bench_printf(r, "\nTiled GEMM, A, B and C on one tile map, %lldx%lld tiles of %lld: the "
@@ -668,6 +684,7 @@ int scn_lambert_partition(bench_run *r)
         return rc;
     json_t *plats = thesis_json(pl, pr, np, N), *jm = json_array();
     print_thesis(r, plats, N);
+    bench_plot_rows(r, &thesis_plot, plats);
     rc = run_machines(r, gN, nb, reps, jm);
     if (rc) {
         json_decref(plats);
