@@ -193,14 +193,21 @@ static void write_dat(FILE *f, const bench_plot_spec *p, const json_t *rows, con
 }
 
 // Every "%s" of tmpl replaced by val.
+// Text inside a gnuplot single-quoted string: a quote is written twice ("the paper's").
+static void put_quoted(FILE *f, const char *text)
+{
+    for (const char *s = text; *s; s++)
+        fputs(*s == '\'' ? "''" : (char[2]){*s, 0}, f);
+}
+
 static void put_subst(FILE *f, const char *tmpl, const char *val)
 {
     for (const char *s = tmpl ? tmpl : ""; *s; s++) {
         if (s[0] == '%' && s[1] == 's') {
-            fputs(val, f);
+            put_quoted(f, val);
             s++;
         } else {
-            fputc(*s, f);
+            put_quoted(f, (char[2]){*s, 0});
         }
     }
 }
@@ -284,11 +291,16 @@ static void write_gp(FILE *f, const bench_plot_spec *p, const json_t *rows, cons
     fprintf(f, "set terminal pngcairo size %d,%d\nset output '%s.png'\n", p->width, p->height,
             p->name);
     if (panels > 1)
-        fprintf(f, "set multiplot layout 1,%d title '%s'\n", panels, p->title);
+        fprintf(f, "set multiplot layout 1,%d title '", panels);
     else
-        fprintf(f, "set title '%s'\n", p->title);
-    if (p->xlabel)
-        fprintf(f, "set xlabel '%s'\n", p->xlabel);
+        fprintf(f, "set title '");
+    put_quoted(f, p->title ? p->title : "");
+    fprintf(f, "'\n");
+    if (p->xlabel) {
+        fprintf(f, "set xlabel '");
+        put_quoted(f, p->xlabel);
+        fprintf(f, "'\n");
+    }
     put_settings(f, p->set);
     for (int k = 0; k < panels; k++) {
         const bench_panel *pan = &p->panel[p->panel_per_block ? 0 : k];
@@ -298,8 +310,11 @@ static void write_gp(FILE *f, const bench_plot_spec *p, const json_t *rows, cons
             put_subst(f, pan->title, p->panel_per_block ? bval : "");
             fprintf(f, "'\n");
         }
-        if (pan->ylabel)
-            fprintf(f, "set ylabel '%s'\n", pan->ylabel);
+        if (pan->ylabel) {
+            fprintf(f, "set ylabel '");
+            put_quoted(f, pan->ylabel);
+            fprintf(f, "'\n");
+        }
         put_settings(f, pan->set);
         write_plot(f, p, pan, rows, cols, blocks, p->panel_per_block ? k : 0,
                    p->panel_per_block ? k + 1 : nb);

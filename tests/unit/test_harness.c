@@ -238,7 +238,7 @@ Test(harness, plot_files)
                    .series = {{.y = "y", .title = "copy D=%s"},
                               {.y = "nope", .title = "absent", .with = "l"},
                               {.y = "0.9", .title = "target", .with = "l dt 2"}}},
-                  {.title = "right",
+                  {.title = "the paper's",
                    .series = {{.y = "y,lo,hi", .title = "D=%s", .with = "yerrorlines"}}}}};
     json_t *rows = json_pack("[{s:i, s:i, s:f, s:f, s:f}, {s:i, s:i, s:f, s:f, s:f},"
                              " {s:i, s:i, s:f, s:f, s:f}]", "D", 2, "x", 1, "y", 0.5, "lo",
@@ -256,6 +256,8 @@ Test(harness, plot_files)
                          "set logscale x 2\nset title 'left'\nset ylabel 'GB/s'\n"), "%s", gp);
     cr_assert(strstr(gp, "plot 'p.dat' index 0 u 1:2 w lp t 'copy D=2', '' index 1 u 1:2 w lp t "
                          "'copy D=4', 0.9 w l dt 2 t 'target'\n"), "%s", gp);
+    // A quote inside a title is doubled (gnuplot's single-quoted strings).
+    cr_assert(strstr(gp, "set title 'the paper''s'\n"), "%s", gp);
     cr_assert(strstr(gp, "plot 'p.dat' index 0 u 1:2:3:4 w yerrorlines t 'D=2', '' index 1 u "
                          "1:2:3:4 w yerrorlines t 'D=4'\nunset multiplot\n"), "%s", gp);
     free(dat);
