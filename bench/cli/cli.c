@@ -84,6 +84,13 @@ int cli_status_exit(nt_status st)
     return usage ? CLI_USAGE : CLI_RUNTIME;
 }
 
+int cli_load_topo(const char *cmd, int domains, nt_topo_t **t)
+{
+    nt_topo_opts_t to = {.domains = domains};
+    nt_status st = nt_topo_load(&to, t);
+    return st ? cli_lib_error(cmd, st) : CLI_OK;
+}
+
 int cli_lib_error(const char *cmd, nt_status st)
 {
     cli_eprintf("numatile %s: %s: %s\n", cmd, nt_strerror(st), nt_last_error());

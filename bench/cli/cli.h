@@ -62,6 +62,10 @@ void cli_eprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 // otherwise. The one mapping the subcommands and the scenarios share.
 int cli_status_exit(nt_status st);
 
+// This machine's topology with --domains D (0 = one domain per node) into *t, to destroy with
+// nt_topo_destroy; CLI_OK, or the exit code after cli_lib_error() when it cannot be loaded.
+int cli_load_topo(const char *cmd, int domains, nt_topo_t **t);
+
 // Print "numatile CMD: <what>: <nt_last_error()>" to stderr; return cli_status_exit(st).
 int cli_lib_error(const char *cmd, nt_status st);
 

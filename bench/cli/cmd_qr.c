@@ -141,11 +141,9 @@ int cmd_qr(int argc, char **argv)
         return rc == CLI_HELP_SHOWN ? CLI_OK : rc;
     if (o.co.verify && o.m > 4096)
         return cli_usage("qr", "--verify forms Q densely: use --m <= 4096");
-    nt_topo_opts_t to = {.domains = o.co.domains};
     nt_topo_t *t;
-    nt_status st = nt_topo_load(&to, &t);
-    if (st)
-        return cli_lib_error("qr", st);
+    if ((rc = cli_load_topo("qr", o.co.domains, &t)) != CLI_OK)
+        return rc;
     rc = qr_run(&o, t);
     nt_topo_destroy(t);
     return rc;

@@ -197,11 +197,9 @@ int cmd_stencil(int argc, char **argv)
     int rc = parse_args(argc, argv, &o);
     if (rc != CLI_OK)
         return rc == CLI_HELP_SHOWN ? CLI_OK : rc;
-    nt_topo_opts_t to = {.domains = o.co.domains};
     nt_topo_t *t;
-    nt_status st = nt_topo_load(&to, &t);
-    if (st)
-        return cli_lib_error("stencil", st);
+    if ((rc = cli_load_topo("stencil", o.co.domains, &t)) != CLI_OK)
+        return rc;
     rc = stencil_run(&o, t);
     nt_topo_destroy(t);
     return rc;
