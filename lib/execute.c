@@ -20,25 +20,19 @@
 #include <string.h>
 
 #include "nt_core.h"
+#include "nt_exec.h"
 #include "nt_matrix.h"
 #include "nt_plan.h"
 #include "numatile/mem.h"
 
-// Scratch buffers of the copy bound are at most this large (repeated to reach the byte count).
-#define BOUND_CAP ((size_t)32 << 20)
 // Small segments are batched into copy tasks of about this many bytes.
 #define TASK_GRAIN ((int64_t)128 << 10)
 
 typedef struct exec_ctx {
-    const nt_topo_t *topo;
+    nt_team_t t;             // the machine, bound threads, per-thread accounting
     const nt_matrix_t *src;
     nt_matrix_t *dst;
     const nt_segment_t *seg;
-    int D;
-    int maxcpu;
-    unsigned char *cpu_ok;   // D x maxcpu: cpu c belongs to domain d
-    int *tpd;                // threads per domain
-    int tpd_max;
     int max_in_flight;
     // Work: phase ph, domain d -> list[first[ph*D + d] .. first[ph*D + d + 1]).
     int nphases;
@@ -47,11 +41,9 @@ typedef struct exec_ctx {
     // Move mode: tiles migrated by domain d: mig[mfirst[d] .. mfirst[d+1]) (target tiles).
     int64_t *mfirst;
     int64_t *mig;
-    int *node;               // node of each domain
     // Statistics (atomics through omp atomic).
     int64_t *pair_tiles, *pair_bytes;
-    int64_t *thread_bytes;   // D x tpd_max bytes copied per thread
-    int64_t tasks, tasks_on_domain, pages_migrated, pages_failed;
+    int64_t pages_migrated, pages_failed;
     // Set up by nt_plan_execute(): segments adopted instead of copied and their target tiles,
     // the phase of every segment, a cursor per domain into mig.
     unsigned char *skip_seg, *skip_tile;
@@ -82,26 +74,6 @@ static void copy_segment(const exec_ctx *c, const nt_segment_t *g)
         memcpy(b + (size_t)k * (size_t)ldt * es, a + (size_t)k * (size_t)lds * es, col);
 }
 
-static bool on_domain(const exec_ctx *c, int d)
-{
-    int cpu = sched_getcpu();
-    return cpu >= 0 && cpu < c->maxcpu && c->cpu_ok[(size_t)d * (size_t)c->maxcpu + (size_t)cpu];
-}
-
-// Bind the calling thread to domain d, remembering its affinity; false when not bound.
-static bool bind_save(const exec_ctx *c, int d, cpu_set_t *saved)
-{
-    if (c->tpd[d] == 0 || sched_getaffinity(0, sizeof *saved, saved) != 0)
-        return false;
-    return nt_bind_domain(c->topo, d) == NT_OK;
-}
-
-static void unbind(bool bound, const cpu_set_t *saved)
-{
-    if (bound)
-        sched_setaffinity(0, sizeof *saved, saved);
-}
-
 static int64_t seg_bytes(const exec_ctx *c, const nt_segment_t *g)
 {
     return (int64_t)g->rows * g->cols * (int64_t)c->src->elem_size;
@@ -116,14 +88,7 @@ static void run_task(exec_ctx *c, int d, int64_t lo, int64_t hi)
         copy_segment(c, g);
         b += seg_bytes(c, g);
     }
-    int tid = omp_get_thread_num();
-    int64_t ok = on_domain(c, d);
-    // Each thread of the team owns its slot: no atomic needed.
-    c->thread_bytes[(size_t)d * (size_t)c->tpd_max + (size_t)(tid < c->tpd_max ? tid : 0)] += b;
-#pragma omp atomic
-    c->tasks += 1;
-#pragma omp atomic
-    c->tasks_on_domain += ok;
+    nt_team_task_done(&c->t, d, b);
 }
 
 // Domain d's nested team runs the tasks of one phase. Consecutive small segments are batched
@@ -131,15 +96,15 @@ static void run_task(exec_ctx *c, int d, int64_t lo, int64_t hi)
 // against the copy itself.
 static void run_domain_phase(exec_ctx *c, int d, int ph)
 {
-    int64_t lo = c->first[(size_t)ph * (size_t)c->D + (size_t)d];
-    int64_t hi = c->first[(size_t)ph * (size_t)c->D + (size_t)d + 1];
+    int64_t lo = c->first[(size_t)ph * (size_t)c->t.D + (size_t)d];
+    int64_t hi = c->first[(size_t)ph * (size_t)c->t.D + (size_t)d + 1];
     if (lo == hi)
         return;
     _Atomic int64_t in_flight = 0;
-#pragma omp parallel num_threads(c->tpd[d] > 0 ? c->tpd[d] : 1)
+#pragma omp parallel num_threads(c->t.tpd[d] > 0 ? c->t.tpd[d] : 1)
     {
         cpu_set_t saved;
-        bool bound = bind_save(c, d, &saved);
+        bool bound = nt_team_bind(&c->t, d, &saved);
 #pragma omp single
         for (int64_t k = lo; k < hi;) {
             int64_t k1 = k, bytes = 0;
@@ -159,7 +124,7 @@ static void run_domain_phase(exec_ctx *c, int d, int ph)
             k = k1;
         }
         // The single's implicit barrier waits for every task of the team.
-        unbind(bound, &saved);
+        nt_team_unbind(bound, &saved);
     }
 }
 
@@ -170,7 +135,7 @@ static void migrate_domain(exec_ctx *c, int d)
         int64_t i = t / c->dst->nt, j = t % c->dst->nt;
         nt_migrate_report_t rep;
         if (nt_mem_migrate(nt_matrix_tile(c->dst, i, j), nt_tile_bytes(c->dst, i, j),
-                           c->node[d], &rep) != NT_OK) {
+                           c->t.node[d], &rep) != NT_OK) {
             size_t pg = nt_mem_page_size();
 #pragma omp atomic
             c->pages_failed += (int64_t)((nt_tile_bytes(c->dst, i, j) + pg - 1) / pg);
@@ -186,95 +151,25 @@ static void migrate_domain(exec_ctx *c, int d)
 // All phases: outer team of one thread per domain, a barrier after each phase.
 static void run_all(exec_ctx *c)
 {
-#pragma omp parallel num_threads(c->D)
+#pragma omp parallel num_threads(c->t.D)
     {
         int tid = omp_get_thread_num(), nth = omp_get_num_threads();
-        for (int d = tid; d < c->D; d += nth) {
+        for (int d = tid; d < c->t.D; d += nth) {
             cpu_set_t saved;
-            bool bound = bind_save(c, d, &saved);
+            bool bound = nt_team_bind(&c->t, d, &saved);
             migrate_domain(c, d);
-            unbind(bound, &saved);
+            nt_team_unbind(bound, &saved);
         }
         for (int ph = 0; ph < c->nphases; ph++) {
-            for (int d = tid; d < c->D; d += nth) {
+            for (int d = tid; d < c->t.D; d += nth) {
                 cpu_set_t saved;
-                bool bound = bind_save(c, d, &saved);
+                bool bound = nt_team_bind(&c->t, d, &saved);
                 run_domain_phase(c, d, ph);
-                unbind(bound, &saved);
+                nt_team_unbind(bound, &saved);
             }
 #pragma omp barrier
         }
     }
-}
-
-// Same-run copy bound: every copy thread memcpys the byte count it copied, between two
-// buffers on its own domain, in the same team structure. Returns seconds (0 on failure).
-static double measure_bound(exec_ctx *c)
-{
-    size_t nbuf = (size_t)c->D * (size_t)c->tpd_max;
-    char **bufs = calloc(2 * nbuf, sizeof *bufs);
-    size_t *len = calloc(nbuf, sizeof *len);
-    double t0 = 0, t1 = 0;
-    _Atomic int failed = 0;
-    if (!bufs || !len) {
-        free(bufs);
-        free(len);
-        return 0;
-    }
-#pragma omp parallel num_threads(c->D)
-    {
-        int tid = omp_get_thread_num(), nth = omp_get_num_threads();
-        for (int d = tid; d < c->D; d += nth) {
-            cpu_set_t saved;
-            bool bound = bind_save(c, d, &saved);
-#pragma omp parallel num_threads(c->tpd[d] > 0 ? c->tpd[d] : 1)
-            {
-                size_t k = (size_t)d * (size_t)c->tpd_max + (size_t)omp_get_thread_num();
-                int64_t want = c->thread_bytes[k];
-                if (want > 0 && omp_get_thread_num() < c->tpd_max) {
-                    len[k] = (size_t)want < BOUND_CAP ? (size_t)want : BOUND_CAP;
-                    if (nt_mem_alloc(c->topo, d, len[k], 0, (void **)&bufs[2 * k]) ||
-                        nt_mem_alloc(c->topo, d, len[k], 0, (void **)&bufs[2 * k + 1]))
-                        atomic_store(&failed, 1);
-                }
-            }
-            unbind(bound, &saved);
-        }
-#pragma omp barrier
-#pragma omp master
-        t0 = nt_now();
-#pragma omp barrier
-        for (int d = tid; d < c->D; d += nth) {
-            cpu_set_t saved;
-            bool bound = bind_save(c, d, &saved);
-#pragma omp parallel num_threads(c->tpd[d] > 0 ? c->tpd[d] : 1)
-            {
-                cpu_set_t s2;
-                bool b2 = bind_save(c, d, &s2);
-                size_t k = (size_t)d * (size_t)c->tpd_max + (size_t)omp_get_thread_num();
-                if (omp_get_thread_num() < c->tpd_max && bufs[2 * k] && bufs[2 * k + 1]) {
-                    size_t left = (size_t)c->thread_bytes[k];
-                    while (left > 0) {
-                        size_t n = left < len[k] ? left : len[k];
-                        memcpy(bufs[2 * k + 1], bufs[2 * k], n);
-                        left -= n;
-                    }
-                }
-                unbind(b2, &s2);
-            }
-            unbind(bound, &saved);
-        }
-#pragma omp barrier
-#pragma omp master
-        t1 = nt_now();
-    }
-    for (size_t k = 0; k < nbuf; k++) {
-        nt_mem_free(bufs[2 * k], len[k]);
-        nt_mem_free(bufs[2 * k + 1], len[k]);
-    }
-    free(bufs);
-    free(len);
-    return atomic_load(&failed) ? 0 : t1 - t0;
 }
 
 void nt_exec_stats_free(nt_exec_stats_t *s)
@@ -288,66 +183,29 @@ void nt_exec_stats_free(nt_exec_stats_t *s)
 
 static void ctx_free(exec_ctx *c)
 {
-    free(c->cpu_ok);
-    free(c->tpd);
+    nt_team_free(&c->t);
     free(c->first);
     free(c->list);
     free(c->mfirst);
     free(c->mig);
-    free(c->node);
     free(c->pair_tiles);
     free(c->pair_bytes);
-    free(c->thread_bytes);
     free(c->skip_seg);
     free(c->skip_tile);
     free(c->phase);
     free(c->mcur);
 }
 
-// Cpus of every domain as a table, threads per domain, nodes.
-static nt_status ctx_machine(exec_ctx *c, const nt_exec_opts_t *o)
-{
-    int D = c->D;
-    c->maxcpu = 1;
-    for (int d = 0; d < D; d++) {
-        nt_domain_info_t info;
-        nt_topo_domain(c->topo, d, &info);
-        for (int k = 0; k < info.ncpus; k++)
-            if (info.cpus[k] + 1 > c->maxcpu)
-                c->maxcpu = info.cpus[k] + 1;
-    }
-    c->cpu_ok = calloc((size_t)D * (size_t)c->maxcpu, 1);
-    c->tpd = calloc((size_t)D, sizeof *c->tpd);
-    c->node = calloc((size_t)D, sizeof *c->node);
-    if (!c->cpu_ok || !c->tpd || !c->node)
-        return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
-    bool shared = nt_topo_oversubscribed(c->topo);
-    c->tpd_max = 1;
-    for (int d = 0; d < D; d++) {
-        nt_domain_info_t info;
-        nt_topo_domain(c->topo, d, &info);
-        c->node[d] = info.node;
-        for (int k = 0; k < info.ncpus; k++)
-            c->cpu_ok[(size_t)d * (size_t)c->maxcpu + (size_t)info.cpus[k]] = 1;
-        int t = o->threads_per_domain > 0 ? o->threads_per_domain
-                                          : (shared ? 1 : (info.ncpus < 4 ? info.ncpus : 4));
-        c->tpd[d] = info.ncpus > 0 ? t : 0;
-        if (c->tpd[d] > c->tpd_max)
-            c->tpd_max = c->tpd[d];
-    }
-    return NT_OK;
-}
-
 // Domain whose threads copy segment g: the chosen side, else the other, else any with cpus.
 static int exec_domain(const exec_ctx *c, const nt_segment_t *g, bool on_source)
 {
     int a = on_source ? g->src_dom : g->dst_dom, b = on_source ? g->dst_dom : g->src_dom;
-    if (c->tpd[a] > 0)
+    if (c->t.tpd[a] > 0)
         return a;
-    if (c->tpd[b] > 0)
+    if (c->t.tpd[b] > 0)
         return b;
-    for (int d = 0; d < c->D; d++)
-        if (c->tpd[d] > 0)
+    for (int d = 0; d < c->t.D; d++)
+        if (c->t.tpd[d] > 0)
             return d;
     return a;
 }
@@ -372,7 +230,7 @@ static nt_status assign_phases(exec_ctx *c, nt_plan_t *plan, const nt_exec_opts_
     nt_status st = nt_plan_schedule(plan, &sc);
     if (st)
         return st;
-    int D = c->D;
+    int D = c->t.D;
     c->nphases = sc->nphases + 1;
     // For each pair, its phases in order and the bytes each phase takes.
     size_t DD = (size_t)D * (size_t)D;
@@ -466,16 +324,15 @@ static nt_status check_placed_target(const nt_matrix_t *dst, const nt_exec_opts_
 // Per-pair counts, per-thread bytes, and the per-segment and per-tile scratch.
 static nt_status ctx_alloc(exec_ctx *c, const nt_plan_view_t *v)
 {
-    size_t D = (size_t)c->D, nseg = v->nseg > 0 ? (size_t)v->nseg : 1;
+    size_t D = (size_t)c->t.D, nseg = v->nseg > 0 ? (size_t)v->nseg : 1;
     c->pair_tiles = calloc(D * D, sizeof *c->pair_tiles);
     c->pair_bytes = calloc(D * D, sizeof *c->pair_bytes);
-    c->thread_bytes = calloc(D * (size_t)c->tpd_max, sizeof *c->thread_bytes);
     c->mfirst = calloc(D + 1, sizeof *c->mfirst);
     c->mcur = calloc(D, sizeof *c->mcur);
     c->skip_tile = calloc((size_t)(c->dst->mt * c->dst->nt), 1);
     c->skip_seg = calloc(nseg, 1);
     c->phase = malloc(nseg * sizeof *c->phase);
-    if (!c->pair_tiles || !c->pair_bytes || !c->thread_bytes || !c->mfirst || !c->mcur ||
+    if (!c->pair_tiles || !c->pair_bytes || !c->mfirst || !c->mcur ||
         !c->skip_tile || !c->skip_seg || !c->phase)
         return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
     return NT_OK;
@@ -511,13 +368,13 @@ static nt_status select_adopted(exec_ctx *c, const nt_plan_view_t *v, const nt_e
             c->skip_tile[g->dst_tile] = 1;
             c->skip_seg[x] = 1;
             c->adopted++;
-            if (c->node[g->src_dom] != c->node[g->dst_dom]) {
+            if (c->t.node[g->src_dom] != c->t.node[g->dst_dom]) {
                 nmig++;
                 c->mfirst[g->dst_dom + 1]++;
             }
         }
     }
-    for (int d = 0; d < c->D; d++)
+    for (int d = 0; d < c->t.D; d++)
         c->mfirst[d + 1] += c->mfirst[d];
     c->mig = malloc((size_t)(nmig > 0 ? nmig : 1) * sizeof *c->mig);
     if (!c->mig)
@@ -528,7 +385,7 @@ static nt_status select_adopted(exec_ctx *c, const nt_plan_view_t *v, const nt_e
 // Work lists by (phase, executing domain) of the segments to copy, by counting sort.
 static nt_status build_work_lists(exec_ctx *c, const nt_plan_view_t *v, bool on_source)
 {
-    size_t D = (size_t)c->D, cells = (size_t)c->nphases * D;
+    size_t D = (size_t)c->t.D, cells = (size_t)c->nphases * D;
     c->first = calloc(cells + 1, sizeof *c->first);
     c->list = malloc((size_t)(v->nseg > 0 ? v->nseg : 1) * sizeof *c->list);
     if (!c->first || !c->list)
@@ -561,12 +418,12 @@ static void adopt_tiles(exec_ctx *c, const nt_plan_view_t *v, nt_matrix_t *src)
         const nt_segment_t *g = &v->seg[x];
         nt_matrix_adopt_tile(c->dst, g->dst_tile, src, g->src_tile);
         int64_t b = seg_bytes(c, g);
-        if (c->node[g->src_dom] != c->node[g->dst_dom]) {
+        if (c->t.node[g->src_dom] != c->t.node[g->dst_dom]) {
             c->mig[c->mfirst[g->dst_dom] + c->mcur[g->dst_dom]++] = g->dst_tile;
             c->adopted_node_bytes += b;
         }
         if (g->src_dom != g->dst_dom) {
-            size_t pr = (size_t)g->src_dom * (size_t)c->D + (size_t)g->dst_dom;
+            size_t pr = (size_t)g->src_dom * (size_t)c->t.D + (size_t)g->dst_dom;
             c->pair_tiles[pr]++;
             c->pair_bytes[pr] += b;
             c->adopted_bytes += b;
@@ -580,20 +437,18 @@ static void adopt_tiles(exec_ctx *c, const nt_plan_view_t *v, nt_matrix_t *src)
 // bound. Returns the seconds of the copies; *bound gets those of the bound (0 without).
 static double run_copies(exec_ctx *c, const nt_plan_view_t *v, bool measure, double *bound)
 {
-    int saved_levels = omp_get_max_active_levels();
-    if (saved_levels < 2)
-        omp_set_max_active_levels(2);
+    nt_team_begin(&c->t);
     double t0 = nt_now();
     run_all(c);
     double t1 = nt_now();
     for (int64_t x = 0; x < v->nseg; x++)
         if (!c->skip_seg[x]) {
-            size_t pr = (size_t)v->seg[x].src_dom * (size_t)c->D + (size_t)v->seg[x].dst_dom;
+            size_t pr = (size_t)v->seg[x].src_dom * (size_t)c->t.D + (size_t)v->seg[x].dst_dom;
             c->pair_tiles[pr]++;
             c->pair_bytes[pr] += seg_bytes(c, &v->seg[x]);
         }
-    *bound = measure ? measure_bound(c) : 0;
-    omp_set_max_active_levels(saved_levels);
+    *bound = measure ? nt_team_measure_bound(&c->t) : 0;
+    nt_team_end(&c->t);
     return t1 - t0;
 }
 
@@ -601,12 +456,12 @@ static double run_copies(exec_ctx *c, const nt_plan_view_t *v, bool measure, dou
 static void fill_stats(exec_ctx *c, const nt_plan_view_t *v, double alloc_seconds,
                        double seconds, double bound, nt_exec_stats_t *stats)
 {
-    nt_exec_stats_t s = {.ndomains = c->D, .pair_tiles = c->pair_tiles,
+    nt_exec_stats_t s = {.ndomains = c->t.D, .pair_tiles = c->pair_tiles,
                          .pair_bytes = c->pair_bytes,
                          .tiles_kept = c->adopted - c->adopted_moved,
                          .tiles_migrated = c->adopted_moved, .pages_migrated = c->pages_migrated,
-                         .pages_failed = c->pages_failed, .tasks = c->tasks,
-                         .tasks_on_domain = c->tasks_on_domain, .seconds_alloc = alloc_seconds,
+                         .pages_failed = c->pages_failed, .tasks = c->t.tasks,
+                         .tasks_on_domain = c->t.tasks_on_domain, .seconds_alloc = alloc_seconds,
                          .seconds = seconds, .bound_seconds = bound};
     for (int64_t x = 0; x < v->nseg; x++) {
         const nt_segment_t *g = &v->seg[x];
@@ -616,7 +471,7 @@ static void fill_stats(exec_ctx *c, const nt_plan_view_t *v, double alloc_second
         s.bytes_copied += b;
         if (g->src_dom != g->dst_dom)
             s.bytes_moved += b;
-        if (c->node[g->src_dom] != c->node[g->dst_dom])
+        if (c->t.node[g->src_dom] != c->t.node[g->dst_dom])
             s.bytes_node_changed += b;
     }
     s.bytes_moved += c->adopted_bytes;
@@ -647,18 +502,18 @@ nt_status nt_plan_execute(nt_plan_t *plan, nt_matrix_t *src, nt_matrix_t *dst,
         dst->topo = src->topo; // a descriptor made without topology takes the source's
 
     // Everything that can fail comes first: scratch, work lists, the whole target's memory.
-    exec_ctx c = {.topo = src->topo, .src = src, .dst = dst, .seg = v.seg, .D = v.ndomains,
+    exec_ctx c = {.src = src, .dst = dst, .seg = v.seg,
                   .max_in_flight = o.max_in_flight > 0 ? o.max_in_flight : 64};
     nt_owner_state_t old = {0};
     bool relabelled = false;
-    if ((st = ctx_machine(&c, &o)) != NT_OK || (st = ctx_alloc(&c, &v)) != NT_OK ||
+    if ((st = nt_team_init(&c.t, src->topo, v.ndomains, &o)) != NT_OK || (st = ctx_alloc(&c, &v)) != NT_OK ||
         (st = select_adopted(&c, &v, &o, fresh)) != NT_OK ||
         (st = assign_phases(&c, plan, &o, c.skip_seg, c.phase)) != NT_OK ||
         (st = build_work_lists(&c, &v, o.on_source)) != NT_OK)
         goto fail;
     double ta = nt_now();
     if (fresh) {
-        if ((st = nt_matrix_set_owner(dst, v.dst_owner, c.D, &old)) != NT_OK)
+        if ((st = nt_matrix_set_owner(dst, v.dst_owner, c.t.D, &old)) != NT_OK)
             goto fail;
         relabelled = true;
         if ((st = nt_matrix_alloc_except(dst, c.skip_tile)) != NT_OK)
