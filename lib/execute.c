@@ -500,6 +500,12 @@ nt_status nt_plan_execute(nt_plan_t *plan, nt_matrix_t *src, nt_matrix_t *dst,
     const nt_topo_t *dst_topo = dst->topo;
     if (!dst->topo && fresh)
         dst->topo = src->topo; // a descriptor made without topology takes the source's
+    if (v.periodic) {
+        st = nt_exec_periodic(plan, &v, src, dst, &o, stats);
+        if (st)
+            dst->topo = dst_topo;
+        return st;
+    }
 
     // Everything that can fail comes first: scratch, work lists, the whole target's memory.
     exec_ctx c = {.src = src, .dst = dst, .seg = v.seg,

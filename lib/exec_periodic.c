@@ -1,0 +1,489 @@
+// Execution of a periodic plan: block-cyclic maps and ScaLAPACK layouts on both sides.
+//
+// Nothing is listed per segment. Along each dimension the submatrix is cut into pieces (as the
+// planner does) and each piece becomes a run of local indices: global index g of CYCLIC(r)
+// over p processes sits at local index (g / (r p)) r + g mod r of its process. Runs of one
+// (source grid coordinate, target grid coordinate) pair that continue each other on both sides
+// are merged, so a pair's rows are a short list whose length is bounded by the number of
+// blocks, never by the product of rows and columns. A copy is then: for each local column of
+// the target and each source grid row, the rows runs of that pair. Memory and set-up time are
+// O(tile rows + tile columns); the copy itself touches every byte once.
+//
+// Tasks: a task is (target component, source grid column, a range of target columns) and loops
+// over the source grid rows inside each column, so the target column stays in cache while
+// every source writes its part of it. It runs on the target domain. With on_source, or with
+// one-port steps, there is one task list per (source, target) pair instead: on the source
+// domain, or poured column by column into the pair's phases of the plan's schedule. Nothing
+// can fail after the target is allocated, so "nothing lost" only needs the allocation first.
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nt_core.h"
+#include "nt_exec.h"
+#include "nt_matrix.h"
+#include "nt_plan.h"
+
+// Target bytes a task copies, about (whole columns).
+#define PERIODIC_GRAIN ((int64_t)512 << 10)
+
+// Local indices [sl, sl + len) of the source map to [tl, tl + len) of the target; u = number
+// of indices in the list before this run (the position of the run in its list).
+typedef struct prun {
+    int64_t sl, tl, len, u;
+} prun;
+
+// Runs of one dimension by (source coordinate a, target coordinate b): list k = a * nb + b is
+// r[first[k] .. first[k] + cnt[k]) and holds total[k] indices.
+typedef struct runs {
+    prun *r;
+    int64_t *first, *cnt, *total;
+    int na, nb;
+} runs;
+
+static void runs_free(runs *R)
+{
+    free(R->r);
+    free(R->first);
+    free(R->cnt);
+    free(R->total);
+}
+
+static int64_t local_index(int64_t g, int64_t r, int p)
+{
+    return g / (r * p) * r + g % r;
+}
+
+// Append a piece to list k, merging it with the list's last run when both sides continue it.
+static void runs_add(runs *R, int k, int64_t sl, int64_t tl, int64_t len)
+{
+    prun *last = R->cnt[k] ? &R->r[R->first[k] + R->cnt[k] - 1] : NULL;
+    if (last && last->sl + last->len == sl && last->tl + last->len == tl)
+        last->len += len;
+    else
+        R->r[R->first[k] + R->cnt[k]++] = (prun){sl, tl, len, R->total[k]};
+    R->total[k] += len;
+}
+
+// The runs of one dimension (rows when `rows`), from its pieces.
+static nt_status runs_build(const nt_plan_geo_t *g, const nt_dim_t *d, bool rows, runs *R)
+{
+    int na = rows ? g->gs.p : g->gs.q, nb = rows ? g->gt.p : g->gt.q;
+    int64_t rs = rows ? g->gs.smb * g->smb : g->gs.snb * g->snb;
+    int64_t rt = rows ? g->gt.smb * g->tmb : g->gt.snb * g->tnb;
+    int64_t os = rows ? g->sub.src_row : g->sub.src_col;
+    int64_t ot = rows ? g->sub.dst_row : g->sub.dst_col;
+    size_t nk = (size_t)na * (size_t)nb;
+    *R = (runs){.na = na, .nb = nb};
+    R->r = malloc((size_t)(d->np > 0 ? d->np : 1) * sizeof *R->r);
+    R->first = calloc(nk + 1, sizeof *R->first);
+    R->cnt = calloc(nk, sizeof *R->cnt);
+    R->total = calloc(nk, sizeof *R->total);
+    if (!R->r || !R->first || !R->cnt || !R->total)
+        return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
+    for (int64_t x = 0; x < d->np; x++) {
+        const nt_piece_t *p = &d->p[x];
+        int a = rows ? nt_piece_src_row(g, p) : nt_piece_src_col(g, p);
+        int b = rows ? nt_piece_dst_row(g, p) : nt_piece_dst_col(g, p);
+        R->first[(size_t)a * (size_t)nb + (size_t)b + 1]++;
+    }
+    for (size_t k = 0; k < nk; k++)
+        R->first[k + 1] += R->first[k];
+    for (int64_t x = 0; x < d->np; x++) {
+        const nt_piece_t *p = &d->p[x];
+        int a = rows ? nt_piece_src_row(g, p) : nt_piece_src_col(g, p);
+        int b = rows ? nt_piece_dst_row(g, p) : nt_piece_dst_col(g, p);
+        runs_add(R, a * nb + b, local_index(os + p->x, rs, na), local_index(ot + p->x, rt, nb),
+                 p->len);
+    }
+    return NT_OK;
+}
+
+// One task: target component j, source grid column c, source grid row a (-1: all), target
+// columns u0..u1 of the column list (c, j's grid column), run on domain `dom`.
+typedef struct ptask {
+    int j, c, a, dom, phase;
+    int64_t u0, u1, bytes;
+} ptask;
+
+// One-port phases of each domain pair (STEPS): pair k = i * D + d takes the phases
+// ph[pfirst[k] .. pfirst[k + 1]) in order, cap[.] bytes in each.
+typedef struct pphases {
+    int nphases;
+    int64_t *pfirst, *ph, *cap;
+} pphases;
+
+typedef struct pctx {
+    nt_team_t t;
+    const nt_plan_view_t *v;
+    const nt_matrix_t *src;
+    nt_matrix_t *dst;
+    runs rr, rc;
+    pphases ps;      // nphases = 1 and no pair phases under FREE
+    ptask *task;
+    int64_t ntask;
+    int64_t *tfirst; // tasks of phase t, domain d: task[tfirst[t*D + d] .. tfirst[t*D + d + 1])
+} pctx;
+
+// Copy the rows runs of one column pair: long runs with memcpy, single elements by type.
+static void copy_column(char *dst, const char *src, const prun *r, int64_t n, size_t es)
+{
+    if (es == 8) {
+        uint64_t *d8 = (uint64_t *)(void *)dst;
+        const uint64_t *s8 = (const uint64_t *)(const void *)src;
+        // Short runs (CYCLIC(r) with small r) inline: a call per run would cost more than
+        // the copy.
+        for (int64_t k = 0; k < n; k++) {
+            uint64_t *dd = d8 + r[k].tl;
+            const uint64_t *ss = s8 + r[k].sl;
+            int64_t len = r[k].len;
+            if (len <= 16)
+                for (int64_t l = 0; l < len; l++)
+                    dd[l] = ss[l];
+            else
+                memcpy(dd, ss, (size_t)len * 8);
+        }
+        return;
+    }
+    for (int64_t k = 0; k < n; k++)
+        memcpy(dst + (size_t)r[k].tl * es, src + (size_t)r[k].sl * es, (size_t)r[k].len * es);
+}
+
+// First run of list k whose columns reach past u (binary search on the prefix u).
+static int64_t run_at(const runs *R, size_t k, int64_t u)
+{
+    int64_t lo = R->first[k], hi = R->first[k] + R->cnt[k] - 1;
+    while (lo < hi) {
+        int64_t mid = (lo + hi + 1) / 2;
+        if (R->r[mid].u <= u)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+static void run_ptask(pctx *x, const ptask *tk)
+{
+    const nt_plan_geo_t *g = x->v->geo;
+    int qs = g->gs.q, qt = g->gt.q, b = tk->j / qt, e = tk->j % qt, d = x->v->sigma[tk->j];
+    size_t es = g->es, kc = (size_t)tk->c * (size_t)qt + (size_t)e;
+    const struct nt_matrix_mem *sm = x->src->mem, *dm = x->dst->mem;
+    int64_t ldd = x->dst->lld[d];
+    int a0 = tk->a < 0 ? 0 : tk->a, a1 = tk->a < 0 ? g->gs.p : tk->a + 1;
+    for (int64_t k = run_at(&x->rc, kc, tk->u0); k < x->rc.first[kc] + x->rc.cnt[kc]; k++) {
+        const prun *cr = &x->rc.r[k];
+        int64_t lo = tk->u0 > cr->u ? tk->u0 - cr->u : 0;
+        int64_t hi = tk->u1 < cr->u + cr->len ? tk->u1 - cr->u : cr->len;
+        for (int64_t y = lo; y < hi; y++) {
+            char *dcol = dm->local[d] + (size_t)((cr->tl + y) * ldd) * es;
+            for (int a = a0; a < a1; a++) {
+                int i = a * qs + tk->c;
+                size_t kr = (size_t)a * (size_t)g->gt.p + (size_t)b;
+                const char *scol = sm->local[i] + (size_t)((cr->sl + y) * x->src->lld[i]) * es;
+                copy_column(dcol, scol, &x->rr.r[x->rr.first[kr]], x->rr.cnt[kr], es);
+            }
+        }
+        if (cr->u + cr->len >= tk->u1)
+            break;
+    }
+    nt_team_task_done(&x->t, tk->dom, tk->bytes);
+}
+
+// The one-port phases of every pair from the plan's schedule (phase 0: local copies).
+static nt_status build_phases(pctx *x, nt_plan_t *plan)
+{
+    const nt_schedule_t *sc;
+    nt_status st = nt_plan_schedule(plan, &sc);
+    if (st)
+        return st;
+    size_t DD = (size_t)x->t.D * (size_t)x->t.D;
+    pphases *P = &x->ps;
+    P->nphases = sc->nphases + 1;
+    P->pfirst = calloc(DD + 1, sizeof *P->pfirst);
+    P->ph = malloc(((size_t)sc->npairs + 1) * sizeof *P->ph);
+    P->cap = malloc(((size_t)sc->npairs + 1) * sizeof *P->cap);
+    int64_t *cur = calloc(DD, sizeof *cur);
+    if (!P->pfirst || !P->ph || !P->cap || !cur) {
+        free(cur);
+        return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
+    }
+    for (int64_t e = 0; e < sc->npairs; e++)
+        P->pfirst[(size_t)sc->src[e] * (size_t)x->t.D + (size_t)sc->dst[e] + 1]++;
+    for (size_t k = 0; k < DD; k++)
+        P->pfirst[k + 1] += P->pfirst[k];
+    for (int t = 0; t < sc->nphases; t++)
+        for (int64_t e = sc->first[t]; e < sc->first[t + 1]; e++) {
+            size_t k = (size_t)sc->src[e] * (size_t)x->t.D + (size_t)sc->dst[e];
+            int64_t at = P->pfirst[k] + cur[k]++;
+            P->ph[at] = t + 1;
+            P->cap[at] = sc->count[t];
+        }
+    free(cur);
+    return NT_OK;
+}
+
+// The domain that runs a task: the wanted one, else the other side, else any with cpus.
+static int pick_domain(const nt_team_t *t, int want, int other)
+{
+    if (t->tpd[want] > 0)
+        return want;
+    if (t->tpd[other] > 0)
+        return other;
+    for (int d = 0; d < t->D; d++)
+        if (t->tpd[d] > 0)
+            return d;
+    return want;
+}
+
+// Append the tasks covering target columns u0..ncol-1 of `percol` bytes each.
+static nt_status add_tasks(pctx *x, int64_t *cap, ptask proto, int64_t u0, int64_t ncol,
+                           int64_t percol)
+{
+    int64_t step = PERIODIC_GRAIN / percol > 1 ? PERIODIC_GRAIN / percol : 1;
+    for (int64_t u = u0; u < ncol; u += step) {
+        if (x->ntask == *cap) {
+            int64_t nc = *cap ? 2 * *cap : 256;
+            ptask *n = realloc(x->task, (size_t)nc * sizeof *n);
+            if (!n)
+                return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
+            x->task = n;
+            *cap = nc;
+        }
+        proto.u0 = u;
+        proto.u1 = u + step < ncol ? u + step : ncol;
+        proto.bytes = (proto.u1 - proto.u0) * percol;
+        x->task[x->ntask++] = proto;
+    }
+    return NT_OK;
+}
+
+// Tasks of one (source, target) pair's ncol columns of rb bytes: in phase 0, or poured into
+// the pair's one-port phases in order, each taking whole columns until it holds its share.
+static nt_status pair_tasks(pctx *x, int64_t *cap, ptask t, int i, int d, int64_t ncol,
+                            int64_t rb)
+{
+    size_t k = (size_t)i * (size_t)x->t.D + (size_t)d;
+    if (i == d || !x->ps.pfirst || x->ps.pfirst[k] == x->ps.pfirst[k + 1])
+        return add_tasks(x, cap, t, 0, ncol, rb);
+    int64_t u = 0;
+    nt_status st = NT_OK;
+    for (int64_t e = x->ps.pfirst[k]; e < x->ps.pfirst[k + 1] && u < ncol && st == NT_OK; e++) {
+        int64_t n = (x->ps.cap[e] + rb - 1) / rb;
+        int64_t u1 = e + 1 == x->ps.pfirst[k + 1] || u + n > ncol ? ncol : u + n;
+        t.phase = (int)x->ps.ph[e];
+        st = add_tasks(x, cap, t, u, u1, rb);
+        u = u1;
+    }
+    return st;
+}
+
+// Tasks of target component j (grid row b, column e) on domain d.
+static nt_status component_tasks(pctx *x, int64_t *cap, int j, bool on_source)
+{
+    const nt_plan_geo_t *g = x->v->geo;
+    int b = j / g->gt.q, e = j % g->gt.q, d = x->v->sigma[j];
+    int64_t es = (int64_t)g->es, all = 0;
+    for (int a = 0; a < g->gs.p; a++)
+        all += x->rr.total[a * g->gt.p + b] * es;
+    nt_status st = NT_OK;
+    for (int c = 0; c < g->gs.q && st == NT_OK; c++) {
+        int64_t ncol = x->rc.total[c * g->gt.q + e];
+        if (ncol == 0 || all == 0)
+            continue;
+        if (!on_source && !x->ps.pfirst) {
+            // Domain c is the source of grid row 0 in this column: the fallback side.
+            ptask t = {j, c, -1, pick_domain(&x->t, d, c), 0, 0, 0, 0};
+            st = add_tasks(x, cap, t, 0, ncol, all);
+            continue;
+        }
+        // One task list per source: on the source domain, or in the pair's phases.
+        for (int a = 0; a < g->gs.p && st == NT_OK; a++) {
+            int64_t rb = x->rr.total[a * g->gt.p + b] * es;
+            int i = a * g->gs.q + c;
+            int dom = on_source ? pick_domain(&x->t, i, d) : pick_domain(&x->t, d, i);
+            if (rb > 0)
+                st = pair_tasks(x, cap, (ptask){j, c, a, dom, 0, 0, 0, 0}, i, d, ncol, rb);
+        }
+    }
+    return st;
+}
+
+// Every task, then sorted by executing domain (counting sort into tfirst).
+static nt_status build_tasks(pctx *x, bool on_source)
+{
+    const nt_plan_view_t *v = x->v;
+    int64_t cap = 0, ncomp = (int64_t)v->geo->gt.p * v->geo->gt.q;
+    nt_status st = NT_OK;
+    for (int j = 0; j < ncomp && j < v->ncomp && st == NT_OK; j++)
+        if (v->sigma[j] < v->ndomains)
+            st = component_tasks(x, &cap, j, on_source);
+    size_t D = (size_t)v->ndomains, cells = (size_t)x->ps.nphases * D;
+    x->tfirst = calloc(cells + 1, sizeof *x->tfirst);
+    ptask *sorted = malloc((size_t)(x->ntask > 0 ? x->ntask : 1) * sizeof *sorted);
+    if (st == NT_OK && (!x->tfirst || !sorted))
+        st = nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
+    if (st != NT_OK) {
+        free(sorted);
+        return st;
+    }
+    for (int64_t k = 0; k < x->ntask; k++)
+        x->tfirst[(size_t)x->task[k].phase * D + (size_t)x->task[k].dom + 1]++;
+    for (size_t c = 0; c < cells; c++)
+        x->tfirst[c + 1] += x->tfirst[c];
+    int64_t *cur = calloc(cells, sizeof *cur);
+    if (!cur) {
+        free(sorted);
+        return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
+    }
+    for (int64_t k = 0; k < x->ntask; k++) {
+        size_t c = (size_t)x->task[k].phase * D + (size_t)x->task[k].dom;
+        sorted[x->tfirst[c] + cur[c]++] = x->task[k];
+    }
+    free(cur);
+    free(x->task);
+    x->task = sorted;
+    return NT_OK;
+}
+
+// Domain d's nested team runs its tasks of phase ph.
+static void run_domain(pctx *x, int ph, int d)
+{
+    size_t c = (size_t)ph * (size_t)x->t.D + (size_t)d;
+    int64_t lo = x->tfirst[c], hi = x->tfirst[c + 1];
+    if (lo == hi)
+        return;
+#pragma omp parallel num_threads(nt_team_threads(&x->t, d))
+    {
+        cpu_set_t saved;
+        bool bound = nt_team_bind(&x->t, d, &saved);
+#pragma omp single
+        for (int64_t k = lo; k < hi; k++) {
+#pragma omp task firstprivate(k)
+            run_ptask(x, &x->task[k]);
+        }
+        nt_team_unbind(bound, &saved);
+    }
+}
+
+static double run_all(pctx *x)
+{
+    nt_team_begin(&x->t);
+    double t0 = nt_now();
+#pragma omp parallel num_threads(x->t.D)
+    {
+        int tid = omp_get_thread_num(), nth = omp_get_num_threads();
+        for (int ph = 0; ph < x->ps.nphases; ph++) {
+            for (int d = tid; d < x->t.D; d += nth) {
+                cpu_set_t saved;
+                bool bound = nt_team_bind(&x->t, d, &saved);
+                run_domain(x, ph, d);
+                nt_team_unbind(bound, &saved);
+            }
+#pragma omp barrier
+        }
+    }
+    double t1 = nt_now();
+    nt_team_end(&x->t);
+    return t1 - t0;
+}
+
+// The statistics' per-pair arrays, taken before anything is touched.
+static nt_status stats_alloc(int D, nt_exec_stats_t *s)
+{
+    size_t DD = (size_t)D * (size_t)D;
+    *s = (nt_exec_stats_t){.ndomains = D};
+    s->pair_tiles = malloc(DD * sizeof *s->pair_tiles);
+    s->pair_bytes = malloc(DD * sizeof *s->pair_bytes);
+    if (!s->pair_tiles || !s->pair_bytes) {
+        nt_exec_stats_free(s);
+        return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
+    }
+    return NT_OK;
+}
+
+// Statistics from the plan's pair tables (every byte of the submatrix is copied) into s, whose
+// arrays come from stats_alloc().
+static void fill_stats(pctx *x, double alloc_s, double seconds, double bound,
+                       nt_exec_stats_t *s)
+{
+    int D = x->t.D;
+    size_t DD = (size_t)D * (size_t)D;
+    s->tasks = x->t.tasks;
+    s->tasks_on_domain = x->t.tasks_on_domain;
+    s->seconds_alloc = alloc_s;
+    s->seconds = seconds;
+    s->bound_seconds = bound;
+    memcpy(s->pair_tiles, x->v->pair_segs, DD * sizeof *s->pair_tiles);
+    memcpy(s->pair_bytes, x->v->pair_bytes, DD * sizeof *s->pair_bytes);
+    for (int i = 0; i < D; i++)
+        for (int d = 0; d < D; d++) {
+            int64_t b = s->pair_bytes[(size_t)i * (size_t)D + (size_t)d];
+            s->bytes_copied += b;
+            s->bytes_moved += i != d ? b : 0;
+            s->bytes_node_changed += x->t.node[i] != x->t.node[d] ? b : 0;
+        }
+    s->bandwidth_gbs = seconds > 0 ? (double)s->bytes_copied / seconds / 1e9 : 0;
+    s->bound_gbs = bound > 0 ? (double)s->bytes_copied / bound / 1e9 : 0;
+}
+
+// A fresh target takes the plan's (relabelled) map and its memory; on failure it is as before.
+static nt_status alloc_target(nt_matrix_t *dst, const nt_plan_view_t *v)
+{
+    nt_owner_state_t old = {0};
+    nt_status st = nt_matrix_set_owner(dst, v->dst_owner, v->ndomains, &old);
+    if (st)
+        return st;
+    if ((st = nt_matrix_alloc(dst)) != NT_OK) {
+        nt_matrix_owner_restore(dst, &old);
+        return st;
+    }
+    nt_matrix_owner_discard(&old);
+    return NT_OK;
+}
+
+nt_status nt_exec_periodic(nt_plan_t *plan, const nt_plan_view_t *v, nt_matrix_t *src,
+                           nt_matrix_t *dst, const nt_exec_opts_t *o, nt_exec_stats_t *stats)
+{
+    pctx x = {.v = v, .src = src, .dst = dst, .ps = {.nphases = 1}};
+    nt_dim_t dr = {0}, dc = {0};
+    nt_exec_stats_t s = {0};
+    nt_status st;
+    if ((st = nt_team_init(&x.t, src->topo, v->ndomains, o)) != NT_OK ||
+        (stats && (st = stats_alloc(v->ndomains, &s)) != NT_OK) ||
+        (st = nt_plan_geo_dims(v->geo, &dr, &dc)) != NT_OK ||
+        (st = runs_build(v->geo, &dr, true, &x.rr)) != NT_OK ||
+        (st = runs_build(v->geo, &dc, false, &x.rc)) != NT_OK ||
+        (o->schedule == NT_SCHED_STEPS && (st = build_phases(&x, plan)) != NT_OK) ||
+        (st = build_tasks(&x, o->on_source)) != NT_OK)
+        goto out;
+    double ta = nt_now();
+    if (!dst->allocated && (st = alloc_target(dst, v)) != NT_OK)
+        goto out;
+    double tb = nt_now();
+    double seconds = run_all(&x);
+    double bound = 0;
+    if (o->measure_bound) {
+        nt_team_begin(&x.t);
+        bound = nt_team_measure_bound(&x.t);
+        nt_team_end(&x.t);
+    }
+    if (stats) {
+        fill_stats(&x, tb - ta, seconds, bound, &s);
+        *stats = s;
+        s = (nt_exec_stats_t){0};
+    }
+out:
+    nt_exec_stats_free(&s);
+    nt_dim_free(&dr);
+    nt_dim_free(&dc);
+    runs_free(&x.rr);
+    runs_free(&x.rc);
+    free(x.task);
+    free(x.tfirst);
+    free(x.ps.pfirst);
+    free(x.ps.ph);
+    free(x.ps.cap);
+    nt_team_free(&x.t);
+    return st;
+}
