@@ -492,6 +492,9 @@ nt_status nt_plan_execute(nt_plan_t *plan, nt_matrix_t *src, nt_matrix_t *dst,
     nt_status st = check_exec(plan, src, dst, opts, &o);
     if (st)
         return st;
+    // The target owners (built on demand for periodic plans) before anything is touched.
+    if ((st = nt_plan_owner_table(plan)) != NT_OK)
+        return st;
     nt_plan_view_t v;
     nt_plan_get_view(plan, &v);
     bool fresh = !dst->allocated;

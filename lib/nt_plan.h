@@ -102,7 +102,12 @@ typedef struct nt_plan_view {
     int ncomp;
 } nt_plan_view_t;
 
+// The view of a plan; its dst_owner is NULL for a periodic plan until nt_plan_owner_table().
 void nt_plan_get_view(const nt_plan_t *plan, nt_plan_view_t *v);
+
+// Build the per-tile target owners of a periodic plan (from sigma and the target grid) if not
+// built yet. NT_ENOMEM when the table cannot be allocated.
+nt_status nt_plan_owner_table(nt_plan_t *plan);
 
 // True when the plan was built for exactly these matrices.
 bool nt_plan_matches(const nt_plan_t *plan, const nt_matrix_t *src, const nt_matrix_t *dst);

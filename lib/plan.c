@@ -222,7 +222,21 @@ static nt_status check_args(const nt_matrix_t *src, const nt_matrix_t *dst, cons
     return check_labels(src, dst, a);
 }
 
-// An empty plan with its per-pair and per-tile arrays.
+// The geometry the plan keeps, and whether it is periodic: block-cyclic maps and ScaLAPACK
+// layouts on both sides, where segments (one per element for CYCLIC(1)) are not stored.
+static void plan_set_geo(nt_plan_t *p, const nt_matrix_t *src, const nt_matrix_t *dst,
+                         const plan_args *a)
+{
+    p->geo = (nt_plan_geo_t){src->m, src->n, src->mb, src->nb, src->nt, dst->m, dst->n,
+                             dst->mb, dst->nb, dst->nt, src->elem_size, src->grid, dst->grid,
+                             a->s};
+    p->info.periodic = !a->o.explicit_segments && src->layout == NT_LAYOUT_SCALAPACK &&
+                       dst->layout == NT_LAYOUT_SCALAPACK && src->grid.p > 0 &&
+                       dst->grid.p > 0;
+}
+
+// An empty plan with its per-pair and per-tile arrays (a periodic plan builds its per-tile
+// owners on demand: nt_plan_owner_table()).
 static nt_status plan_alloc(const nt_matrix_t *src, const nt_matrix_t *dst, const plan_args *a,
                             nt_plan_t **out)
 {
@@ -238,12 +252,14 @@ static nt_status plan_alloc(const nt_matrix_t *src, const nt_matrix_t *dst, cons
     p->dst = dst;
     p->D = a->D;
     p->ncomp = a->ncomp;
+    plan_set_geo(p, src, dst, a);
     size_t DD = (size_t)a->D * (size_t)a->D;
     p->pair_bytes = calloc(DD, sizeof *p->pair_bytes);
     p->pair_segs = calloc(DD, sizeof *p->pair_segs);
     p->sigma = malloc((size_t)a->ncomp * sizeof *p->sigma);
-    p->dst_owner = malloc((size_t)(dst->mt * dst->nt) * sizeof *p->dst_owner);
-    if (!p->pair_bytes || !p->pair_segs || !p->sigma || !p->dst_owner) {
+    if (!p->info.periodic)
+        p->dst_owner = malloc((size_t)(dst->mt * dst->nt) * sizeof *p->dst_owner);
+    if (!p->pair_bytes || !p->pair_segs || !p->sigma || (!p->info.periodic && !p->dst_owner)) {
         nt_plan_destroy(p);
         return nt_fail(NT_ENOMEM, "nt_plan_create: out of memory");
     }
@@ -374,7 +390,7 @@ static nt_status relabel(nt_plan_t *p, const nt_matrix_t *src, const nt_matrix_t
         if (st)
             return st;
     }
-    for (size_t t = 0; t < (size_t)(dst->mt * dst->nt); t++)
+    for (size_t t = 0; p->dst_owner && t < (size_t)(dst->mt * dst->nt); t++)
         p->dst_owner[t] = p->sigma[dst->owner[t]];
     // Canonical plans may name more components than domains when the extra ones hold no
     // tile (checked in check_labels): their counts are zero and their label has no column.
@@ -461,25 +477,13 @@ static nt_status plan_account(nt_plan_t *p, const int64_t *dist, const nt_dim_t 
     return NT_OK;
 }
 
-// The geometry the plan keeps, and whether it is periodic: block-cyclic maps and ScaLAPACK
-// layouts on both sides, where segments (one per element for CYCLIC(1)) are not stored.
-static void plan_set_geo(nt_plan_t *p, const nt_matrix_t *src, const nt_matrix_t *dst,
-                         const plan_args *a)
-{
-    p->geo = (nt_plan_geo_t){src->m, src->n, src->mb, src->nb, src->nt, dst->m, dst->n,
-                             dst->mb, dst->nb, dst->nt, src->elem_size, src->grid, dst->grid,
-                             a->s};
-    p->info.periodic = !a->o.explicit_segments && src->layout == NT_LAYOUT_SCALAPACK &&
-                       dst->layout == NT_LAYOUT_SCALAPACK && src->grid.p > 0 &&
-                       dst->grid.p > 0;
-}
-
 // Bytes the plan holds (the schedule, built on demand, is not counted).
 static int64_t plan_memory(const nt_plan_t *p, const nt_matrix_t *dst)
 {
     size_t DD = (size_t)p->D * (size_t)p->D;
+    size_t owners = p->dst_owner ? (size_t)(dst->mt * dst->nt) * sizeof(int) : 0;
     return (int64_t)(sizeof *p + (size_t)p->nseg * sizeof *p->seg + 2 * DD * sizeof(int64_t) +
-                     (size_t)p->ncomp * sizeof(int) + (size_t)(dst->mt * dst->nt) * sizeof(int));
+                     (size_t)p->ncomp * sizeof(int) + owners);
 }
 
 nt_status nt_plan_create(const nt_matrix_t *src, const nt_matrix_t *dst, const nt_sub_t *sub,
@@ -494,7 +498,6 @@ nt_status nt_plan_create(const nt_matrix_t *src, const nt_matrix_t *dst, const n
     nt_status st = check_args(src, dst, sub, opts, &a);
     if (st || (st = plan_alloc(src, dst, &a, &p)) != NT_OK)
         return st;
-    plan_set_geo(p, src, dst, &a);
     nt_dim_t dr = {0}, dc = {0};
     int64_t *dist = NULL;
     int64_t *counts = calloc((size_t)src->ndomains * (size_t)a.ncomp, sizeof *counts);
@@ -563,7 +566,10 @@ nt_status nt_plan_foreach_segment(const nt_plan_t *plan, nt_segment_fn fn, void 
             for (int64_t r = dr.band[br]; r < dr.band[br + 1] && !stop; r++)
                 for (int64_t c = dc.band[bc]; c < dc.band[bc + 1] && !stop; c++) {
                     nt_segment_t g;
-                    make_segment(&plan->geo, NULL, plan->dst_owner, &dr, &dc, br, bc, r, c, &g);
+                    make_segment(&plan->geo, NULL, NULL, &dr, &dc, br, bc, r, c, &g);
+                    g.dst_dom = plan->sigma[nt_piece_dst_row(&plan->geo, &dr.p[r]) *
+                                                plan->geo.gt.q +
+                                            nt_piece_dst_col(&plan->geo, &dc.p[c])];
                     stop = fn(&g, arg) != 0;
                 }
     nt_dim_free(&dr);
@@ -590,9 +596,31 @@ const int *nt_plan_sigma(const nt_plan_t *plan, int *n)
     return plan->sigma;
 }
 
+nt_status nt_plan_owner_table(nt_plan_t *p)
+{
+    if (p->dst_owner)
+        return NT_OK;
+    const nt_plan_geo_t *g = &p->geo;
+    int64_t mt = (g->tm + g->tmb - 1) / g->tmb;
+    int *o = malloc((size_t)(mt * g->tnt) * sizeof *o);
+    if (!o)
+        return nt_fail(NT_ENOMEM, "nt_plan_dst_owner: out of memory for %lld tile owners",
+                       (long long)(mt * g->tnt));
+    for (int64_t i = 0; i < mt; i++) {
+        int b = (int)((i / g->gt.smb) % g->gt.p);
+        for (int64_t j = 0; j < g->tnt; j++)
+            o[i * g->tnt + j] = p->sigma[b * g->gt.q + (int)((j / g->gt.snb) % g->gt.q)];
+    }
+    p->dst_owner = o;
+    return NT_OK;
+}
+
 const int *nt_plan_dst_owner(const nt_plan_t *plan)
 {
-    return plan ? plan->dst_owner : NULL;
+    // A periodic plan's table is a cache built on first use (the plan is not const-defined).
+    if (!plan || nt_plan_owner_table((nt_plan_t *)plan) != NT_OK)
+        return NULL;
+    return plan->dst_owner;
 }
 
 nt_status nt_plan_schedule(nt_plan_t *plan, const nt_schedule_t **sched)

@@ -206,9 +206,10 @@ const int *nt_plan_sigma(const nt_plan_t *plan, int *n);
 
 /**
  * \brief Domain of every target tile after relabelling (mt*nt of dst, row-major).
+ *        A periodic plan builds this table on the first call (it is not needed to plan).
  * @param[in] plan a plan, or NULL.
  * @return the owners, owned by the plan (valid until nt_plan_destroy()), or NULL when plan is
- *         NULL.
+ *         NULL or the table of a periodic plan cannot be allocated (nt_last_error() says so).
  */
 const int *nt_plan_dst_owner(const nt_plan_t *plan);
 
