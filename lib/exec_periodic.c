@@ -35,7 +35,7 @@
 // of indices in the list before this run (the position of the run in its list).
 typedef struct prun {
     int64_t sl, tl, len, u;
-    int a; // source grid coordinate (merged row lists mix sources)
+    int a, b; // source and target grid coordinates (merged lists mix them)
 } prun;
 
 // A list of runs as a pattern of npat runs repeated reps times, each repetition shifted by
@@ -44,6 +44,7 @@ typedef struct prun {
 // column instead of one per element.
 typedef struct plist {
     int64_t npat, reps, rem, ds, dt;
+    bool unit; // every run is one element long (CYCLIC(1) on one side, small blocks on both)
 } plist;
 
 // Runs of one dimension by (source coordinate a, target coordinate b): list k = a * nb + b is
@@ -73,12 +74,23 @@ static plist find_pattern(const prun *r, int64_t n)
     for (int64_t P = 1; P <= MAX_PERIOD && P < n; P++) {
         int64_t ds = r[P].sl - r[0].sl, dt = r[P].tl - r[0].tl, k = 0;
         while (k + P < n && r[k + P].len == r[k].len && r[k + P].a == r[k].a &&
+               r[k + P].b == r[k].b &&
                r[k + P].sl - r[k].sl == ds && r[k + P].tl - r[k].tl == dt)
             k++;
         if (k + P == n)
-            return (plist){P, n / P, n % P, ds, dt};
+            return (plist){P, n / P, n % P, ds, dt, false};
     }
-    return (plist){n, 1, 0, 0, 0};
+    return (plist){n, 1, 0, 0, 0, false};
+}
+
+// find_pattern(), and whether every run is a single element.
+static plist list_pattern(const prun *r, int64_t n)
+{
+    plist L = find_pattern(r, n);
+    L.unit = true;
+    for (int64_t k = 0; k < n && L.unit; k++)
+        L.unit = r[k].len == 1;
+    return L;
 }
 
 static int64_t local_index(int64_t g, int64_t r, int p)
@@ -93,7 +105,7 @@ static void runs_add(runs *R, int k, int64_t sl, int64_t tl, int64_t len)
     if (last && last->sl + last->len == sl && last->tl + last->len == tl)
         last->len += len;
     else
-        R->r[R->first[k] + R->cnt[k]++] = (prun){sl, tl, len, R->total[k], k / R->nb};
+        R->r[R->first[k] + R->cnt[k]++] = (prun){sl, tl, len, R->total[k], k / R->nb, k % R->nb};
     R->total[k] += len;
 }
 
@@ -132,7 +144,7 @@ static nt_status runs_build(const nt_plan_geo_t *g, const nt_dim_t *d, bool rows
     if (!R->pat)
         return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
     for (size_t k = 0; k < nk; k++)
-        R->pat[k] = find_pattern(&R->r[R->first[k]], R->cnt[k]);
+        R->pat[k] = list_pattern(&R->r[R->first[k]], R->cnt[k]);
     return NT_OK;
 }
 
@@ -142,34 +154,46 @@ static int cmp_tl(const void *x, const void *y)
     return (a->tl > b->tl) - (a->tl < b->tl);
 }
 
-// Rows of every source grid row for each target grid row b, in target order: a target column
-// is then written top to bottom in one pass, each run read from its own source.
-static nt_status merge_rows(const runs *rr, runs *M)
+static int cmp_sl(const void *x, const void *y)
 {
-    size_t na = (size_t)rr->na, nb = (size_t)rr->nb;
-    int64_t all = rr->first[na * nb];
-    *M = (runs){.na = 1, .nb = rr->nb};
+    const prun *a = x, *b = y;
+    return (a->sl > b->sl) - (a->sl < b->sl);
+}
+
+// The lists of R merged across one coordinate: by target (one list per target coordinate b,
+// every source's runs in target order: a target column is written top to bottom in one pass)
+// or by source (one list per source coordinate a, in source order: a source column is read top
+// to bottom). Positions u are recounted in the merged order.
+static nt_status merge_runs(const runs *R, bool by_source, runs *M)
+{
+    size_t na = (size_t)R->na, nb = (size_t)R->nb, ng = by_source ? na : nb;
+    int64_t all = R->first[na * nb];
+    *M = (runs){.na = by_source ? R->na : 1, .nb = by_source ? 1 : R->nb};
     M->r = malloc((size_t)(all > 0 ? all : 1) * sizeof *M->r);
-    M->first = calloc(nb + 1, sizeof *M->first);
-    M->cnt = calloc(nb, sizeof *M->cnt);
-    M->total = calloc(nb, sizeof *M->total);
-    M->pat = malloc(nb * sizeof *M->pat);
+    M->first = calloc(ng + 1, sizeof *M->first);
+    M->cnt = calloc(ng, sizeof *M->cnt);
+    M->total = calloc(ng, sizeof *M->total);
+    M->pat = malloc(ng * sizeof *M->pat);
     if (!M->r || !M->first || !M->cnt || !M->total || !M->pat)
         return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
     int64_t at = 0;
-    for (size_t b = 0; b < nb; b++) {
-        M->first[b] = at;
-        for (size_t a = 0; a < na; a++) {
-            size_t k = a * nb + b;
-            memcpy(&M->r[at], &rr->r[rr->first[k]], (size_t)rr->cnt[k] * sizeof *M->r);
-            at += rr->cnt[k];
-            M->total[b] += rr->total[k];
+    for (size_t g = 0; g < ng; g++) {
+        M->first[g] = at;
+        for (size_t o = 0; o < (by_source ? nb : na); o++) {
+            size_t k = by_source ? g * nb + o : o * nb + g;
+            memcpy(&M->r[at], &R->r[R->first[k]], (size_t)R->cnt[k] * sizeof *M->r);
+            at += R->cnt[k];
         }
-        M->cnt[b] = at - M->first[b];
-        qsort(&M->r[M->first[b]], (size_t)M->cnt[b], sizeof *M->r, cmp_tl);
-        M->pat[b] = find_pattern(&M->r[M->first[b]], M->cnt[b]);
+        M->cnt[g] = at - M->first[g];
+        prun *v = &M->r[M->first[g]];
+        qsort(v, (size_t)M->cnt[g], sizeof *v, by_source ? cmp_sl : cmp_tl);
+        for (int64_t x = 0; x < M->cnt[g]; x++) {
+            v[x].u = M->total[g];
+            M->total[g] += v[x].len;
+        }
+        M->pat[g] = list_pattern(v, M->cnt[g]);
     }
-    M->first[nb] = at;
+    M->first[ng] = at;
     return NT_OK;
 }
 
@@ -194,7 +218,10 @@ typedef struct pctx {
     nt_matrix_t *dst;
     runs rr, rc;     // rows by (source row, target row), columns by (source col, target col)
     runs mr;         // rows by target row, all sources merged in target order
+    runs ms, cs;     // source-driven: rows and columns by source, in source order
+    bool by_source;  // on_source under FREE: one pass down every source column
     const char **scol; // per copy thread: the source column of every source grid row
+    char **dcol;       // per copy thread: the target column of every target grid row
     pphases ps;      // nphases = 1 and no pair phases under FREE
     bool stream;     // long runs with non-temporal stores (a move far larger than the caches)
     ptask *task;
@@ -237,17 +264,16 @@ static void stream_fence(void)
 #endif
 }
 
-// Copy n runs down one target column: run k reads source column src[r[k].a]; every index is
-// shifted by (so, to). Long runs with memcpy (or streamed), short ones inline.
-static inline void copy_runs(char *dst, const char *const *src, const prun *r, int64_t n,
+// Copy n runs: run k reads source column src[r[k].a] and writes target column dst[r[k].b];
+// every index is shifted by (so, to). Long runs with memcpy (or streamed), short ones inline.
+static inline void copy_runs(char *const *dst, const char *const *src, const prun *r, int64_t n,
                              size_t es, bool stream, int64_t so, int64_t to)
 {
     if (es == 8) {
         // Short runs (CYCLIC(r) with small r) inline: a call per run would cost more than
         // the copy.
-        uint64_t *d8 = (uint64_t *)(void *)dst + to;
         for (int64_t k = 0; k < n; k++) {
-            uint64_t *dd = d8 + r[k].tl;
+            uint64_t *dd = (uint64_t *)(void *)dst[r[k].b] + to + r[k].tl;
             const uint64_t *ss = (const uint64_t *)(const void *)src[r[k].a] + so + r[k].sl;
             int64_t len = r[k].len;
             if (len <= 16)
@@ -262,7 +288,7 @@ static inline void copy_runs(char *dst, const char *const *src, const prun *r, i
     }
     for (int64_t k = 0; k < n; k++) {
         size_t b = (size_t)r[k].len * es;
-        char *d = dst + (size_t)(to + r[k].tl) * es;
+        char *d = dst[r[k].b] + (size_t)(to + r[k].tl) * es;
         const char *q = src[r[k].a] + (size_t)(so + r[k].sl) * es;
         if (stream && b >= STREAM_RUN)
             stream_copy(d, q, b);
@@ -271,10 +297,20 @@ static inline void copy_runs(char *dst, const char *const *src, const prun *r, i
     }
 }
 
-// Copy the rows of one target column: the list's pattern, repetition by repetition.
-static void copy_column(char *dst, const char *const *src, const prun *r, const plist *L,
+// Copy the rows of one column: the list's pattern, repetition by repetition.
+static void copy_column(char *const *dst, const char *const *src, const prun *r, const plist *L,
                         size_t es, bool stream)
 {
+    if (es == 8 && L->unit) {
+        // Element by element (CYCLIC(1)): no length loop, no branch per run.
+        for (int64_t k = 0; k <= L->reps; k++) {
+            int64_t n = k < L->reps ? L->npat : L->rem, so = k * L->ds, to = k * L->dt;
+            for (int64_t e = 0; e < n; e++)
+                ((uint64_t *)(void *)dst[r[e].b])[to + r[e].tl] =
+                    ((const uint64_t *)(const void *)src[r[e].a])[so + r[e].sl];
+        }
+        return;
+    }
     for (int64_t k = 0; k < L->reps; k++)
         copy_runs(dst, src, r, L->npat, es, stream, k * L->ds, k * L->dt);
     if (L->rem)
@@ -295,12 +331,11 @@ static int64_t run_at(const runs *R, size_t k, int64_t u)
     return lo;
 }
 
-// This thread's table of source column pointers (one per source grid row).
-static const char **thread_scol(pctx *x, int dom)
+// This thread's slot in the per-thread tables.
+static size_t thread_slot(const pctx *x, int dom)
 {
     int tid = omp_get_thread_num();
-    size_t slot = (size_t)dom * (size_t)x->t.tpd_max + (size_t)(tid < x->t.tpd_max ? tid : 0);
-    return x->scol + slot * (size_t)x->v->geo->gs.p;
+    return (size_t)dom * (size_t)x->t.tpd_max + (size_t)(tid < x->t.tpd_max ? tid : 0);
 }
 
 static void run_ptask(pctx *x, const ptask *tk)
@@ -314,13 +349,15 @@ static void run_ptask(pctx *x, const ptask *tk)
     // All sources: the merged list of target row b; one source: its own list.
     const runs *R = tk->a < 0 ? &x->mr : &x->rr;
     size_t kr = tk->a < 0 ? (size_t)b : (size_t)tk->a * (size_t)g->gt.p + (size_t)b;
-    const char **scol = thread_scol(x, tk->dom);
+    size_t slot = thread_slot(x, tk->dom);
+    const char **scol = x->scol + slot * (size_t)g->gs.p;
+    char **dcol = x->dcol + slot * (size_t)g->gt.p;
     for (int64_t k = run_at(&x->rc, kc, tk->u0); k < x->rc.first[kc] + x->rc.cnt[kc]; k++) {
         const prun *cr = &x->rc.r[k];
         int64_t lo = tk->u0 > cr->u ? tk->u0 - cr->u : 0;
         int64_t hi = tk->u1 < cr->u + cr->len ? tk->u1 - cr->u : cr->len;
         for (int64_t y = lo; y < hi; y++) {
-            char *dcol = dm->local[d] + (size_t)((cr->tl + y) * ldd) * es;
+            dcol[b] = dm->local[d] + (size_t)((cr->tl + y) * ldd) * es;
             for (int a = a0; a < a1; a++) {
                 int i = a * qs + tk->c;
                 scol[a] = sm->local[i] ? sm->local[i] + (size_t)((cr->sl + y) * x->src->lld[i]) *
@@ -328,6 +365,42 @@ static void run_ptask(pctx *x, const ptask *tk)
                                        : NULL;
             }
             copy_column(dcol, scol, &R->r[R->first[kr]], &R->pat[kr], es, x->stream);
+        }
+        if (cr->u + cr->len >= tk->u1)
+            break;
+    }
+    if (x->stream)
+        stream_fence();
+    nt_team_task_done(&x->t, tk->dom, tk->bytes);
+}
+
+// A source-driven task (j < 0): source domain (a, c), source columns u0..u1 of its merged
+// column list; each source column is read top to bottom and its runs land in the target
+// columns of every target grid row.
+static void run_stask(pctx *x, const ptask *tk)
+{
+    const nt_plan_geo_t *g = x->v->geo;
+    int qt = g->gt.q, i = tk->a * g->gs.q + tk->c;
+    size_t es = g->es;
+    const struct nt_matrix_mem *sm = x->src->mem, *dm = x->dst->mem;
+    size_t slot = thread_slot(x, tk->dom);
+    const char **scol = x->scol + slot * (size_t)g->gs.p;
+    char **dcol = x->dcol + slot * (size_t)g->gt.p;
+    const runs *R = &x->ms;
+    for (int64_t k = run_at(&x->cs, (size_t)tk->c, tk->u0);
+         k < x->cs.first[tk->c] + x->cs.cnt[tk->c]; k++) {
+        const prun *cr = &x->cs.r[k];
+        int64_t lo = tk->u0 > cr->u ? tk->u0 - cr->u : 0;
+        int64_t hi = tk->u1 < cr->u + cr->len ? tk->u1 - cr->u : cr->len;
+        for (int64_t y = lo; y < hi; y++) {
+            scol[tk->a] = sm->local[i] + (size_t)((cr->sl + y) * x->src->lld[i]) * es;
+            for (int b = 0; b < g->gt.p; b++) {
+                int j = b * qt + cr->b, d = j < x->v->ncomp ? x->v->sigma[j] : x->t.D;
+                dcol[b] = d < x->t.D && dm->local[d]
+                              ? dm->local[d] + (size_t)((cr->tl + y) * x->dst->lld[d]) * es
+                              : NULL;
+            }
+            copy_column(dcol, scol, &R->r[R->first[tk->a]], &R->pat[tk->a], es, x->stream);
         }
         if (cr->u + cr->len >= tk->u1)
             break;
@@ -405,6 +478,22 @@ static nt_status add_tasks(pctx *x, int64_t *cap, ptask proto, int64_t u0, int64
     return NT_OK;
 }
 
+// Source-driven tasks: every source domain of the grid, its columns split by bytes.
+static nt_status source_tasks(pctx *x, int64_t *cap)
+{
+    const nt_plan_geo_t *g = x->v->geo;
+    nt_status st = NT_OK;
+    for (int a = 0; a < g->gs.p && st == NT_OK; a++)
+        for (int c = 0; c < g->gs.q && st == NT_OK; c++) {
+            int64_t percol = x->ms.total[a] * (int64_t)g->es, ncol = x->cs.total[c];
+            int i = a * g->gs.q + c;
+            if (percol > 0 && ncol > 0)
+                st = add_tasks(x, cap, (ptask){-1, c, a, pick_domain(&x->t, i, i), 0, 0, 0, 0},
+                               0, ncol, percol);
+        }
+    return st;
+}
+
 // Tasks of one (source, target) pair's ncol columns of rb bytes: in phase 0, or poured into
 // the pair's one-port phases in order, each taking whole columns until it holds its share.
 static nt_status pair_tasks(pctx *x, int64_t *cap, ptask t, int i, int d, int64_t ncol,
@@ -462,7 +551,9 @@ static nt_status build_tasks(pctx *x, bool on_source)
     const nt_plan_view_t *v = x->v;
     int64_t cap = 0, ncomp = (int64_t)v->geo->gt.p * v->geo->gt.q;
     nt_status st = NT_OK;
-    for (int j = 0; j < ncomp && j < v->ncomp && st == NT_OK; j++)
+    if (x->by_source)
+        st = source_tasks(x, &cap);
+    for (int j = 0; j < ncomp && j < v->ncomp && st == NT_OK && !x->by_source; j++)
         if (v->sigma[j] < v->ndomains)
             st = component_tasks(x, &cap, j, on_source);
     size_t D = (size_t)v->ndomains, cells = (size_t)x->ps.nphases * D;
@@ -507,7 +598,12 @@ static void run_domain(pctx *x, int ph, int d)
 #pragma omp single
         for (int64_t k = lo; k < hi; k++) {
 #pragma omp task firstprivate(k)
-            run_ptask(x, &x->task[k]);
+            {
+                if (x->task[k].j < 0)
+                    run_stask(x, &x->task[k]);
+                else
+                    run_ptask(x, &x->task[k]);
+            }
         }
         nt_team_unbind(bound, &saved);
     }
@@ -574,12 +670,35 @@ static void fill_stats(pctx *x, double alloc_s, double seconds, double bound,
     s->bound_gbs = bound > 0 ? (double)s->bytes_copied / bound / 1e9 : 0;
 }
 
-// The copy threads' source-column tables.
-static nt_status scol_alloc(pctx *x)
+// Source order (one pass down every source column, on the source domain) when asked
+// (on_source), or when every domain is on one NUMA node (virtual domains): then where a copy
+// runs cannot change what memory it touches, and reading each source column once in order
+// measured up to twice as fast here as filling each target column from several sources
+// (partly read source lines). One-port phases keep the per-pair order.
+static bool source_order(const nt_team_t *t, const nt_exec_opts_t *o)
 {
-    size_t n = (size_t)x->t.D * (size_t)x->t.tpd_max * (size_t)x->v->geo->gs.p;
-    x->scol = malloc(n * sizeof *x->scol);
-    return x->scol ? NT_OK : nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
+    if (o->schedule != NT_SCHED_FREE || o->order == NT_ORDER_TARGET)
+        return false;
+    if (o->order == NT_ORDER_SOURCE)
+        return true;
+    bool one_node = true;
+    for (int d = 1; d < t->D; d++)
+        one_node = one_node && t->node[d] == t->node[0];
+    return o->on_source || one_node;
+}
+
+// The copy threads' column tables, and the merged lists the chosen task order reads.
+static nt_status lists_alloc(pctx *x)
+{
+    size_t n = (size_t)x->t.D * (size_t)x->t.tpd_max;
+    x->scol = malloc(n * (size_t)x->v->geo->gs.p * sizeof *x->scol);
+    x->dcol = malloc(n * (size_t)x->v->geo->gt.p * sizeof *x->dcol);
+    if (!x->scol || !x->dcol)
+        return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
+    nt_status st = merge_runs(&x->rr, false, &x->mr);
+    if (st == NT_OK && x->by_source && (st = merge_runs(&x->rr, true, &x->ms)) == NT_OK)
+        st = merge_runs(&x->rc, true, &x->cs);
+    return st;
 }
 
 // A fresh target takes the plan's (relabelled) map and its memory; on failure it is as before.
@@ -604,12 +723,14 @@ nt_status nt_exec_periodic(nt_plan_t *plan, const nt_plan_view_t *v, nt_matrix_t
     nt_dim_t dr = {0}, dc = {0};
     nt_exec_stats_t s = {0};
     nt_status st;
-    if ((st = nt_team_init(&x.t, src->topo, v->ndomains, o)) != NT_OK ||
+    if ((st = nt_team_init(&x.t, src->topo, v->ndomains, o)) == NT_OK)
+        x.by_source = source_order(&x.t, o);
+    if (st != NT_OK ||
         (stats && (st = stats_alloc(v->ndomains, &s)) != NT_OK) ||
         (st = nt_plan_geo_dims(v->geo, &dr, &dc)) != NT_OK ||
         (st = runs_build(v->geo, &dr, true, &x.rr)) != NT_OK ||
         (st = runs_build(v->geo, &dc, false, &x.rc)) != NT_OK ||
-        (st = merge_rows(&x.rr, &x.mr)) != NT_OK || (st = scol_alloc(&x)) != NT_OK ||
+        (st = lists_alloc(&x)) != NT_OK ||
         (o->schedule == NT_SCHED_STEPS && (st = build_phases(&x, plan)) != NT_OK) ||
         (st = build_tasks(&x, o->on_source)) != NT_OK)
         goto out;
@@ -637,7 +758,10 @@ out:
     runs_free(&x.rr);
     runs_free(&x.rc);
     runs_free(&x.mr);
+    runs_free(&x.ms);
+    runs_free(&x.cs);
     free(x.scol);
+    free(x.dcol);
     free(x.task);
     free(x.tfirst);
     free(x.ps.pfirst);

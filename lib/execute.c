@@ -294,10 +294,13 @@ static nt_status check_exec(const nt_plan_t *plan, const nt_matrix_t *src,
     *o = opts ? *opts : (nt_exec_opts_t){0};
     if ((o->mode != NT_EXEC_COPY && o->mode != NT_EXEC_MOVE) ||
         (o->schedule != NT_SCHED_FREE && o->schedule != NT_SCHED_STEPS) ||
-        o->threads_per_domain < 0 || o->max_in_flight < 0)
+        o->threads_per_domain < 0 || o->max_in_flight < 0 ||
+        (o->order != NT_ORDER_AUTO && o->order != NT_ORDER_TARGET &&
+         o->order != NT_ORDER_SOURCE))
         return nt_fail(NT_EINVAL, "nt_plan_execute: bad options (mode %d, schedule %d, "
-                       "threads_per_domain %d, max_in_flight %d)", (int)o->mode,
-                       (int)o->schedule, o->threads_per_domain, o->max_in_flight);
+                       "threads_per_domain %d, max_in_flight %d, order %d)", (int)o->mode,
+                       (int)o->schedule, o->threads_per_domain, o->max_in_flight,
+                       (int)o->order);
     if (!src->allocated)
         return nt_fail(NT_EINVAL, "nt_plan_execute: the source has no memory");
     if (dst->topo && dst->topo != src->topo)

@@ -312,6 +312,16 @@ typedef enum nt_exec_schedule {
     NT_SCHED_STEPS = 1 /**< one-port phases (numatile/sched.h), a barrier after each */
 } nt_exec_schedule;
 
+/** \brief Copy order of a periodic plan (nt_plan_info_t::periodic); stored plans ignore it. */
+typedef enum nt_exec_order {
+    NT_ORDER_AUTO = 0,   /**< SOURCE when on_source is set or when every domain is on one NUMA
+                              node (virtual domains), else TARGET */
+    NT_ORDER_TARGET = 1, /**< each target column filled top to bottom from every source, on the
+                              target domain (the source side with on_source) */
+    NT_ORDER_SOURCE = 2  /**< each source column read top to bottom into every target, on the
+                              source domain (free schedule only; one-port steps use TARGET) */
+} nt_exec_order;
+
 /** \brief Execution options. Zero-initialise for the defaults. */
 typedef struct nt_exec_opts {
     nt_exec_mode mode;          /**< copy (default) or move */
@@ -323,6 +333,7 @@ typedef struct nt_exec_opts {
     bool no_keep;               /**< copy even the tiles whose domain and shape do not change
                                      (default: the target adopts them without copying) */
     bool measure_bound;         /**< also time the same-run copy bound */
+    nt_exec_order order;        /**< copy order of periodic plans (default AUTO) */
 } nt_exec_opts_t;
 
 /** \brief What an execution did. Per-pair matrices are ndomains x ndomains, row = source. */
