@@ -35,7 +35,8 @@
 // of indices in the list before this run (the position of the run in its list).
 typedef struct prun {
     int64_t sl, tl, len, u;
-    int a, b; // source and target grid coordinates (merged lists mix them)
+    int64_t x; // position in the submatrix (global order)
+    int a, b;  // source and target grid coordinates (merged lists mix them)
 } prun;
 
 // A list of runs as a pattern of npat runs repeated reps times, each repetition shifted by
@@ -99,13 +100,14 @@ static int64_t local_index(int64_t g, int64_t r, int p)
 }
 
 // Append a piece to list k, merging it with the list's last run when both sides continue it.
-static void runs_add(runs *R, int k, int64_t sl, int64_t tl, int64_t len)
+static void runs_add(runs *R, int k, int64_t x, int64_t sl, int64_t tl, int64_t len)
 {
     prun *last = R->cnt[k] ? &R->r[R->first[k] + R->cnt[k] - 1] : NULL;
     if (last && last->sl + last->len == sl && last->tl + last->len == tl)
         last->len += len;
     else
-        R->r[R->first[k] + R->cnt[k]++] = (prun){sl, tl, len, R->total[k], k / R->nb, k % R->nb};
+        R->r[R->first[k] + R->cnt[k]++] =
+            (prun){sl, tl, len, R->total[k], x, k / R->nb, k % R->nb};
     R->total[k] += len;
 }
 
@@ -137,8 +139,8 @@ static nt_status runs_build(const nt_plan_geo_t *g, const nt_dim_t *d, bool rows
         const nt_piece_t *p = &d->p[x];
         int a = rows ? nt_piece_src_row(g, p) : nt_piece_src_col(g, p);
         int b = rows ? nt_piece_dst_row(g, p) : nt_piece_dst_col(g, p);
-        runs_add(R, a * nb + b, local_index(os + p->x, rs, na), local_index(ot + p->x, rt, nb),
-                 p->len);
+        runs_add(R, a * nb + b, p->x, local_index(os + p->x, rs, na),
+                 local_index(ot + p->x, rt, nb), p->len);
     }
     R->pat = malloc(nk * sizeof *R->pat);
     if (!R->pat)
@@ -160,15 +162,26 @@ static int cmp_sl(const void *x, const void *y)
     return (a->sl > b->sl) - (a->sl < b->sl);
 }
 
-// The lists of R merged across one coordinate: by target (one list per target coordinate b,
-// every source's runs in target order: a target column is written top to bottom in one pass)
-// or by source (one list per source coordinate a, in source order: a source column is read top
-// to bottom). Positions u are recounted in the merged order.
-static nt_status merge_runs(const runs *R, bool by_source, runs *M)
+static int cmp_x(const void *x, const void *y)
 {
-    size_t na = (size_t)R->na, nb = (size_t)R->nb, ng = by_source ? na : nb;
+    const prun *a = x, *b = y;
+    return (a->x > b->x) - (a->x < b->x);
+}
+
+// How merge_runs() groups the lists.
+typedef enum merge_by { BY_TARGET, BY_SOURCE, BY_NONE } merge_by;
+
+// The lists of R merged: by target (one list per target coordinate b, every source's runs in
+// target order: a target column is written top to bottom in one pass), by source (one list
+// per source coordinate a, in source order: a source column is read top to bottom), or all in
+// one list in global order (every column on both sides in one pass). Positions u are
+// recounted in the merged order.
+static nt_status merge_runs(const runs *R, merge_by by, runs *M)
+{
+    size_t na = (size_t)R->na, nb = (size_t)R->nb;
+    size_t ng = by == BY_SOURCE ? na : by == BY_TARGET ? nb : 1;
     int64_t all = R->first[na * nb];
-    *M = (runs){.na = by_source ? R->na : 1, .nb = by_source ? 1 : R->nb};
+    *M = (runs){.na = (int)(by == BY_SOURCE ? na : 1), .nb = (int)(by == BY_TARGET ? nb : 1)};
     M->r = malloc((size_t)(all > 0 ? all : 1) * sizeof *M->r);
     M->first = calloc(ng + 1, sizeof *M->first);
     M->cnt = calloc(ng, sizeof *M->cnt);
@@ -179,14 +192,17 @@ static nt_status merge_runs(const runs *R, bool by_source, runs *M)
     int64_t at = 0;
     for (size_t g = 0; g < ng; g++) {
         M->first[g] = at;
-        for (size_t o = 0; o < (by_source ? nb : na); o++) {
-            size_t k = by_source ? g * nb + o : o * nb + g;
+        for (size_t k = 0; k < na * nb; k++) {
+            bool in = by == BY_NONE || (by == BY_SOURCE ? k / nb == g : k % nb == g);
+            if (!in)
+                continue;
             memcpy(&M->r[at], &R->r[R->first[k]], (size_t)R->cnt[k] * sizeof *M->r);
             at += R->cnt[k];
         }
         M->cnt[g] = at - M->first[g];
         prun *v = &M->r[M->first[g]];
-        qsort(v, (size_t)M->cnt[g], sizeof *v, by_source ? cmp_sl : cmp_tl);
+        qsort(v, (size_t)M->cnt[g], sizeof *v,
+              by == BY_SOURCE ? cmp_sl : by == BY_TARGET ? cmp_tl : cmp_x);
         for (int64_t x = 0; x < M->cnt[g]; x++) {
             v[x].u = M->total[g];
             M->total[g] += v[x].len;
@@ -218,8 +234,9 @@ typedef struct pctx {
     nt_matrix_t *dst;
     runs rr, rc;     // rows by (source row, target row), columns by (source col, target col)
     runs mr;         // rows by target row, all sources merged in target order
-    runs ms, cs;     // source-driven: rows and columns by source, in source order
-    bool by_source;  // on_source under FREE: one pass down every source column
+    runs ms, cs;     // source order: rows and columns by source, in source order
+    runs ga, gc;     // global order: all rows, all columns, in submatrix order
+    nt_exec_order order; // TARGET, SOURCE or GLOBAL (see exec_order())
     const char **scol; // per copy thread: the source column of every source grid row
     char **dcol;       // per copy thread: the target column of every target grid row
     pphases ps;      // nphases = 1 and no pair phases under FREE
@@ -478,6 +495,61 @@ static nt_status add_tasks(pctx *x, int64_t *cap, ptask proto, int64_t u0, int64
     return NT_OK;
 }
 
+// A global-order task (j == -2): submatrix columns u0..u1 of the merged column list; every
+// column is copied in one pass down all its source and target columns.
+static void run_gtask(pctx *x, const ptask *tk)
+{
+    const nt_plan_geo_t *g = x->v->geo;
+    size_t es = g->es;
+    const struct nt_matrix_mem *sm = x->src->mem, *dm = x->dst->mem;
+    size_t slot = thread_slot(x, tk->dom);
+    const char **scol = x->scol + slot * (size_t)g->gs.p;
+    char **dcol = x->dcol + slot * (size_t)g->gt.p;
+    for (int64_t k = run_at(&x->gc, 0, tk->u0); k < x->gc.cnt[0]; k++) {
+        const prun *cr = &x->gc.r[k];
+        int64_t lo = tk->u0 > cr->u ? tk->u0 - cr->u : 0;
+        int64_t hi = tk->u1 < cr->u + cr->len ? tk->u1 - cr->u : cr->len;
+        for (int64_t y = lo; y < hi; y++) {
+            for (int a = 0; a < g->gs.p; a++) {
+                int i = a * g->gs.q + cr->a;
+                scol[a] = sm->local[i]
+                              ? sm->local[i] + (size_t)((cr->sl + y) * x->src->lld[i]) * es
+                              : NULL;
+            }
+            for (int b = 0; b < g->gt.p; b++) {
+                int j = b * g->gt.q + cr->b, d = j < x->v->ncomp ? x->v->sigma[j] : x->t.D;
+                dcol[b] = d < x->t.D && dm->local[d]
+                              ? dm->local[d] + (size_t)((cr->tl + y) * x->dst->lld[d]) * es
+                              : NULL;
+            }
+            copy_column(dcol, scol, x->ga.r, &x->ga.pat[0], es, x->stream);
+        }
+        if (cr->u + cr->len >= tk->u1)
+            break;
+    }
+    if (x->stream)
+        stream_fence();
+    nt_team_task_done(&x->t, tk->dom, tk->bytes);
+}
+
+// Global-order tasks: the submatrix's columns split by bytes, dealt round-robin to the domains
+// that have cpus.
+static nt_status global_tasks(pctx *x, int64_t *cap)
+{
+    const nt_plan_geo_t *g = x->v->geo;
+    int64_t percol = g->sub.rows * (int64_t)g->es, first = x->ntask;
+    nt_status st = NT_OK;
+    if (percol > 0 && g->sub.cols > 0)
+        st = add_tasks(x, cap, (ptask){-2, 0, 0, 0, 0, 0, 0, 0}, 0, g->sub.cols, percol);
+    for (int64_t k = first, d = 0; k < x->ntask && st == NT_OK; k++) {
+        for (int n = 0; n < x->t.D && x->t.tpd[d] == 0; n++)
+            d = (d + 1) % x->t.D;
+        x->task[k].dom = (int)d;
+        d = (d + 1) % x->t.D;
+    }
+    return st;
+}
+
 // Source-driven tasks: every source domain of the grid, its columns split by bytes.
 static nt_status source_tasks(pctx *x, int64_t *cap)
 {
@@ -551,9 +623,12 @@ static nt_status build_tasks(pctx *x, bool on_source)
     const nt_plan_view_t *v = x->v;
     int64_t cap = 0, ncomp = (int64_t)v->geo->gt.p * v->geo->gt.q;
     nt_status st = NT_OK;
-    if (x->by_source)
+    if (x->order == NT_ORDER_SOURCE)
         st = source_tasks(x, &cap);
-    for (int j = 0; j < ncomp && j < v->ncomp && st == NT_OK && !x->by_source; j++)
+    else if (x->order == NT_ORDER_GLOBAL)
+        st = global_tasks(x, &cap);
+    for (int j = 0; j < ncomp && j < v->ncomp && st == NT_OK && x->order == NT_ORDER_TARGET;
+         j++)
         if (v->sigma[j] < v->ndomains)
             st = component_tasks(x, &cap, j, on_source);
     size_t D = (size_t)v->ndomains, cells = (size_t)x->ps.nphases * D;
@@ -599,7 +674,9 @@ static void run_domain(pctx *x, int ph, int d)
         for (int64_t k = lo; k < hi; k++) {
 #pragma omp task firstprivate(k)
             {
-                if (x->task[k].j < 0)
+                if (x->task[k].j == -2)
+                    run_gtask(x, &x->task[k]);
+                else if (x->task[k].j < 0)
                     run_stask(x, &x->task[k]);
                 else
                     run_ptask(x, &x->task[k]);
@@ -670,21 +747,31 @@ static void fill_stats(pctx *x, double alloc_s, double seconds, double bound,
     s->bound_gbs = bound > 0 ? (double)s->bytes_copied / bound / 1e9 : 0;
 }
 
-// Source order (one pass down every source column, on the source domain) when asked
-// (on_source), or when every domain is on one NUMA node (virtual domains): then where a copy
-// runs cannot change what memory it touches, and reading each source column once in order
-// measured up to twice as fast here as filling each target column from several sources
-// (partly read source lines). One-port phases keep the per-pair order.
-static bool source_order(const nt_team_t *t, const nt_exec_opts_t *o)
+// Rows runs at least this long (bytes, on average) are copied in source order on one node.
+#define SOURCE_RUN 256
+
+// The copy order (nt_exec_order). One-port phases keep the per-pair target order. Without a
+// choice: when every domain is on one NUMA node (virtual domains) where a copy runs cannot
+// change what memory it touches, and filling a target column from several sources measured
+// 1.3-4x slower than the other orders here (each pass reads part of a source region, the rest
+// is read again later by another domain); one pass down every source column was fastest for
+// long runs (nb 64 -> 100: 0.023 s against 0.029 global, 0.042 target), one pass over every
+// column on both sides for short ones (nb 8 -> 12: 0.015 s against 0.022 and 0.068).
+// Otherwise the side the caller asked for.
+static nt_exec_order exec_order(const pctx *x, const nt_exec_opts_t *o)
 {
-    if (o->schedule != NT_SCHED_FREE || o->order == NT_ORDER_TARGET)
-        return false;
-    if (o->order == NT_ORDER_SOURCE)
-        return true;
+    if (o->schedule != NT_SCHED_FREE)
+        return NT_ORDER_TARGET;
+    if (o->order != NT_ORDER_AUTO)
+        return o->order;
     bool one_node = true;
-    for (int d = 1; d < t->D; d++)
-        one_node = one_node && t->node[d] == t->node[0];
-    return o->on_source || one_node;
+    for (int d = 1; d < x->t.D; d++)
+        one_node = one_node && x->t.node[d] == x->t.node[0];
+    if (!one_node)
+        return o->on_source ? NT_ORDER_SOURCE : NT_ORDER_TARGET;
+    int64_t nruns = x->rr.first[(size_t)x->rr.na * (size_t)x->rr.nb];
+    int64_t bytes = x->v->geo->sub.rows * (int64_t)x->v->geo->es;
+    return nruns > 0 && bytes / nruns >= SOURCE_RUN ? NT_ORDER_SOURCE : NT_ORDER_GLOBAL;
 }
 
 // The copy threads' column tables, and the merged lists the chosen task order reads.
@@ -695,9 +782,12 @@ static nt_status lists_alloc(pctx *x)
     x->dcol = malloc(n * (size_t)x->v->geo->gt.p * sizeof *x->dcol);
     if (!x->scol || !x->dcol)
         return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
-    nt_status st = merge_runs(&x->rr, false, &x->mr);
-    if (st == NT_OK && x->by_source && (st = merge_runs(&x->rr, true, &x->ms)) == NT_OK)
-        st = merge_runs(&x->rc, true, &x->cs);
+    if (x->order == NT_ORDER_TARGET)
+        return merge_runs(&x->rr, BY_TARGET, &x->mr);
+    bool src = x->order == NT_ORDER_SOURCE;
+    nt_status st = merge_runs(&x->rr, src ? BY_SOURCE : BY_NONE, src ? &x->ms : &x->ga);
+    if (st == NT_OK)
+        st = merge_runs(&x->rc, src ? BY_SOURCE : BY_NONE, src ? &x->cs : &x->gc);
     return st;
 }
 
@@ -716,25 +806,52 @@ static nt_status alloc_target(nt_matrix_t *dst, const nt_plan_view_t *v)
     return NT_OK;
 }
 
+// Everything the copies need, before anything is touched: runs of both dimensions, the
+// order, merged lists, phases and tasks.
+static nt_status prepare(pctx *x, nt_plan_t *plan, const nt_exec_opts_t *o)
+{
+    const nt_plan_geo_t *g = x->v->geo;
+    nt_dim_t dr = {0}, dc = {0};
+    nt_status st = nt_plan_geo_dims(g, &dr, &dc);
+    if (st == NT_OK && (st = runs_build(g, &dr, true, &x->rr)) == NT_OK)
+        st = runs_build(g, &dc, false, &x->rc);
+    nt_dim_free(&dr);
+    nt_dim_free(&dc);
+    if (st)
+        return st;
+    x->order = exec_order(x, o);
+    x->stream = g->sub.rows * g->sub.cols * (int64_t)g->es >= STREAM_TOTAL;
+    if ((st = lists_alloc(x)) != NT_OK ||
+        (o->schedule == NT_SCHED_STEPS && (st = build_phases(x, plan)) != NT_OK))
+        return st;
+    return build_tasks(x, o->on_source);
+}
+
+static void pctx_free(pctx *x)
+{
+    runs *all[] = {&x->rr, &x->rc, &x->mr, &x->ms, &x->cs, &x->ga, &x->gc};
+    for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
+        runs_free(all[k]);
+    free(x->scol);
+    free(x->dcol);
+    free(x->task);
+    free(x->tfirst);
+    free(x->ps.pfirst);
+    free(x->ps.ph);
+    free(x->ps.cap);
+    nt_team_free(&x->t);
+}
+
 nt_status nt_exec_periodic(nt_plan_t *plan, const nt_plan_view_t *v, nt_matrix_t *src,
                            nt_matrix_t *dst, const nt_exec_opts_t *o, nt_exec_stats_t *stats)
 {
     pctx x = {.v = v, .src = src, .dst = dst, .ps = {.nphases = 1}};
-    nt_dim_t dr = {0}, dc = {0};
     nt_exec_stats_t s = {0};
     nt_status st;
-    if ((st = nt_team_init(&x.t, src->topo, v->ndomains, o)) == NT_OK)
-        x.by_source = source_order(&x.t, o);
-    if (st != NT_OK ||
+    if ((st = nt_team_init(&x.t, src->topo, v->ndomains, o)) != NT_OK ||
         (stats && (st = stats_alloc(v->ndomains, &s)) != NT_OK) ||
-        (st = nt_plan_geo_dims(v->geo, &dr, &dc)) != NT_OK ||
-        (st = runs_build(v->geo, &dr, true, &x.rr)) != NT_OK ||
-        (st = runs_build(v->geo, &dc, false, &x.rc)) != NT_OK ||
-        (st = lists_alloc(&x)) != NT_OK ||
-        (o->schedule == NT_SCHED_STEPS && (st = build_phases(&x, plan)) != NT_OK) ||
-        (st = build_tasks(&x, o->on_source)) != NT_OK)
+        (st = prepare(&x, plan, o)) != NT_OK)
         goto out;
-    x.stream = v->geo->sub.rows * v->geo->sub.cols * (int64_t)v->geo->es >= STREAM_TOTAL;
     double ta = nt_now();
     if (!dst->allocated && (st = alloc_target(dst, v)) != NT_OK)
         goto out;
@@ -753,20 +870,6 @@ nt_status nt_exec_periodic(nt_plan_t *plan, const nt_plan_view_t *v, nt_matrix_t
     }
 out:
     nt_exec_stats_free(&s);
-    nt_dim_free(&dr);
-    nt_dim_free(&dc);
-    runs_free(&x.rr);
-    runs_free(&x.rc);
-    runs_free(&x.mr);
-    runs_free(&x.ms);
-    runs_free(&x.cs);
-    free(x.scol);
-    free(x.dcol);
-    free(x.task);
-    free(x.tfirst);
-    free(x.ps.pfirst);
-    free(x.ps.ph);
-    free(x.ps.cap);
-    nt_team_free(&x.t);
+    pctx_free(&x);
     return st;
 }

@@ -295,8 +295,7 @@ static nt_status check_exec(const nt_plan_t *plan, const nt_matrix_t *src,
     if ((o->mode != NT_EXEC_COPY && o->mode != NT_EXEC_MOVE) ||
         (o->schedule != NT_SCHED_FREE && o->schedule != NT_SCHED_STEPS) ||
         o->threads_per_domain < 0 || o->max_in_flight < 0 ||
-        (o->order != NT_ORDER_AUTO && o->order != NT_ORDER_TARGET &&
-         o->order != NT_ORDER_SOURCE))
+        (int)o->order < NT_ORDER_AUTO || o->order > NT_ORDER_GLOBAL)
         return nt_fail(NT_EINVAL, "nt_plan_execute: bad options (mode %d, schedule %d, "
                        "threads_per_domain %d, max_in_flight %d, order %d)", (int)o->mode,
                        (int)o->schedule, o->threads_per_domain, o->max_in_flight,

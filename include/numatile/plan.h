@@ -314,12 +314,15 @@ typedef enum nt_exec_schedule {
 
 /** \brief Copy order of a periodic plan (nt_plan_info_t::periodic); stored plans ignore it. */
 typedef enum nt_exec_order {
-    NT_ORDER_AUTO = 0,   /**< SOURCE when on_source is set or when every domain is on one NUMA
-                              node (virtual domains), else TARGET */
+    NT_ORDER_AUTO = 0,   /**< GLOBAL when every domain is on one NUMA node (virtual domains),
+                              else SOURCE with on_source, else TARGET */
     NT_ORDER_TARGET = 1, /**< each target column filled top to bottom from every source, on the
                               target domain (the source side with on_source) */
-    NT_ORDER_SOURCE = 2  /**< each source column read top to bottom into every target, on the
-                              source domain (free schedule only; one-port steps use TARGET) */
+    NT_ORDER_SOURCE = 2, /**< each source column read top to bottom into every target, on the
+                              source domain */
+    NT_ORDER_GLOBAL = 3  /**< each column of the submatrix in one pass over all its sources and
+                              targets, tasks spread over every domain: every line read and
+                              written once, but no domain locality */
 } nt_exec_order;
 
 /** \brief Execution options. Zero-initialise for the defaults. */
@@ -333,7 +336,8 @@ typedef struct nt_exec_opts {
     bool no_keep;               /**< copy even the tiles whose domain and shape do not change
                                      (default: the target adopts them without copying) */
     bool measure_bound;         /**< also time the same-run copy bound */
-    nt_exec_order order;        /**< copy order of periodic plans (default AUTO) */
+    nt_exec_order order;        /**< copy order of periodic plans (default AUTO); one-port
+                                     steps always use TARGET */
 } nt_exec_opts_t;
 
 /** \brief What an execution did. Per-pair matrices are ndomains x ndomains, row = source. */

@@ -217,7 +217,7 @@ static void exec_case(nt_rng *g, bool preplaced)
     nt_exec_opts_t eo = {.schedule = rnd(g, 0, 1) ? NT_SCHED_STEPS : NT_SCHED_FREE,
                          .threads_per_domain = (int)rnd(g, 0, 2),
                          .on_source = rnd(g, 0, 3) == 0, .measure_bound = rnd(g, 0, 3) == 0,
-                         .order = (nt_exec_order)rnd(g, 0, 2)};
+                         .order = (nt_exec_order)rnd(g, 0, 3)};
     nt_exec_stats_t st;
     cr_assert_eq(nt_plan_execute(p, S, T, &eo, &st), NT_OK, "%s", nt_last_error());
     int64_t bad;
