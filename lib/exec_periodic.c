@@ -247,9 +247,11 @@ typedef struct pctx {
 } pctx;
 
 // Runs of at least this many bytes are written with non-temporal stores when the whole move
-// is large (see nt_exec_periodic()): a cached store first reads the line it writes, so a copy
-// far larger than the caches moves 3 bytes per byte instead of 2.
-#define STREAM_RUN 512
+// is large (see prepare()): a cached store first reads the line it writes, so a copy far
+// larger than the caches moves 3 bytes per byte instead of 2. Shorter runs stay cached: mixing
+// streamed and cached stores in one target column measured slower (nb 64 -> 100 with 512-byte
+// streamed runs: 0.030 s against 0.014 s cached).
+#define STREAM_RUN 2048
 #define STREAM_TOTAL ((int64_t)32 << 20)
 
 // Copy n bytes with non-temporal stores (16-byte aligned body, cached head and tail).
@@ -318,13 +320,32 @@ static inline void copy_runs(char *const *dst, const char *const *src, const pru
 static void copy_column(char *const *dst, const char *const *src, const prun *r, const plist *L,
                         size_t es, bool stream)
 {
-    if (es == 8 && L->unit) {
-        // Element by element (CYCLIC(1)): no length loop, no branch per run.
+    if (es == 8 && L->npat <= MAX_PERIOD) {
+        // The pattern's addresses once per column; then element by element (CYCLIC(1)) one
+        // load and one store per element, short runs inline, long ones by memcpy.
+        const uint64_t *sp[MAX_PERIOD];
+        uint64_t *dp[MAX_PERIOD];
+        for (int64_t e = 0; e < L->npat; e++) {
+            sp[e] = (const uint64_t *)(const void *)src[r[e].a] + r[e].sl;
+            dp[e] = (uint64_t *)(void *)dst[r[e].b] + r[e].tl;
+        }
         for (int64_t k = 0; k <= L->reps; k++) {
             int64_t n = k < L->reps ? L->npat : L->rem, so = k * L->ds, to = k * L->dt;
-            for (int64_t e = 0; e < n; e++)
-                ((uint64_t *)(void *)dst[r[e].b])[to + r[e].tl] =
-                    ((const uint64_t *)(const void *)src[r[e].a])[so + r[e].sl];
+            if (L->unit) {
+                for (int64_t e = 0; e < n; e++)
+                    dp[e][to] = sp[e][so];
+                continue;
+            }
+            for (int64_t e = 0; e < n; e++) {
+                int64_t len = r[e].len;
+                if (len <= 16)
+                    for (int64_t l = 0; l < len; l++)
+                        dp[e][to + l] = sp[e][so + l];
+                else if (stream && len * 8 >= STREAM_RUN)
+                    stream_copy((char *)(dp[e] + to), (const char *)(sp[e] + so), (size_t)len * 8);
+                else
+                    memcpy(dp[e] + to, sp[e] + so, (size_t)len * 8);
+            }
         }
         return;
     }
@@ -747,17 +768,14 @@ static void fill_stats(pctx *x, double alloc_s, double seconds, double bound,
     s->bound_gbs = bound > 0 ? (double)s->bytes_copied / bound / 1e9 : 0;
 }
 
-// Rows runs at least this long (bytes, on average) are copied in source order on one node.
-#define SOURCE_RUN 256
-
 // The copy order (nt_exec_order). One-port phases keep the per-pair target order. Without a
-// choice: when every domain is on one NUMA node (virtual domains) where a copy runs cannot
-// change what memory it touches, and filling a target column from several sources measured
-// 1.3-4x slower than the other orders here (each pass reads part of a source region, the rest
-// is read again later by another domain); one pass down every source column was fastest for
-// long runs (nb 64 -> 100: 0.023 s against 0.029 global, 0.042 target), one pass over every
-// column on both sides for short ones (nb 8 -> 12: 0.015 s against 0.022 and 0.068).
-// Otherwise the side the caller asked for.
+// choice: when every domain is on one NUMA node (virtual domains), where a copy runs cannot
+// change what memory it touches, and one pass over each column on both sides measured fastest
+// here (2x2 -> 4x1, N = 4096, CPU seconds global / source / target order: nb 512 -> 256 0.011
+// / 0.010 / 0.025, 64 -> 100 0.014 / 0.025 / 0.028, 8 -> 12 0.015 / 0.022 / 0.068, 1 -> 3
+// 0.022 / 0.030 / 0.043): filling a target column from several sources reads part of each
+// source region per pass, and the rest is read again later by another domain. Otherwise the
+// side the caller asked for.
 static nt_exec_order exec_order(const pctx *x, const nt_exec_opts_t *o)
 {
     if (o->schedule != NT_SCHED_FREE)
@@ -767,11 +785,9 @@ static nt_exec_order exec_order(const pctx *x, const nt_exec_opts_t *o)
     bool one_node = true;
     for (int d = 1; d < x->t.D; d++)
         one_node = one_node && x->t.node[d] == x->t.node[0];
-    if (!one_node)
-        return o->on_source ? NT_ORDER_SOURCE : NT_ORDER_TARGET;
-    int64_t nruns = x->rr.first[(size_t)x->rr.na * (size_t)x->rr.nb];
-    int64_t bytes = x->v->geo->sub.rows * (int64_t)x->v->geo->es;
-    return nruns > 0 && bytes / nruns >= SOURCE_RUN ? NT_ORDER_SOURCE : NT_ORDER_GLOBAL;
+    if (one_node)
+        return NT_ORDER_GLOBAL;
+    return o->on_source ? NT_ORDER_SOURCE : NT_ORDER_TARGET;
 }
 
 // The copy threads' column tables, and the merged lists the chosen task order reads.
