@@ -1,217 +1,33 @@
 // Execution of a periodic plan: block-cyclic maps and ScaLAPACK layouts on both sides.
 //
-// Nothing is listed per segment. Along each dimension the submatrix is cut into pieces (as the
-// planner does) and each piece becomes a run of local indices: global index g of CYCLIC(r)
-// over p processes sits at local index (g / (r p)) r + g mod r of its process. Runs of one
-// (source grid coordinate, target grid coordinate) pair that continue each other on both sides
-// are merged, so a pair's rows are a short list whose length is bounded by the number of
-// blocks, never by the product of rows and columns. A copy is then: for each local column of
-// the target and each source grid row, the rows runs of that pair. Memory and set-up time are
-// O(tile rows + tile columns); the copy itself touches every byte once.
+// Nothing is listed per segment: both dimensions become lists of runs of local indices
+// (periodic_runs.c), and a copy walks local columns and copies each column's runs
+// (periodic_copy.c). Memory and set-up time are O(tile rows + tile columns).
 //
-// Tasks: a task is (target component, source grid column, a range of target columns) and loops
-// over the source grid rows inside each column, so the target column stays in cache while
-// every source writes its part of it. It runs on the target domain. With on_source, or with
-// one-port steps, there is one task list per (source, target) pair instead: on the source
-// domain, or poured column by column into the pair's phases of the plan's schedule. Nothing
-// can fail after the target is allocated, so "nothing lost" only needs the allocation first.
+// Three orders of work (nt_exec_order), each a set of tasks split by bytes:
+// - TARGET: a task is (target component, source grid column, range of target columns); each
+//   target column is filled top to bottom from every source, on the target domain. With
+//   on_source or one-port steps there is one task list per (source, target) pair instead, on
+//   the source domain or poured column by column into the pair's phases of the schedule.
+// - SOURCE: a task is (source domain, range of its columns); each source column is read top
+//   to bottom into every target, on the source domain.
+// - GLOBAL: a task is a range of the submatrix's columns; each column is copied in one pass
+//   over all its sources and targets, tasks dealt to every domain (for virtual domains, which
+//   share one node).
+// Nothing can fail after the target is allocated, so "nothing lost" only needs the allocation
+// (and every table) first.
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__x86_64__) || defined(__SSE2__)
-#include <emmintrin.h>
-#define HAVE_STREAM 1
-#endif
 
 #include "nt_core.h"
 #include "nt_exec.h"
 #include "nt_matrix.h"
+#include "nt_periodic.h"
 #include "nt_plan.h"
 
 // Target bytes a task copies, about (whole columns).
 #define PERIODIC_GRAIN ((int64_t)512 << 10)
-
-// Local indices [sl, sl + len) of the source map to [tl, tl + len) of the target; u = number
-// of indices in the list before this run (the position of the run in its list).
-typedef struct prun {
-    int64_t sl, tl, len, u;
-    int64_t x; // position in the submatrix (global order)
-    int a, b;  // source and target grid coordinates (merged lists mix them)
-} prun;
-
-// A list of runs as a pattern of npat runs repeated reps times, each repetition shifted by
-// (ds, dt) local indices, then the first rem runs once more: short runs of a block-cyclic pair
-// repeat with the period of the two distributions, so the copy loop reads a few runs per
-// column instead of one per element.
-typedef struct plist {
-    int64_t npat, reps, rem, ds, dt;
-    bool unit; // every run is one element long (CYCLIC(1) on one side, small blocks on both)
-} plist;
-
-// Runs of one dimension by (source coordinate a, target coordinate b): list k = a * nb + b is
-// r[first[k] .. first[k] + cnt[k]), holds total[k] indices and repeats as pat[k].
-typedef struct runs {
-    prun *r;
-    int64_t *first, *cnt, *total;
-    plist *pat;
-    int na, nb;
-} runs;
-
-static void runs_free(runs *R)
-{
-    free(R->r);
-    free(R->first);
-    free(R->cnt);
-    free(R->total);
-    free(R->pat);
-}
-
-// Longest pattern period tried; lists without a shorter one are copied run by run.
-#define MAX_PERIOD 64
-
-// The smallest period P (in runs) of a list: run k + P is run k shifted by one fixed (ds, dt).
-static plist find_pattern(const prun *r, int64_t n)
-{
-    for (int64_t P = 1; P <= MAX_PERIOD && P < n; P++) {
-        int64_t ds = r[P].sl - r[0].sl, dt = r[P].tl - r[0].tl, k = 0;
-        while (k + P < n && r[k + P].len == r[k].len && r[k + P].a == r[k].a &&
-               r[k + P].b == r[k].b &&
-               r[k + P].sl - r[k].sl == ds && r[k + P].tl - r[k].tl == dt)
-            k++;
-        if (k + P == n)
-            return (plist){P, n / P, n % P, ds, dt, false};
-    }
-    return (plist){n, 1, 0, 0, 0, false};
-}
-
-// find_pattern(), and whether every run is a single element.
-static plist list_pattern(const prun *r, int64_t n)
-{
-    plist L = find_pattern(r, n);
-    L.unit = true;
-    for (int64_t k = 0; k < n && L.unit; k++)
-        L.unit = r[k].len == 1;
-    return L;
-}
-
-static int64_t local_index(int64_t g, int64_t r, int p)
-{
-    return g / (r * p) * r + g % r;
-}
-
-// Append a piece to list k, merging it with the list's last run when both sides continue it.
-static void runs_add(runs *R, int k, int64_t x, int64_t sl, int64_t tl, int64_t len)
-{
-    prun *last = R->cnt[k] ? &R->r[R->first[k] + R->cnt[k] - 1] : NULL;
-    if (last && last->sl + last->len == sl && last->tl + last->len == tl)
-        last->len += len;
-    else
-        R->r[R->first[k] + R->cnt[k]++] =
-            (prun){sl, tl, len, R->total[k], x, k / R->nb, k % R->nb};
-    R->total[k] += len;
-}
-
-// The runs of one dimension (rows when `rows`), from its pieces.
-static nt_status runs_build(const nt_plan_geo_t *g, const nt_dim_t *d, bool rows, runs *R)
-{
-    int na = rows ? g->gs.p : g->gs.q, nb = rows ? g->gt.p : g->gt.q;
-    int64_t rs = rows ? g->gs.smb * g->smb : g->gs.snb * g->snb;
-    int64_t rt = rows ? g->gt.smb * g->tmb : g->gt.snb * g->tnb;
-    int64_t os = rows ? g->sub.src_row : g->sub.src_col;
-    int64_t ot = rows ? g->sub.dst_row : g->sub.dst_col;
-    size_t nk = (size_t)na * (size_t)nb;
-    *R = (runs){.na = na, .nb = nb};
-    R->r = malloc((size_t)(d->np > 0 ? d->np : 1) * sizeof *R->r);
-    R->first = calloc(nk + 1, sizeof *R->first);
-    R->cnt = calloc(nk, sizeof *R->cnt);
-    R->total = calloc(nk, sizeof *R->total);
-    if (!R->r || !R->first || !R->cnt || !R->total)
-        return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
-    for (int64_t x = 0; x < d->np; x++) {
-        const nt_piece_t *p = &d->p[x];
-        int a = rows ? nt_piece_src_row(g, p) : nt_piece_src_col(g, p);
-        int b = rows ? nt_piece_dst_row(g, p) : nt_piece_dst_col(g, p);
-        R->first[(size_t)a * (size_t)nb + (size_t)b + 1]++;
-    }
-    for (size_t k = 0; k < nk; k++)
-        R->first[k + 1] += R->first[k];
-    for (int64_t x = 0; x < d->np; x++) {
-        const nt_piece_t *p = &d->p[x];
-        int a = rows ? nt_piece_src_row(g, p) : nt_piece_src_col(g, p);
-        int b = rows ? nt_piece_dst_row(g, p) : nt_piece_dst_col(g, p);
-        runs_add(R, a * nb + b, p->x, local_index(os + p->x, rs, na),
-                 local_index(ot + p->x, rt, nb), p->len);
-    }
-    R->pat = malloc(nk * sizeof *R->pat);
-    if (!R->pat)
-        return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
-    for (size_t k = 0; k < nk; k++)
-        R->pat[k] = list_pattern(&R->r[R->first[k]], R->cnt[k]);
-    return NT_OK;
-}
-
-static int cmp_tl(const void *x, const void *y)
-{
-    const prun *a = x, *b = y;
-    return (a->tl > b->tl) - (a->tl < b->tl);
-}
-
-static int cmp_sl(const void *x, const void *y)
-{
-    const prun *a = x, *b = y;
-    return (a->sl > b->sl) - (a->sl < b->sl);
-}
-
-static int cmp_x(const void *x, const void *y)
-{
-    const prun *a = x, *b = y;
-    return (a->x > b->x) - (a->x < b->x);
-}
-
-// How merge_runs() groups the lists.
-typedef enum merge_by { BY_TARGET, BY_SOURCE, BY_NONE } merge_by;
-
-// The lists of R merged: by target (one list per target coordinate b, every source's runs in
-// target order: a target column is written top to bottom in one pass), by source (one list
-// per source coordinate a, in source order: a source column is read top to bottom), or all in
-// one list in global order (every column on both sides in one pass). Positions u are
-// recounted in the merged order.
-static nt_status merge_runs(const runs *R, merge_by by, runs *M)
-{
-    size_t na = (size_t)R->na, nb = (size_t)R->nb;
-    size_t ng = by == BY_SOURCE ? na : by == BY_TARGET ? nb : 1;
-    int64_t all = R->first[na * nb];
-    *M = (runs){.na = (int)(by == BY_SOURCE ? na : 1), .nb = (int)(by == BY_TARGET ? nb : 1)};
-    M->r = malloc((size_t)(all > 0 ? all : 1) * sizeof *M->r);
-    M->first = calloc(ng + 1, sizeof *M->first);
-    M->cnt = calloc(ng, sizeof *M->cnt);
-    M->total = calloc(ng, sizeof *M->total);
-    M->pat = malloc(ng * sizeof *M->pat);
-    if (!M->r || !M->first || !M->cnt || !M->total || !M->pat)
-        return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
-    int64_t at = 0;
-    for (size_t g = 0; g < ng; g++) {
-        M->first[g] = at;
-        for (size_t k = 0; k < na * nb; k++) {
-            bool in = by == BY_NONE || (by == BY_SOURCE ? k / nb == g : k % nb == g);
-            if (!in)
-                continue;
-            memcpy(&M->r[at], &R->r[R->first[k]], (size_t)R->cnt[k] * sizeof *M->r);
-            at += R->cnt[k];
-        }
-        M->cnt[g] = at - M->first[g];
-        prun *v = &M->r[M->first[g]];
-        qsort(v, (size_t)M->cnt[g], sizeof *v,
-              by == BY_SOURCE ? cmp_sl : by == BY_TARGET ? cmp_tl : cmp_x);
-        for (int64_t x = 0; x < M->cnt[g]; x++) {
-            v[x].u = M->total[g];
-            M->total[g] += v[x].len;
-        }
-        M->pat[g] = list_pattern(v, M->cnt[g]);
-    }
-    M->first[ng] = at;
-    return NT_OK;
-}
 
 // One task: target component j, source grid column c, source grid row a (-1: all), target
 // columns u0..u1 of the column list (c, j's grid column), run on domain `dom`.
@@ -245,129 +61,6 @@ typedef struct pctx {
     int64_t ntask;
     int64_t *tfirst; // tasks of phase t, domain d: task[tfirst[t*D + d] .. tfirst[t*D + d + 1])
 } pctx;
-
-// Runs of at least this many bytes are written with non-temporal stores when the whole move
-// is large (see prepare()): a cached store first reads the line it writes, so a copy far
-// larger than the caches moves 3 bytes per byte instead of 2. Shorter runs stay cached: mixing
-// streamed and cached stores in one target column measured slower (nb 64 -> 100 with 512-byte
-// streamed runs: 0.030 s against 0.014 s cached).
-#define STREAM_RUN 2048
-#define STREAM_TOTAL ((int64_t)32 << 20)
-
-// Copy n bytes with non-temporal stores (16-byte aligned body, cached head and tail).
-static void stream_copy(char *d, const char *s, size_t n)
-{
-#ifdef HAVE_STREAM
-    size_t head = (16 - ((uintptr_t)d & 15)) & 15;
-    memcpy(d, s, head);
-    d += head, s += head, n -= head;
-    for (; n >= 64; d += 64, s += 64, n -= 64) {
-        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)s);
-        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + 16));
-        __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(s + 32));
-        __m128i e = _mm_loadu_si128((const __m128i *)(const void *)(s + 48));
-        _mm_stream_si128((__m128i *)(void *)d, a);
-        _mm_stream_si128((__m128i *)(void *)(d + 16), b);
-        _mm_stream_si128((__m128i *)(void *)(d + 32), c);
-        _mm_stream_si128((__m128i *)(void *)(d + 48), e);
-    }
-#endif
-    memcpy(d, s, n);
-}
-
-// Make the task's non-temporal stores visible before the task ends.
-static void stream_fence(void)
-{
-#ifdef HAVE_STREAM
-    _mm_sfence();
-#endif
-}
-
-// Copy n runs: run k reads source column src[r[k].a] and writes target column dst[r[k].b];
-// every index is shifted by (so, to). Long runs with memcpy (or streamed), short ones inline.
-static inline void copy_runs(char *const *dst, const char *const *src, const prun *r, int64_t n,
-                             size_t es, bool stream, int64_t so, int64_t to)
-{
-    if (es == 8) {
-        // Short runs (CYCLIC(r) with small r) inline: a call per run would cost more than
-        // the copy.
-        for (int64_t k = 0; k < n; k++) {
-            uint64_t *dd = (uint64_t *)(void *)dst[r[k].b] + to + r[k].tl;
-            const uint64_t *ss = (const uint64_t *)(const void *)src[r[k].a] + so + r[k].sl;
-            int64_t len = r[k].len;
-            if (len <= 16)
-                for (int64_t l = 0; l < len; l++)
-                    dd[l] = ss[l];
-            else if (stream && len * 8 >= STREAM_RUN)
-                stream_copy((char *)dd, (const char *)ss, (size_t)len * 8);
-            else
-                memcpy(dd, ss, (size_t)len * 8);
-        }
-        return;
-    }
-    for (int64_t k = 0; k < n; k++) {
-        size_t b = (size_t)r[k].len * es;
-        char *d = dst[r[k].b] + (size_t)(to + r[k].tl) * es;
-        const char *q = src[r[k].a] + (size_t)(so + r[k].sl) * es;
-        if (stream && b >= STREAM_RUN)
-            stream_copy(d, q, b);
-        else
-            memcpy(d, q, b);
-    }
-}
-
-// Copy the rows of one column: the list's pattern, repetition by repetition.
-static void copy_column(char *const *dst, const char *const *src, const prun *r, const plist *L,
-                        size_t es, bool stream)
-{
-    if (es == 8 && L->npat <= MAX_PERIOD) {
-        // The pattern's addresses once per column; then element by element (CYCLIC(1)) one
-        // load and one store per element, short runs inline, long ones by memcpy.
-        const uint64_t *sp[MAX_PERIOD];
-        uint64_t *dp[MAX_PERIOD];
-        for (int64_t e = 0; e < L->npat; e++) {
-            sp[e] = (const uint64_t *)(const void *)src[r[e].a] + r[e].sl;
-            dp[e] = (uint64_t *)(void *)dst[r[e].b] + r[e].tl;
-        }
-        for (int64_t k = 0; k <= L->reps; k++) {
-            int64_t n = k < L->reps ? L->npat : L->rem, so = k * L->ds, to = k * L->dt;
-            if (L->unit) {
-                for (int64_t e = 0; e < n; e++)
-                    dp[e][to] = sp[e][so];
-                continue;
-            }
-            for (int64_t e = 0; e < n; e++) {
-                int64_t len = r[e].len;
-                if (len <= 16)
-                    for (int64_t l = 0; l < len; l++)
-                        dp[e][to + l] = sp[e][so + l];
-                else if (stream && len * 8 >= STREAM_RUN)
-                    stream_copy((char *)(dp[e] + to), (const char *)(sp[e] + so), (size_t)len * 8);
-                else
-                    memcpy(dp[e] + to, sp[e] + so, (size_t)len * 8);
-            }
-        }
-        return;
-    }
-    for (int64_t k = 0; k < L->reps; k++)
-        copy_runs(dst, src, r, L->npat, es, stream, k * L->ds, k * L->dt);
-    if (L->rem)
-        copy_runs(dst, src, r, L->rem, es, stream, L->reps * L->ds, L->reps * L->dt);
-}
-
-// First run of list k whose columns reach past u (binary search on the prefix u).
-static int64_t run_at(const runs *R, size_t k, int64_t u)
-{
-    int64_t lo = R->first[k], hi = R->first[k] + R->cnt[k] - 1;
-    while (lo < hi) {
-        int64_t mid = (lo + hi + 1) / 2;
-        if (R->r[mid].u <= u)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
-}
 
 // This thread's slot in the per-thread tables.
 static size_t thread_slot(const pctx *x, int dom)
