@@ -85,6 +85,7 @@ typedef struct rcase {
     nt_exec_mode mode;
     bool prealloc;      // the target has memory before the execution (copy, no relabelling)
     bool want_migrate;  // the case is built so that some tiles migrate
+    nt_exec_order order; // copy order of periodic plans (0: automatic, TARGET on several nodes)
 } rcase;
 
 static int gridP, gridQ;
@@ -307,7 +308,7 @@ static run_out run_case(const nt_topo_t *topo, const rcase *k, nt_exec_schedule 
         check(dvol <= dvol0, "%s: distance relabelling: bytes x distance %lld <= identity "
               "%lld", name, (long long)dvol, (long long)dvol0);
 
-    nt_exec_opts_t eo = {.mode = k->mode, .schedule = sched};
+    nt_exec_opts_t eo = {.mode = k->mode, .schedule = sched, .order = k->order};
     nt_exec_stats_t es = {0};
     st = nt_plan_execute(plan, S, T, &eo, &es);
     nt_plan_destroy(plan);
@@ -518,6 +519,16 @@ int main(void)
          false, {0}, NT_MATCH_VOLUME, MV, false, false},
         {"r20", 200, 200, 32, 32, 8, "random:91", TL, 200, 200, 32, 32, "balanced:92", TL,
          false, {0}, NT_MATCH_CANONICAL, CP, true, false},
+        // Periodic plans (block-cyclic ScaLAPACK on both sides) in each copy order, element-
+        // cyclic and small blocks: every page of every local matrix on its domain's node.
+        {"r21", 300, 290, 1, 1, 8, "bc2d:PxQ", SL, 300, 290, 3, 3, "bc2d:Dx1", SL, false, {0},
+         NT_MATCH_VOLUME, CP, false, false, NT_ORDER_AUTO},
+        {"r22", 300, 290, 1, 1, 8, "bc2d:PxQ", SL, 300, 290, 3, 3, "bc2d:Dx1", SL, false, {0},
+         NT_MATCH_CANONICAL, CP, false, false, NT_ORDER_SOURCE},
+        {"r23", 256, 240, 8, 8, 8, "bc2d:PxQ", SL, 250, 250, 12, 12, "bc2d:QxP", SL, true,
+         {200, 180, 10, 20, 30, 40}, NT_MATCH_LEX, CP, false, false, NT_ORDER_GLOBAL},
+        {"r24", 256, 256, 64, 64, 8, "bc2d:PxQ", SL, 256, 256, 100, 100, "bc1d:D", SL, false, {0},
+         NT_MATCH_CANONICAL, CP, true, false, NT_ORDER_TARGET},
     };
     int ncase = (int)(sizeof cases / sizeof *cases);
     for (int c = 0; c < ncase; c++) {
