@@ -29,8 +29,8 @@
 // Target bytes a task copies, about (whole columns).
 #define PERIODIC_GRAIN ((int64_t)512 << 10)
 
-// One task: target component j, source grid column c, source grid row a (-1: all), target
-// columns u0..u1 of the column list (c, j's grid column), run on domain `dom`.
+// One task (see run_task() for its kinds): columns u0..u1 of a column list, run on domain
+// `dom` in phase `phase`, copying `bytes`.
 typedef struct ptask {
     int j, c, a, dom, phase;
     int64_t u0, u1, bytes;
@@ -69,34 +69,77 @@ static size_t thread_slot(const pctx *x, int dom)
     return (size_t)dom * (size_t)x->t.tpd_max + (size_t)(tid < x->t.tpd_max ? tid : 0);
 }
 
-static void run_ptask(pctx *x, const ptask *tk)
+// Column `col` of source domain (a, c)'s local matrix (NULL when that domain holds nothing).
+static const char *src_column(const pctx *x, int a, int c, int64_t col)
 {
-    const nt_plan_geo_t *g = x->v->geo;
-    int qs = g->gs.q, qt = g->gt.q, b = tk->j / qt, e = tk->j % qt, d = x->v->sigma[tk->j];
-    size_t es = g->es, kc = (size_t)tk->c * (size_t)qt + (size_t)e;
-    const struct nt_matrix_mem *sm = x->src->mem, *dm = x->dst->mem;
-    int64_t ldd = x->dst->lld[d];
-    int a0 = tk->a < 0 ? 0 : tk->a, a1 = tk->a < 0 ? g->gs.p : tk->a + 1;
-    // All sources: the merged list of target row b; one source: its own list.
-    const runs *R = tk->a < 0 ? &x->mr : &x->rr;
-    size_t kr = tk->a < 0 ? (size_t)b : (size_t)tk->a * (size_t)g->gt.p + (size_t)b;
+    int i = a * x->v->geo->gs.q + c;
+    const char *base = x->src->mem->local[i];
+    return base ? base + (size_t)(col * x->src->lld[i]) * x->v->geo->es : NULL;
+}
+
+// Column `col` of target component (b, e)'s local matrix (NULL when it has no domain or tile).
+static char *dst_column(const pctx *x, int b, int e, int64_t col)
+{
+    int j = b * x->v->geo->gt.q + e, d = j < x->v->ncomp ? x->v->sigma[j] : x->t.D;
+    char *base = d < x->t.D ? x->dst->mem->local[d] : NULL;
+    return base ? base + (size_t)(col * x->dst->lld[d]) * x->v->geo->es : NULL;
+}
+
+// A task's per-thread column tables and the rows list it copies down every column.
+typedef struct colctx {
+    const ptask *tk;
+    const char **scol;
+    char **dcol;
+    const prun *rows;
+    const plist *pat;
+} colctx;
+
+typedef void (*column_fn)(pctx *x, colctx *cc, const prun *cr, int64_t y);
+
+// Column y of column run cr, by order: TARGET fills the task's target column from its sources
+// (all, or one), SOURCE reads the task's source column into every target, GLOBAL both.
+static void target_column(pctx *x, colctx *cc, const prun *cr, int64_t y)
+{
+    const ptask *tk = cc->tk;
+    int e = tk->j % x->v->geo->gt.q, b = tk->j / x->v->geo->gt.q;
+    int a0 = tk->a < 0 ? 0 : tk->a, a1 = tk->a < 0 ? x->v->geo->gs.p : tk->a + 1;
+    cc->dcol[b] = dst_column(x, b, e, cr->tl + y);
+    for (int a = a0; a < a1; a++)
+        cc->scol[a] = src_column(x, a, tk->c, cr->sl + y);
+    copy_column(cc->dcol, cc->scol, cc->rows, cc->pat, x->v->geo->es, x->stream);
+}
+
+static void source_column(pctx *x, colctx *cc, const prun *cr, int64_t y)
+{
+    cc->scol[cc->tk->a] = src_column(x, cc->tk->a, cc->tk->c, cr->sl + y);
+    for (int b = 0; b < x->v->geo->gt.p; b++)
+        cc->dcol[b] = dst_column(x, b, cr->b, cr->tl + y);
+    copy_column(cc->dcol, cc->scol, cc->rows, cc->pat, x->v->geo->es, x->stream);
+}
+
+static void global_column(pctx *x, colctx *cc, const prun *cr, int64_t y)
+{
+    for (int a = 0; a < x->v->geo->gs.p; a++)
+        cc->scol[a] = src_column(x, a, cr->a, cr->sl + y);
+    for (int b = 0; b < x->v->geo->gt.p; b++)
+        cc->dcol[b] = dst_column(x, b, cr->b, cr->tl + y);
+    copy_column(cc->dcol, cc->scol, cc->rows, cc->pat, x->v->geo->es, x->stream);
+}
+
+// Run one task: every column of positions u0..u1 of column list k of C, then account for it.
+static void run_columns(pctx *x, const ptask *tk, const runs *C, size_t k, colctx *cc,
+                        column_fn fn)
+{
     size_t slot = thread_slot(x, tk->dom);
-    const char **scol = x->scol + slot * (size_t)g->gs.p;
-    char **dcol = x->dcol + slot * (size_t)g->gt.p;
-    for (int64_t k = run_at(&x->rc, kc, tk->u0); k < x->rc.first[kc] + x->rc.cnt[kc]; k++) {
-        const prun *cr = &x->rc.r[k];
+    cc->tk = tk;
+    cc->scol = x->scol + slot * (size_t)x->v->geo->gs.p;
+    cc->dcol = x->dcol + slot * (size_t)x->v->geo->gt.p;
+    for (int64_t r = run_at(C, k, tk->u0); r < C->first[k] + C->cnt[k]; r++) {
+        const prun *cr = &C->r[r];
         int64_t lo = tk->u0 > cr->u ? tk->u0 - cr->u : 0;
         int64_t hi = tk->u1 < cr->u + cr->len ? tk->u1 - cr->u : cr->len;
-        for (int64_t y = lo; y < hi; y++) {
-            dcol[b] = dm->local[d] + (size_t)((cr->tl + y) * ldd) * es;
-            for (int a = a0; a < a1; a++) {
-                int i = a * qs + tk->c;
-                scol[a] = sm->local[i] ? sm->local[i] + (size_t)((cr->sl + y) * x->src->lld[i]) *
-                                                           es
-                                       : NULL;
-            }
-            copy_column(dcol, scol, &R->r[R->first[kr]], &R->pat[kr], es, x->stream);
-        }
+        for (int64_t y = lo; y < hi; y++)
+            fn(x, cc, cr, y);
         if (cr->u + cr->len >= tk->u1)
             break;
     }
@@ -105,40 +148,30 @@ static void run_ptask(pctx *x, const ptask *tk)
     nt_team_task_done(&x->t, tk->dom, tk->bytes);
 }
 
-// A source-driven task (j < 0): source domain (a, c), source columns u0..u1 of its merged
-// column list; each source column is read top to bottom and its runs land in the target
-// columns of every target grid row.
-static void run_stask(pctx *x, const ptask *tk)
+// A task by its kind: j >= 0 target order (component j, source grid column c, source grid row
+// a or all, columns of list (c, j's grid column)); j == -1 source order (source domain (a, c),
+// columns of its merged list); j == -2 global order (columns of the whole submatrix).
+static void run_task(pctx *x, const ptask *tk)
 {
     const nt_plan_geo_t *g = x->v->geo;
-    int qt = g->gt.q, i = tk->a * g->gs.q + tk->c;
-    size_t es = g->es;
-    const struct nt_matrix_mem *sm = x->src->mem, *dm = x->dst->mem;
-    size_t slot = thread_slot(x, tk->dom);
-    const char **scol = x->scol + slot * (size_t)g->gs.p;
-    char **dcol = x->dcol + slot * (size_t)g->gt.p;
-    const runs *R = &x->ms;
-    for (int64_t k = run_at(&x->cs, (size_t)tk->c, tk->u0);
-         k < x->cs.first[tk->c] + x->cs.cnt[tk->c]; k++) {
-        const prun *cr = &x->cs.r[k];
-        int64_t lo = tk->u0 > cr->u ? tk->u0 - cr->u : 0;
-        int64_t hi = tk->u1 < cr->u + cr->len ? tk->u1 - cr->u : cr->len;
-        for (int64_t y = lo; y < hi; y++) {
-            scol[tk->a] = sm->local[i] + (size_t)((cr->sl + y) * x->src->lld[i]) * es;
-            for (int b = 0; b < g->gt.p; b++) {
-                int j = b * qt + cr->b, d = j < x->v->ncomp ? x->v->sigma[j] : x->t.D;
-                dcol[b] = d < x->t.D && dm->local[d]
-                              ? dm->local[d] + (size_t)((cr->tl + y) * x->dst->lld[d]) * es
-                              : NULL;
-            }
-            copy_column(dcol, scol, &R->r[R->first[tk->a]], &R->pat[tk->a], es, x->stream);
-        }
-        if (cr->u + cr->len >= tk->u1)
-            break;
+    colctx cc = {0};
+    if (tk->j == -2) {
+        cc.rows = x->ga.r;
+        cc.pat = &x->ga.pat[0];
+        run_columns(x, tk, &x->gc, 0, &cc, global_column);
+    } else if (tk->j == -1) {
+        cc.rows = &x->ms.r[x->ms.first[tk->a]];
+        cc.pat = &x->ms.pat[tk->a];
+        run_columns(x, tk, &x->cs, (size_t)tk->c, &cc, source_column);
+    } else {
+        // All sources: the merged list of target row b; one source: its own list.
+        size_t b = (size_t)(tk->j / g->gt.q), e = (size_t)(tk->j % g->gt.q);
+        const runs *R = tk->a < 0 ? &x->mr : &x->rr;
+        size_t kr = tk->a < 0 ? b : (size_t)tk->a * (size_t)g->gt.p + b;
+        cc.rows = &R->r[R->first[kr]];
+        cc.pat = &R->pat[kr];
+        run_columns(x, tk, &x->rc, (size_t)tk->c * (size_t)g->gt.q + e, &cc, target_column);
     }
-    if (x->stream)
-        stream_fence();
-    nt_team_task_done(&x->t, tk->dom, tk->bytes);
 }
 
 // The one-port phases of every pair from the plan's schedule (phase 0: local copies).
@@ -207,43 +240,6 @@ static nt_status add_tasks(pctx *x, int64_t *cap, ptask proto, int64_t u0, int64
         x->task[x->ntask++] = proto;
     }
     return NT_OK;
-}
-
-// A global-order task (j == -2): submatrix columns u0..u1 of the merged column list; every
-// column is copied in one pass down all its source and target columns.
-static void run_gtask(pctx *x, const ptask *tk)
-{
-    const nt_plan_geo_t *g = x->v->geo;
-    size_t es = g->es;
-    const struct nt_matrix_mem *sm = x->src->mem, *dm = x->dst->mem;
-    size_t slot = thread_slot(x, tk->dom);
-    const char **scol = x->scol + slot * (size_t)g->gs.p;
-    char **dcol = x->dcol + slot * (size_t)g->gt.p;
-    for (int64_t k = run_at(&x->gc, 0, tk->u0); k < x->gc.cnt[0]; k++) {
-        const prun *cr = &x->gc.r[k];
-        int64_t lo = tk->u0 > cr->u ? tk->u0 - cr->u : 0;
-        int64_t hi = tk->u1 < cr->u + cr->len ? tk->u1 - cr->u : cr->len;
-        for (int64_t y = lo; y < hi; y++) {
-            for (int a = 0; a < g->gs.p; a++) {
-                int i = a * g->gs.q + cr->a;
-                scol[a] = sm->local[i]
-                              ? sm->local[i] + (size_t)((cr->sl + y) * x->src->lld[i]) * es
-                              : NULL;
-            }
-            for (int b = 0; b < g->gt.p; b++) {
-                int j = b * g->gt.q + cr->b, d = j < x->v->ncomp ? x->v->sigma[j] : x->t.D;
-                dcol[b] = d < x->t.D && dm->local[d]
-                              ? dm->local[d] + (size_t)((cr->tl + y) * x->dst->lld[d]) * es
-                              : NULL;
-            }
-            copy_column(dcol, scol, x->ga.r, &x->ga.pat[0], es, x->stream);
-        }
-        if (cr->u + cr->len >= tk->u1)
-            break;
-    }
-    if (x->stream)
-        stream_fence();
-    nt_team_task_done(&x->t, tk->dom, tk->bytes);
 }
 
 // Global-order tasks: the submatrix's columns split by bytes, dealt round-robin to the domains
@@ -387,14 +383,7 @@ static void run_domain(pctx *x, int ph, int d)
 #pragma omp single
         for (int64_t k = lo; k < hi; k++) {
 #pragma omp task firstprivate(k)
-            {
-                if (x->task[k].j == -2)
-                    run_gtask(x, &x->task[k]);
-                else if (x->task[k].j < 0)
-                    run_stask(x, &x->task[k]);
-                else
-                    run_ptask(x, &x->task[k]);
-            }
+            run_task(x, &x->task[k]);
         }
         nt_team_unbind(bound, &saved);
     }
