@@ -517,7 +517,8 @@ nt_status nt_plan_execute(nt_plan_t *plan, nt_matrix_t *src, nt_matrix_t *dst,
                   .max_in_flight = o.max_in_flight > 0 ? o.max_in_flight : 64};
     nt_owner_state_t old = {0};
     bool relabelled = false;
-    if ((st = nt_team_init(&c.t, src->topo, v.ndomains, &o)) != NT_OK || (st = ctx_alloc(&c, &v)) != NT_OK ||
+    if ((st = nt_team_init(&c.t, src->topo, v.ndomains, &o)) != NT_OK ||
+        (st = ctx_alloc(&c, &v)) != NT_OK ||
         (st = select_adopted(&c, &v, &o, fresh)) != NT_OK ||
         (st = assign_phases(&c, plan, &o, c.skip_seg, c.phase)) != NT_OK ||
         (st = build_work_lists(&c, &v, o.on_source)) != NT_OK)

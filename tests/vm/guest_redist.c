@@ -85,7 +85,7 @@ typedef struct rcase {
     nt_exec_mode mode;
     bool prealloc;      // the target has memory before the execution (copy, no relabelling)
     bool want_migrate;  // the case is built so that some tiles migrate
-    nt_exec_order order; // copy order of periodic plans (0: automatic, TARGET on several nodes)
+    nt_exec_order order; // copy order of periodic plans (AUTO: TARGET on several nodes)
 } rcase;
 
 static int gridP, gridQ;
@@ -479,46 +479,46 @@ int main(void)
     // 200 = 6 x 32 + 8: full 8 KiB tiles (two pages, migratable) and packed partial ones.
     const rcase cases[] = {
         {"r01", 200, 200, 32, 32, 8, "random:11", TL, 200, 200, 32, 32, "balanced:12", TL,
-         false, {0}, NT_MATCH_CANONICAL, CP, false, false},
+         false, {0}, NT_MATCH_CANONICAL, CP, false, false, NT_ORDER_AUTO},
         {"r02", 200, 200, 32, 32, 8, "random:11", TL, 200, 200, 32, 32, "balanced:12", TL,
-         false, {0}, NT_MATCH_CANONICAL, MV, false, true},
+         false, {0}, NT_MATCH_CANONICAL, MV, false, true, NT_ORDER_AUTO},
         {"r03", 200, 184, 32, 32, 8, "bc2d:PxQ", TL, 200, 184, 32, 32, "skewed:PxQ:5", TL,
-         false, {0}, NT_MATCH_VOLUME, MV, false, true},
+         false, {0}, NT_MATCH_VOLUME, MV, false, true, NT_ORDER_AUTO},
         {"r04", 200, 200, 32, 32, 8, "chunk:D:3", TL, 200, 200, 32, 32, "band:2:PxQ", TL,
-         false, {0}, NT_MATCH_STEPS, MV, false, true},
+         false, {0}, NT_MATCH_STEPS, MV, false, true, NT_ORDER_AUTO},
         {"r05", 176, 200, 32, 32, 8, "skewed:PxQ:9", TL, 176, 200, 32, 32, "random:4", TL,
-         false, {0}, NT_MATCH_LEX, MV, false, true},
+         false, {0}, NT_MATCH_LEX, MV, false, true, NT_ORDER_AUTO},
         {"r06", 200, 200, 32, 32, 8, "band:1:PxQ", TL, 200, 200, 32, 32, "chunk:D:8", TL,
-         false, {0}, NT_MATCH_DISTANCE, MV, false, true},
+         false, {0}, NT_MATCH_DISTANCE, MV, false, true, NT_ORDER_AUTO},
         {"r07", 200, 200, 32, 32, 8, "balanced:2", TL, 200, 200, 48, 40, "bc2d:PxQ", TL,
-         false, {0}, NT_MATCH_VOLUME, CP, false, false},
+         false, {0}, NT_MATCH_VOLUME, CP, false, false, NT_ORDER_AUTO},
         {"r08", 200, 168, 32, 24, 8, "bc2d:PxQ", SL, 200, 168, 32, 32, "random:6", TL,
-         false, {0}, NT_MATCH_CANONICAL, CP, false, false},
+         false, {0}, NT_MATCH_CANONICAL, CP, false, false, NT_ORDER_AUTO},
         {"r09", 200, 168, 32, 32, 8, "random:7", TL, 200, 168, 24, 40, "bc2d:QxP:2x1", SL,
-         false, {0}, NT_MATCH_LEX, CP, false, false},
+         false, {0}, NT_MATCH_LEX, CP, false, false, NT_ORDER_AUTO},
         {"r10", 160, 160, 16, 32, 8, "bc2d:1xD", SL, 160, 160, 32, 16, "bc2d:Dx1:1x2", SL,
-         false, {0}, NT_MATCH_STEPS, MV, false, false},
+         false, {0}, NT_MATCH_STEPS, MV, false, false, NT_ORDER_AUTO},
         {"r11", 150, 150, 64, 64, 4, "random:21", TL, 150, 150, 64, 64, "balanced:22", TL,
-         false, {0}, NT_MATCH_VOLUME, MV, false, true},
+         false, {0}, NT_MATCH_VOLUME, MV, false, true, NT_ORDER_AUTO},
         {"r12", 90, 90, 16, 16, 16, "chunk:D:13", TL, 90, 90, 16, 16, "random:14", TL,
-         false, {0}, NT_MATCH_LEX, MV, false, true},
+         false, {0}, NT_MATCH_LEX, MV, false, true, NT_ORDER_AUTO},
         {"r13", 300, 300, 64, 64, 1, "balanced:31", TL, 300, 300, 64, 64, "skewed:PxQ:32", TL,
-         false, {0}, NT_MATCH_DISTANCE, MV, false, true},
+         false, {0}, NT_MATCH_DISTANCE, MV, false, true, NT_ORDER_AUTO},
         {"r14", 120, 110, 20, 30, 12, "random:41", TL, 120, 110, 32, 16, "chunk:D:42", TL,
-         false, {0}, NT_MATCH_CANONICAL, CP, false, false},
+         false, {0}, NT_MATCH_CANONICAL, CP, false, false, NT_ORDER_AUTO},
         {"r15", 256, 256, 32, 32, 8, "random:51", TL, 200, 180, 40, 24, "balanced:52", TL,
-         true, {150, 120, 40, 24, 8, 16}, NT_MATCH_CANONICAL, CP, false, false},
+         true, {150, 120, 40, 24, 8, 16}, NT_MATCH_CANONICAL, CP, false, false, NT_ORDER_AUTO},
         // Tile-aligned submatrix: inner tiles migrate, the partial border tiles are copied.
         {"r16", 256, 256, 32, 32, 8, "random:61", TL, 256, 224, 32, 32, "random:62", TL,
-         true, {170, 160, 64, 32, 0, 32}, NT_MATCH_VOLUME, MV, false, true},
+         true, {170, 160, 64, 32, 0, 32}, NT_MATCH_VOLUME, MV, false, true, NT_ORDER_AUTO},
         {"r17", 256, 256, 32, 32, 8, "bc2d:PxQ", SL, 200, 200, 32, 32, "bc2d:QxP", SL,
-         true, {100, 90, 30, 50, 70, 60}, NT_MATCH_STEPS, CP, false, false},
+         true, {100, 90, 30, 50, 70, 60}, NT_MATCH_STEPS, CP, false, false, NT_ORDER_AUTO},
         {"r18", 200, 200, 32, 32, 8, "random:71", TL, 200, 200, 24, 40, "bc2d:PxQ", TL,
-         true, {120, 150, 20, 10, 60, 30}, NT_MATCH_CANONICAL, CP, true, false},
+         true, {120, 150, 20, 10, 60, 30}, NT_MATCH_CANONICAL, CP, true, false, NT_ORDER_AUTO},
         {"r19", 200, 200, 32, 32, 8, "chunk:D:81", TL, 200, 200, 32, 32, "chunk:2:82", TL,
-         false, {0}, NT_MATCH_VOLUME, MV, false, false},
+         false, {0}, NT_MATCH_VOLUME, MV, false, false, NT_ORDER_AUTO},
         {"r20", 200, 200, 32, 32, 8, "random:91", TL, 200, 200, 32, 32, "balanced:92", TL,
-         false, {0}, NT_MATCH_CANONICAL, CP, true, false},
+         false, {0}, NT_MATCH_CANONICAL, CP, true, false, NT_ORDER_AUTO},
         // Periodic plans (block-cyclic ScaLAPACK on both sides) in each copy order, element-
         // cyclic and small blocks: every page of every local matrix on its domain's node.
         {"r21", 300, 290, 1, 1, 8, "bc2d:PxQ", SL, 300, 290, 3, 3, "bc2d:Dx1", SL, false, {0},
