@@ -335,32 +335,23 @@ static void check_commset(const nt_matrix_t *s, const nt_matrix_t *d, const nt_s
         }
 }
 
-// Every segment of a plan, stored or periodic, through nt_plan_foreach_segment() (malloc'd).
-typedef struct seg_list {
-    nt_segment_t *v;
-    int64_t n, cap;
-} seg_list;
+// check_segment() for every segment of a plan, stored or periodic, through
+// nt_plan_foreach_segment().
+typedef struct seg_walk {
+    const nt_matrix_t *s, *d;
+    const nt_sub_t *sub;
+    const int *sigma, *dst_owner;
+    seg_tally *t;
+    int D;
+    int64_t n;
+} seg_walk;
 
-static int collect_segment(const nt_segment_t *g, void *arg)
+static int walk_segment(const nt_segment_t *g, void *arg)
 {
-    seg_list *l = arg;
-    if (l->n == l->cap) {
-        l->cap = l->cap ? 2 * l->cap : 64;
-        l->v = realloc(l->v, (size_t)l->cap * sizeof *l->v);
-        if (!l->v)
-            abort();
-    }
-    l->v[l->n++] = *g;
+    seg_walk *w = arg;
+    check_segment(g, w->s, w->d, w->sub, w->sigma, w->dst_owner, w->t, w->D);
+    w->n++;
     return 0;
-}
-
-static nt_segment_t *plan_segment_list(const nt_plan_t *p, int64_t *n)
-{
-    seg_list l = {0};
-    if (nt_plan_foreach_segment(p, collect_segment, &l) != NT_OK)
-        abort();
-    *n = l.n;
-    return l.v;
 }
 
 static void check_plan(nt_plan_t *plan, const nt_matrix_t *s, const nt_matrix_t *d,
@@ -382,19 +373,18 @@ static void check_plan(nt_plan_t *plan, const nt_matrix_t *s, const nt_matrix_t 
     build_oracle(s, d, sub, sigma, &o);
     nt_plan_info_t info;
     nt_plan_info(plan, &info);
-    int64_t nlisted;
-    nt_segment_t *segs = plan_segment_list(plan, &nlisted);
-    FUZZ_CHECK(nlisted == info.segments, "%lld segments listed, info says %lld",
-               (long long)nlisted, (long long)info.segments);
     const int *dst_owner = nt_plan_dst_owner(plan);
     seg_tally t = {calloc((size_t)o.D * (size_t)o.D, sizeof(int64_t)),
                    calloc((size_t)(sub->rows * sub->cols) + 1, 1),
                    calloc((size_t)(d->mt * d->nt), 1), true};
     if (!t.segpair || !t.mark || !t.touched)
         abort();
-    FUZZ_CHECK(dst_owner && (info.segments == 0 || segs), "missing plan arrays");
-    for (int64_t k = 0; k < info.segments; k++)
-        check_segment(&segs[k], s, d, sub, sigma, dst_owner, &t, o.D);
+    FUZZ_CHECK(dst_owner && (info.segments == 0 || info.periodic || nt_plan_segments(plan)),
+               "missing plan arrays");
+    seg_walk w = {s, d, sub, sigma, dst_owner, &t, o.D, 0};
+    FUZZ_CHECK(nt_plan_foreach_segment(plan, walk_segment, &w) == NT_OK, "enumeration failed");
+    FUZZ_CHECK(w.n == info.segments, "%lld segments listed, info says %lld", (long long)w.n,
+               (long long)info.segments);
     for (int64_t x = 0; x < sub->rows * sub->cols; x++)
         FUZZ_CHECK(t.mark[x] == 1, "element (%lld, %lld) covered %d times",
                    (long long)(x / sub->cols), (long long)(x % sub->cols), t.mark[x]);
@@ -415,7 +405,6 @@ static void check_plan(nt_plan_t *plan, const nt_matrix_t *s, const nt_matrix_t 
                    "schedule of %lld steps, oracle %lld", (long long)sched->steps,
                    (long long)steps_of(o.pair, o.D));
     }
-    free(segs);
     free(t.segpair);
     free(t.mark);
     free(t.touched);
