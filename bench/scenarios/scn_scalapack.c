@@ -59,7 +59,7 @@ typedef struct ctx {
     char peer[PATH_MAX]; // the peer's path, "" when it or mpirun is absent
 } ctx;
 
-// ---- geometry ------------------------------------------------------------------------------------
+// ---- geometry -----------------------------------------------------------------------------------
 
 static int ranks_of(const geom *g)
 {
@@ -143,7 +143,7 @@ static void reset_rss_peak(void)
     }
 }
 
-// ---- the peer ------------------------------------------------------------------------------------
+// ---- the peer -----------------------------------------------------------------------------------
 
 // c->peer = pdgemr2d_peer in $NUMATILE_PEER_DIR, else beside this program; "" (with the
 // reason in why) when it is not there or mpirun is not on PATH.
@@ -223,7 +223,7 @@ static void peer_measure(const ctx *c, result *res, double *sec)
     json_decref(o);
 }
 
-// ---- numatile ------------------------------------------------------------------------------------
+// ---- numatile -----------------------------------------------------------------------------------
 
 // Per-repetition samples of one (geometry, N).
 typedef struct samples {
@@ -334,7 +334,7 @@ static nt_status numatile_measure(const ctx *c, result *res, samples *x)
     return st;
 }
 
-// ---- measurement ---------------------------------------------------------------------------------
+// ---- measurement --------------------------------------------------------------------------------
 
 static void raw_rows(const ctx *c, const result *res, const samples *x)
 {
@@ -400,7 +400,7 @@ static int measure(ctx *c, const int64_t *sizes, int nsizes, result *res, int *n
     return rc;
 }
 
-// ---- report --------------------------------------------------------------------------------------
+// ---- report -------------------------------------------------------------------------------------
 
 static void set3(json_t *o, const char *key, const double v[3])
 {
@@ -483,9 +483,9 @@ static void report(const ctx *c, const result *res, int nres, const char *peer_w
         "(medians of %d repetitions; pdgemr2d s = one pdgemr2d call between barriers, B "
         "allocated once; plan, alloc,\n copy = numatile into a fresh target, total = their sum "
         "per repetition; reuse s = copy into a target\n allocated beforehand, as pdgemr2d's B; "
-        "extra MiB = the target's bytes; RSS MiB = numatile's peak resident set\n (VmHWM) "
-        "over the geometry; c/bound = copy bandwidth / same-run copy bound; x total = pdgemr2d s / total s, x copy = pdgemr2d s / reuse s; verify = numatile/"
-        "pdgemr2d)\n", c->reps);
+        "extra MiB = the target's bytes; RSS MiB = numatile's peak\n resident set (VmHWM) over "
+        "the geometry; c/bound = copy bandwidth / same-run copy bound;\n x total = pdgemr2d s "
+        "/ total s, x copy = pdgemr2d s / reuse s; verify = numatile/pdgemr2d)\n", c->reps);
     for (int i = 0; i < nres; i++)
         if (res[i].skipped)
             bench_printf(c->r, "skipped: %s, N = %lld: %s\n", res[i].g->name,
@@ -497,7 +497,7 @@ static void report(const ctx *c, const result *res, int nres, const char *peer_w
                                   "rows", rows, "verify", all_ok));
 }
 
-// ---- the scenario --------------------------------------------------------------------------------
+// ---- the scenario -------------------------------------------------------------------------------
 
 static void parameters(bench_run *r, const ctx *c, const int64_t *sizes, int nsizes)
 {
