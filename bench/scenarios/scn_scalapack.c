@@ -535,8 +535,8 @@ static void preamble(bench_run *r, const ctx *c, const int64_t *sizes, int nsize
                  nt_topo_oversubscribed(c->topo) ? " (sharing cpus)" : "");
     if (c->peer[0])
         bench_printf(r, "pdgemr2d: ScaLAPACK (Debian libscalapack-openmpi) under mpirun "
-                     "--oversubscribe, one MPI rank per process of the larger grid, all on "
-                     "this one machine:\n  the ranks talk through Open MPI's shared-memory "
+                     "--oversubscribe, one MPI rank per\n  process of the larger grid, all on "
+                     "this one machine: the ranks talk through Open MPI's\n  shared-memory "
                      "transport, not a network\n");
 }
 
@@ -553,6 +553,9 @@ int scn_scalapack(bench_run *r)
     if (st != NT_OK)
         return scn_fail(r, "topology", st);
     c.topo = topo;
+    if (r->domains && r->domains != 4)
+        bench_notice(r, "--domains %d ignored: numatile runs on as many domains as pdgemr2d "
+                     "has ranks (4)", r->domains);
     scn_note_load(r);
     parameters(r, &c, SIZES, nsizes);
     preamble(r, &c, SIZES, nsizes);
