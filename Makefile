@@ -352,7 +352,8 @@ info:
 	@echo "numatile $(VERSION)"
 	@$(CC) --version | head -n 1
 	@for p in libnuma-dev libhwloc-dev libblis-openmp-dev libflame-dev libopenblas-openmp-dev \
-	  libcriterion-dev libjansson-dev qemu-system-x86 gnuplot-nox doxygen; do \
+	  libcriterion-dev libjansson-dev qemu-system-x86 gnuplot-nox doxygen openmpi-bin \
+	  libscalapack-openmpi-dev; do \
 	  printf '%-24s %s\n' $$p "$$(dpkg-query -W -f='$${Version}' $$p 2>/dev/null || echo missing)"; done
 	@echo "BLAS: $(BLAS) (headers $(BLAS_INC); links $(BLAS_LIBS)); build dir $(BUILD)"
 	@echo "flat OpenBLAS peer: $(if $(PEER),$(PEER),not built (no $(OPENBLAS_DIR)/libopenblas.so))"
