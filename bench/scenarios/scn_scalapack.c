@@ -37,7 +37,7 @@ static const geom GEOMS[] = {
     {"8->12", 8, 2, 2, 12, 4, 1, false},       {"1->3", 1, 2, 2, 3, 4, 1, false},
     {"64->32 equal", 64, 2, 2, 32, 2, 2, false}, {"64->100 sub", 64, 2, 2, 100, 4, 1, true},
 };
-enum { NGEOMS = sizeof GEOMS / sizeof GEOMS[0], MAX_SIZES = 2, SEED = 7 };
+enum { NGEOMS = sizeof GEOMS / sizeof GEOMS[0], MAX_SIZES = 2 };
 
 // Median, min, max of each measured quantity of one (geometry, N).
 typedef struct result {
@@ -57,6 +57,7 @@ typedef struct ctx {
     const nt_topo_t *topo;
     int reps;
     char peer[PATH_MAX]; // the peer's path, "" when it or mpirun is absent
+    bool mpi_noted;      // the MPI library's name is in the parameters
 } ctx;
 
 // ---- geometry -----------------------------------------------------------------------------------
@@ -209,9 +210,13 @@ static json_t *peer_run(const ctx *c, const geom *g, int64_t n)
 }
 
 // The peer's times into res and its per-repetition seconds into sec (reps entries).
-static void peer_measure(const ctx *c, result *res, double *sec)
+static void peer_measure(ctx *c, result *res, double *sec)
 {
-    json_t *o = peer_run(c, res->g, res->n);
+    json_t *o = peer_run(c, res->g, res->n), *mpi = json_object_get(o, "mpi");
+    if (json_is_string(mpi) && !c->mpi_noted) {
+        bench_param(c->r, "peer_mpi", json_copy(mpi));
+        c->mpi_noted = true;
+    }
     json_t *all = json_object_get(o, "seconds_all");
     res->peer_ran = o && json_array_size(all) == (size_t)c->reps;
     for (int k = 0; res->peer_ran && k < c->reps; k++)
@@ -241,13 +246,14 @@ static nt_status make_matrix(const ctx *c, int64_t n, int mb, int p, int q, unsi
                                  NT_LAYOUT_SCALAPACK, flags, out);
 }
 
-// Whether the submatrix of dst holds the source's pattern, element by element.
-static nt_status verify_target(const nt_matrix_t *dst, const nt_sub_t *s, bool *ok)
+// Whether the submatrix of dst holds the source's pattern (seed --seed), element by element.
+static nt_status verify_target(const ctx *c, const nt_matrix_t *dst, const nt_sub_t *s,
+                               bool *ok)
 {
     int64_t bad = -1;
-    nt_status st = nt_matrix_check_pattern(dst, SEED, s->dst_row, s->dst_col, s->rows, s->cols,
-                                           s->src_row - s->dst_row, s->src_col - s->dst_col,
-                                           &bad);
+    nt_status st = nt_matrix_check_pattern(dst, c->r->seed, s->dst_row, s->dst_col, s->rows,
+                                           s->cols, s->src_row - s->dst_row,
+                                           s->src_col - s->dst_col, &bad);
     *ok &= st == NT_OK && bad == 0;
     return st;
 }
@@ -275,7 +281,7 @@ static nt_status fresh_rep(const ctx *c, nt_matrix_t *src, result *res, samples 
         x->copy[k] = es.seconds;
         x->total[k] = x->plan[k] + es.seconds_alloc + es.seconds;
         x->ratio[k] = es.bound_gbs > 0 ? es.bandwidth_gbs / es.bound_gbs : 0;
-        st = verify_target(dst, &s, &res->verify);
+        st = verify_target(c, dst, &s, &res->verify);
     }
     nt_exec_stats_free(&es);
     nt_plan_destroy(plan);
@@ -300,7 +306,7 @@ static nt_status reuse_reps(const ctx *c, nt_matrix_t *src, result *res, samples
         nt_exec_stats_free(&es);
     }
     if (st == NT_OK)
-        st = verify_target(dst, &s, &res->reuse_verify);
+        st = verify_target(c, dst, &s, &res->reuse_verify);
     res->target_bytes = res->n * res->n * (int64_t)sizeof(double);
     nt_plan_destroy(plan);
     nt_matrix_destroy(dst);
@@ -316,7 +322,7 @@ static nt_status numatile_measure(const ctx *c, result *res, samples *x)
     reset_rss_peak();
     nt_status st = make_matrix(c, res->n, g->mbs, g->ps, g->qs, 0, &src);
     if (st == NT_OK)
-        st = nt_matrix_fill_pattern(src, SEED);
+        st = nt_matrix_fill_pattern(src, c->r->seed); // the run's --seed
     for (int k = 0; k < c->reps && st == NT_OK; k++)
         st = fresh_rep(c, src, res, x, k);
     if (st == NT_OK)
@@ -351,7 +357,7 @@ static void raw_rows(const ctx *c, const result *res, const samples *x)
 }
 
 // One (geometry, N): the memory check, the peer, numatile. 0, or the tool's exit code.
-static int measure_one(const ctx *c, result *res, samples *x)
+static int measure_one(ctx *c, result *res, samples *x)
 {
     int64_t need = estimate_bytes(res->g, res->n), avail = mem_available();
     if (avail > 0 && need > avail / 4 * 3) {
@@ -515,7 +521,6 @@ static void parameters(bench_run *r, const ctx *c, const int64_t *sizes, int nsi
     bench_param(r, "repetitions", json_integer(c->reps));
     bench_param(r, "domains", json_integer(nt_topo_ndomains(c->topo)));
     bench_param(r, "peer", c->peer[0] ? json_string(c->peer) : json_null());
-    bench_param(r, "seed", json_integer(SEED));
     bench_labels(r, "geometry", "n", NULL);
 }
 
