@@ -161,8 +161,8 @@ static void find_peer(ctx *c, char *why, size_t len)
         if (slash)
             *slash = '\0';
     }
-    snprintf(c->peer, sizeof c->peer, "%s/pdgemr2d_peer", dir);
-    if (access(c->peer, X_OK) != 0) {
+    int len_peer = snprintf(c->peer, sizeof c->peer, "%s/pdgemr2d_peer", dir);
+    if (len_peer < 0 || (size_t)len_peer >= sizeof c->peer || access(c->peer, X_OK) != 0) {
         snprintf(why, len, "no pdgemr2d peer at %s (built by make when mpicc and "
                  "libscalapack-openmpi-dev are installed; or set NUMATILE_PEER_DIR)", c->peer);
         c->peer[0] = '\0';
