@@ -449,7 +449,9 @@ static json_t *result_json(const result *p)
         json_object_set_new(o, "speedup_total", json_real(p->peer[0] / p->total[0]));
         json_object_set_new(o, "speedup_copy", json_real(p->peer[0] / p->reuse[0]));
     }
-    char ok[16];
+    char label[64], ok[16];
+    snprintf(label, sizeof label, "%s N=%lld", g->name, (long long)p->n);
+    json_object_set_new(o, "_label", json_string(label));
     snprintf(ok, sizeof ok, "%s/%s", p->verify && p->reuse_verify ? "ok" : "BAD",
              !p->peer_ran ? "-" : p->peer_verify ? "ok" : "BAD");
     json_object_set_new(o, "_ok", json_string(ok));
@@ -475,6 +477,19 @@ static const bench_col TABLE[] = {
     {.key = "_ok", .head = "verify", .fmt = "%-7s"},
     {NULL}};
 
+static const bench_plot_spec PLOT = {
+    .name = "scalapack",
+    .title = "pdgemr2d (MPI ranks on one machine) vs numatile, N x N doubles (medians)",
+    .width = 1200, .height = 550, .label = "_label",
+    .set = "set logscale y\nset yrange [0.001:*]\nset grid y\nset xtics rotate by -35 font ',9'\nset bmargin 8\n"
+           "set key top left\nset style data histograms\nset style histogram clustered\n"
+           "set style fill solid 0.7",
+    .panel = {{.ylabel = "seconds",
+               .series = {{.y = "pdgemr2d_seconds", .title = "pdgemr2d (B allocated once)"},
+                          {.y = "total_seconds", .title = "numatile: plan + alloc + copy"},
+                          {.y = "reuse_copy_seconds",
+                           .title = "numatile: copy into an allocated target"}}}}};
+
 static void report(const ctx *c, const result *res, int nres, const char *peer_why)
 {
     json_t *rows = json_array();
@@ -498,6 +513,7 @@ static void report(const ctx *c, const result *res, int nres, const char *peer_w
                          (long long)res[i].n, res[i].reason);
     if (!c->peer[0])
         bench_printf(c->r, "pdgemr2d: not run: %s; numatile alone above.\n", peer_why);
+    bench_plot_rows(c->r, &PLOT, rows);
     bench_summary(c->r, json_pack("{s:i, s:b, s:s?, s:o, s:b}", "reps", c->reps, "peer",
                                   c->peer[0] != '\0', "peer_absent", c->peer[0] ? NULL : peer_why,
                                   "rows", rows, "verify", all_ok));
