@@ -482,8 +482,8 @@ static const bench_plot_spec PLOT = {
     .title = "pdgemr2d (MPI ranks on one machine) vs numatile, N x N doubles (medians)",
     .width = 1200, .height = 550, .label = "_label",
     .set = "set logscale y\nset yrange [0.001:*]\nset grid y\n"
-           "set xtics rotate by -35 font ',9'\nset bmargin 8\nset key top left\nset style data histograms\nset style histogram clustered\n"
-           "set style fill solid 0.7",
+           "set xtics rotate by -35 font ',9'\nset bmargin 8\nset key top left\n"
+           "set style data histograms\nset style histogram clustered\nset style fill solid 0.7",
     .panel = {{.ylabel = "seconds",
                .series = {{.y = "pdgemr2d_seconds", .title = "pdgemr2d (B allocated once)"},
                           {.y = "total_seconds", .title = "numatile: plan + alloc + copy"},
