@@ -86,7 +86,15 @@ EXAMPLES := redistribute plan_only hetero_gemm
 PEER     := $(if $(OPENBLAS_FOUND),$(BUILD)/bin/flat_openblas)
 PEER_OBJ := $(BUILD)/obj/bench/peers/flat_openblas.o
 
-all: $(LIB_A) $(LIB_SO) $(TOOL) $(PC) $(PEER)
+# The pdgemr2d peer of `bench scalapack`: an MPI program linked with ScaLAPACK only (MPI stays
+# out of libnumatile), built when mpicc and Debian's OpenMPI ScaLAPACK are installed.
+MPICC          ?= mpicc
+SCALAPACK_LIB  ?= /usr/lib/$(ARCH)/libscalapack-openmpi.so
+SCALAPACK_FOUND := $(if $(shell command -v $(MPICC) 2>/dev/null),$(wildcard $(SCALAPACK_LIB)))
+MPI_PEER       := $(if $(SCALAPACK_FOUND),$(BUILD)/bin/pdgemr2d_peer)
+MPI_PEER_OBJ   := $(BUILD)/obj/bench/peers/pdgemr2d.o
+
+all: $(LIB_A) $(LIB_SO) $(TOOL) $(PC) $(PEER) $(MPI_PEER)
 
 help:
 	@echo "make deps         install the Debian packages numatile needs (idempotent)"
@@ -134,7 +142,7 @@ $(BUILD)/obj/bench/scenarios/scn_data.o: override CPPFLAGS += \
   -DNT_DATA_DIR='"$(CURDIR)/bench/data"' -DNT_DATA_INSTALL_DIR='"$(PREFIX)/share/numatile/data"'
 
 -include $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)
--include $(PEER_OBJ:.o=.d)
+-include $(PEER_OBJ:.o=.d) $(MPI_PEER_OBJ:.o=.d)
 
 $(BLAS_STAMP):
 	@other=$$(ls $(BUILD)/blas-* 2>/dev/null); if [ -n "$$other" ]; then \
@@ -172,6 +180,16 @@ $(LIB_SO): $(LIB_OBJ) $(LIB_MAP)
 $(TOOL): $(TOOL_OBJ) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(LIB_A) -ljansson $(LDLIBS)
+
+ifneq ($(MPI_PEER),)
+$(MPI_PEER_OBJ): bench/peers/pdgemr2d.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(MPI_PEER): $(MPI_PEER_OBJ)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(LDFLAGS) -o $@ $^ -ljansson $(SCALAPACK_LIB)
+endif
 
 ifneq ($(PEER),)
 $(PEER): $(PEER_OBJ)
@@ -334,10 +352,12 @@ info:
 	@echo "numatile $(VERSION)"
 	@$(CC) --version | head -n 1
 	@for p in libnuma-dev libhwloc-dev libblis-openmp-dev libflame-dev libopenblas-openmp-dev \
-	  libcriterion-dev libjansson-dev qemu-system-x86 gnuplot-nox doxygen; do \
+	  libcriterion-dev libjansson-dev qemu-system-x86 gnuplot-nox doxygen openmpi-bin \
+	  libscalapack-openmpi-dev; do \
 	  printf '%-24s %s\n' $$p "$$(dpkg-query -W -f='$${Version}' $$p 2>/dev/null || echo missing)"; done
 	@echo "BLAS: $(BLAS) (headers $(BLAS_INC); links $(BLAS_LIBS)); build dir $(BUILD)"
 	@echo "flat OpenBLAS peer: $(if $(PEER),$(PEER),not built (no $(OPENBLAS_DIR)/libopenblas.so))"
+	@echo "pdgemr2d peer: $(if $(MPI_PEER),$(MPI_PEER),not built (no $(MPICC) or no $(SCALAPACK_LIB)))"
 
 clean:
 	rm -rf $(BUILD) build

@@ -5,13 +5,15 @@ set -eu
 # libudev-dev: `pkg-config --static --libs numatile` names -ludev (hwloc's Requires.private).
 # clang-14, its runtime (sanitizers, libFuzzer), libfuzzer-14-dev and libomp-14-dev (clang's
 # OpenMP): `make fuzz`.
+# openmpi-bin, libopenmpi-dev, libscalapack-openmpi-dev: the pdgemr2d peer of `bench scalapack`
+# (mpicc, mpirun, ScaLAPACK's redistribution routine); libnumatile itself never links MPI.
 # libopenblas-openmp-dev: the BLAS=openblas build and the flat OpenBLAS peer of `bench kernels`
 # (numatile links it from its own directory; installing it also makes OpenBLAS Debian's default
 # libblas.so.3 alternative for other programs).
 PKGS="gcc make pkg-config libnuma-dev libhwloc-dev libblis-openmp-dev libflame-dev \
 libopenblas-openmp-dev libcriterion-dev libjansson-dev qemu-system-x86 busybox-static cpio gzip \
 gnuplot-nox doxygen valgrind python3 libudev-dev clang-14 libclang-rt-14-dev libfuzzer-14-dev \
-libomp-14-dev"
+libomp-14-dev openmpi-bin libopenmpi-dev libscalapack-openmpi-dev"
 missing=""
 for p in $PKGS; do
     st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

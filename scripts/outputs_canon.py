@@ -54,6 +54,11 @@ IGNORE = [
     ("bench/match/*", "", r"inner", "solves per timed sample, sized from a first timing"),
     ("bench/herrmann-table1/*", "", r"improvement_pct", "total time saved against owner, %"),
     ("bench/lambert-partition/*", "", r"time_ratio", "measured time hetero / bc2d"),
+    ("bench/scalapack/*", "", r"copy_over_bound(_min|_max)?|speedup_(total|copy)",
+     "copy / same-run bound, pdgemr2d time / numatile time"),
+    ("bench/scalapack/*", "", r"rss_peak_bytes", "peak resident set, varies with the allocator"),
+    ("bench/scalapack/*", "parameters", r"peer", "where the pdgemr2d peer was found"),
+    ("bench/scalapack/*", "summary", r"peer_absent", "why no peer: names where it was sought"),
     ("bench/kernels/*", "summary", r".*ratio.*|(gemm_|qr_)?nb|.*_baseline_threads",
      "tiled / flat GFLOP/s, the fastest tile size, the faster flat baseline's threads"),
     # --sched omp: any thread takes any task, so which domain ran a task is not reproducible.

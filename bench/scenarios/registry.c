@@ -27,6 +27,8 @@ static const bench_scenario registry[] = {
     {"lambert-partition",
      "heterogeneous GEMM partitions vs the lower bound (Lambert Tables 1.2-1.3)",
      scn_lambert_partition},
+    {"scalapack", "numatile vs ScaLAPACK pdgemr2d (under mpirun) on block-cyclic grid changes",
+     scn_scalapack},
 };
 
 const bench_scenario *bench_registry(size_t *n)

@@ -17,5 +17,6 @@ int scn_herrmann_table1(bench_run *r);
 int scn_stencil(bench_run *r);
 int scn_kernels(bench_run *r);
 int scn_lambert_partition(bench_run *r);
+int scn_scalapack(bench_run *r);
 
 #endif

@@ -1,0 +1,120 @@
+// The scalapack scenario through the tool in its smallest form (--quick --repeat 1): the
+// summary's shape, numatile's targets verified, and pdgemr2d's side when its peer runs here
+// (build/bin/pdgemr2d_peer and mpirun, as on CI after `make deps`). Without them the scenario
+// must still exit 0 and say so; the second test forces that case with NUMATILE_PEER_DIR. What
+// was skipped goes to stderr, not to cr_log_warn: Criterion exits 1 when a test logs a warning.
+#include <criterion/criterion.h>
+#include <ftw.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "tool_run.h"
+
+enum { GEOMETRIES = 6 };
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static json_t *run_quick(char *dir, size_t len)
+{
+    snprintf(dir, len, "/tmp/nt-bench-scalapack-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+    return tool_json((const char *[]){"bench", "scalapack", "--quick", "--repeat", "1", "--json",
+                                      "--out", dir, NULL});
+}
+
+static double num(const json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    cr_assert(json_is_number(v), "field %s missing or not a number", key);
+    return json_number_value(v);
+}
+
+// A measured row: numatile's times are positive, its totals add up, its targets verified.
+static void check_numatile(const json_t *row)
+{
+    const char *g = json_string_value(json_object_get(row, "geometry"));
+    cr_assert(json_is_true(json_object_get(row, "verify")), "%s: numatile's target wrong", g);
+    double plan = num(row, "plan_seconds"), total = num(row, "total_seconds");
+    cr_assert(plan >= 0 && num(row, "alloc_seconds") >= 0 && num(row, "copy_seconds") > 0);
+    cr_assert(total >= plan && num(row, "reuse_copy_seconds") > 0, "%s", g);
+    cr_assert(num(row, "copy_over_bound") >= 0 && num(row, "segments") >= 1, "%s", g);
+    // --repeat 1: the median is the one repetition.
+    cr_assert_eq(num(row, "total_seconds_min"), total);
+    json_int_t n = json_integer_value(json_object_get(row, "n"));
+    cr_assert_eq(num(row, "peak_extra_bytes"), (double)(n * n * 8), "%s", g);
+}
+
+// Every row's fields; returns how many rows pdgemr2d ran on.
+static int check_rows(const json_t *rows, bool peer)
+{
+    cr_assert_eq(json_array_size(rows), GEOMETRIES, "one row per geometry at N = 4096");
+    int ran = 0;
+    size_t i;
+    json_t *row;
+    json_array_foreach(rows, i, row) {
+        cr_assert_eq(json_integer_value(json_object_get(row, "n")), 4096);
+        cr_assert(json_is_integer(json_object_get(row, "ranks")));
+        json_t *skip = json_object_get(row, "skipped");
+        cr_assert(json_is_null(skip) || json_is_string(skip));
+        if (json_is_string(skip)) {
+            fprintf(stderr, "bench_scalapack: %s skipped: %s\n",
+                        json_string_value(json_object_get(row, "geometry")),
+                        json_string_value(skip));
+            continue;
+        }
+        check_numatile(row);
+        json_t *peer_s = json_object_get(row, "pdgemr2d_seconds");
+        cr_assert(peer || !peer_s, "pdgemr2d times without the peer");
+        if (!peer_s)
+            continue;
+        ran++;
+        cr_assert(num(row, "pdgemr2d_seconds") > 0);
+        cr_assert(json_is_true(json_object_get(row, "pdgemr2d_verify")), "pdgemr2d's B wrong");
+        cr_assert(num(row, "speedup_total") > 0 && num(row, "speedup_copy") > 0);
+    }
+    return ran;
+}
+
+Test(bench_scalapack, quick, .timeout = 600)
+{
+    if (!tool_path())
+        cr_skip("NT_TOOL not set");
+    char dir[64];
+    json_t *s = run_quick(dir, sizeof dir);
+    cr_assert_eq(num(s, "reps"), 1);
+    cr_assert(json_is_true(json_object_get(s, "verify")));
+    bool peer = json_is_true(json_object_get(s, "peer"));
+    int ran = check_rows(json_object_get(s, "rows"), peer);
+    if (peer)
+        cr_assert_gt(ran, 0, "the peer is present but ran on no geometry");
+    else
+        fprintf(stderr, "bench_scalapack: pdgemr2d part skipped: %s\n",
+                    json_string_value(json_object_get(s, "peer_absent")));
+    json_decref(s);
+    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+// No peer where it is looked for: numatile alone, exit 0, the reason in the summary.
+Test(bench_scalapack, without_peer, .timeout = 600)
+{
+    if (!tool_path())
+        cr_skip("NT_TOOL not set");
+    cr_assert_eq(setenv("NUMATILE_PEER_DIR", "/nonexistent-numatile-peer-dir", 1), 0);
+    char dir[64];
+    json_t *s = run_quick(dir, sizeof dir);
+    cr_assert(json_is_false(json_object_get(s, "peer")));
+    const char *why = json_string_value(json_object_get(s, "peer_absent"));
+    cr_assert(why && strstr(why, "/nonexistent-numatile-peer-dir/pdgemr2d_peer"), "%s", why);
+    cr_assert_eq(check_rows(json_object_get(s, "rows"), false), 0);
+    json_decref(s);
+    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
