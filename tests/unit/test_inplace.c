@@ -151,3 +151,285 @@ Test(inplace, random_geometries_against_the_oracle)
     cr_assert_gt(recycled, 0, "no case recycled a block");
     cr_assert_gt(kept, 0, "no case kept a tile");
 }
+
+// The target's map before a failed run, to check it is untouched.
+static int *owners(const nt_matrix_t *T)
+{
+    size_t n = (size_t)(T->mt * T->nt);
+    int *o = malloc(n * sizeof *o);
+    memcpy(o, T->owner, n * sizeof *o);
+    return o;
+}
+
+static void assert_untouched(const nt_matrix_t *S, const nt_matrix_t *T, const int *map0,
+                             uint64_t seed, const char *what)
+{
+    cr_assert(S->allocated, "%s", what);
+    assert_pattern(S, seed, what);
+    cr_assert_not(T->allocated, "%s", what);
+    cr_assert_null(T->tile, "%s", what);
+    cr_assert_eq(memcmp(map0, T->owner, (size_t)(T->mt * T->nt) * sizeof *map0), 0, "%s", what);
+}
+
+// The geometries of the failure tests: a relabelling with slabs, a nb change with adopted
+// tiles, a general map change.
+static const struct {
+    int64_t m, n, mb, nb, mb2, nb2;
+    const char *s1, *s2;
+} fail_cases[] = {
+    {300, 260, 64, 64, 32, 32, "bc2d:2x2", "bc2d:4x1"},
+    {256, 256, 64, 64, 64, 64, "balanced:3", "balanced:4"},
+    {200, 333, 48, 80, 70, 70, "random:5", "chunk:4:2"},
+    {100, 100, 10, 10, 30, 30, "bc2d:2x2", "random:1"},
+};
+
+// Allocation failure at every allocation of the run: NT_ENOMEM, the source intact, the target
+// without memory and with its map; then the same plan succeeds.
+Test(inplace, allocation_failure_at_every_point)
+{
+    for (size_t c = 0; c < sizeof fail_cases / sizeof *fail_cases; c++) {
+        nt_matrix_t *S = make_spec(topos[4], fail_cases[c].m, fail_cases[c].n, fail_cases[c].mb,
+                                   fail_cases[c].nb, fail_cases[c].s1, 4, 0);
+        nt_matrix_t *T = make_spec(topos[4], fail_cases[c].m, fail_cases[c].n,
+                                   fail_cases[c].mb2, fail_cases[c].nb2, fail_cases[c].s2, 4,
+                                   NT_MATRIX_NOALLOC);
+        nt_matrix_fill_pattern(S, 9);
+        int *map0 = owners(T);
+        nt_plan_t *p;
+        cr_assert_eq(nt_plan_create(S, T, NULL, &(nt_plan_opts_t){.relabel = NT_MATCH_LEX}, &p),
+                     NT_OK);
+        int64_t k = 0;
+        for (;; k++) {
+            nt_mem_test_fail_after(k);
+            nt_status st = run(p, S, T, 0, NULL);
+            nt_mem_test_fail_after(-1);
+            if (st == NT_OK)
+                break;
+            cr_assert_eq(st, NT_ENOMEM, "case %zu, k %lld: %s", c, (long long)k,
+                         nt_last_error());
+            assert_untouched(S, T, map0, 9, "allocation failure");
+        }
+        cr_assert_gt(k, 0, "case %zu allocated nothing fresh", c);
+        assert_done(S, T, 9, NULL, "after the failures");
+        free(map0);
+        nt_plan_destroy(p);
+        nt_matrix_destroy(T);
+        nt_matrix_destroy(S);
+    }
+}
+
+// A copy fault at every k-th copy: before the first recycled block the run aborts with the
+// source intact; from it on, the run rolls forward to a complete target. Both happen when
+// blocks are recycled (not in the last case: small source tiles share one slab per domain,
+// free only at the end).
+Test(inplace, copy_fault_at_every_copy)
+{
+    for (size_t c = 0; c < sizeof fail_cases / sizeof *fail_cases; c++) {
+        int aborted = 0, rolled = 0;
+        int64_t recycled = 0;
+        for (int64_t k = 0;; k++) {
+            nt_matrix_t *S = make_spec(topos[4], fail_cases[c].m, fail_cases[c].n,
+                                       fail_cases[c].mb, fail_cases[c].nb, fail_cases[c].s1, 4, 0);
+            nt_matrix_t *T = make_spec(topos[4], fail_cases[c].m, fail_cases[c].n,
+                                       fail_cases[c].mb2, fail_cases[c].nb2, fail_cases[c].s2, 4,
+                                       NT_MATRIX_NOALLOC);
+            nt_matrix_fill_pattern(S, 11);
+            int *map0 = owners(T);
+            nt_plan_t *p;
+            cr_assert_eq(nt_plan_create(S, T, NULL, NULL, &p), NT_OK);
+            nt_inplace_test_copy_fault_after(k);
+            nt_exec_stats_t es = {0};
+            nt_status st = run(p, S, T, 0, &es);
+            recycled = es.bytes_recycled;
+            nt_exec_stats_free(&es);
+            bool fired = nt_inplace_test_copy_fault_fired();
+            nt_inplace_test_copy_fault_after(-1);
+            char what[96];
+            snprintf(what, sizeof what, "case %zu, fault at copy %lld", c, (long long)k);
+            if (st != NT_OK) {
+                cr_assert(fired, "%s: %s", what, nt_last_error());
+                cr_assert_eq(st, NT_ESYS, "%s", what);
+                assert_untouched(S, T, map0, 11, what);
+                aborted++;
+            } else {
+                assert_done(S, T, 11, NULL, what);
+                rolled += fired;
+            }
+            free(map0);
+            nt_plan_destroy(p);
+            nt_matrix_destroy(T);
+            nt_matrix_destroy(S);
+            if (st == NT_OK && !fired)
+                break; // k is past the last copy
+        }
+        cr_assert_gt(aborted, 0, "case %zu never aborted", c);
+        cr_assert_eq(recycled > 0, c < 3, "case %zu recycled %lld bytes", c, (long long)recycled);
+        cr_assert_eq(rolled > 0, recycled > 0, "case %zu rolled forward %d times", c, rolled);
+    }
+}
+
+// A budget below the order's peak is refused at once, naming the domain, the bytes and the
+// budget; the same budget as the peak passes.
+Test(inplace, budget)
+{
+    nt_matrix_t *S = make_spec(topos[4], 512, 512, 128, 128, "bc2d:2x2", 4, 0);
+    nt_matrix_t *T = make_spec(topos[4], 512, 512, 64, 64, "bc2d:4x1", 4, NT_MATRIX_NOALLOC);
+    nt_matrix_fill_pattern(S, 5);
+    int *map0 = owners(T);
+    nt_plan_t *p;
+    cr_assert_eq(nt_plan_create(S, T, NULL, NULL, &p), NT_OK);
+    // The peak of the order, from a run on copies of the matrices.
+    nt_matrix_t *S2 = make_spec(topos[4], 512, 512, 128, 128, "bc2d:2x2", 4, 0);
+    nt_matrix_t *T2 = make_spec(topos[4], 512, 512, 64, 64, "bc2d:4x1", 4, NT_MATRIX_NOALLOC);
+    nt_plan_t *p2;
+    cr_assert_eq(nt_plan_create(S2, T2, NULL, NULL, &p2), NT_OK);
+    nt_exec_stats_t es = {0};
+    cr_assert_eq(run(p2, S2, T2, 0, &es), NT_OK);
+    int64_t peak = 0;
+    for (int d = 0; d < 4; d++)
+        peak = es.peak_extra_bytes[d] > peak ? es.peak_extra_bytes[d] : peak;
+    cr_assert_gt(peak, 0);
+    nt_exec_stats_free(&es);
+    cr_assert_eq(run(p, S, T, peak - 1, NULL), NT_ENOSPACE);
+    char want[128];
+    snprintf(want, sizeof want, "the budget is %lld bytes per domain", (long long)(peak - 1));
+    cr_assert(strstr(nt_last_error(), want) && strstr(nt_last_error(), "extra bytes on domain"),
+              "%s", nt_last_error());
+    assert_untouched(S, T, map0, 5, "budget refused");
+    cr_assert_eq(run(p, S, T, -1, NULL), NT_EINVAL);
+    cr_assert_eq(run(p, S, T, peak, &es), NT_OK, "%s", nt_last_error());
+    for (int d = 0; d < 4; d++)
+        cr_assert_leq(es.peak_extra_bytes[d], peak);
+    assert_done(S, T, 5, &es, "within the budget");
+    nt_exec_stats_free(&es);
+    free(map0);
+    nt_plan_destroy(p);
+    nt_plan_destroy(p2);
+    nt_matrix_destroy(T);
+    nt_matrix_destroy(S);
+    nt_matrix_destroy(T2);
+    nt_matrix_destroy(S2);
+}
+
+// What in place does not do is refused with NT_ENOTSUP / NT_EINVAL, nothing touched.
+Test(inplace, refusals)
+{
+    nt_matrix_shape_t sh = {256, 256, 64, 64, 8};
+    nt_matrix_t *S, *T, *L;
+    cr_assert_eq(nt_matrix_create_spec(topos[4], &sh, "bc2d:2x2", 0, NT_LAYOUT_TILE, 0, &S),
+                 NT_OK);
+    cr_assert_eq(nt_matrix_create_spec(topos[4], &sh, "bc2d:4x1", 0, NT_LAYOUT_SCALAPACK,
+                                       NT_MATRIX_NOALLOC, &L), NT_OK);
+    cr_assert_eq(nt_matrix_create_spec(topos[4], &sh, "bc2d:4x1", 0, NT_LAYOUT_TILE,
+                                       NT_MATRIX_NOALLOC, &T), NT_OK);
+    nt_matrix_fill_pattern(S, 2);
+    nt_plan_t *pl, *ps, *pt;
+    nt_sub_t sub = {100, 100, 0, 0, 10, 10};
+    cr_assert_eq(nt_plan_create(S, L, NULL, NULL, &pl), NT_OK);
+    cr_assert_eq(nt_plan_create(S, T, &sub, NULL, &ps), NT_OK);
+    cr_assert_eq(nt_plan_create(S, T, NULL, NULL, &pt), NT_OK);
+    cr_assert_eq(run(pl, S, L, 0, NULL), NT_ENOTSUP);
+    cr_assert(strstr(nt_last_error(), "TILE layout"), "%s", nt_last_error());
+    cr_assert_eq(run(ps, S, T, 0, NULL), NT_ENOTSUP);
+    cr_assert(strstr(nt_last_error(), "whole matrix"), "%s", nt_last_error());
+    nt_exec_opts_t mv = {.inplace = true, .mode = NT_EXEC_MOVE};
+    cr_assert_eq(nt_plan_execute(pt, S, T, &mv, NULL), NT_ENOTSUP);
+    nt_exec_opts_t steps = {.inplace = true, .schedule = NT_SCHED_STEPS};
+    cr_assert_eq(nt_plan_execute(pt, S, T, &steps, NULL), NT_ENOTSUP);
+    cr_assert_eq(run(pt, S, S, 0, NULL), NT_EINVAL);
+    assert_pattern(S, 2, "after the refusals");
+    cr_assert_not(T->allocated);
+    // A target with memory already is refused too.
+    cr_assert_eq(nt_plan_execute(pt, S, T, NULL, NULL), NT_OK);
+    cr_assert_eq(run(pt, S, T, 0, NULL), NT_EINVAL);
+    nt_plan_destroy(pl);
+    nt_plan_destroy(ps);
+    nt_plan_destroy(pt);
+    nt_matrix_destroy(T);
+    nt_matrix_destroy(L);
+    nt_matrix_destroy(S);
+}
+
+static nt_matrix_t *make_map(const nt_topo_t *t, int64_t m, int64_t mb, const int *owner,
+                             unsigned flags)
+{
+    int64_t mt = (m + mb - 1) / mb;
+    nt_tilemap_t *map;
+    cr_assert_eq(nt_tilemap_create(mt, mt, 4, &map), NT_OK);
+    memcpy(map->owner, owner, (size_t)(mt * mt) * sizeof *owner);
+    nt_matrix_shape_t sh = {m, m, mb, mb, 8};
+    nt_matrix_t *A;
+    cr_assert_eq(nt_matrix_create(t, &sh, map, NT_LAYOUT_TILE, flags, &A), NT_OK, "%s",
+                 nt_last_error());
+    nt_tilemap_destroy(map);
+    return A;
+}
+
+// Acceptance: a tile relabelling (same geometry, owners permuted, as many tiles per domain on
+// both sides) needs at most two target tiles of extra memory per domain.
+Test(inplace, relabelling_peak_at_most_two_tiles_per_domain)
+{
+    const int64_t m = 1024, mb = 64, mt = m / mb, tile = mb * mb * 8;
+    nt_tilemap_t *b1, *b2, *bc;
+    cr_assert_eq(nt_tilemap_balanced(mt, mt, 4, 1, &b1), NT_OK);
+    cr_assert_eq(nt_tilemap_balanced(mt, mt, 4, 2, &b2), NT_OK);
+    cr_assert_eq(nt_tilemap_bc2d(mt, mt, 2, 2, 1, 1, &bc), NT_OK);
+    int *sig_b1 = malloc((size_t)(mt * mt) * sizeof *sig_b1);
+    int *sig_bc = malloc((size_t)(mt * mt) * sizeof *sig_bc);
+    for (int64_t t = 0; t < mt * mt; t++) {
+        sig_b1[t] = 3 - b1->owner[t];
+        sig_bc[t] = (bc->owner[t] + 1) % 4;
+    }
+    const int *cases[3][2] = {{b1->owner, b2->owner}, {b1->owner, sig_b1}, {bc->owner, sig_bc}};
+    for (int c = 0; c < 3; c++) {
+        nt_matrix_t *S = make_map(topos[4], m, mb, cases[c][0], 0);
+        nt_matrix_t *T = make_map(topos[4], m, mb, cases[c][1], NT_MATRIX_NOALLOC);
+        nt_matrix_fill_pattern(S, 21);
+        nt_plan_t *p;
+        cr_assert_eq(nt_plan_create(S, T, NULL, NULL, &p), NT_OK);
+        nt_exec_stats_t es = {0};
+        cr_assert_eq(run(p, S, T, 0, &es), NT_OK, "%s", nt_last_error());
+        assert_done(S, T, 21, &es, "relabelling");
+        for (int d = 0; d < 4; d++)
+            cr_assert_leq(es.peak_extra_bytes[d], 2 * tile, "case %d, domain %d: %lld bytes",
+                          c, d, (long long)es.peak_extra_bytes[d]);
+        nt_exec_stats_free(&es);
+        nt_plan_destroy(p);
+        nt_matrix_destroy(T);
+        nt_matrix_destroy(S);
+    }
+    free(sig_b1);
+    free(sig_bc);
+    nt_tilemap_destroy(b1);
+    nt_tilemap_destroy(b2);
+    nt_tilemap_destroy(bc);
+}
+
+// Acceptance: nb 512 -> 256, 2x2 -> 4x1 grid, TILE layout: the extra memory of all domains
+// together stays within 10% of the matrix (M = N = 4096; 1024 with nb 128 -> 64 under ASan).
+Test(inplace, halving_nb_peak_within_ten_percent)
+{
+#ifdef __SANITIZE_ADDRESS__
+    const int64_t m = 1024, nb = 128;
+#else
+    const int64_t m = 4096, nb = 512;
+#endif
+    nt_matrix_t *S = make_spec(topos[4], m, m, nb, nb, "bc2d:2x2", 0, 0);
+    nt_matrix_t *T = make_spec(topos[4], m, m, nb / 2, nb / 2, "bc2d:4x1", 0, NT_MATRIX_NOALLOC);
+    nt_matrix_fill_pattern(S, 31);
+    nt_plan_t *p;
+    cr_assert_eq(nt_plan_create(S, T, NULL, NULL, &p), NT_OK);
+    nt_exec_stats_t es = {0};
+    cr_assert_eq(run(p, S, T, 0, &es), NT_OK, "%s", nt_last_error());
+    assert_done(S, T, 31, &es, "nb halving");
+    int64_t sum = 0;
+    for (int d = 0; d < 4; d++)
+        sum += es.peak_extra_bytes[d];
+    cr_assert_leq(sum, m * m * 8 / 10, "%lld extra bytes for a %lld-byte matrix", (long long)sum,
+                  (long long)(m * m * 8));
+    cr_assert_eq(es.bytes_recycled + sum, m * m * 8, "every target byte is recycled or fresh");
+    nt_exec_stats_free(&es);
+    nt_plan_destroy(p);
+    nt_matrix_destroy(T);
+    nt_matrix_destroy(S);
+}
