@@ -342,8 +342,11 @@ static void block_segments(ip_ctx *c)
 
 // ---- the order: a simulation of the pools on the real addresses ------------------------------
 
-// Fresh bytes a domain may take for parallelism before the greedy waits for recycled blocks:
-// its largest target block, or up to ALLOW_BYTES when that is under 1/64 of its target bytes.
+// Fresh bytes a domain may take for parallelism before the greedy waits for recycled blocks
+// (more makes larger waves, which amortise their barrier): 1/ALLOW_SHARE of its target bytes,
+// but at most two of its largest blocks or ALLOW_BYTES, whichever is more, and at least one
+// block. A relabelling of big tiles then needs at most two tiles per domain.
+#define ALLOW_SHARE 16
 #define ALLOW_BYTES ((int64_t)1 << 20)
 
 typedef struct sim {
@@ -409,8 +412,10 @@ static nt_status sim_init(ip_ctx *c, sim *s, int64_t budget)
         for (size_t d = 0; d < D; d++) {
             s->qfirst[d + 1] += s->qfirst[d];
             s->qpos[d] = s->qfirst[d];
-            int64_t more = tbytes[d] / 64 < ALLOW_BYTES ? tbytes[d] / 64 : ALLOW_BYTES;
-            s->allow[d] = s->allow[d] > more ? s->allow[d] : more;
+            int64_t big = s->allow[d], want = tbytes[d] / ALLOW_SHARE;
+            int64_t cap = 2 * big > ALLOW_BYTES ? 2 * big : ALLOW_BYTES;
+            want = want < cap ? want : cap;
+            s->allow[d] = want > big ? want : big;
             if (budget > 0 && s->allow[d] > budget)
                 s->allow[d] = budget;
         }
@@ -637,6 +642,12 @@ static void run_domain_wave(ip_ctx *c, int d, int64_t w)
     int64_t hi = c->wfirst[(size_t)w * (size_t)c->D + (size_t)d + 1];
     if (lo == hi)
         return;
+    // One copy thread: the outer thread copies itself (a nested team per wave costs more than
+    // the copies of a small wave).
+    if (nt_team_threads(&c->t, d) == 1) {
+        run_task(c, d, lo, hi);
+        return;
+    }
     _Atomic int64_t in_flight = 0;
 #pragma omp parallel num_threads(nt_team_threads(&c->t, d))
     {
@@ -683,16 +694,20 @@ static void after_wave(ip_ctx *c, int64_t w)
 }
 
 // Every wave: one outer thread per domain, each running its domain's nested team; a barrier
-// after each wave, then one thread checks for failed copies.
+// after each wave, then one thread checks for failed copies. An outer thread that serves one
+// domain binds once for all waves.
 static void run_waves(ip_ctx *c)
 {
 #pragma omp parallel num_threads(c->D)
     {
         int tid = omp_get_thread_num(), nth = omp_get_num_threads();
+        bool once = nth == c->D;
+        cpu_set_t saved1;
+        bool bound1 = once && nt_team_bind(&c->t, tid, &saved1);
         for (int64_t w = 0; w < c->nwaves; w++) {
             for (int d = tid; d < c->D; d += nth) {
                 cpu_set_t saved;
-                bool bound = nt_team_bind(&c->t, d, &saved);
+                bool bound = !once && nt_team_bind(&c->t, d, &saved);
                 run_domain_wave(c, d, w);
                 nt_team_unbind(bound, &saved);
             }
@@ -703,6 +718,7 @@ static void run_waves(ip_ctx *c)
             if (c->aborted)
                 break;
         }
+        nt_team_unbind(bound1, &saved1);
     }
 }
 
