@@ -303,8 +303,8 @@ static nt_status target_blocks(ip_ctx *c)
     return NT_OK;
 }
 
-// The segments of every target block (counting sort), the segments left in every source
-// block, and the lower bound of the peak per domain.
+// The segments of every target block (counting sort) and the segments left in every source
+// block.
 static void block_segments(ip_ctx *c)
 {
     const nt_segment_t *seg = c->v.seg;
@@ -322,22 +322,48 @@ static void block_segments(ip_ctx *c)
     for (int64_t x = 0; x < c->v.nseg; x++)
         if (!c->skip_seg[x])
             c->tb_seg[cur[c->tblk[seg[x].dst_tile]]++] = x;
-    // Target bytes to fill on a domain, less what its pool can ever receive.
-    int64_t smallest = 0;
+}
+
+// Lower bounds of the peak, for any order. Per domain: its target bytes to fill less the
+// source bytes its pool can ever receive. In total: before the first recycled block exists,
+// some source block must be complete, so all target blocks reading it were fresh: the least
+// of those sums over source blocks (everything when no block can be recycled).
+static nt_status lower_bounds(ip_ctx *c)
+{
+    int64_t *readers = calloc((size_t)(c->nsb > 0 ? c->nsb : 1), sizeof *readers);
+    int64_t *last = malloc((size_t)(c->nsb > 0 ? c->nsb : 1) * sizeof *last);
+    if (!readers || !last) {
+        free(readers);
+        free(last);
+        return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
+    }
+    int64_t all = 0;
+    for (int64_t s = 0; s < c->nsb; s++)
+        last[s] = -1;
     for (int64_t b = 0; b < c->ntb; b++) {
         c->lb[c->tb_dom[b]] += (int64_t)c->tb_len[b];
-        if (!smallest || (int64_t)c->tb_len[b] < smallest)
-            smallest = (int64_t)c->tb_len[b];
+        all += (int64_t)c->tb_len[b];
+        for (int64_t y = c->tb_first[b]; y < c->tb_first[b + 1]; y++) {
+            int64_t s = c->sblk[c->v.seg[c->tb_seg[y]].src_tile];
+            if (s >= 0 && last[s] != b) {
+                last[s] = b;
+                readers[s] += (int64_t)c->tb_len[b];
+            }
+        }
     }
-    for (int64_t s = 0; s < c->nsb; s++)
+    int64_t first = all, sum = 0;
+    for (int64_t s = 0; s < c->nsb; s++) {
         c->lb[c->sb_dom[s]] -= (int64_t)c->sb_len[s];
-    c->lb_total = 0;
+        first = readers[s] < first ? readers[s] : first;
+    }
     for (int d = 0; d < c->D; d++) {
         c->lb[d] = c->lb[d] > 0 ? c->lb[d] : 0;
-        c->lb_total += c->lb[d];
+        sum += c->lb[d];
     }
-    if (c->lb_total < smallest)
-        c->lb_total = smallest;
+    c->lb_total = sum > first ? sum : first;
+    free(readers);
+    free(last);
+    return NT_OK;
 }
 
 // ---- the order: a simulation of the pools on the real addresses ------------------------------
@@ -502,8 +528,9 @@ static nt_status end_wave(ip_ctx *c, sim *s)
     return NT_OK;
 }
 
-// (4) The head whose completion frees the most takes a fresh block.
-static void forced_fresh(ip_ctx *c, sim *s)
+// (4) The head whose completion frees the most takes a fresh block; heads of domains the
+// block would take over the budget only when no other is left.
+static void forced_fresh(ip_ctx *c, sim *s, int64_t budget)
 {
     int64_t best = -1;
     double best_score = -1;
@@ -511,13 +538,16 @@ static void forced_fresh(ip_ctx *c, sim *s)
         int64_t b = head(s, d);
         if (b < 0)
             continue;
+        bool over = budget > 0 && c->peak[d] + (int64_t)c->tb_len[b] > budget;
         double score = 0;
         for (int64_t y = c->tb_first[b]; y < c->tb_first[b + 1]; y++) {
             int64_t sb = c->sblk[c->v.seg[c->tb_seg[y]].src_tile];
             if (sb >= 0)
                 score += (double)c->sb_len[sb] / (double)c->sb_left[sb];
         }
-        if (score > best_score) {
+        // Over the budget ranks below every head within it (scores are finite and >= 0).
+        score = over ? -1.0 / (1.0 + score) : score;
+        if (best < 0 || score > best_score) {
             best_score = score;
             best = b;
         }
@@ -538,7 +568,7 @@ static nt_status simulate(ip_ctx *c, int64_t budget)
         if (s.npend > 0)
             st = end_wave(c, &s);
         else
-            forced_fresh(c, &s);
+            forced_fresh(c, &s, budget);
     }
     // The last wave's frees join the leftovers, returned to the kernel after success.
     if (st == NT_OK)
@@ -832,7 +862,7 @@ static nt_status prepare(ip_ctx *c, int64_t budget, double *alloc_seconds)
     if ((st = alloc_tables(c)) || (st = source_blocks(c)) || (st = target_blocks(c)))
         return st;
     block_segments(c);
-    if ((st = simulate(c, budget)) || (st = check_budget(c, budget)) ||
+    if ((st = lower_bounds(c)) || (st = simulate(c, budget)) || (st = check_budget(c, budget)) ||
         (st = build_work_lists(c)) || (st = nt_matrix_alloc_tables(c->dst)))
         return st;
     double t0 = nt_now();

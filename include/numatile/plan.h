@@ -322,8 +322,9 @@ typedef struct nt_exec_stats {
                                      source's recyclable bytes there, at least 0; NULL
                                      otherwise */
     int64_t peak_lower_bound_total; /**< in place: lower bound of the sum over domains: the
-                                     sum above, and at least the smallest target block copied
-                                     (the first block filled cannot be a recycled one) */
+                                     sum above, and at least the least, over source blocks, of
+                                     the target bytes reading one (before a first recycled
+                                     block exists, the blocks reading it were all fresh) */
     int64_t bytes_recycled;     /**< in place: target bytes placed in recycled source blocks */
     int64_t waves;              /**< in place: waves of copies (blocks freed by a wave serve
                                      the next ones) */
