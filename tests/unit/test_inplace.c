@@ -5,6 +5,7 @@
 // its domain's node. Failures (allocation at every point, a copy fault at every copy) must
 // leave the source intact and the target untouched, or roll forward to a complete target.
 #include <criterion/criterion.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "nt_core.h"
 #include "../../lib/nt_inplace.h"
 #include "../../numa/nt_numa.h"
+#include "tool_run.h"
 
 #ifdef __SANITIZE_ADDRESS__
 #define NCASES 60
@@ -438,4 +440,62 @@ Test(inplace, halving_nb_peak_within_ten_percent)
     nt_plan_destroy(p);
     nt_matrix_destroy(T);
     nt_matrix_destroy(S);
+}
+
+// `numatile redist --inplace --budget`: the JSON fields, the pattern check of --verify, and
+// the refusals (exit 2, naming the option or the domain and the budget).
+Test(inplace, command_line)
+{
+    if (!tool_path())
+        cr_skip("NT_TOOL not set");
+    const char *base[] = {"redist", "--m", "1024", "--n", "1024", "--from", "128@bc2d:2x2",
+                          "--to", "64@bc2d:4x1", "--domains", "4", "--inplace"};
+    const char *args[24];
+    size_t n = sizeof base / sizeof *base;
+    memcpy(args, base, sizeof base);
+    const char *ok[] = {"--budget", "4M", "--verify", "--json", NULL};
+    memcpy(args + n, ok, sizeof ok);
+    json_t *j = tool_json(args);
+    cr_assert(json_is_true(json_object_get(j, "verify")));
+    cr_assert(json_is_true(json_object_get(j, "inplace")));
+    cr_assert_eq(json_integer_value(json_object_get(j, "budget_bytes")), 4 << 20);
+    json_t *peak = json_object_get(j, "peak_extra_bytes");
+    json_t *lb = json_object_get(j, "peak_lower_bound_bytes");
+    cr_assert(json_is_array(peak) && json_array_size(peak) == 4);
+    cr_assert(json_is_array(lb) && json_array_size(lb) == 4);
+    json_int_t max = 0;
+    for (size_t d = 0; d < 4; d++) {
+        json_int_t v = json_integer_value(json_array_get(peak, d));
+        cr_assert_leq(v, 4 << 20);
+        cr_assert_geq(v, json_integer_value(json_array_get(lb, d)));
+        max = v > max ? v : max;
+    }
+    cr_assert(json_is_integer(json_object_get(j, "peak_lower_bound_total")));
+    cr_assert_gt(json_integer_value(json_object_get(j, "bytes_recycled")), 0);
+    json_decref(j);
+    // One byte under the peak: refused before any copy, exit 2, the budget named.
+    char budget[32];
+    snprintf(budget, sizeof budget, "%lld", (long long)max - 1);
+    const char *tight[] = {"--budget", budget, NULL};
+    memcpy(args + n, tight, sizeof tight);
+    tool_result r = tool_run(args);
+    cr_assert_eq(r.status, 2, "exit %d: %s", r.status, r.err);
+    cr_assert(strstr(r.err, "the budget is") && strstr(r.err, budget), "%s", r.err);
+    tool_result_free(&r);
+    const char *bad[][4] = {{"--budget", "12x", NULL}, {"--budget", "-1", NULL},
+                            {"--mode", "move", NULL}, {"--to-layout", "scalapack", NULL},
+                            {"--sub", "10,10,0,0,0,0", NULL}};
+    const char *named[] = {"--budget", "--budget", "--mode", "--to-layout", "--sub"};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        memcpy(args + n, bad[k], sizeof bad[k]);
+        r = tool_run(args);
+        cr_assert_eq(r.status, 2, "%s: exit %d", bad[k][0], r.status);
+        cr_assert(strstr(r.err, named[k]), "%s", r.err);
+        tool_result_free(&r);
+    }
+    r = tool_run((const char *[]){"redist", "--m", "64", "--n", "64", "--from", "8@bc1d:2",
+                                  "--to", "8@bc1d:2", "--budget", "1K", NULL});
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "--budget: only with --inplace"), "%s", r.err);
+    tool_result_free(&r);
 }
