@@ -93,6 +93,10 @@ nt_status nt_pool_give(nt_pool_t *p, int d, void *ptr, size_t bytes)
     pool_dom *q = &p->dom[d];
     char *a = ptr;
     int64_t k = lower_bound(q, a);
+    // A run given twice (or overlapping one held) would be handed out twice: refuse it.
+    if ((k > 0 && q->run[k - 1].p + q->run[k - 1].len > a) || (k < q->n && a + len > q->run[k].p))
+        return nt_fail(NT_EINVAL, "nt_pool_give: [%p, +%zu) overlaps a run of domain %d's pool",
+                       ptr, len, d);
     bool left = k > 0 && q->run[k - 1].p + q->run[k - 1].len == a;
     bool right = k < q->n && a + len == q->run[k].p;
     // Neighbours that touch the run merge with it: no new entry is needed.

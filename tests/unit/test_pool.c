@@ -44,6 +44,8 @@ Test(pool, coalesce_and_carve)
         cr_assert_eq(nt_pool_give(p, 1, a + (size_t)order[k] * pg, pg), NT_OK);
     cr_assert_eq(nt_pool_runs(p, 1), 1);
     cr_assert_eq(nt_pool_bytes(p, 1), 8 * pg);
+    cr_assert_eq(nt_pool_give(p, 1, a + 2 * pg, pg), NT_EINVAL, "given twice");
+    cr_assert_eq(nt_pool_bytes(p, 1), 8 * pg);
     cr_assert_eq(nt_pool_runs(p, 0), 0);
     cr_assert_null(nt_pool_take(p, 0, pg), "domain 0's pool is empty");
     cr_assert_null(nt_pool_take(p, 1, 9 * pg));
