@@ -883,6 +883,10 @@ nt_status nt_exec_inplace(nt_plan_t *plan, nt_matrix_t *src, nt_matrix_t *dst,
     ip_ctx c = {.src = src, .dst = dst,
                 .max_in_flight = opts->max_in_flight > 0 ? opts->max_in_flight : 64};
     nt_plan_get_view(plan, &c.v);
+    // Periodic plans keep no segment list (they need ScaLAPACK layouts, refused above).
+    if (c.v.periodic || !c.v.dst_owner)
+        return nt_fail(NT_ENOTSUP, "nt_plan_execute: in place needs a plan with explicit "
+                       "segments (TILE layouts); this one is periodic");
     c.D = c.v.ndomains;
     const nt_topo_t *dst_topo = dst->topo;
     if (!dst->topo)

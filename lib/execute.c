@@ -298,10 +298,12 @@ static nt_status check_exec(const nt_plan_t *plan, const nt_matrix_t *src,
     *o = opts ? *opts : (nt_exec_opts_t){0};
     if ((o->mode != NT_EXEC_COPY && o->mode != NT_EXEC_MOVE) ||
         (o->schedule != NT_SCHED_FREE && o->schedule != NT_SCHED_STEPS) ||
-        o->threads_per_domain < 0 || o->max_in_flight < 0)
+        o->threads_per_domain < 0 || o->max_in_flight < 0 ||
+        (int)o->order < NT_ORDER_AUTO || o->order > NT_ORDER_GLOBAL)
         return nt_fail(NT_EINVAL, "nt_plan_execute: bad options (mode %d, schedule %d, "
-                       "threads_per_domain %d, max_in_flight %d)", (int)o->mode,
-                       (int)o->schedule, o->threads_per_domain, o->max_in_flight);
+                       "threads_per_domain %d, max_in_flight %d, order %d)", (int)o->mode,
+                       (int)o->schedule, o->threads_per_domain, o->max_in_flight,
+                       (int)o->order);
     if (!src->allocated)
         return nt_fail(NT_EINVAL, "nt_plan_execute: the source has no memory");
     if (dst->topo && dst->topo != src->topo)
@@ -498,6 +500,9 @@ nt_status nt_plan_execute(nt_plan_t *plan, nt_matrix_t *src, nt_matrix_t *dst,
     nt_status st = check_exec(plan, src, dst, opts, &o);
     if (st)
         return st;
+    // The target owners (built on demand for periodic plans) before anything is touched.
+    if ((st = nt_plan_owner_table(plan)) != NT_OK)
+        return st;
     nt_plan_view_t v;
     nt_plan_get_view(plan, &v);
     bool fresh = !dst->allocated;
@@ -506,6 +511,12 @@ nt_status nt_plan_execute(nt_plan_t *plan, nt_matrix_t *src, nt_matrix_t *dst,
     const nt_topo_t *dst_topo = dst->topo;
     if (!dst->topo && fresh)
         dst->topo = src->topo; // a descriptor made without topology takes the source's
+    if (v.periodic) {
+        st = nt_exec_periodic(plan, &v, src, dst, &o, stats);
+        if (st)
+            dst->topo = dst_topo;
+        return st;
+    }
 
     // Everything that can fail comes first: scratch, work lists, the whole target's memory.
     exec_ctx c = {.src = src, .dst = dst, .seg = v.seg,

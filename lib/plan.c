@@ -22,36 +22,21 @@ struct nt_plan {
     int *sigma;           // ncomp
     int *dst_owner;       // dst mt*nt, relabelled
     nt_schedule_t *sched; // lazily built
+    nt_plan_geo_t geo;    // to cut the dimensions again (periodic plans, enumeration)
     nt_plan_info_t info;
 };
 
-// One piece of one dimension: [x, x+len) of the submatrix, inside source tile st at offset so
-// and target tile tt at offset to.
-typedef struct piece {
-    int64_t x, len;
-    int64_t st, tt;
-    int32_t so, to;
-    uint8_t whole; // the piece spans the whole source tile and the whole target tile
-} piece;
-
-typedef struct dim {
-    piece *p;
-    int64_t np;
-    int64_t *band;  // band[b] = first piece of the b-th target tile touched, band[nb] = np
-    int64_t nband;
-} dim;
-
-static void dim_free(dim *d)
+void nt_dim_free(nt_dim_t *d)
 {
     free(d->p);
     free(d->band);
+    *d = (nt_dim_t){0};
 }
 
-// Cut [0, n) at source boundaries (tile size bs, extent ms, offset os) and target boundaries.
-static nt_status dim_build(int64_t n, int64_t os, int64_t bs, int64_t ms, int64_t ot,
-                           int64_t bt, int64_t mtot, dim *d)
+nt_status nt_dim_build(int64_t n, int64_t os, int64_t bs, int64_t ms, int64_t ot, int64_t bt,
+                       int64_t mtot, nt_dim_t *d)
 {
-    *d = (dim){0};
+    *d = (nt_dim_t){0};
     if (n == 0)
         return NT_OK;
     int64_t cap = n / bs + n / bt + 3;
@@ -70,7 +55,7 @@ static nt_status dim_build(int64_t n, int64_t os, int64_t bs, int64_t ms, int64_
         int64_t srows = (st + 1) * bs > ms ? ms - st * bs : bs;   // source tile extent
         int64_t trows = (tt + 1) * bt > mtot ? mtot - tt * bt : bt;
         int32_t so = (int32_t)(gs - st * bs), to = (int32_t)(gt - tt * bt);
-        piece pc = {x, e - x, st, tt, so, to,
+        nt_piece_t pc = {x, e - x, st, tt, so, to,
                     (uint8_t)(so == 0 && to == 0 && e - x == srows && e - x == trows)};
         if (tt != prev_tt) {
             d->band[d->nband++] = d->np;
@@ -81,19 +66,6 @@ static nt_status dim_build(int64_t n, int64_t os, int64_t bs, int64_t ms, int64_
     }
     d->band[d->nband] = d->np;
     return NT_OK;
-}
-
-// Compass index of piece k of a band of `cnt` pieces: 0 first, 1 inner (or only), 2 last.
-static int pos3(int64_t k, int64_t cnt)
-{
-    if (cnt == 1)
-        return 1;
-    return k == 0 ? 0 : k == cnt - 1 ? 2 : 1;
-}
-
-static int min3(int64_t c)
-{
-    return c >= 3 ? 2 : (int)c - 1;
 }
 
 // Bytes from source domain i to target component j, in closed form from the two
@@ -250,7 +222,21 @@ static nt_status check_args(const nt_matrix_t *src, const nt_matrix_t *dst, cons
     return check_labels(src, dst, a);
 }
 
-// An empty plan with its per-pair and per-tile arrays.
+// The geometry the plan keeps, and whether it is periodic: block-cyclic maps and ScaLAPACK
+// layouts on both sides, where segments (one per element for CYCLIC(1)) are not stored.
+static void plan_set_geo(nt_plan_t *p, const nt_matrix_t *src, const nt_matrix_t *dst,
+                         const plan_args *a)
+{
+    p->geo = (nt_plan_geo_t){src->m, src->n, src->mb, src->nb, src->nt, dst->m, dst->n,
+                             dst->mb, dst->nb, dst->nt, src->elem_size, src->grid, dst->grid,
+                             a->s};
+    p->info.periodic = !a->o.explicit_segments && src->layout == NT_LAYOUT_SCALAPACK &&
+                       dst->layout == NT_LAYOUT_SCALAPACK && src->grid.p > 0 &&
+                       dst->grid.p > 0;
+}
+
+// An empty plan with its per-pair and per-tile arrays (a periodic plan builds its per-tile
+// owners on demand: nt_plan_owner_table()).
 static nt_status plan_alloc(const nt_matrix_t *src, const nt_matrix_t *dst, const plan_args *a,
                             nt_plan_t **out)
 {
@@ -266,12 +252,14 @@ static nt_status plan_alloc(const nt_matrix_t *src, const nt_matrix_t *dst, cons
     p->dst = dst;
     p->D = a->D;
     p->ncomp = a->ncomp;
+    plan_set_geo(p, src, dst, a);
     size_t DD = (size_t)a->D * (size_t)a->D;
     p->pair_bytes = calloc(DD, sizeof *p->pair_bytes);
     p->pair_segs = calloc(DD, sizeof *p->pair_segs);
     p->sigma = malloc((size_t)a->ncomp * sizeof *p->sigma);
-    p->dst_owner = malloc((size_t)(dst->mt * dst->nt) * sizeof *p->dst_owner);
-    if (!p->pair_bytes || !p->pair_segs || !p->sigma || !p->dst_owner) {
+    if (!p->info.periodic)
+        p->dst_owner = malloc((size_t)(dst->mt * dst->nt) * sizeof *p->dst_owner);
+    if (!p->pair_bytes || !p->pair_segs || !p->sigma || (!p->info.periodic && !p->dst_owner)) {
         nt_plan_destroy(p);
         return nt_fail(NT_ENOMEM, "nt_plan_create: out of memory");
     }
@@ -279,57 +267,80 @@ static nt_status plan_alloc(const nt_matrix_t *src, const nt_matrix_t *dst, cons
     return NT_OK;
 }
 
+// Segment of row piece r (in row band br) and column piece c (in column band bc). The source
+// domain comes from src_owner, or from the source grid when src_owner is NULL (periodic
+// plans); the target domain from dst_owner when given (else left 0 for count_segments()).
+static void make_segment(const nt_plan_geo_t *geo, const int *src_owner, const int *dst_owner,
+                         const nt_dim_t *dr, const nt_dim_t *dc, int64_t br, int64_t bc,
+                         int64_t r, int64_t c, nt_segment_t *g)
+{
+    int64_t r0 = dr->band[br], r1 = dr->band[br + 1], c0 = dc->band[bc], c1 = dc->band[bc + 1];
+    const nt_piece_t *pr = &dr->p[r], *pc = &dc->p[c];
+    *g = (nt_segment_t){.src_tile = pr->st * geo->snt + pc->st,
+                        .dst_tile = pr->tt * geo->tnt + pc->tt,
+                        .src_row = pr->so, .src_col = pc->so, .dst_row = pr->to,
+                        .dst_col = pc->to, .rows = (int32_t)pr->len, .cols = (int32_t)pc->len,
+                        .part = (uint8_t)(3 * nt_pos3(r - r0, r1 - r0) + nt_pos3(c - c0, c1 - c0)),
+                        .category = (uint8_t)(3 * nt_min3(r1 - r0) + nt_min3(c1 - c0)),
+                        .whole = pr->whole && pc->whole};
+    g->src_dom = src_owner ? src_owner[g->src_tile]
+                           : nt_piece_src_row(geo, pr) * geo->gs.q + nt_piece_src_col(geo, pc);
+    g->dst_dom = dst_owner ? dst_owner[g->dst_tile] : 0;
+}
+
 // The segments, grouped by target tile (row band, column band), row-major inside a tile, with
 // their source domain, compass part and category; counts the categories and parts.
-static void fill_segments(nt_plan_t *p, const nt_matrix_t *src, const nt_matrix_t *dst,
-                          const dim *dr, const dim *dc)
+static void fill_segments(nt_plan_t *p, const nt_matrix_t *src, const nt_dim_t *dr,
+                          const nt_dim_t *dc)
 {
     nt_plan_info_t *I = &p->info;
     int64_t k = 0;
-    for (int64_t br = 0; br < dr->nband; br++) {
-        int64_t r0 = dr->band[br], r1 = dr->band[br + 1];
+    for (int64_t br = 0; br < dr->nband; br++)
         for (int64_t bc = 0; bc < dc->nband; bc++) {
-            int64_t c0 = dc->band[bc], c1 = dc->band[bc + 1];
-            uint8_t cat = (uint8_t)(3 * min3(r1 - r0) + min3(c1 - c0));
-            I->category_tiles[cat]++;
-            for (int64_t r = r0; r < r1; r++) {
-                const piece *pr = &dr->p[r];
-                for (int64_t c = c0; c < c1; c++) {
-                    const piece *pc = &dc->p[c];
+            int64_t k0 = k;
+            for (int64_t r = dr->band[br]; r < dr->band[br + 1]; r++)
+                for (int64_t c = dc->band[bc]; c < dc->band[bc + 1]; c++) {
                     nt_segment_t *g = &p->seg[k++];
-                    g->src_tile = pr->st * src->nt + pc->st;
-                    g->dst_tile = pr->tt * dst->nt + pc->tt;
-                    g->src_row = pr->so;
-                    g->src_col = pc->so;
-                    g->dst_row = pr->to;
-                    g->dst_col = pc->to;
-                    g->rows = (int32_t)pr->len;
-                    g->cols = (int32_t)pc->len;
-                    g->src_dom = src->owner[g->src_tile];
-                    g->part = (uint8_t)(3 * pos3(r - r0, r1 - r0) + pos3(c - c0, c1 - c0));
-                    g->category = cat;
-                    g->whole = pr->whole && pc->whole;
+                    make_segment(&p->geo, src->owner, NULL, dr, dc, br, bc, r, c, g);
                     I->fast_path = I->fast_path && g->whole;
                     I->part_segments[g->part]++;
                 }
-            }
+            I->category_tiles[p->seg[k0].category]++;
         }
-    }
+}
+
+nt_status nt_plan_geo_dims(const nt_plan_geo_t *g, nt_dim_t *dr, nt_dim_t *dc)
+{
+    const nt_sub_t *s = &g->sub;
+    nt_status st = nt_dim_build(s->rows, s->src_row, g->smb, g->sm, s->dst_row, g->tmb, g->tm,
+                                dr);
+    if (st == NT_OK)
+        st = nt_dim_build(s->cols, s->src_col, g->snb, g->sn, s->dst_col, g->tnb, g->tn, dc);
+    return st;
 }
 
 // Geometry: cut both dimensions into pieces (dr, dc, freed by the caller) and make a segment of
 // every (row piece, column piece) pair.
-static nt_status plan_geometry(nt_plan_t *p, const nt_matrix_t *src, const nt_matrix_t *dst,
-                               const nt_sub_t *s, dim *dr, dim *dc)
+static nt_status plan_geometry(nt_plan_t *p, const nt_matrix_t *src, nt_dim_t *dr,
+                               nt_dim_t *dc)
 {
-    nt_status st;
-    if ((st = dim_build(s->rows, s->src_row, src->mb, src->m, s->dst_row, dst->mb, dst->m, dr)) ||
-        (st = dim_build(s->cols, s->src_col, src->nb, src->n, s->dst_col, dst->nb, dst->n, dc)))
+    nt_status st = nt_plan_geo_dims(&p->geo, dr, dc);
+    if (st)
         return st;
     int64_t nseg;
     if (!nt_mul_i64(dr->np, dc->np, &nseg) || (uint64_t)nseg > SIZE_MAX / sizeof(nt_segment_t))
         return nt_fail(NT_ERANGE, "nt_plan_create: %lld x %lld segments overflow",
                        (long long)dr->np, (long long)dc->np);
+    nt_plan_info_t *I = &p->info;
+    I->ndomains = p->D;
+    I->segments = nseg;
+    I->tiles = dr->nband * dc->nband;
+    I->elements = p->geo.sub.rows * p->geo.sub.cols;
+    I->bytes = I->elements * (int64_t)src->elem_size;
+    if (I->periodic) {
+        nt_periodic_shape(I, dr, dc);
+        return NT_OK;
+    }
     nt_status room = nt_mem_room(NULL, NULL, (uint64_t)nseg * sizeof *p->seg, "nt_plan_create");
     if (room != NT_OK)
         return room;
@@ -337,14 +348,8 @@ static nt_status plan_geometry(nt_plan_t *p, const nt_matrix_t *src, const nt_ma
         return nt_fail(NT_ENOMEM, "nt_plan_create: out of memory for %lld segments",
                        (long long)nseg);
     p->nseg = nseg;
-    nt_plan_info_t *I = &p->info;
-    I->ndomains = p->D;
-    I->segments = nseg;
-    I->tiles = dr->nband * dc->nband;
-    I->elements = s->rows * s->cols;
-    I->bytes = I->elements * (int64_t)src->elem_size;
     I->fast_path = true;
-    fill_segments(p, src, dst, dr, dc);
+    fill_segments(p, src, dr, dc);
     if (nseg == 0)
         I->fast_path = false;
     return NT_OK;
@@ -385,7 +390,7 @@ static nt_status relabel(nt_plan_t *p, const nt_matrix_t *src, const nt_matrix_t
         if (st)
             return st;
     }
-    for (size_t t = 0; t < (size_t)(dst->mt * dst->nt); t++)
+    for (size_t t = 0; p->dst_owner && t < (size_t)(dst->mt * dst->nt); t++)
         p->dst_owner[t] = p->sigma[dst->owner[t]];
     // Canonical plans may name more components than domains when the extra ones hold no
     // tile (checked in check_labels): their counts are zero and their label has no column.
@@ -442,16 +447,26 @@ static void count_bytes(nt_plan_t *p, const int64_t *dist, int64_t *sentb, int64
 
 // Accounting: target domains, segments per pair, volume, bytes, and the one-port steps (the
 // busiest domain's larger of sent and received, in segments and in bytes).
-static nt_status plan_account(nt_plan_t *p, const int64_t *dist)
+static nt_status plan_account(nt_plan_t *p, const int64_t *dist, const nt_dim_t *dr,
+                              const nt_dim_t *dc)
 {
     int D = p->D;
     int64_t *sent = calloc((size_t)D * 4, sizeof *sent);
     if (!sent)
         return nt_fail(NT_ENOMEM, "nt_plan_create: out of memory");
     int64_t *recv = sent + D, *sentb = sent + 2 * D, *recvb = sent + 3 * D;
-    count_segments(p, sent, recv);
-    count_bytes(p, dist, sentb, recvb);
     nt_plan_info_t *I = &p->info;
+    if (I->periodic) {
+        nt_status st = nt_periodic_pairs(&p->geo, dr, dc, p->sigma, p->ncomp, D, p->pair_segs,
+                                         &I->volume_tiles, sent, recv);
+        if (st) {
+            free(sent);
+            return st;
+        }
+    } else {
+        count_segments(p, sent, recv);
+    }
+    count_bytes(p, dist, sentb, recvb);
     for (int i = 0; i < D; i++) {
         int64_t a = sent[i] > recv[i] ? sent[i] : recv[i];
         int64_t b = sentb[i] > recvb[i] ? sentb[i] : recvb[i];
@@ -460,6 +475,15 @@ static nt_status plan_account(nt_plan_t *p, const int64_t *dist)
     }
     free(sent);
     return NT_OK;
+}
+
+// Bytes the plan holds (the schedule, built on demand, is not counted).
+static int64_t plan_memory(const nt_plan_t *p, const nt_matrix_t *dst)
+{
+    size_t DD = (size_t)p->D * (size_t)p->D;
+    size_t owners = p->dst_owner ? (size_t)(dst->mt * dst->nt) * sizeof(int) : 0;
+    return (int64_t)(sizeof *p + (size_t)p->nseg * sizeof *p->seg + 2 * DD * sizeof(int64_t) +
+                     (size_t)p->ncomp * sizeof(int) + owners);
 }
 
 nt_status nt_plan_create(const nt_matrix_t *src, const nt_matrix_t *dst, const nt_sub_t *sub,
@@ -474,14 +498,14 @@ nt_status nt_plan_create(const nt_matrix_t *src, const nt_matrix_t *dst, const n
     nt_status st = check_args(src, dst, sub, opts, &a);
     if (st || (st = plan_alloc(src, dst, &a, &p)) != NT_OK)
         return st;
-    dim dr = {0}, dc = {0};
+    nt_dim_t dr = {0}, dc = {0};
     int64_t *dist = NULL;
     int64_t *counts = calloc((size_t)src->ndomains * (size_t)a.ncomp, sizeof *counts);
     if (!counts) {
         st = nt_fail(NT_ENOMEM, "nt_plan_create: out of memory");
         goto out;
     }
-    if ((st = plan_geometry(p, src, dst, &a.s, &dr, &dc)) != NT_OK ||
+    if ((st = plan_geometry(p, src, &dr, &dc)) != NT_OK ||
         (st = component_counts(p, src, dst, &a.s, counts)) != NT_OK)
         goto out;
     dist = topo_dist(a.topo, a.D);
@@ -490,7 +514,7 @@ nt_status nt_plan_create(const nt_matrix_t *src, const nt_matrix_t *dst, const n
         goto out;
     }
     if ((st = relabel(p, src, dst, a.o.relabel, counts, dist)) != NT_OK ||
-        (st = plan_account(p, dist)) != NT_OK)
+        (st = plan_account(p, dist, &dr, &dc)) != NT_OK)
         goto out;
     if (a.o.schedule) {
         const nt_schedule_t *sc;
@@ -499,12 +523,13 @@ nt_status nt_plan_create(const nt_matrix_t *src, const nt_matrix_t *dst, const n
 out:
     free(counts);
     free(dist);
-    dim_free(&dr);
-    dim_free(&dc);
+    nt_dim_free(&dr);
+    nt_dim_free(&dc);
     if (st) {
         nt_plan_destroy(p);
         return st;
     }
+    p->info.memory_bytes = plan_memory(p, dst);
     p->info.seconds = nt_now() - t0;
     *out = p;
     return NT_OK;
@@ -521,6 +546,35 @@ nt_status nt_plan_info(const nt_plan_t *plan, nt_plan_info_t *info)
 const nt_segment_t *nt_plan_segments(const nt_plan_t *plan)
 {
     return plan ? plan->seg : NULL;
+}
+
+nt_status nt_plan_foreach_segment(const nt_plan_t *plan, nt_segment_fn fn, void *arg)
+{
+    if (!plan || !fn)
+        return nt_fail(NT_EINVAL, "nt_plan_foreach_segment: %s is NULL", plan ? "fn" : "plan");
+    if (!plan->info.periodic) {
+        for (int64_t k = 0; k < plan->nseg; k++)
+            if (fn(&plan->seg[k], arg))
+                break;
+        return NT_OK;
+    }
+    nt_dim_t dr, dc = {0};
+    nt_status st = nt_plan_geo_dims(&plan->geo, &dr, &dc);
+    bool stop = st != NT_OK;
+    for (int64_t br = 0; br < dr.nband && !stop; br++)
+        for (int64_t bc = 0; bc < dc.nband && !stop; bc++)
+            for (int64_t r = dr.band[br]; r < dr.band[br + 1] && !stop; r++)
+                for (int64_t c = dc.band[bc]; c < dc.band[bc + 1] && !stop; c++) {
+                    nt_segment_t g;
+                    make_segment(&plan->geo, NULL, NULL, &dr, &dc, br, bc, r, c, &g);
+                    g.dst_dom = plan->sigma[nt_piece_dst_row(&plan->geo, &dr.p[r]) *
+                                                plan->geo.gt.q +
+                                            nt_piece_dst_col(&plan->geo, &dc.p[c])];
+                    stop = fn(&g, arg) != 0;
+                }
+    nt_dim_free(&dr);
+    nt_dim_free(&dc);
+    return st;
 }
 
 const int64_t *nt_plan_pair_bytes(const nt_plan_t *plan)
@@ -542,9 +596,31 @@ const int *nt_plan_sigma(const nt_plan_t *plan, int *n)
     return plan->sigma;
 }
 
+nt_status nt_plan_owner_table(nt_plan_t *p)
+{
+    if (p->dst_owner)
+        return NT_OK;
+    const nt_plan_geo_t *g = &p->geo;
+    int64_t mt = (g->tm + g->tmb - 1) / g->tmb;
+    int *o = malloc((size_t)(mt * g->tnt) * sizeof *o);
+    if (!o)
+        return nt_fail(NT_ENOMEM, "nt_plan_dst_owner: out of memory for %lld tile owners",
+                       (long long)(mt * g->tnt));
+    for (int64_t i = 0; i < mt; i++) {
+        int b = (int)((i / g->gt.smb) % g->gt.p);
+        for (int64_t j = 0; j < g->tnt; j++)
+            o[i * g->tnt + j] = p->sigma[b * g->gt.q + (int)((j / g->gt.snb) % g->gt.q)];
+    }
+    p->dst_owner = o;
+    return NT_OK;
+}
+
 const int *nt_plan_dst_owner(const nt_plan_t *plan)
 {
-    return plan ? plan->dst_owner : NULL;
+    // A periodic plan's table is a cache built on first use (the plan is not const-defined).
+    if (!plan || nt_plan_owner_table((nt_plan_t *)plan) != NT_OK)
+        return NULL;
+    return plan->dst_owner;
 }
 
 nt_status nt_plan_schedule(nt_plan_t *plan, const nt_schedule_t **sched)
@@ -563,7 +639,8 @@ nt_status nt_plan_schedule(nt_plan_t *plan, const nt_schedule_t **sched)
 void nt_plan_get_view(const nt_plan_t *plan, nt_plan_view_t *v)
 {
     *v = (nt_plan_view_t){plan->D, plan->nseg, plan->seg, plan->dst_owner, plan->pair_bytes,
-                          plan->info.fast_path};
+                          plan->pair_segs, plan->info.fast_path, plan->info.periodic,
+                          &plan->geo, plan->sigma, plan->ncomp};
 }
 
 bool nt_plan_matches(const nt_plan_t *plan, const nt_matrix_t *src, const nt_matrix_t *dst)

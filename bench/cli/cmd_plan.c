@@ -24,7 +24,8 @@ static const char *help_plan =
     "  --dump              add src_map and dst_map (after relabelling) to the output\n"
     "  --json              one JSON object: tiles, segments, bytes, bytes_moved, bytes_local,\n"
     "                      volume_tiles, steps (segments), steps_bytes, dist_volume, sigma,\n"
-    "                      categories, fast_path, closed_form, pair_bytes, seconds (planning)\n";
+    "                      categories, fast_path, closed_form, periodic, plan_memory_bytes,\n"
+    "                      pair_bytes, seconds (planning)\n";
 
 static const char *help_redist =
     "usage: numatile redist --m M --n N --from TILE@DIST --to TILE@DIST [options]\n"
@@ -405,6 +406,8 @@ static json_t *plan_json(const args *a, const nt_topo_t *t, const nt_plan_t *p,
     json_object_set_new(j, "pair_bytes", pairs);
     json_object_set_new(j, "fast_path", json_boolean(I.fast_path));
     json_object_set_new(j, "closed_form", json_boolean(I.closed_form));
+    json_object_set_new(j, "periodic", json_boolean(I.periodic));
+    json_object_set_new(j, "plan_memory_bytes", json_integer(I.memory_bytes));
     json_object_set_new(j, "seconds", json_real(I.seconds));
     return j;
 }
@@ -415,11 +418,12 @@ static void plan_print(const nt_topo_t *t, const nt_plan_t *p)
     nt_plan_info(p, &I);
     int nsig;
     const int *sig = nt_plan_sigma(p, &nsig);
-    printf("plan on %d %s domain%s: %lld target tiles, %lld segments%s%s\n", I.ndomains,
+    printf("plan on %d %s domain%s: %lld target tiles, %lld segments%s%s%s\n", I.ndomains,
            nt_topo_kind_name(nt_topo_get_kind(t)), I.ndomains == 1 ? "" : "s",
            (long long)I.tiles, (long long)I.segments,
            I.fast_path ? " (fast path: whole tiles)" : "",
-           I.closed_form ? " (closed-form communication sets)" : "");
+           I.closed_form ? " (closed-form communication sets)" : "",
+           I.periodic ? " (periodic: no segment stored)" : "");
     printf("  bytes %lld: moved %lld, local %lld; tiles receiving remote data %lld\n",
            (long long)I.bytes, (long long)I.bytes_moved, (long long)I.bytes_local,
            (long long)I.volume_tiles);

@@ -15,6 +15,13 @@
  * communication sets (Guo et al.: intersections of strided index sets, here extended to
  * CYCLIC(r) and to different domain counts; see nt_cyclic_intersect()).
  *
+ * Periodic plans: when both matrices have the ScaLAPACK layout and block-cyclic maps, the plan
+ * stores no segment list (with CYCLIC(1) there would be one per element): it keeps the two
+ * grids, the submatrix and the target owners, computes its counts in closed form, and the
+ * executor walks the local matrices by runs rebuilt from the block-cyclic formulas. Plan time
+ * and memory are then O(tile rows + tile columns + target tiles) instead of O(segments);
+ * nt_plan_foreach_segment() still lists every segment on demand.
+ *
  * Errors follow numatile/error.h.
  *
  * Threads: nt_plan_create() may run in several threads at once, also on shared matrices (it
@@ -73,6 +80,9 @@ typedef struct nt_plan_opts {
     nt_match_objective relabel;
     /** Also build the one-port step schedule (nt_plan_schedule()). */
     bool schedule;
+    /** Store one segment per piece even where a periodic plan would do (block-cyclic maps and
+        ScaLAPACK layouts on both sides), for callers that read nt_plan_segments(). */
+    bool explicit_segments;
 } nt_plan_opts_t;
 
 /** \brief Opaque plan. */
@@ -97,6 +107,9 @@ typedef struct nt_plan_info {
     int64_t part_segments[9];  /**< segments per ::nt_seg_part */
     bool fast_path;        /**< every segment is whole: tiles move or stay as units */
     bool closed_form;      /**< bytes per domain pair came from the closed-form sets */
+    bool periodic;         /**< no stored segment list: block-cyclic ScaLAPACK layouts on both
+                                sides (see the file comment); nt_plan_segments() is NULL */
+    int64_t memory_bytes;  /**< memory the plan holds (tables, segments, schedule) */
     double seconds;        /**< time spent in nt_plan_create() */
 } nt_plan_info_t;
 
@@ -140,9 +153,31 @@ nt_status nt_plan_info(const nt_plan_t *plan, nt_plan_info_t *info);
  * \brief The segments of a plan.
  * @param[in] plan a plan, or NULL.
  * @return nt_plan_info().segments entries owned by the plan (valid until nt_plan_destroy()),
- *         or NULL when plan is NULL or the plan has no segments.
+ *         or NULL when plan is NULL, the plan has no segments, or the plan is periodic (then
+ *         use nt_plan_foreach_segment()).
  */
 const nt_segment_t *nt_plan_segments(const nt_plan_t *plan);
+
+/**
+ * \brief Caller's function for nt_plan_foreach_segment().
+ * @param[in] g   one segment (valid during the call only).
+ * @param[in] arg the caller's pointer.
+ * @return 0 to go on, anything else to stop.
+ */
+typedef int (*nt_segment_fn)(const nt_segment_t *g, void *arg);
+
+/**
+ * \brief Call fn for every segment of a plan, stored or periodic, in the order of
+ *        nt_plan_segments() (grouped by target tile, row-major inside a tile). For a periodic
+ *        plan the segments are generated on the fly from the plan alone (the matrices need not
+ *        exist any more); the cost is O(segments) time and O(tile rows + tile columns) memory.
+ * @param[in] plan a plan (not NULL).
+ * @param[in] fn   the function (not NULL).
+ * @param[in] arg  passed to fn.
+ * @retval NT_OK every segment visited, or fn asked to stop.
+ * @retval NT_EINVAL NULL argument. @retval NT_ENOMEM scratch allocation failed.
+ */
+nt_status nt_plan_foreach_segment(const nt_plan_t *plan, nt_segment_fn fn, void *arg);
 
 /**
  * \brief Bytes per domain pair: a ndomains x ndomains row-major matrix, entry [s*D + d] =
@@ -171,9 +206,10 @@ const int *nt_plan_sigma(const nt_plan_t *plan, int *n);
 
 /**
  * \brief Domain of every target tile after relabelling (mt*nt of dst, row-major).
+ *        A periodic plan builds this table on the first call (it is not needed to plan).
  * @param[in] plan a plan, or NULL.
  * @return the owners, owned by the plan (valid until nt_plan_destroy()), or NULL when plan is
- *         NULL.
+ *         NULL or the table of a periodic plan cannot be allocated (nt_last_error() says so).
  */
 const int *nt_plan_dst_owner(const nt_plan_t *plan);
 
@@ -276,6 +312,19 @@ typedef enum nt_exec_schedule {
     NT_SCHED_STEPS = 1 /**< one-port phases (numatile/sched.h), a barrier after each */
 } nt_exec_schedule;
 
+/** \brief Copy order of a periodic plan (nt_plan_info_t::periodic); stored plans ignore it. */
+typedef enum nt_exec_order {
+    NT_ORDER_AUTO = 0,   /**< GLOBAL when every domain is on one NUMA node (virtual domains),
+                              else SOURCE with on_source, else TARGET */
+    NT_ORDER_TARGET = 1, /**< each target column filled top to bottom from every source, on the
+                              target domain (the source side with on_source) */
+    NT_ORDER_SOURCE = 2, /**< each source column read top to bottom into every target, on the
+                              source domain */
+    NT_ORDER_GLOBAL = 3  /**< each column of the submatrix in one pass over all its sources and
+                              targets, tasks spread over every domain: every line read and
+                              written once, but no domain locality */
+} nt_exec_order;
+
 /** \brief Execution options. Zero-initialise for the defaults. */
 typedef struct nt_exec_opts {
     nt_exec_mode mode;          /**< copy (default) or move */
@@ -287,6 +336,8 @@ typedef struct nt_exec_opts {
     bool no_keep;               /**< copy even the tiles whose domain and shape do not change
                                      (default: the target adopts them without copying) */
     bool measure_bound;         /**< also time the same-run copy bound */
+    nt_exec_order order;        /**< copy order of periodic plans (default AUTO); one-port
+                                     steps always use TARGET */
     bool inplace;               /**< in place: the target reuses the source's memory (see
                                      nt_plan_execute()); the source ends without memory */
     int64_t budget_bytes;       /**< in place: extra bytes allowed on each domain beyond the

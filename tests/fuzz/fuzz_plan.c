@@ -335,6 +335,34 @@ static void check_commset(const nt_matrix_t *s, const nt_matrix_t *d, const nt_s
         }
 }
 
+// Every segment of a plan, stored or periodic, through nt_plan_foreach_segment() (malloc'd).
+typedef struct seg_list {
+    nt_segment_t *v;
+    int64_t n, cap;
+} seg_list;
+
+static int collect_segment(const nt_segment_t *g, void *arg)
+{
+    seg_list *l = arg;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 64;
+        l->v = realloc(l->v, (size_t)l->cap * sizeof *l->v);
+        if (!l->v)
+            abort();
+    }
+    l->v[l->n++] = *g;
+    return 0;
+}
+
+static nt_segment_t *plan_segment_list(const nt_plan_t *p, int64_t *n)
+{
+    seg_list l = {0};
+    if (nt_plan_foreach_segment(p, collect_segment, &l) != NT_OK)
+        abort();
+    *n = l.n;
+    return l.v;
+}
+
 static void check_plan(nt_plan_t *plan, const nt_matrix_t *s, const nt_matrix_t *d,
                        const nt_sub_t *sub_arg, const nt_sub_t *sub, bool schedule,
                        nt_match_objective obj)
@@ -352,9 +380,12 @@ static void check_plan(nt_plan_t *plan, const nt_matrix_t *s, const nt_matrix_t 
         used |= 1u << sigma[j];
     }
     build_oracle(s, d, sub, sigma, &o);
-    const nt_segment_t *segs = nt_plan_segments(plan);
     nt_plan_info_t info;
     nt_plan_info(plan, &info);
+    int64_t nlisted;
+    nt_segment_t *segs = plan_segment_list(plan, &nlisted);
+    FUZZ_CHECK(nlisted == info.segments, "%lld segments listed, info says %lld",
+               (long long)nlisted, (long long)info.segments);
     const int *dst_owner = nt_plan_dst_owner(plan);
     seg_tally t = {calloc((size_t)o.D * (size_t)o.D, sizeof(int64_t)),
                    calloc((size_t)(sub->rows * sub->cols) + 1, 1),
@@ -384,6 +415,7 @@ static void check_plan(nt_plan_t *plan, const nt_matrix_t *s, const nt_matrix_t 
                    "schedule of %lld steps, oracle %lld", (long long)sched->steps,
                    (long long)steps_of(o.pair, o.D));
     }
+    free(segs);
     free(t.segpair);
     free(t.mark);
     free(t.touched);

@@ -62,13 +62,49 @@ static nt_matrix_t *random_matrix(nt_rng *g, const nt_topo_t *topo, int D, size_
     return A;
 }
 
+// Every segment of a plan, stored or periodic, through nt_plan_foreach_segment() (malloc'd).
+typedef struct seg_list {
+    nt_segment_t *v;
+    int64_t n, cap;
+} seg_list;
+
+static int collect_segment(const nt_segment_t *g, void *arg)
+{
+    seg_list *l = arg;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 64;
+        l->v = realloc(l->v, (size_t)l->cap * sizeof *l->v);
+        if (!l->v)
+            abort();
+    }
+    l->v[l->n++] = *g;
+    return 0;
+}
+
+static nt_segment_t *plan_segment_list(const nt_plan_t *p, int64_t *n)
+{
+    seg_list l = {0};
+    if (nt_plan_foreach_segment(p, collect_segment, &l) != NT_OK)
+        abort();
+    *n = l.n;
+    return l.v;
+}
+
 // The full per-element check of one plan.
 static void check_plan(const nt_matrix_t *S, const nt_matrix_t *T, const nt_sub_t *s,
                        const nt_plan_t *p, int D)
 {
     nt_plan_info_t I;
     cr_assert_eq(nt_plan_info(p, &I), NT_OK);
-    const nt_segment_t *seg = nt_plan_segments(p);
+    // Stored or periodic, the segments come through the enumeration; a stored list must be
+    // the same, in the same order.
+    int64_t nlisted;
+    nt_segment_t *seg = plan_segment_list(p, &nlisted);
+    cr_assert_eq(nlisted, I.segments);
+    if (I.periodic)
+        cr_assert_null(nt_plan_segments(p));
+    if (!I.periodic && I.segments > 0)
+        cr_assert_eq(memcmp(seg, nt_plan_segments(p), (size_t)I.segments * sizeof *seg), 0);
     int nsig;
     const int *sigma = nt_plan_sigma(p, &nsig);
     cr_assert_eq(nsig, T->ndomains);
@@ -202,6 +238,7 @@ static void check_plan(const nt_matrix_t *S, const nt_matrix_t *T, const nt_sub_
     for (int64_t k = 0; k < I.segments; k++)
         fast = fast && seg[k].whole;
     cr_assert_eq(I.fast_path, fast);
+    free(seg);
     free(pair);
     free(remote);
     free(touched);

@@ -1,0 +1,62 @@
+// Periodic plans' runs (periodic_runs.c) and copy kernels (periodic_copy.c), shared with their
+// executor (exec_periodic.c).
+#ifndef NUMATILE_PERIODIC_INTERNAL_H
+#define NUMATILE_PERIODIC_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nt_plan.h"
+
+// Local indices [sl, sl + len) of the source map to [tl, tl + len) of the target; u = number
+// of indices in the list before this run (the position of the run in its list).
+typedef struct prun {
+    int64_t sl, tl, len, u;
+    int64_t x; // position in the submatrix (global order)
+    int a, b;  // source and target grid coordinates (merged lists mix them)
+} prun;
+
+// A list of runs as a pattern of npat runs repeated reps times, each repetition shifted by
+// (ds, dt) local indices, then the first rem runs once more: short runs of a block-cyclic pair
+// repeat with the period of the two distributions, so the copy loop reads a few runs per
+// column instead of one per element.
+typedef struct plist {
+    int64_t npat, reps, rem, ds, dt;
+    bool unit; // every run is one element long (CYCLIC(1) on one side, small blocks on both)
+} plist;
+
+// Runs of one dimension by (source coordinate a, target coordinate b): list k = a * nb + b is
+// r[first[k] .. first[k] + cnt[k]), holds total[k] indices and repeats as pat[k].
+typedef struct runs {
+    prun *r;
+    int64_t *first, *cnt, *total;
+    plist *pat;
+    int na, nb;
+} runs;
+
+// Longest pattern period tried (in runs); lists without a shorter one are copied run by run.
+#define MAX_PERIOD 64
+
+// How merge_runs() groups the lists.
+typedef enum merge_by { BY_TARGET, BY_SOURCE, BY_NONE } merge_by;
+
+// The runs of one dimension (rows when `rows`) from its pieces, by (source, target) pair.
+nt_status runs_build(const nt_plan_geo_t *g, const nt_dim_t *d, bool rows, runs *R);
+void runs_free(runs *R);
+// The lists of R merged (see periodic_runs.c).
+nt_status merge_runs(const runs *R, merge_by by, runs *M);
+// First run of list k whose positions reach past u.
+int64_t run_at(const runs *R, size_t k, int64_t u);
+
+// Copies of one column (periodic_copy.c): the pattern of list r/L, source column src[a] and
+// target column dst[b] of each run; `stream`: non-temporal stores for long runs (then call
+// stream_fence() before the copies must be visible).
+void copy_column(char *const *dst, const char *const *src, const prun *r, const plist *L,
+                 size_t es, bool stream);
+void stream_fence(void);
+
+// Moves at least this large use non-temporal stores for long runs.
+#define STREAM_TOTAL ((int64_t)32 << 20)
+
+#endif

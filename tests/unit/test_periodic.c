@@ -1,0 +1,312 @@
+// Periodic plans (block-cyclic maps, ScaLAPACK layouts on both sides). Oracles: a naive
+// per-element owner computation (for every element of the submatrix: the source tile and
+// domain that hold it, found by division, and the relabelled target domain) against the
+// segments nt_plan_foreach_segment() generates and against the plan's counts; the same plan
+// built with stored segments (a second, independent construction) for every count; and, for
+// executions, the pattern of every source element found at its target position.
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "numatile.h"
+#include "numatile/matrix.h"
+#include "numatile/plan.h"
+#include "nt_core.h"
+#include "../../numa/nt_numa.h"
+
+#ifdef __SANITIZE_ADDRESS__
+#define NPLANS 500
+#define NEXEC 60
+#else
+#define NPLANS 3000
+#define NEXEC 300
+#endif
+
+static int64_t rnd(nt_rng *g, int64_t lo, int64_t hi)
+{
+    return lo + (int64_t)nt_rng_below(g, (uint64_t)(hi - lo + 1));
+}
+
+// A random block-cyclic ScaLAPACK matrix: tile sizes 1..64 (small ones often), grid 1..4 x
+// 1..4, sometimes super-blocks.
+static nt_matrix_t *random_bc(nt_rng *g, const nt_topo_t *t, int64_t m, int64_t n, size_t es,
+                              unsigned flags)
+{
+    int p = (int)rnd(g, 1, 4), q = (int)rnd(g, 1, 4);
+    int64_t mb = rnd(g, 0, 2) ? rnd(g, 1, 8) : rnd(g, 1, 64);
+    int64_t nb = rnd(g, 0, 2) ? rnd(g, 1, 8) : rnd(g, 1, 64);
+    char spec[64];
+    if (rnd(g, 0, 3) == 0)
+        snprintf(spec, sizeof spec, "bc2d:%dx%d:%dx%d", p, q, (int)rnd(g, 1, 3),
+                 (int)rnd(g, 1, 3));
+    else
+        snprintf(spec, sizeof spec, "bc2d:%dx%d", p, q);
+    nt_matrix_shape_t sh = {m, n, mb, nb, es};
+    nt_matrix_t *A = NULL;
+    cr_assert_eq(nt_matrix_create_spec(t, &sh, spec, 0, NT_LAYOUT_SCALAPACK, flags, &A), NT_OK,
+                 "%s: %s", spec, nt_last_error());
+    return A;
+}
+
+static nt_sub_t random_sub(nt_rng *g, const nt_matrix_t *S, const nt_matrix_t *T)
+{
+    nt_sub_t s;
+    int64_t mr = S->m < T->m ? S->m : T->m, mc = S->n < T->n ? S->n : T->n;
+    s.rows = rnd(g, 0, 3) ? rnd(g, 1, mr) : mr;
+    s.cols = rnd(g, 0, 3) ? rnd(g, 1, mc) : mc;
+    s.src_row = rnd(g, 0, S->m - s.rows);
+    s.src_col = rnd(g, 0, S->n - s.cols);
+    s.dst_row = rnd(g, 0, T->m - s.rows);
+    s.dst_col = rnd(g, 0, T->n - s.cols);
+    return s;
+}
+
+typedef struct walk {
+    const nt_matrix_t *S, *T;
+    const nt_sub_t *s;
+    const int *sigma;
+    unsigned char *cover;
+    int64_t *pair, *segpair;
+    int D;
+    int64_t n;
+} walk;
+
+// Every element of a generated segment against the per-element owners.
+static int check_segment(const nt_segment_t *g, void *arg)
+{
+    walk *w = arg;
+    const nt_matrix_t *S = w->S, *T = w->T;
+    int64_t si = g->src_tile / S->nt, sj = g->src_tile % S->nt;
+    int64_t ti = g->dst_tile / T->nt, tj = g->dst_tile % T->nt;
+    cr_assert(g->rows >= 1 && g->cols >= 1);
+    cr_assert(g->src_row + g->rows <= nt_matrix_tile_rows(S, si));
+    cr_assert(g->dst_col + g->cols <= nt_matrix_tile_cols(T, tj));
+    for (int32_t v = 0; v < g->cols; v++)
+        for (int32_t u = 0; u < g->rows; u++) {
+            int64_t x = ti * T->mb + g->dst_row + u - w->s->dst_row;
+            int64_t y = tj * T->nb + g->dst_col + v - w->s->dst_col;
+            cr_assert(x >= 0 && x < w->s->rows && y >= 0 && y < w->s->cols);
+            int64_t sr = w->s->src_row + x, sc = w->s->src_col + y;
+            cr_assert_eq(sr, si * S->mb + g->src_row + u);
+            cr_assert_eq(sc, sj * S->nb + g->src_col + v);
+            int sd = nt_matrix_tile_domain(S, sr / S->mb, sc / S->nb);
+            int td = w->sigma[T->owner[ti * T->nt + tj]];
+            cr_assert_eq(g->src_dom, sd, "source domain of element (%lld,%lld)",
+                         (long long)x, (long long)y);
+            cr_assert_eq(g->dst_dom, td);
+            w->cover[x * w->s->cols + y]++;
+            w->pair[sd * w->D + td] += (int64_t)S->elem_size;
+        }
+    w->segpair[g->src_dom * w->D + g->dst_dom]++;
+    w->n++;
+    return 0;
+}
+
+// The periodic plan's segments cover every element once with the right owners; its counts are
+// the oracle's and those of the same plan built with stored segments.
+static void check_periodic(const nt_matrix_t *S, const nt_matrix_t *T, const nt_sub_t *s,
+                           const nt_plan_opts_t *po, int D)
+{
+    nt_plan_t *p, *q;
+    cr_assert_eq(nt_plan_create(S, T, s, po, &p), NT_OK, "%s", nt_last_error());
+    nt_plan_opts_t eo = *po;
+    eo.explicit_segments = true;
+    cr_assert_eq(nt_plan_create(S, T, s, &eo, &q), NT_OK, "%s", nt_last_error());
+    nt_plan_info_t I, J;
+    nt_plan_info(p, &I);
+    nt_plan_info(q, &J);
+    cr_assert(I.periodic && !J.periodic);
+    cr_assert_null(nt_plan_segments(p));
+    walk w = {S, T, s, nt_plan_sigma(p, NULL), calloc((size_t)(s->rows * s->cols) + 1, 1),
+              calloc((size_t)(D * D), sizeof(int64_t)), calloc((size_t)(D * D), sizeof(int64_t)),
+              D, 0};
+    cr_assert_eq(nt_plan_foreach_segment(p, check_segment, &w), NT_OK);
+    for (int64_t e = 0; e < s->rows * s->cols; e++)
+        cr_assert_eq(w.cover[e], 1, "element %lld covered %d times", (long long)e, w.cover[e]);
+    cr_assert_eq(w.n, I.segments);
+    cr_assert_eq(memcmp(w.pair, nt_plan_pair_bytes(p), (size_t)(D * D) * sizeof(int64_t)), 0);
+    cr_assert_eq(memcmp(w.segpair, nt_plan_pair_segments(p), (size_t)(D * D) * sizeof(int64_t)),
+                 0, "segments per pair");
+    // Everything counted equals the stored plan's (same sigma: same objective, same counts).
+    cr_assert_eq(memcmp(nt_plan_sigma(p, NULL), nt_plan_sigma(q, NULL),
+                        (size_t)T->ndomains * sizeof(int)), 0);
+    cr_assert_eq(I.segments, J.segments);
+    cr_assert_eq(I.tiles, J.tiles);
+    cr_assert_eq(I.volume_tiles, J.volume_tiles, "volume tiles %lld vs %lld",
+                 (long long)I.volume_tiles, (long long)J.volume_tiles);
+    cr_assert_eq(I.steps, J.steps);
+    cr_assert_eq(I.steps_bytes, J.steps_bytes);
+    cr_assert_eq(I.fast_path, J.fast_path);
+    cr_assert_eq(memcmp(I.category_tiles, J.category_tiles, sizeof I.category_tiles), 0);
+    cr_assert_eq(memcmp(I.part_segments, J.part_segments, sizeof I.part_segments), 0);
+    cr_assert(I.memory_bytes < J.memory_bytes || I.segments == 0);
+    free(w.cover);
+    free(w.pair);
+    free(w.segpair);
+    nt_plan_destroy(p);
+    nt_plan_destroy(q);
+}
+
+Test(periodic, plans_match_the_per_element_oracle)
+{
+    nt_rng g = {20261124};
+    for (int k = 0; k < NPLANS; k++) {
+        int64_t m = rnd(&g, 1, 90), n = rnd(&g, 1, 90);
+        nt_matrix_t *S = random_bc(&g, NULL, m, n, (size_t)rnd(&g, 1, 16), NT_MATRIX_NOALLOC);
+        int64_t mt = rnd(&g, 0, 1) ? m : rnd(&g, 1, 90), ntc = rnd(&g, 0, 1) ? n : rnd(&g, 1, 90);
+        nt_matrix_t *T = random_bc(&g, NULL, mt, ntc, S->elem_size, NT_MATRIX_NOALLOC);
+        nt_sub_t s = random_sub(&g, S, T);
+        int D = S->ndomains > T->ndomains ? S->ndomains : T->ndomains;
+        nt_plan_opts_t po = {.relabel = T->ndomains <= D ? (nt_match_objective)rnd(&g, 0, 3)
+                                                         : NT_MATCH_CANONICAL};
+        check_periodic(S, T, &s, &po, D);
+        nt_matrix_destroy(S);
+        nt_matrix_destroy(T);
+    }
+}
+
+static nt_topo_t *topo4;
+
+static void exec_setup(void)
+{
+    nt_topo_opts_t o = {.domains = 16};
+    cr_assert_eq(nt_topo_load(&o, &topo4), NT_OK, "%s", nt_last_error());
+}
+
+static void exec_teardown(void)
+{
+    nt_topo_destroy(topo4);
+}
+
+// Target elements outside the submatrix that are not zero (a fresh target starts at zero).
+static int64_t nonzero_outside(const nt_matrix_t *T, const nt_sub_t *s)
+{
+    int64_t nz = 0;
+    for (int64_t c = 0; c < T->n; c++)
+        for (int64_t r = 0; r < T->m; r++) {
+            if (r >= s->dst_row && r < s->dst_row + s->rows && c >= s->dst_col &&
+                c < s->dst_col + s->cols)
+                continue;
+            const unsigned char *e = nt_matrix_elem(T, r, c);
+            for (size_t b = 0; b < T->elem_size; b++)
+                nz += e[b] != 0;
+        }
+    return nz;
+}
+
+// Execute one random periodic redistribution and check every element; `preplaced`: the target
+// has memory before (then without relabelling).
+static void exec_case(nt_rng *g, bool preplaced)
+{
+    int64_t m = rnd(g, 1, 120), n = rnd(g, 1, 120);
+    size_t es = rnd(g, 0, 2) ? 8 : (size_t)rnd(g, 1, 12);
+    nt_matrix_t *S = random_bc(g, topo4, m, n, es, 0);
+    nt_matrix_t *T = random_bc(g, topo4, rnd(g, 1, 120), rnd(g, 1, 120), es,
+                               preplaced ? 0 : NT_MATRIX_NOALLOC);
+    uint64_t seed = nt_rng_next(g);
+    cr_assert_eq(nt_matrix_fill_pattern(S, seed), NT_OK);
+    nt_sub_t s = random_sub(g, S, T);
+    nt_plan_opts_t po = {.relabel = preplaced ? NT_MATCH_CANONICAL
+                                              : (nt_match_objective)rnd(g, 0, 3)};
+    nt_plan_t *p;
+    cr_assert_eq(nt_plan_create(S, T, &s, &po, &p), NT_OK, "%s", nt_last_error());
+    nt_plan_info_t I;
+    nt_plan_info(p, &I);
+    cr_assert(I.periodic);
+    nt_exec_opts_t eo = {.schedule = rnd(g, 0, 1) ? NT_SCHED_STEPS : NT_SCHED_FREE,
+                         .threads_per_domain = (int)rnd(g, 0, 2),
+                         .on_source = rnd(g, 0, 3) == 0, .measure_bound = rnd(g, 0, 3) == 0,
+                         .order = (nt_exec_order)rnd(g, 0, 3)};
+    nt_exec_stats_t st;
+    cr_assert_eq(nt_plan_execute(p, S, T, &eo, &st), NT_OK, "%s", nt_last_error());
+    int64_t bad;
+    cr_assert_eq(nt_matrix_check_pattern(T, seed, s.dst_row, s.dst_col, s.rows, s.cols,
+                                         s.src_row - s.dst_row, s.src_col - s.dst_col, &bad),
+                 NT_OK);
+    cr_assert_eq(bad, 0, "%lld target elements differ from the source", (long long)bad);
+    cr_assert_eq(nt_matrix_check_pattern(S, seed, 0, 0, S->m, S->n, 0, 0, &bad), NT_OK);
+    cr_assert_eq(bad, 0, "the source changed");
+    cr_assert_eq(nonzero_outside(T, &s), 0, "target written outside the submatrix");
+    cr_assert_eq(st.bytes_copied, I.bytes);
+    cr_assert_eq(st.bytes_moved, I.bytes_moved);
+    cr_assert_eq(st.tasks_on_domain, st.tasks);
+    nt_exec_stats_free(&st);
+    nt_plan_destroy(p);
+    nt_matrix_destroy(S);
+    nt_matrix_destroy(T);
+}
+
+TestSuite(periodic_exec, .init = exec_setup, .fini = exec_teardown);
+
+Test(periodic_exec, random_geometries_arrive_element_by_element)
+{
+    nt_rng g = {77};
+    for (int k = 0; k < NEXEC; k++)
+        exec_case(&g, k % 3 == 0);
+}
+
+// Allocation of the target fails at every possible point: nothing changes, nothing leaks.
+Test(periodic_exec, failed_allocation_changes_nothing)
+{
+    nt_matrix_shape_t a = {97, 83, 5, 7, 8}, b = {97, 83, 3, 2, 8};
+    nt_matrix_t *S, *T;
+    cr_assert_eq(nt_matrix_create_spec(topo4, &a, "bc2d:2x2", 0, NT_LAYOUT_SCALAPACK, 0, &S),
+                 NT_OK);
+    cr_assert_eq(nt_matrix_create_spec(topo4, &b, "bc2d:4x1", 0, NT_LAYOUT_SCALAPACK,
+                                       NT_MATRIX_NOALLOC, &T), NT_OK);
+    cr_assert_eq(nt_matrix_fill_pattern(S, 5), NT_OK);
+    nt_plan_opts_t po = {.relabel = NT_MATCH_VOLUME};
+    nt_plan_t *p;
+    cr_assert_eq(nt_plan_create(S, T, NULL, &po, &p), NT_OK);
+    int *owner0 = malloc((size_t)(T->mt * T->nt) * sizeof *owner0);
+    memcpy(owner0, T->owner, (size_t)(T->mt * T->nt) * sizeof *owner0);
+    int fails = 0;
+    for (int64_t k = 0;; k++) {
+        nt_mem_test_fail_after(k);
+        nt_status st = nt_plan_execute(p, S, T, NULL, NULL);
+        nt_mem_test_fail_after(-1);
+        if (st == NT_OK)
+            break;
+        fails++;
+        cr_assert_eq(st, NT_ENOMEM, "%s", nt_last_error());
+        cr_assert(!T->allocated);
+        cr_assert_eq(memcmp(owner0, T->owner, (size_t)(T->mt * T->nt) * sizeof *owner0), 0);
+        int64_t bad;
+        cr_assert_eq(nt_matrix_check_pattern(S, 5, 0, 0, S->m, S->n, 0, 0, &bad), NT_OK);
+        cr_assert_eq(bad, 0);
+    }
+    cr_assert_geq(fails, 1, "the target's allocation was never reached");
+    int64_t bad;
+    cr_assert_eq(nt_matrix_check_pattern(T, 5, 0, 0, T->m, T->n, 0, 0, &bad), NT_OK);
+    cr_assert_eq(bad, 0);
+    free(owner0);
+    nt_plan_destroy(p);
+    nt_matrix_destroy(S);
+    nt_matrix_destroy(T);
+}
+
+// The element-cyclic case of issue 12 (4096^2, CYCLIC(1) on 2x2 -> CYCLIC(3) on 4x1): 16.7
+// million segments, none stored; the plan stays far below 16 MiB.
+Test(periodic, element_cyclic_plan_is_small)
+{
+    nt_matrix_shape_t a = {4096, 4096, 1, 1, 8}, b = {4096, 4096, 3, 3, 8};
+    nt_matrix_t *S, *T;
+    cr_assert_eq(nt_matrix_create_spec(NULL, &a, "bc2d:2x2", 0, NT_LAYOUT_SCALAPACK,
+                                       NT_MATRIX_NOALLOC, &S), NT_OK, "%s", nt_last_error());
+    cr_assert_eq(nt_matrix_create_spec(NULL, &b, "bc2d:4x1", 0, NT_LAYOUT_SCALAPACK,
+                                       NT_MATRIX_NOALLOC, &T), NT_OK);
+    nt_plan_t *p;
+    cr_assert_eq(nt_plan_create(S, T, NULL, NULL, &p), NT_OK, "%s", nt_last_error());
+    nt_plan_info_t I;
+    nt_plan_info(p, &I);
+    cr_assert(I.periodic);
+    cr_assert_eq(I.segments, (int64_t)4096 * 4096);
+    cr_assert_lt(I.memory_bytes, (int64_t)16 << 20, "plan holds %lld bytes",
+                 (long long)I.memory_bytes);
+    cr_log_info("element-cyclic 4096^2 plan: %lld bytes, %.4f s", (long long)I.memory_bytes,
+                I.seconds);
+    nt_plan_destroy(p);
+    nt_matrix_destroy(S);
+    nt_matrix_destroy(T);
+}
