@@ -21,6 +21,7 @@
 
 #include "nt_core.h"
 #include "nt_exec.h"
+#include "nt_inplace.h"
 #include "nt_matrix.h"
 #include "nt_plan.h"
 #include "numatile/mem.h"
@@ -178,7 +179,10 @@ void nt_exec_stats_free(nt_exec_stats_t *s)
         return;
     free(s->pair_tiles);
     free(s->pair_bytes);
+    free(s->peak_extra_bytes);
+    free(s->peak_lower_bound_bytes);
     s->pair_tiles = s->pair_bytes = NULL;
+    s->peak_extra_bytes = s->peak_lower_bound_bytes = NULL;
 }
 
 static void ctx_free(exec_ctx *c)
@@ -490,6 +494,8 @@ static void fill_stats(exec_ctx *c, const nt_plan_view_t *v, double alloc_second
 nt_status nt_plan_execute(nt_plan_t *plan, nt_matrix_t *src, nt_matrix_t *dst,
                           const nt_exec_opts_t *opts, nt_exec_stats_t *stats)
 {
+    if (opts && opts->inplace)
+        return nt_exec_inplace(plan, src, dst, opts, stats);
     nt_exec_opts_t o = {0};
     nt_status st = check_exec(plan, src, dst, opts, &o);
     if (st)

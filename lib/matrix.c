@@ -651,3 +651,71 @@ nt_status nt_matrix_check_placement(const nt_matrix_t *A, nt_placement_report_t 
     *rep = r;
     return NT_OK;
 }
+
+// ---- memory handed over by the in-place executor (nt_matrix.h) ---------------------------------
+
+nt_status nt_matrix_alloc_tables(nt_matrix_t *A)
+{
+    if (A->allocated || A->tile || A->layout != NT_LAYOUT_TILE)
+        return nt_fail(NT_EINVAL, "nt_matrix_alloc_tables: %s",
+                       A->layout != NT_LAYOUT_TILE ? "TILE layout only" : "already has memory");
+    struct nt_matrix_mem *mm = A->mem;
+    size_t ntiles = (size_t)(A->mt * A->nt);
+    A->tile = calloc(ntiles, sizeof *A->tile);
+    mm->owned = calloc(ntiles, 1);
+    mm->slab = calloc((size_t)A->ndomains, sizeof *mm->slab);
+    mm->slab_bytes = calloc((size_t)A->ndomains, sizeof *mm->slab_bytes);
+    if (!A->tile || !mm->owned || !mm->slab || !mm->slab_bytes) {
+        nt_matrix_release(A);
+        return nt_fail(NT_ENOMEM, "nt_matrix_alloc_tables: out of memory");
+    }
+    return NT_OK;
+}
+
+nt_status nt_matrix_slab_sizes(const nt_matrix_t *A, size_t *bytes)
+{
+    size_t big = nt_matrix_big_tile_bytes();
+    memset(bytes, 0, (size_t)A->ndomains * sizeof *bytes);
+    for (int64_t t = 0; t < A->mt * A->nt; t++) {
+        size_t b = nt_tile_bytes(A, t / A->nt, t % A->nt);
+        if (b >= big)
+            continue;
+        size_t *sb = &bytes[A->owner[t]];
+        if (!nt_add_size(*sb, (b + SMALL_ALIGN - 1) / SMALL_ALIGN * SMALL_ALIGN, sb))
+            return nt_fail(NT_ERANGE, "nt_matrix_slab_sizes: slab size overflows");
+    }
+    return NT_OK;
+}
+
+void nt_matrix_place_slab(nt_matrix_t *A, int d, char *p, size_t bytes)
+{
+    size_t big = nt_matrix_big_tile_bytes(), cursor = 0;
+    // The same packing as alloc_tile_layout: row-major order, SMALL_ALIGN apart.
+    for (int64_t t = 0; t < A->mt * A->nt; t++) {
+        size_t b = nt_tile_bytes(A, t / A->nt, t % A->nt);
+        if (A->owner[t] != d || b >= big)
+            continue;
+        A->tile[t] = p + cursor;
+        cursor += (b + SMALL_ALIGN - 1) / SMALL_ALIGN * SMALL_ALIGN;
+    }
+    A->mem->slab[d] = p;
+    A->mem->slab_bytes[d] = bytes;
+}
+
+void nt_matrix_place_tile(nt_matrix_t *A, int64_t t, char *p)
+{
+    A->tile[t] = p;
+    A->mem->owned[t] = 1;
+}
+
+void nt_matrix_forget_memory(nt_matrix_t *A)
+{
+    struct nt_matrix_mem *mm = A->mem;
+    if (mm->owned)
+        memset(mm->owned, 0, (size_t)(A->mt * A->nt));
+    for (int d = 0; mm->slab && d < A->ndomains; d++) {
+        mm->slab[d] = NULL;
+        mm->slab_bytes[d] = 0;
+    }
+    nt_matrix_release(A);
+}

@@ -62,4 +62,20 @@ void nt_matrix_owner_discard(nt_owner_state_t *old);
 // Release all memory of A and return it to the "no memory" state.
 void nt_matrix_release(nt_matrix_t *A);
 
+// In-place execution (exec_inplace.c) hands memory from one matrix to another without
+// allocating through them; these five calls are its only access to the tables.
+// Tables of a TILE-layout matrix without memory (tile addresses, ownership, slabs), all empty;
+// A->allocated stays false until the caller has placed every tile. On failure A is unchanged.
+nt_status nt_matrix_alloc_tables(nt_matrix_t *A);
+// Bytes of the slab nt_matrix_alloc() would give each domain for its small tiles (packed as
+// it packs them), into bytes[A->ndomains]; NT_ERANGE on overflow.
+nt_status nt_matrix_slab_sizes(const nt_matrix_t *A, size_t *bytes);
+// Domain d's small tiles point into p (bytes as nt_matrix_slab_sizes() says), which A frees.
+void nt_matrix_place_slab(nt_matrix_t *A, int d, char *p, size_t bytes);
+// Big tile t becomes the page-aligned range p (nt_tile_bytes of it, whole pages), which A frees.
+void nt_matrix_place_tile(nt_matrix_t *A, int64_t t, char *p);
+// Drop A's memory without freeing it (its ranges now belong to another matrix or a pool): A
+// ends without memory, its descriptor valid.
+void nt_matrix_forget_memory(nt_matrix_t *A);
+
 #endif

@@ -34,13 +34,21 @@ static const char *help_redist =
     "  --schedule free|steps  all copy tasks at once (default) or one-port phases\n"
     "  --threads T         copy threads per domain (default: cpus of the domain, at most 4)\n"
     "  --no-keep           copy even the tiles that stay where they are\n"
+    "  --inplace           the target reuses the source's memory (TILE layouts, the whole\n"
+    "                      matrix, copy mode, free schedule); the source ends without memory\n"
+    "  --budget BYTES      with --inplace: extra bytes allowed per domain (K, M, G suffixes;\n"
+    "                      default 0 = no limit); a larger need is refused before any copy\n"
     "  --verify            check every target element against the source (exit 1 if not)\n"
     "  --seed S            seed of the source's fill pattern (default 1)\n"
     "  --json              the fields of 'plan', and seconds (execution), plan_seconds,\n"
     "                      alloc_seconds, bandwidth_gbs, bound_gbs (same-run parallel copy of\n"
     "                      the same bytes by the same threads), ratio, bytes_copied,\n"
     "                      tiles_kept, tiles_migrated, pages_failed, bytes_node_changed,\n"
-    "                      tasks, on_domain_fraction, verify (with --verify)\n";
+    "                      tasks, on_domain_fraction, inplace, verify (with --verify); with\n"
+    "                      --inplace also budget_bytes, peak_extra_bytes (per domain: memory\n"
+    "                      held beyond the source's), peak_lower_bound_bytes (per domain:\n"
+    "                      what any order needs), peak_lower_bound_total, bytes_recycled,\n"
+    "                      waves\n";
 
 typedef struct args {
     cli_common co; // --json, --domains, --verify (redist only), --help
@@ -53,7 +61,8 @@ typedef struct args {
     nt_layout layout[2];
     const char *synthetic;
     nt_match_objective match;
-    bool has_sub, dump, no_keep;
+    bool has_sub, dump, no_keep, inplace;
+    int64_t budget; // --budget in bytes (0: no limit), -1 when not given
     nt_sub_t sub;
     nt_exec_mode mode;
     nt_exec_schedule schedule;
@@ -119,7 +128,7 @@ static bool parse_layout(const char *s, nt_layout *out)
 
 // The options of both subcommands; those from O_MODE on, and --verify, belong to redist.
 enum { O_M = 1, O_N, O_FROM, O_TO, O_SYN, O_MATCH, O_SUB, O_FL, O_TL, O_ELEM, O_DUMP, O_MODE,
-       O_SCHED, O_THREADS, O_NOKEEP, O_SEED };
+       O_SCHED, O_THREADS, O_NOKEEP, O_SEED, O_INPLACE, O_BUDGET };
 
 static const struct option plan_options[] = {
     {"m", required_argument, 0, O_M},
@@ -142,11 +151,34 @@ static const struct option plan_options[] = {
     {"no-keep", no_argument, 0, O_NOKEEP},
     {"verify", no_argument, 0, CLI_OPT_VERIFY},
     {"seed", required_argument, 0, O_SEED},
+    {"inplace", no_argument, 0, O_INPLACE},
+    {"budget", required_argument, 0, O_BUDGET},
     {0, 0, 0, 0}};
 
 static bool redist_only(int c)
 {
-    return (c >= O_MODE && c <= O_SEED) || c == CLI_OPT_VERIFY;
+    return (c >= O_MODE && c <= O_BUDGET) || c == CLI_OPT_VERIFY;
+}
+
+// A byte count: digits and an optional K, M or G suffix (powers of 1024), up to 2^62.
+static bool parse_bytes(const char *s, int64_t *out)
+{
+    char num[32];
+    size_t len = strlen(s);
+    int shift = 0;
+    if (len > 1 && strchr("kKmMgG", s[len - 1])) {
+        shift = strchr("kK", s[len - 1]) ? 10 : strchr("mM", s[len - 1]) ? 20 : 30;
+        len--;
+    }
+    int64_t v;
+    if (len == 0 || len >= sizeof num)
+        return false;
+    memcpy(num, s, len);
+    num[len] = 0;
+    if (!cli_parse_i64(num, 0, ((int64_t)1 << 62) >> shift, &v))
+        return false;
+    *out = v << shift;
+    return true;
 }
 
 // An option only redist takes; c is its id, its value in optarg.
@@ -175,6 +207,12 @@ static int redist_option(args *a, int c, char **argv)
             return cli_usage(cmd, "--threads: '%s' is not an integer in 1..256", optarg);
         return CLI_OK;
     case O_NOKEEP: a->no_keep = true; return CLI_OK;
+    case O_INPLACE: a->inplace = true; return CLI_OK;
+    case O_BUDGET:
+        if (!parse_bytes(optarg, &a->budget))
+            return cli_usage(cmd, "--budget: '%s' is not a byte count (an integer >= 0 with an "
+                             "optional K, M or G suffix)", optarg);
+        return CLI_OK;
     case O_SEED:
         // Its own --seed rather than the common one: this message says ">= 0".
         if (!cli_parse_i64(optarg, 0, INT64_MAX, &a->seed))
@@ -236,11 +274,31 @@ static int plan_option(args *a, int c, char **argv)
     }
 }
 
+// What --inplace cannot combine with, said before anything is built.
+static int check_inplace_args(const args *a)
+{
+    const char *cmd = a->co.cmd;
+    if (!a->inplace)
+        return a->budget >= 0 ? cli_usage(cmd, "--budget: only with --inplace") : CLI_OK;
+    if (a->mode == NT_EXEC_MOVE)
+        return cli_usage(cmd, "--inplace: copies; --mode move is not available with it");
+    if (a->schedule == NT_SCHED_STEPS)
+        return cli_usage(cmd, "--inplace: runs its own order; --schedule steps is not "
+                         "available with it");
+    if (a->layout[0] != NT_LAYOUT_TILE || a->layout[1] != NT_LAYOUT_TILE)
+        return cli_usage(cmd, "--inplace: needs the tile layout on both sides (--%s scalapack)",
+                         a->layout[0] != NT_LAYOUT_TILE ? "from-layout" : "to-layout");
+    if (a->has_sub)
+        return cli_usage(cmd, "--inplace: moves the whole matrix; --sub is not available "
+                         "with it");
+    return CLI_OK;
+}
+
 static int parse_args(int argc, char **argv, bool redist, args *a)
 {
     const char *cmd = redist ? "redist" : "plan";
     *a = (args){.co = {.cmd = cmd, .help = redist ? help_redist : help_plan}, .redist = redist,
-                .elem = 8, .match = NT_MATCH_CANONICAL, .seed = 1};
+                .elem = 8, .match = NT_MATCH_CANONICAL, .seed = 1, .budget = -1};
     int c, rc;
     while ((c = cli_getopt(argc, argv, plan_options)) != -1) {
         if (!redist && redist_only(c)) {
@@ -260,6 +318,8 @@ static int parse_args(int argc, char **argv, bool redist, args *a)
         return cli_usage(cmd, "--m and --n are required");
     if (!a->given[0] || !a->given[1])
         return cli_usage(cmd, "--from and --to are required");
+    if ((rc = check_inplace_args(a)) != CLI_OK)
+        return rc;
     for (int k = 0; k < 2; k++)
         snprintf(a->tile_txt[k], sizeof a->tile_txt[k], "%lldx%lld@%.40s", (long long)a->mb[k],
                  (long long)a->nb[k], a->dist[k]);
@@ -481,11 +541,15 @@ static nt_status execute(const args *a, nt_plan_t *p, nt_matrix_t *S, nt_matrix_
     nt_matrix_fill_pattern(S, (uint64_t)a->seed);
     nt_exec_opts_t eo = {.mode = a->mode, .schedule = a->schedule,
                          .threads_per_domain = a->threads, .no_keep = a->no_keep,
-                         .measure_bound = true};
+                         .measure_bound = true, .inplace = a->inplace,
+                         .budget_bytes = a->budget > 0 ? a->budget : 0};
     nt_status st = nt_plan_execute(p, S, T, &eo, es);
     *bad = 0;
     if (st != NT_OK || !a->co.verify)
         return st;
+    // In place the source has no memory left: the target is checked against the pattern.
+    if (a->inplace)
+        return nt_matrix_check_pattern(T, (uint64_t)a->seed, 0, 0, a->m, a->n, 0, 0, bad);
     nt_sub_t whole = {a->m, a->n, 0, 0, 0, 0};
     return nt_matrix_compare(T, S, a->has_sub ? &a->sub : &whole, bad);
 }
@@ -498,6 +562,42 @@ static double on_domain_fraction(const nt_exec_stats_t *es)
 static double bound_ratio(const nt_exec_stats_t *es)
 {
     return es->bound_gbs > 0 ? es->bandwidth_gbs / es->bound_gbs : 0;
+}
+
+static json_t *per_domain_json(const int64_t *v, int D)
+{
+    json_t *arr = json_array();
+    for (int d = 0; d < D; d++)
+        json_array_append_new(arr, json_integer(v ? v[d] : 0));
+    return arr;
+}
+
+// --inplace: the budget, the peak of extra memory per domain and its lower bounds.
+static void inplace_json(json_t *out, const args *a, const nt_exec_stats_t *es)
+{
+    json_object_set_new(out, "budget_bytes", json_integer(a->budget > 0 ? a->budget : 0));
+    json_object_set_new(out, "peak_extra_bytes",
+                        per_domain_json(es->peak_extra_bytes, es->ndomains));
+    json_object_set_new(out, "peak_lower_bound_bytes",
+                        per_domain_json(es->peak_lower_bound_bytes, es->ndomains));
+    json_object_set_new(out, "peak_lower_bound_total", json_integer(es->peak_lower_bound_total));
+    json_object_set_new(out, "bytes_recycled", json_integer(es->bytes_recycled));
+    json_object_set_new(out, "waves", json_integer(es->waves));
+}
+
+static void inplace_print(const args *a, const nt_exec_stats_t *es)
+{
+    printf("  in place: peak extra bytes per domain");
+    for (int d = 0; d < es->ndomains; d++)
+        printf(" %lld", (long long)(es->peak_extra_bytes ? es->peak_extra_bytes[d] : 0));
+    printf(" (lower bound");
+    for (int d = 0; d < es->ndomains; d++)
+        printf(" %lld", (long long)(es->peak_lower_bound_bytes ? es->peak_lower_bound_bytes[d]
+                                                               : 0));
+    printf(", total %lld); budget %lld%s\n", (long long)es->peak_lower_bound_total,
+           (long long)(a->budget > 0 ? a->budget : 0), a->budget > 0 ? "" : " (no limit)");
+    printf("  recycled %lld bytes of the source in %lld waves\n",
+           (long long)es->bytes_recycled, (long long)es->waves);
 }
 
 // The execution's fields, added to the plan's object (whose "seconds" become plan_seconds).
@@ -519,6 +619,9 @@ static void exec_json(json_t *out, const args *a, const nt_exec_stats_t *es, int
     json_object_set_new(out, "bytes_node_changed", json_integer(es->bytes_node_changed));
     json_object_set_new(out, "tasks", json_integer(es->tasks));
     json_object_set_new(out, "on_domain_fraction", json_real(on_domain_fraction(es)));
+    json_object_set_new(out, "inplace", json_boolean(a->inplace));
+    if (a->inplace)
+        inplace_json(out, a, es);
     if (a->co.verify) {
         json_object_set_new(out, "verify", json_boolean(bad == 0));
         json_object_set_new(out, "mismatches", json_integer(bad));
@@ -536,6 +639,8 @@ static void exec_print(const args *a, const nt_exec_stats_t *es, int64_t bad)
            (long long)es->bytes_copied, (long long)es->tasks, 100 * on_domain_fraction(es),
            (long long)es->tiles_kept, (long long)es->tiles_migrated,
            (long long)es->pages_failed, (long long)es->bytes_node_changed);
+    if (a->inplace)
+        inplace_print(a, es);
     if (a->co.verify)
         printf("verify: %s (%lld mismatching elements)\n", bad ? "FAILED" : "ok",
                (long long)bad);

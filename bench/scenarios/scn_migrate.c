@@ -4,7 +4,9 @@
 //     same-run copy bound (a parallel memcpy of the same bytes by the same threads), their ratio
 //     against the targets (>= 0.9 for tiles of 256 KiB or more, >= 0.7 for 8 KiB tiles);
 //   - move mode: whole tiles keep their address and their pages migrate (move_pages);
-//   - a plain single-threaded loop copying the same segments into a target already placed.
+//   - a plain single-threaded loop copying the same segments into a target already placed;
+//   - in-place mode: the target reuses the source's blocks (recycled, already faulted in), its
+//     peak of extra memory against the matrix, and allocation + copy time against copy mode's.
 // Then the plan time for 10^6 tiles (target < 0.5 s).
 #include <math.h>
 #include <stdlib.h>
@@ -19,8 +21,8 @@
 #include "numatile/topo.h"
 #include "scn_util.h"
 
-enum { MODE_COPY, MODE_MOVE, MODE_LOOP, NMODES };
-static const char *const mode_name[NMODES] = {"copy", "move", "loop"};
+enum { MODE_COPY, MODE_MOVE, MODE_LOOP, MODE_INPLACE, NMODES };
+static const char *const mode_name[NMODES] = {"copy", "move", "loop", "inplace"};
 
 // Everything one (domains, tile size) configuration measured, over its repetitions.
 typedef struct point {
@@ -28,6 +30,8 @@ typedef struct point {
     double gbs[NMODES][3];       // median, min, max: copy and loop bandwidth, move logical rate
     double bound[3], ratio[3];   // copy mode: same-run bound and bandwidth / bound
     double seconds[NMODES];      // median time of the timed part
+    double total[NMODES];        // copy and in place: median of allocation + timed part
+    int64_t inplace_peak, inplace_lb; // in place: extra bytes, all domains; their lower bound
     int64_t bytes_copied, tiles_kept, move_tiles, move_pages, move_node_bytes, move_copied;
     int64_t loop_bytes;
     double on_domain;            // fraction of copy tasks that ran on their domain (copy mode)
@@ -111,7 +115,7 @@ static int verify(const bench_run *r, const setup *s, const nt_matrix_t *T, cons
 // The samples of one mode's repetitions: bandwidth (copy and loop) or logical rate (move),
 // copy mode's bound and ratio, seconds of the timed part.
 typedef struct samples {
-    double *g, *bnd, *rat, *sec;
+    double *g, *bnd, *rat, *sec, *tot;
 } samples;
 
 // The plain loop into a placed target; the kept tiles are copied afterwards for the check.
@@ -160,21 +164,41 @@ static void move_stats(const nt_exec_stats_t *es, int rep, const samples *x, poi
     json_object_set_new(row, "physical_gbs", json_real(es->bandwidth_gbs));
 }
 
-// Repetition rep of copy or move mode through nt_plan_execute.
+// In place: the bandwidth of its copies and the extra memory of all domains together.
+static void inplace_stats(const nt_exec_stats_t *es, int rep, const samples *x, point *pt,
+                          json_t *row)
+{
+    int64_t peak = 0;
+    for (int d = 0; d < es->ndomains; d++)
+        peak += es->peak_extra_bytes[d];
+    x->g[rep] = es->bandwidth_gbs;
+    pt->inplace_peak = peak;
+    pt->inplace_lb = es->peak_lower_bound_total;
+    json_object_set_new(row, "peak_extra_bytes", json_integer(peak));
+    json_object_set_new(row, "peak_lower_bound_bytes", json_integer(es->peak_lower_bound_total));
+    json_object_set_new(row, "bytes_recycled", json_integer(es->bytes_recycled));
+    json_object_set_new(row, "waves", json_integer(es->waves));
+}
+
+// Repetition rep of copy, move or in-place mode through nt_plan_execute.
 static nt_status exec_rep(nt_plan_t *P, nt_matrix_t *S, nt_matrix_t *T, int mode, int rep,
                           const samples *x, point *pt, json_t *row)
 {
     nt_exec_opts_t o = {.mode = mode == MODE_MOVE ? NT_EXEC_MOVE : NT_EXEC_COPY,
-                        .measure_bound = mode == MODE_COPY};
+                        .measure_bound = mode == MODE_COPY, .inplace = mode == MODE_INPLACE};
     nt_exec_stats_t es;
     nt_status st = nt_plan_execute(P, S, T, &o, &es);
     if (st != NT_OK)
         return st;
     x->sec[rep] = es.seconds;
+    x->tot[rep] = es.seconds_alloc + es.seconds;
     if (mode == MODE_COPY)
         copy_stats(&es, rep, x, pt, row);
-    else
+    else if (mode == MODE_MOVE)
         move_stats(&es, rep, x, pt, row);
+    else
+        inplace_stats(&es, rep, x, pt, row);
+    json_object_set_new(row, "alloc_seconds", json_real(es.seconds_alloc));
     json_object_set_new(row, "bytes_copied", json_integer(es.bytes_copied));
     nt_exec_stats_free(&es);
     return NT_OK;
@@ -216,16 +240,17 @@ static int one_rep(bench_run *r, const setup *s, int mode, int rep, const sample
 // One mode, reps repetitions; the point gets their median/min/max.
 static int run_mode(bench_run *r, const setup *s, int mode, int reps, point *pt)
 {
-    double *g = calloc((size_t)reps * 4, sizeof *g);
+    double *g = calloc((size_t)reps * 5, sizeof *g);
     if (!g)
         return scn_fail(r, "repetitions", NT_ENOMEM);
-    samples x = {g, g + reps, g + 2 * reps, g + 3 * reps};
+    samples x = {g, g + reps, g + 2 * reps, g + 3 * reps, g + 4 * reps};
     int rc = 0;
     for (int rep = 0; rep < reps && !rc; rep++)
         rc = one_rep(r, s, mode, rep, &x, pt);
     if (!rc) {
         scn_stat3(pt->gbs[mode], x.g, reps);
         pt->seconds[mode] = bench_median(x.sec, (size_t)reps);
+        pt->total[mode] = bench_median(x.tot, (size_t)reps);
         if (mode == MODE_COPY) {
             scn_stat3(pt->bound, x.bnd, reps);
             scn_stat3(pt->ratio, x.rat, reps);
@@ -314,6 +339,18 @@ static json_t *point_json(const point *p)
     json_object_set_new(o, "loop_bytes", json_integer(p->loop_bytes));
     json_object_set_new(o, "copy_over_loop",
                         json_real(p->gbs[MODE_COPY][0] / p->gbs[MODE_LOOP][0]));
+    double matrix = (double)p->bytes_copied + (double)p->tiles_kept * (double)p->tile * p->tile * 8;
+    json_object_set_new(o, "copy_total_seconds", json_real(p->total[MODE_COPY]));
+    json_object_set_new(o, "inplace_seconds", json_real(p->seconds[MODE_INPLACE]));
+    json_object_set_new(o, "inplace_total_seconds", json_real(p->total[MODE_INPLACE]));
+    json_object_set_new(o, "inplace_gbs", json_real(p->gbs[MODE_INPLACE][0]));
+    json_object_set_new(o, "inplace_peak_extra_bytes", json_integer(p->inplace_peak));
+    json_object_set_new(o, "inplace_peak_lower_bound_bytes", json_integer(p->inplace_lb));
+    json_object_set_new(o, "inplace_peak_fraction",
+                        json_real(matrix > 0 ? (double)p->inplace_peak / matrix : 0));
+    json_object_set_new(o, "copy_total_over_inplace_total",
+                        json_real(p->total[MODE_INPLACE] > 0
+                                      ? p->total[MODE_COPY] / p->total[MODE_INPLACE] : 0));
     char tg[24] = "-";
     if (tgt > 0)
         snprintf(tg, sizeof tg, ">=%.1f %s", tgt, p->ratio[0] >= tgt ? "met" : "NOT");
@@ -339,6 +376,10 @@ static const bench_col table[] = {
     {.key = "move_pages_migrated", .head = "pages", .fmt = "%6d"},
     {.key = "loop_gbs", .head = "loop", .fmt = "%-6.2f", .sep = " | "},
     {.key = "copy_over_loop", .head = "c/l", .fmt = "%5.2f"},
+    {.key = "inplace_total_seconds", .head = "in place ms", .fmt = "%11.2f", .sep = " | ",
+     .scale = 1e3},
+    {.key = "copy_total_over_inplace_total", .head = "speed-up", .fmt = "%8.2f"},
+    {.key = "inplace_peak_fraction", .head = "peak %", .fmt = "%6.2f", .scale = 100},
     {NULL}};
 
 static const bench_plot_spec plot = {
@@ -484,7 +525,10 @@ static void report(bench_run *r, const config *c, const point *pts, int npts)
     bench_printf(r, "(GB/s = bytes copied / time; bound = same-run parallel memcpy of the "
                     "same bytes by the same threads;\n move ms = move mode's timed part, "
                     "pages = pages it migrated; loop = one unbound thread copying the\n same "
-                    "segments into a target already placed; c/l = copy GB/s / loop GB/s)\n");
+                    "segments into a target already placed; c/l = copy GB/s / loop GB/s;\n in "
+                    "place ms = in-place allocation + copy time, speed-up = copy mode's "
+                    "allocation + copy time\n over it, peak %% = in place's extra memory "
+                    "(all domains) / the matrix)\n");
     bool large, small;
     print_targets(r, pts, npts, &large, &small);
     json_t *plan = print_plan_time(r, c);

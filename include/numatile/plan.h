@@ -338,6 +338,10 @@ typedef struct nt_exec_opts {
     bool measure_bound;         /**< also time the same-run copy bound */
     nt_exec_order order;        /**< copy order of periodic plans (default AUTO); one-port
                                      steps always use TARGET */
+    bool inplace;               /**< in place: the target reuses the source's memory (see
+                                     nt_plan_execute()); the source ends without memory */
+    int64_t budget_bytes;       /**< in place: extra bytes allowed on each domain beyond the
+                                     source's own memory; 0 = no limit, < 0 invalid */
 } nt_exec_opts_t;
 
 /** \brief What an execution did. Per-pair matrices are ndomains x ndomains, row = source. */
@@ -361,6 +365,20 @@ typedef struct nt_exec_stats {
     double bound_seconds;       /**< same-run copy bound: time of a parallel memcpy of the same
                                      bytes by the same threads (0 unless measured) */
     double bound_gbs;           /**< its bandwidth (0 unless measured) */
+    int64_t *peak_extra_bytes;  /**< in place: per domain (D entries), the most memory held at
+                                     once beyond the source's own (blocks taken from the kernel;
+                                     recycled blocks are free); NULL otherwise */
+    int64_t *peak_lower_bound_bytes; /**< in place: per domain (D entries), what any order
+                                     needs: the target's bytes to copy on the domain minus the
+                                     source's recyclable bytes there, at least 0; NULL
+                                     otherwise */
+    int64_t peak_lower_bound_total; /**< in place: lower bound of the sum over domains: the
+                                     sum above, and at least the least, over source blocks, of
+                                     the target bytes reading one (before a first recycled
+                                     block exists, the blocks reading it were all fresh) */
+    int64_t bytes_recycled;     /**< in place: target bytes placed in recycled source blocks */
+    int64_t waves;              /**< in place: waves of copies (blocks freed by a wave serve
+                                     the next ones) */
 } nt_exec_stats_t;
 
 /**
@@ -381,6 +399,20 @@ typedef struct nt_exec_stats {
  *
  * Nothing lost: if any allocation fails, dst and src are unchanged and everything taken is
  * released before returning.
+ *
+ * In place (opts->inplace): the target reuses the source's memory, so a matrix that fills most
+ * of the machine can still be redistributed. Needs the TILE layout on both sides, a target
+ * without memory, the whole matrix (no submatrix, equal sizes), copy mode and the FREE
+ * schedule. Every source block (a tile of at least a page, or a domain's slab of small tiles)
+ * returns to its domain's pool once every piece of it is copied out; target blocks come from
+ * their domain's pool first, from the kernel only when it is empty. The order of the target
+ * blocks is chosen before anything is touched, greedily: blocks the pools can serve first,
+ * then fresh blocks within two target blocks per domain for parallelism, then the block
+ * whose completion frees the most; copies run in waves, each filling blocks whose memory
+ * previous waves freed. Its peak (peak_extra_bytes) is computed exactly before the first
+ * copy and compared with opts->budget_bytes. Every fresh block is allocated before the first
+ * copy; after success src has no memory (its descriptor stays valid, to destroy) and every
+ * leftover recycled block is returned to the kernel.
  * @param[in]     plan  a plan built for (src, dst).
  * @param[in,out] src   source with memory (written only to hand over adopted tiles).
  * @param[in,out] dst   target.
@@ -388,8 +420,11 @@ typedef struct nt_exec_stats {
  * @param[out]    stats statistics, or NULL; free its arrays with nt_exec_stats_free().
  * @retval NT_OK success. @retval NT_EINVAL NULL argument, plan of other matrices, src without
  *         memory, a relabelled plan or move mode into a dst with memory, bad options.
- * @retval NT_ENOTSUP synthetic topology. @retval NT_ENOMEM, NT_ESYS allocation or binding
- *         failed (nothing modified).
+ * @retval NT_ENOTSUP synthetic topology; in place: a layout other than TILE, a submatrix,
+ *         move mode or the STEPS schedule. @retval NT_ENOSPACE in place: the order needs
+ *         more extra bytes on a domain than budget_bytes (the message names the domain, the
+ *         bytes and the budget), or more than the machine has free; nothing touched.
+ * @retval NT_ENOMEM, NT_ESYS allocation or binding failed (nothing modified).
  */
 nt_status nt_plan_execute(nt_plan_t *plan, nt_matrix_t *src, nt_matrix_t *dst,
                           const nt_exec_opts_t *opts, nt_exec_stats_t *stats);
