@@ -34,13 +34,16 @@ static const char *help_redist =
     "  --schedule free|steps  all copy tasks at once (default) or one-port phases\n"
     "  --threads T         copy threads per domain (default: cpus of the domain, at most 4)\n"
     "  --no-keep           copy even the tiles that stay where they are\n"
+    "  --order auto|target|source|global  copy order of a periodic plan (block-cyclic\n"
+    "                      ScaLAPACK layouts on both sides; default auto: global when all\n"
+    "                      domains share one NUMA node, else target)\n"
     "  --inplace           the target reuses the source's memory (TILE layouts, the whole\n"
     "                      matrix, copy mode, free schedule); the source ends without memory\n"
     "  --budget BYTES      with --inplace: extra bytes allowed per domain (K, M, G suffixes;\n"
     "                      default 0 = no limit); a larger need is refused before any copy\n"
     "  --verify            check every target element against the source (exit 1 if not)\n"
     "  --seed S            seed of the source's fill pattern (default 1)\n"
-    "  --json              the fields of 'plan', and seconds (execution), plan_seconds,\n"
+    "  --json              the fields of 'plan', and seconds (execution), plan_seconds, order,\n"
     "                      alloc_seconds, bandwidth_gbs, bound_gbs (same-run parallel copy of\n"
     "                      the same bytes by the same threads), ratio, bytes_copied,\n"
     "                      tiles_kept, tiles_migrated, pages_failed, bytes_node_changed,\n"
@@ -66,6 +69,7 @@ typedef struct args {
     nt_sub_t sub;
     nt_exec_mode mode;
     nt_exec_schedule schedule;
+    nt_exec_order order;
     int threads;
     int64_t seed;
 } args;
@@ -128,7 +132,7 @@ static bool parse_layout(const char *s, nt_layout *out)
 
 // The options of both subcommands; those from O_MODE on, and --verify, belong to redist.
 enum { O_M = 1, O_N, O_FROM, O_TO, O_SYN, O_MATCH, O_SUB, O_FL, O_TL, O_ELEM, O_DUMP, O_MODE,
-       O_SCHED, O_THREADS, O_NOKEEP, O_SEED, O_INPLACE, O_BUDGET };
+       O_SCHED, O_THREADS, O_NOKEEP, O_SEED, O_INPLACE, O_BUDGET, O_ORDER };
 
 static const struct option plan_options[] = {
     {"m", required_argument, 0, O_M},
@@ -153,11 +157,12 @@ static const struct option plan_options[] = {
     {"seed", required_argument, 0, O_SEED},
     {"inplace", no_argument, 0, O_INPLACE},
     {"budget", required_argument, 0, O_BUDGET},
+    {"order", required_argument, 0, O_ORDER},
     {0, 0, 0, 0}};
 
 static bool redist_only(int c)
 {
-    return (c >= O_MODE && c <= O_BUDGET) || c == CLI_OPT_VERIFY;
+    return (c >= O_MODE && c <= O_ORDER) || c == CLI_OPT_VERIFY;
 }
 
 // A byte count: digits and an optional K, M or G suffix (powers of 1024), up to 2^62.
@@ -207,6 +212,15 @@ static int redist_option(args *a, int c, char **argv)
             return cli_usage(cmd, "--threads: '%s' is not an integer in 1..256", optarg);
         return CLI_OK;
     case O_NOKEEP: a->no_keep = true; return CLI_OK;
+    case O_ORDER: {
+        static const char *const names[] = {"auto", "target", "source", "global"};
+        for (int k = 0; k < 4; k++)
+            if (!strcmp(optarg, names[k])) {
+                a->order = (nt_exec_order)k;
+                return CLI_OK;
+            }
+        return cli_usage(cmd, "--order: '%s' is not auto|target|source|global", optarg);
+    }
     case O_INPLACE: a->inplace = true; return CLI_OK;
     case O_BUDGET:
         if (!parse_bytes(optarg, &a->budget))
@@ -542,7 +556,7 @@ static nt_status execute(const args *a, nt_plan_t *p, nt_matrix_t *S, nt_matrix_
     nt_exec_opts_t eo = {.mode = a->mode, .schedule = a->schedule,
                          .threads_per_domain = a->threads, .no_keep = a->no_keep,
                          .measure_bound = true, .inplace = a->inplace,
-                         .budget_bytes = a->budget > 0 ? a->budget : 0};
+                         .budget_bytes = a->budget > 0 ? a->budget : 0, .order = a->order};
     nt_status st = nt_plan_execute(p, S, T, &eo, es);
     *bad = 0;
     if (st != NT_OK || !a->co.verify)
@@ -606,6 +620,8 @@ static void exec_json(json_t *out, const args *a, const nt_exec_stats_t *es, int
     json_object_set(out, "plan_seconds", json_object_get(out, "seconds"));
     json_object_set_new(out, "mode", json_string(a->mode ? "move" : "copy"));
     json_object_set_new(out, "schedule", json_string(a->schedule ? "steps" : "free"));
+    static const char *const orders[] = {"auto", "target", "source", "global"};
+    json_object_set_new(out, "order", json_string(orders[a->order]));
     json_object_set_new(out, "seconds", json_real(es->seconds));
     json_object_set_new(out, "alloc_seconds", json_real(es->seconds_alloc));
     json_object_set_new(out, "bandwidth_gbs", json_real(es->bandwidth_gbs));
