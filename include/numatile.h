@@ -16,6 +16,7 @@
 #include "numatile/stencil_model.h"
 #include "numatile/hetero.h"
 #include "numatile/matrix.h"
+#include "numatile/pool.h"
 #include "numatile/plan.h"
 #include "numatile/kernels.h"
 

@@ -57,6 +57,7 @@ typedef struct pctx {
     char **dcol;       // per copy thread: the target column of every target grid row
     pphases ps;      // nphases = 1 and no pair phases under FREE
     bool stream;     // long runs with non-temporal stores (a move far larger than the caches)
+    bool fresh;      // the execution allocates the target
     ptask *task;
     int64_t ntask;
     int64_t *tfirst; // tasks of phase t, domain d: task[tfirst[t*D + d] .. tfirst[t*D + d + 1])
@@ -435,6 +436,11 @@ static void fill_stats(pctx *x, double alloc_s, double seconds, double bound,
     s->tasks = x->t.tasks;
     s->tasks_on_domain = x->t.tasks_on_domain;
     s->seconds_alloc = alloc_s;
+    if (x->fresh) {
+        s->seconds_fault = x->dst->mem->seconds_fault;
+        s->bytes_alloc_fresh = x->dst->mem->bytes_fresh;
+        s->bytes_alloc_pooled = x->dst->mem->bytes_pooled;
+    }
     s->seconds = seconds;
     s->bound_seconds = bound;
     memcpy(s->pair_tiles, x->v->pair_segs, DD * sizeof *s->pair_tiles);
@@ -550,8 +556,9 @@ nt_status nt_exec_periodic(nt_plan_t *plan, const nt_plan_view_t *v, nt_matrix_t
         (stats && (st = stats_alloc(v->ndomains, &s)) != NT_OK) ||
         (st = prepare(&x, plan, o)) != NT_OK)
         goto out;
+    x.fresh = !dst->allocated;
     double ta = nt_now();
-    if (!dst->allocated && (st = alloc_target(dst, v)) != NT_OK)
+    if (x.fresh && (st = alloc_target(dst, v)) != NT_OK)
         goto out;
     double tb = nt_now();
     double seconds = run_all(&x);

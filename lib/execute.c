@@ -31,6 +31,7 @@
 
 typedef struct exec_ctx {
     nt_team_t t;             // the machine, bound threads, per-thread accounting
+    bool fresh;              // the execution allocates the target
     const nt_matrix_t *src;
     nt_matrix_t *dst;
     const nt_segment_t *seg;
@@ -487,6 +488,11 @@ static void fill_stats(exec_ctx *c, const nt_plan_view_t *v, double alloc_second
                    (double)c->pages_migrated * (double)nt_mem_page_size();
     s.bandwidth_gbs = s.seconds > 0 ? moved / s.seconds / 1e9 : 0;
     s.bound_gbs = bound > 0 ? (double)s.bytes_copied / bound / 1e9 : 0;
+    if (c->fresh) {
+        s.seconds_fault = c->dst->mem->seconds_fault;
+        s.bytes_alloc_fresh = c->dst->mem->bytes_fresh;
+        s.bytes_alloc_pooled = c->dst->mem->bytes_pooled;
+    }
     *stats = s;
     c->pair_tiles = c->pair_bytes = NULL;
 }
@@ -519,7 +525,7 @@ nt_status nt_plan_execute(nt_plan_t *plan, nt_matrix_t *src, nt_matrix_t *dst,
     }
 
     // Everything that can fail comes first: scratch, work lists, the whole target's memory.
-    exec_ctx c = {.src = src, .dst = dst, .seg = v.seg,
+    exec_ctx c = {.src = src, .dst = dst, .seg = v.seg, .fresh = fresh,
                   .max_in_flight = o.max_in_flight > 0 ? o.max_in_flight : 64};
     nt_owner_state_t old = {0};
     bool relabelled = false;

@@ -5,6 +5,8 @@
 
 #include "nt_core.h"
 #include "nt_matrix.h"
+#include "nt_pool.h"
+#include "numatile/pool.h"
 #include "../partition/nt_partition.h"
 #include "numatile/mem.h"
 
@@ -274,6 +276,54 @@ nt_status nt_matrix_create_spec(const nt_topo_t *topo, const nt_matrix_shape_t *
     return st;
 }
 
+// Memory of domain d for A: from A's pool when a run fits (zeroed: a matrix starts at zero;
+// a memset, no page fault), else fresh from the kernel, mapped untouched and then touched
+// here so that the page faults are timed apart from the mapping.
+static nt_status mat_alloc(nt_matrix_t *A, int d, size_t bytes, void **out)
+{
+    struct nt_matrix_mem *mm = A->mem;
+    if (mm->pool && (*out = nt_mempool_take(mm->pool, d, bytes)) != NULL) {
+        memset(*out, 0, bytes);
+        mm->bytes_pooled += (int64_t)bytes;
+        return NT_OK;
+    }
+    nt_status st = nt_mem_alloc(A->topo, d, bytes, NT_MEM_NOTOUCH, out);
+    if (st)
+        return st;
+    double t0 = nt_now();
+    size_t pg = nt_mem_page_size();
+    for (size_t off = 0; off < bytes; off += pg)
+        ((volatile char *)*out)[off] = 0;
+    mm->seconds_fault += nt_now() - t0;
+    mm->bytes_fresh += (int64_t)bytes;
+    return NT_OK;
+}
+
+// Memory of domain d back to A's pool, or to the kernel.
+static void mat_free(nt_matrix_t *A, int d, void *p, size_t bytes)
+{
+    if (!p)
+        return;
+    if (A->mem->pool)
+        nt_mempool_give(A->mem->pool, d, p, bytes);
+    else
+        nt_mem_free(p, bytes);
+}
+
+nt_status nt_matrix_set_pool(nt_matrix_t *A, nt_mempool_t *pool)
+{
+    if (!A)
+        return nt_fail(NT_EINVAL, "nt_matrix_set_pool: A is NULL");
+    if (A->allocated)
+        return nt_fail(NT_EINVAL, "nt_matrix_set_pool: the matrix already has memory");
+    if (pool && A->topo && A->topo != nt_mempool_topo(pool))
+        return nt_fail(NT_EINVAL, "nt_matrix_set_pool: the pool is on another topology");
+    if (pool && !A->topo)
+        A->topo = nt_mempool_topo(pool);
+    A->mem->pool = pool;
+    return NT_OK;
+}
+
 void nt_matrix_release(nt_matrix_t *A)
 {
     if (!A || !A->mem)
@@ -283,13 +333,14 @@ void nt_matrix_release(nt_matrix_t *A)
         for (int64_t i = 0; i < A->mt; i++)
             for (int64_t j = 0; j < A->nt; j++)
                 if (mm->owned[i * A->nt + j])
-                    nt_mem_free(A->tile[i * A->nt + j], nt_tile_bytes(A, i, j));
+                    mat_free(A, A->owner[i * A->nt + j], A->tile[i * A->nt + j],
+                             nt_tile_bytes(A, i, j));
     if (mm->slab)
         for (int d = 0; d < A->ndomains; d++)
-            nt_mem_free(mm->slab[d], mm->slab_bytes[d]);
+            mat_free(A, d, mm->slab[d], mm->slab_bytes[d]);
     if (mm->local)
         for (int d = 0; d < A->ndomains; d++)
-            nt_mem_free(mm->local[d], mm->local_bytes[d]);
+            mat_free(A, d, mm->local[d], mm->local_bytes[d]);
     free(mm->owned);
     free(mm->slab);
     free(mm->slab_bytes);
@@ -340,7 +391,7 @@ static nt_status alloc_tile_layout(nt_matrix_t *A, const unsigned char *skip)
         }
     for (int d = 0; d < D; d++)
         if (mm->slab_bytes[d]) {
-            nt_status st = nt_mem_alloc(A->topo, d, mm->slab_bytes[d], 0, (void **)&mm->slab[d]);
+            nt_status st = mat_alloc(A, d, mm->slab_bytes[d], (void **)&mm->slab[d]);
             if (st) {
                 mm->slab_bytes[d] = 0;
                 return st;
@@ -370,7 +421,7 @@ static nt_status alloc_tile_layout(nt_matrix_t *A, const unsigned char *skip)
                 if (A->owner[t] != d || b < big || (skip && skip[t]))
                     continue;
                 void *p;
-                if ((st = nt_mem_alloc(A->topo, d, b, 0, &p)) != NT_OK)
+                if ((st = mat_alloc(A, d, b, &p)) != NT_OK)
                     break;
                 A->tile[t] = p;
                 mm->owned[t] = 1;
@@ -423,7 +474,7 @@ static nt_status alloc_scalapack(nt_matrix_t *A)
             st = nt_fail(NT_ERANGE, "nt_matrix_alloc: local matrix of domain %d overflows", d);
             break;
         }
-        if ((st = nt_mem_alloc(A->topo, d, b, 0, (void **)&mm->local[d])) == NT_OK)
+        if ((st = mat_alloc(A, d, b, (void **)&mm->local[d])) == NT_OK)
             mm->local_bytes[d] = b;
     }
     if (st == NT_OK)
@@ -458,6 +509,12 @@ static nt_status alloc_room(const nt_matrix_t *A, const unsigned char *skip)
     }
     for (int d = 0; A->layout == NT_LAYOUT_SCALAPACK && d < A->ndomains; d++)
         per[d] = (uint64_t)A->lld[d] * (uint64_t)A->mem->local_cols[d] * A->elem_size;
+    // What the pool holds for a domain needs no new memory.
+    for (int d = 0; A->mem->pool && d < D; d++) {
+        size_t held = 0;
+        nt_mempool_bytes(A->mem->pool, d, &held);
+        per[d] = per[d] > held ? per[d] - held : 0;
+    }
     size_t ntiles = (size_t)(A->mt * A->nt);
     nt_status st = nt_mem_room(A->topo, per, (uint64_t)ntiles * (sizeof(void *) + 1),
                                "nt_matrix_alloc");
@@ -478,6 +535,8 @@ nt_status nt_matrix_alloc_except(nt_matrix_t *A, const unsigned char *skip)
     nt_status st0 = alloc_room(A, skip);
     if (st0)
         return st0;
+    A->mem->bytes_pooled = A->mem->bytes_fresh = 0;
+    A->mem->seconds_fault = 0;
     A->tile = calloc((size_t)(A->mt * A->nt), sizeof *A->tile);
     if (!A->tile)
         return nt_fail(NT_ENOMEM, "nt_matrix_alloc: out of memory");

@@ -21,6 +21,11 @@ struct nt_matrix_mem {
     char **local;         // ndomains (SCALAPACK)
     size_t *local_bytes;
     int64_t *local_cols;  // ndomains (SCALAPACK): columns of each local matrix
+    struct nt_mempool *pool; // memory comes from and returns to this pool (NULL: the kernel)
+    // The last allocation: bytes taken from the pool, bytes taken fresh from the kernel, and
+    // the time the first touch of the fresh bytes took (their page faults).
+    int64_t bytes_pooled, bytes_fresh;
+    double seconds_fault;
 };
 
 // Bytes of tile (i,j) as stored (TILE layout: rows x cols x elem_size).

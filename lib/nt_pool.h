@@ -57,4 +57,13 @@ void nt_pool_clear(nt_pool_t *p, bool unmap);
 // Bytes rounded up to whole pages (false on overflow).
 bool nt_pool_round(size_t bytes, size_t *out);
 
+struct nt_mempool;
+
+// The public pools (numatile/pool.h, mempool.c) over these: a run of domain d for a matrix
+// (NULL when none fits), and a matrix's memory handed back (to the kernel when the pool's
+// table cannot grow).
+void *nt_mempool_take(struct nt_mempool *pool, int d, size_t bytes);
+void nt_mempool_give(struct nt_mempool *pool, int d, void *ptr, size_t bytes);
+const nt_topo_t *nt_mempool_topo(const struct nt_mempool *pool);
+
 #endif

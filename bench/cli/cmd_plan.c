@@ -44,7 +44,8 @@ static const char *help_redist =
     "  --verify            check every target element against the source (exit 1 if not)\n"
     "  --seed S            seed of the source's fill pattern (default 1)\n"
     "  --json              the fields of 'plan', and seconds (execution), plan_seconds, order,\n"
-    "                      alloc_seconds, bandwidth_gbs, bound_gbs (same-run parallel copy of\n"
+    "                      alloc_seconds, fault_seconds (its first-touch page faults),\n"
+    "                      bytes_alloc_fresh, bandwidth_gbs, bound_gbs (same-run parallel copy of\n"
     "                      the same bytes by the same threads), ratio, bytes_copied,\n"
     "                      tiles_kept, tiles_migrated, pages_failed, bytes_node_changed,\n"
     "                      tasks, on_domain_fraction, inplace, verify (with --verify); with\n"
@@ -624,6 +625,8 @@ static void exec_json(json_t *out, const args *a, const nt_exec_stats_t *es, int
     json_object_set_new(out, "order", json_string(orders[a->order]));
     json_object_set_new(out, "seconds", json_real(es->seconds));
     json_object_set_new(out, "alloc_seconds", json_real(es->seconds_alloc));
+    json_object_set_new(out, "fault_seconds", json_real(es->seconds_fault));
+    json_object_set_new(out, "bytes_alloc_fresh", json_integer(es->bytes_alloc_fresh));
     json_object_set_new(out, "bandwidth_gbs", json_real(es->bandwidth_gbs));
     json_object_set_new(out, "bound_gbs", json_real(es->bound_gbs));
     json_object_set_new(out, "ratio", json_real(bound_ratio(es)));

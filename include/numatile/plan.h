@@ -358,7 +358,12 @@ typedef struct nt_exec_stats {
     int64_t bytes_node_changed; /**< bytes whose physical node changed */
     int64_t tasks;              /**< copy tasks run */
     int64_t tasks_on_domain;    /**< tasks that ran on a cpu of their intended domain */
-    double seconds_alloc;       /**< allocating the target */
+    double seconds_alloc;       /**< allocating the target (page faults included) */
+    double seconds_fault;       /**< the part of seconds_alloc spent in the first touch (page
+                                     faults) of memory taken fresh from the kernel */
+    int64_t bytes_alloc_fresh;  /**< target bytes taken fresh from the kernel */
+    int64_t bytes_alloc_pooled; /**< target bytes taken from its pool (numatile/pool.h),
+                                     already faulted in */
     double seconds;             /**< copying and migrating (the timed part) */
     double bandwidth_gbs;       /**< (bytes_copied + pages_migrated x page size) / seconds / 1e9:
                                      physical work only (adopted tiles move nothing) */
