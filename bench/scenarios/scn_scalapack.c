@@ -7,8 +7,10 @@
 // through Open MPI's shared-memory transport. numatile runs through the public API on a
 // virtual topology with as many domains as ranks: nt_matrix_create_spec with
 // NT_LAYOUT_SCALAPACK on both sides, nt_plan_create, nt_plan_execute with measure_bound, once
-// into a fresh target (plan + alloc + copy) and once into a target allocated beforehand (copy
-// only, as pdgemr2d's B is). Geometries whose estimated memory exceeds what this machine has
+// into a fresh target (plan + alloc + copy), into a new target per repetition attached to a
+// memory pool (plan + alloc + copy, the alloc served by the previous target's pages: what an
+// iterative application pays), and into a target allocated beforehand (copy only, as
+// pdgemr2d's B is). Geometries whose estimated memory exceeds what this machine has
 // free are skipped with the reason.
 #include <limits.h>
 #include <stdio.h>
@@ -20,6 +22,7 @@
 #include "harness.h"
 #include "numatile/matrix.h"
 #include "numatile/plan.h"
+#include "numatile/pool.h"
 #include "numatile/topo.h"
 #include "scenarios.h"
 #include "scn_util.h"
@@ -46,8 +49,8 @@ typedef struct result {
     bool skipped;
     char reason[200];
     bool peer_ran, peer_verify;
-    double peer[3], plan[3], alloc[3], copy[3], total[3], reuse[3], ratio[3];
-    bool verify, reuse_verify;
+    double peer[3], plan[3], alloc[3], copy[3], total[3], reuse[3], ratio[3], pool[3];
+    bool verify, reuse_verify, pool_verify;
     int64_t segments, target_bytes, rss_peak;
 } result;
 
@@ -232,7 +235,7 @@ static void peer_measure(ctx *c, result *res, double *sec)
 
 // Per-repetition samples of one (geometry, N).
 typedef struct samples {
-    double *peer, *plan, *alloc, *copy, *total, *reuse, *ratio;
+    double *peer, *plan, *alloc, *copy, *total, *reuse, *ratio, *pool;
 } samples;
 
 // An N x N matrix of doubles, tiles mb x mb, ScaLAPACK layout on the p x q grid.
@@ -313,18 +316,50 @@ static nt_status reuse_reps(const ctx *c, nt_matrix_t *src, result *res, samples
     return st;
 }
 
-// numatile's side of one geometry: the source, the fresh repetitions, the reused target.
+// One new target per repetition, attached to a pool: the first (untimed) fills the pool, each
+// timed one plans, allocates from the pool, copies, and is destroyed back into the pool.
+static nt_status pool_reps(const ctx *c, nt_matrix_t *src, result *res, samples *x)
+{
+    const geom *g = res->g;
+    nt_sub_t s = sub_of(g, res->n);
+    nt_mempool_t *pool = NULL;
+    nt_status st = nt_mempool_create(c->topo, &pool);
+    for (int k = -1; k < c->reps && st == NT_OK; k++) {
+        nt_matrix_t *dst = NULL;
+        nt_plan_t *plan = NULL;
+        nt_exec_stats_t es = {0};
+        double t0 = bench_now();
+        if ((st = make_matrix(c, res->n, g->mbd, g->pd, g->qd, NT_MATRIX_NOALLOC, &dst)) ==
+                NT_OK &&
+            (st = nt_matrix_set_pool(dst, pool)) == NT_OK &&
+            (st = nt_plan_create(src, dst, &s, NULL, &plan)) == NT_OK &&
+            (st = nt_plan_execute(plan, src, dst, NULL, &es)) == NT_OK && k >= 0)
+            x->pool[k] = bench_now() - t0;
+        if (st == NT_OK && k == c->reps - 1)
+            st = verify_target(c, dst, &s, &res->pool_verify);
+        nt_exec_stats_free(&es);
+        nt_plan_destroy(plan);
+        nt_matrix_destroy(dst);
+    }
+    nt_mempool_destroy(pool);
+    return st;
+}
+
+// numatile's side of one geometry: the source, the fresh repetitions, the pooled ones, the
+// reused target.
 static nt_status numatile_measure(const ctx *c, result *res, samples *x)
 {
     const geom *g = res->g;
     nt_matrix_t *src = NULL;
-    res->verify = res->reuse_verify = true;
+    res->verify = res->reuse_verify = res->pool_verify = true;
     reset_rss_peak();
     nt_status st = make_matrix(c, res->n, g->mbs, g->ps, g->qs, 0, &src);
     if (st == NT_OK)
         st = nt_matrix_fill_pattern(src, c->r->seed); // the run's --seed
     for (int k = 0; k < c->reps && st == NT_OK; k++)
         st = fresh_rep(c, src, res, x, k);
+    if (st == NT_OK)
+        st = pool_reps(c, src, res, x);
     if (st == NT_OK)
         st = reuse_reps(c, src, res, x);
     res->rss_peak = rss_peak();
@@ -336,6 +371,7 @@ static nt_status numatile_measure(const ctx *c, result *res, samples *x)
         scn_stat3(res->total, x->total, c->reps);
         scn_stat3(res->reuse, x->reuse, c->reps);
         scn_stat3(res->ratio, x->ratio, c->reps);
+        scn_stat3(res->pool, x->pool, c->reps);
     }
     return st;
 }
@@ -345,10 +381,11 @@ static nt_status numatile_measure(const ctx *c, result *res, samples *x)
 static void raw_rows(const ctx *c, const result *res, const samples *x)
 {
     for (int k = 0; k < c->reps; k++) {
-        json_t *row = json_pack("{s:s, s:I, s:i, s:f, s:f, s:f, s:f, s:f, s:f}", "geometry",
-                                res->g->name, "n", (json_int_t)res->n, "rep", k, "plan_seconds",
-                                x->plan[k], "alloc_seconds", x->alloc[k], "copy_seconds",
-                                x->copy[k], "total_seconds", x->total[k], "reuse_copy_seconds",
+        json_t *row = json_pack("{s:s, s:I, s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
+                                "geometry", res->g->name, "n", (json_int_t)res->n, "rep", k,
+                                "plan_seconds", x->plan[k], "alloc_seconds", x->alloc[k],
+                                "copy_seconds", x->copy[k], "total_seconds", x->total[k],
+                                "pool_total_seconds", x->pool[k], "reuse_copy_seconds",
                                 x->reuse[k], "copy_over_bound", x->ratio[k]);
         if (res->peer_ran)
             json_object_set_new(row, "pdgemr2d_seconds", json_real(x->peer[k]));
@@ -388,11 +425,11 @@ static int measure_one(ctx *c, result *res, samples *x)
 
 static int measure(ctx *c, const int64_t *sizes, int nsizes, result *res, int *nres)
 {
-    double *buf = calloc((size_t)c->reps * 7, sizeof *buf);
+    double *buf = calloc((size_t)c->reps * 8, sizeof *buf);
     if (!buf)
         return scn_fail(c->r, "samples", NT_ENOMEM);
     samples x = {buf, buf + c->reps, buf + 2 * c->reps, buf + 3 * c->reps, buf + 4 * c->reps,
-                 buf + 5 * c->reps, buf + 6 * c->reps};
+                 buf + 5 * c->reps, buf + 6 * c->reps, buf + 7 * c->reps};
     int rc = 0, total = nsizes * NGEOMS;
     for (int i = 0; i < nsizes && !rc; i++)
         for (int j = 0; j < NGEOMS && !rc; j++) {
@@ -437,22 +474,26 @@ static json_t *result_json(const result *p)
     set3(o, "alloc_seconds", p->alloc);
     set3(o, "copy_seconds", p->copy);
     set3(o, "total_seconds", p->total);
+    set3(o, "pool_total_seconds", p->pool);
     set3(o, "reuse_copy_seconds", p->reuse);
     set3(o, "copy_over_bound", p->ratio);
     json_object_set_new(o, "peak_extra_bytes", json_integer(p->target_bytes));
     json_object_set_new(o, "rss_peak_bytes", json_integer(p->rss_peak));
     json_object_set_new(o, "segments", json_integer(p->segments));
-    json_object_set_new(o, "verify", json_boolean(p->verify && p->reuse_verify));
+    json_object_set_new(o, "verify",
+                        json_boolean(p->verify && p->reuse_verify && p->pool_verify));
     if (p->peer_ran) {
         set3(o, "pdgemr2d_seconds", p->peer);
         json_object_set_new(o, "pdgemr2d_verify", json_boolean(p->peer_verify));
         json_object_set_new(o, "speedup_total", json_real(p->peer[0] / p->total[0]));
+        json_object_set_new(o, "speedup_pool", json_real(p->peer[0] / p->pool[0]));
         json_object_set_new(o, "speedup_copy", json_real(p->peer[0] / p->reuse[0]));
     }
     char label[64], ok[16];
     snprintf(label, sizeof label, "%s N=%lld", g->name, (long long)p->n);
     json_object_set_new(o, "_label", json_string(label));
-    snprintf(ok, sizeof ok, "%s/%s", p->verify && p->reuse_verify ? "ok" : "BAD",
+    bool mine = p->verify && p->reuse_verify && p->pool_verify;
+    snprintf(ok, sizeof ok, "%s/%s", mine ? "ok" : "BAD",
              !p->peer_ran ? "-" : p->peer_verify ? "ok" : "BAD");
     json_object_set_new(o, "_ok", json_string(ok));
     return o;
@@ -468,11 +509,13 @@ static const bench_col TABLE[] = {
     {.key = "copy_seconds", .head = "copy s", .fmt = "%6.3f"},
     {.key = "total_seconds,total_seconds_min,total_seconds_max", .head = "total s [min..max]",
      .fmt = "%.3f [%.3f..%.3f]", .width = -21},
+    {.key = "pool_total_seconds", .head = "pool s", .fmt = "%6.3f"},
     {.key = "reuse_copy_seconds", .head = "reuse s", .fmt = "%7.3f", .sep = " | "},
     {.key = "peak_extra_bytes", .head = "extra MiB", .fmt = "%9.0f", .scale = 1.0 / (1 << 20)},
     {.key = "rss_peak_bytes", .head = "RSS MiB", .fmt = "%7.0f", .scale = 1.0 / (1 << 20)},
     {.key = "copy_over_bound", .head = "c/bound", .fmt = "%7.2f"},
     {.key = "speedup_total", .head = "x total", .fmt = "%7.2f", .sep = " | "},
+    {.key = "speedup_pool", .head = "x pool", .fmt = "%6.2f"},
     {.key = "speedup_copy", .head = "x copy", .fmt = "%6.2f"},
     {.key = "_ok", .head = "verify", .fmt = "%-7s"},
     {NULL}};
@@ -487,6 +530,8 @@ static const bench_plot_spec PLOT = {
     .panel = {{.ylabel = "seconds",
                .series = {{.y = "pdgemr2d_seconds", .title = "pdgemr2d (B allocated once)"},
                           {.y = "total_seconds", .title = "numatile: plan + alloc + copy"},
+                          {.y = "pool_total_seconds",
+                           .title = "numatile: plan + alloc + copy, target from a pool"},
                           {.y = "reuse_copy_seconds",
                            .title = "numatile: copy into an allocated target"}}}}};
 
@@ -496,17 +541,20 @@ static void report(const ctx *c, const result *res, int nres, const char *peer_w
     bool all_ok = true;
     for (int i = 0; i < nres; i++) {
         json_array_append_new(rows, result_json(&res[i]));
-        all_ok &= res[i].skipped || (res[i].verify && res[i].reuse_verify);
+        all_ok &= res[i].skipped || (res[i].verify && res[i].reuse_verify && res[i].pool_verify);
     }
     bench_printf(c->r, "\n");
     bench_table(c->r, TABLE, rows);
     bench_printf(c->r,
         "(medians of %d repetitions; pdgemr2d s = one pdgemr2d call between barriers, B "
         "allocated once; plan, alloc,\n copy = numatile into a fresh target, total = their sum "
-        "per repetition; reuse s = copy into a target\n allocated beforehand, as pdgemr2d's B; "
+        "per repetition; pool s = the same with each new target\n taken from a pool that the "
+        "previous one was destroyed into; reuse s = copy into a target\n allocated beforehand, "
+        "as pdgemr2d's B; "
         "extra MiB = the target's bytes; RSS MiB = numatile's peak\n resident set (VmHWM) over "
         "the geometry; c/bound = copy bandwidth / same-run copy bound;\n x total = pdgemr2d s "
-        "/ total s, x copy = pdgemr2d s / reuse s; verify = numatile/pdgemr2d)\n", c->reps);
+        "/ total s, x pool = pdgemr2d s / pool s, x copy = pdgemr2d s / reuse s;\n verify = "
+        "numatile/pdgemr2d)\n", c->reps);
     for (int i = 0; i < nres; i++)
         if (res[i].skipped)
             bench_printf(c->r, "skipped: %s, N = %lld: %s\n", res[i].g->name,
