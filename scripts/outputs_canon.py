@@ -54,7 +54,7 @@ IGNORE = [
     ("bench/match/*", "", r"inner", "solves per timed sample, sized from a first timing"),
     ("bench/herrmann-table1/*", "", r"improvement_pct", "total time saved against owner, %"),
     ("bench/lambert-partition/*", "", r"time_ratio", "measured time hetero / bc2d"),
-    ("bench/scalapack/*", "", r"copy_over_bound(_min|_max)?|speedup_(total|copy)",
+    ("bench/scalapack/*", "", r"copy_over_bound(_min|_max)?|speedup_(total|copy|pool)",
      "copy / same-run bound, pdgemr2d time / numatile time"),
     ("bench/scalapack/*", "", r"rss_peak_bytes", "peak resident set, varies with the allocator"),
     ("bench/scalapack/*", "parameters", r"peer", "where the pdgemr2d peer was found"),
