@@ -30,10 +30,6 @@
 #define TASK_GRAIN ((int64_t)128 << 10)
 // Segments of more than twice this many bytes are split into column shares of about this size.
 #define TASK_SPLIT ((int64_t)1 << 20)
-// Executions that copy at least this many bytes write their target with streaming stores: it
-// cannot stay in the caches (32 MiB of L3 on the machines we measured; most have less per
-// domain), so reading each target line before writing it would only cost memory bandwidth.
-#define STREAM_BYTES ((int64_t)32 << 20)
 
 typedef struct exec_ctx {
     nt_team_t t;             // the machine, bound threads, per-thread accounting
@@ -172,8 +168,8 @@ static void run_domain_phase(exec_ctx *c, int d, int ph)
 }
 
 // Copy strategy of the whole execution: streaming stores once it copies more than the caches
-// hold (measured here: streaming writes 1.1-1.6x faster than memcpy's cached stores for blocks
-// of 64 KiB and more, see lib/copy.c).
+// hold (NT_COPY_STREAM_BYTES; measured here, streaming writes 1.1-1.6x faster than memcpy's
+// cached stores for blocks of 64 KiB and more, see lib/copy.c).
 static void choose_copy(exec_ctx *c, const nt_plan_view_t *v)
 {
     int64_t total = 0;
@@ -181,7 +177,7 @@ static void choose_copy(exec_ctx *c, const nt_plan_view_t *v)
         if (!c->skip_seg[x])
             total += seg_bytes(c, &v->seg[x]);
     c->copy_kind = NT_COPY_AUTO;
-    c->copy_flags = total >= STREAM_BYTES ? NT_COPY_STREAM : 0;
+    c->copy_flags = total >= NT_COPY_STREAM_BYTES ? NT_COPY_STREAM : 0;
 }
 
 static void migrate_domain(exec_ctx *c, int d)

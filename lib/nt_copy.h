@@ -44,6 +44,13 @@ void nt_copy_2d_ex(void *dst, int64_t ldd, const void *src, int64_t lds, int64_t
 // block's lines are few and the fence and partial lines cost more than they save).
 #define NT_COPY_STREAM_MIN ((size_t)64 << 10)
 
+// Executions that copy at least this many bytes in all ask for NT_COPY_STREAM: their target
+// cannot stay in the caches (32 MiB of L3 on the machine we measured, most have less per
+// domain), so reading each target line before writing it would only cost memory bandwidth.
+// The same-run copy bound (exec_team.c) follows the same rule, so that it copies as fast as
+// the library can copy contiguous bytes.
+#define NT_COPY_STREAM_BYTES ((int64_t)32 << 20)
+
 // True when this cpu has the streaming-store path (x86-64 with SSE2; AVX2 widens it).
 int nt_copy_has_stream(void);
 
