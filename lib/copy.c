@@ -6,6 +6,7 @@
 //    destination is not read again soon, hence NT_COPY_STREAM for large redistributions.
 //  - A column of a few dozen bytes costs a memcpy call (PLT, size dispatch) about as much as
 //    its bytes; such columns are copied inline with fixed-size moves.
+#include <stdatomic.h>
 #include <string.h>
 
 #include "nt_copy.h"
@@ -19,9 +20,20 @@
 
 // Columns of at most this many bytes are copied inline (above it memcpy's call is amortised).
 #define SHORT_COL 256
-// Streaming needs whole destination lines: columns shorter than this are mostly partial lines.
-#define STREAM_COL 256
 #define LINE 64
+
+static _Atomic int64_t stream_above = -1;
+
+int64_t nt_copy_stream_bytes(void)
+{
+    int64_t v = atomic_load(&stream_above);
+    return v >= 0 ? v : NT_COPY_STREAM_BYTES;
+}
+
+void nt_copy_test_stream_above(int64_t bytes)
+{
+    atomic_store(&stream_above, bytes < 0 ? -1 : bytes);
+}
 
 int nt_copy_has_stream(void)
 {
@@ -132,18 +144,27 @@ static void stream_1d(char *d, const char *s, size_t n)
 }
 #endif
 
-// Streaming stores column by column (n bytes each), then a fence. Returns 0 when the cpu has
-// no streaming path (nothing copied then).
-static int copy_stream(char *d, size_t ldd, const char *s, size_t lds, int64_t cols, size_t n)
+void nt_copy_fence(void)
+{
+#if HAVE_STREAM
+    _mm_sfence();
+#endif
+}
+
+// Streaming stores column by column (n bytes each), then a fence unless the caller fences.
+// Returns 0 when the cpu has no streaming path (nothing copied then).
+static int copy_stream(char *d, size_t ldd, const char *s, size_t lds, int64_t cols, size_t n,
+                       unsigned flags)
 {
 #if HAVE_STREAM
     for (int64_t j = 0; j < cols; j++)
         stream_1d(d + (size_t)j * ldd, s + (size_t)j * lds, n);
     // Streaming stores are weakly ordered: make them visible before the caller signals done.
-    _mm_sfence();
+    if (!(flags & NT_COPY_NOFENCE))
+        _mm_sfence();
     return 1;
 #else
-    (void)d, (void)ldd, (void)s, (void)lds, (void)cols, (void)n;
+    (void)d, (void)ldd, (void)s, (void)lds, (void)cols, (void)n, (void)flags;
     return 0;
 #endif
 }
@@ -170,14 +191,14 @@ void nt_copy_2d_ex(void *dst, int64_t ldd, const void *src, int64_t lds, int64_t
     }
     size_t total = n * (size_t)cols;
     if (kind == NT_COPY_AUTO) {
-        if ((flags & NT_COPY_STREAM) && total >= NT_COPY_STREAM_MIN && n >= STREAM_COL)
+        if ((flags & NT_COPY_STREAM) && total >= NT_COPY_STREAM_MIN && n >= NT_COPY_STREAM_COL)
             kind = NT_COPY_NT;
         else
             kind = n <= SHORT_COL ? NT_COPY_BLOCKED : NT_COPY_COLUMNS;
     }
     switch (kind) {
     case NT_COPY_NT:
-        if (copy_stream(d, bd, s, bs, cols, n))
+        if (copy_stream(d, bd, s, bs, cols, n, flags))
             return;
         copy_columns(d, bd, s, bs, cols, n);
         return;

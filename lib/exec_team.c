@@ -153,7 +153,7 @@ double nt_team_measure_bound(nt_team_t *t)
     int64_t total = 0;
     for (size_t k = 0; k < nbuf; k++)
         total += t->thread_bytes[k];
-    unsigned flags = total >= NT_COPY_STREAM_BYTES ? NT_COPY_STREAM : 0;
+    unsigned flags = total >= nt_copy_stream_bytes() ? NT_COPY_STREAM : 0;
     if (!bufs || !len) {
         free(bufs);
         free(len);

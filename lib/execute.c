@@ -30,6 +30,8 @@
 #define TASK_GRAIN ((int64_t)128 << 10)
 // Segments of more than twice this many bytes are split into column shares of about this size.
 #define TASK_SPLIT ((int64_t)1 << 20)
+// Staging buffer of the one-pass tile fill (fill_tile()): a few target columns, in L1.
+#define STAGE_BYTES ((size_t)16 << 10)
 
 typedef struct exec_ctx {
     nt_team_t t;             // the machine, bound threads, per-thread accounting
@@ -61,8 +63,8 @@ typedef struct exec_ctx {
 
 // Copy columns [c0, c1) of one segment with the copy kernel (lib/copy.c), which picks one copy
 // for contiguous blocks, inline moves for short columns, and streaming stores when the
-// execution is too large for the caches to keep its target (c->copy_flags).
-static void copy_segment(const exec_ctx *c, const nt_segment_t *g, int32_t c0, int32_t c1)
+// execution is too large for the caches to keep its target (c->copy_flags; the task fences).
+static void copy_segment(const exec_ctx *c, const nt_segment_t *g, int64_t c0, int64_t c1)
 {
     const nt_matrix_t *S = c->src, *T = c->dst;
     int64_t si = g->src_tile / S->nt, sj = g->src_tile % S->nt;
@@ -73,7 +75,8 @@ static void copy_segment(const exec_ctx *c, const nt_segment_t *g, int32_t c0, i
                     ((size_t)(g->src_col + c0) * (size_t)lds + (size_t)g->src_row) * es;
     char *b = (char *)nt_matrix_tile(T, ti, tj) +
               ((size_t)(g->dst_col + c0) * (size_t)ldt + (size_t)g->dst_row) * es;
-    nt_copy_2d_ex(b, ldt, a, lds, g->rows, c1 - c0, es, c->copy_flags, c->copy_kind);
+    nt_copy_2d_ex(b, ldt, a, lds, g->rows, c1 - c0, es, c->copy_flags | NT_COPY_NOFENCE,
+                  c->copy_kind);
 }
 
 static int64_t seg_bytes(const exec_ctx *c, const nt_segment_t *g)
@@ -81,58 +84,170 @@ static int64_t seg_bytes(const exec_ctx *c, const nt_segment_t *g)
     return (int64_t)g->rows * g->cols * (int64_t)c->src->elem_size;
 }
 
-// One task copies the segments list[lo..hi) (a batch of small segments, or one whole large
-// one), or, when c1 > 0, columns [c0, c1) of the one segment list[lo] (a share of a segment
-// too large for one thread). It counts exactly the bytes it copied: the copy bound gives each
-// thread the bytes that thread copied.
-static void run_task(exec_ctx *c, int d, int64_t lo, int64_t hi, int32_t c0, int32_t c1)
+// End of the run of list entries from k (before hi) that go to the target tile of list[k].
+static int64_t group_end(const exec_ctx *c, int64_t k, int64_t hi)
+{
+    int64_t t = c->seg[c->list[k]].dst_tile, e = k + 1;
+    while (e < hi && c->seg[c->list[e]].dst_tile == t)
+        e++;
+    return e;
+}
+
+// Bytes of the target tile of list[k] when list[k..e) makes all of it and filling it in one
+// pass pays: a streaming execution, several pieces or columns too short to stream alone, and a
+// column fits the staging buffer. 0 otherwise (the segments are then copied one by one).
+static int64_t fill_bytes(const exec_ctx *c, int64_t k, int64_t e)
+{
+    if (!(c->copy_flags & NT_COPY_STREAM) || c->copy_kind != NT_COPY_AUTO)
+        return 0;
+    const nt_matrix_t *T = c->dst;
+    int64_t t = c->seg[c->list[k]].dst_tile;
+    int64_t tm = nt_matrix_tile_rows(T, t / T->nt), tn = nt_matrix_tile_cols(T, t % T->nt);
+    size_t col = (size_t)tm * c->src->elem_size;
+    if (col > STAGE_BYTES || (e - k == 1 && col >= NT_COPY_STREAM_COL))
+        return 0;
+    int64_t area = 0;
+    for (int64_t x = k; x < e; x++)
+        area += (int64_t)c->seg[c->list[x]].rows * c->seg[c->list[x]].cols;
+    // Pieces of a tile are disjoint: the same area means the tile is covered.
+    return area == tm * tn ? area * (int64_t)c->src->elem_size : 0;
+}
+
+// Columns [c0, c1) of the target tile made by list[k..e) (fill_bytes() > 0), in one pass: a
+// few whole columns at a time are assembled from their pieces in a small buffer that stays in
+// the L1 cache, then streamed out as whole lines. Every target line is then written once,
+// without being read, even where pieces meet inside a line or columns are short. Returns the
+// bytes copied.
+static int64_t fill_tile(const exec_ctx *c, int64_t k, int64_t e, int64_t c0, int64_t c1)
+{
+    const nt_matrix_t *S = c->src, *T = c->dst;
+    int64_t t = c->seg[c->list[k]].dst_tile, ti = t / T->nt, tj = t % T->nt;
+    size_t es = S->elem_size;
+    int64_t tm = nt_matrix_tile_rows(T, ti), ldt = nt_matrix_tile_ld(T, ti, tj);
+    int64_t cb = (int64_t)(STAGE_BYTES / ((size_t)tm * es));
+    char *tile = nt_matrix_tile(T, ti, tj);
+    _Alignas(64) char stage[STAGE_BYTES];
+    for (int64_t j0 = c0; j0 < c1; j0 += cb) {
+        int64_t j1 = j0 + cb < c1 ? j0 + cb : c1;
+        for (int64_t x = k; x < e; x++) {
+            const nt_segment_t *g = &c->seg[c->list[x]];
+            int64_t a = g->dst_col > j0 ? g->dst_col : j0;
+            int64_t b = g->dst_col + g->cols < j1 ? g->dst_col + g->cols : j1;
+            if (a >= b)
+                continue;
+            int64_t si = g->src_tile / S->nt, sj = g->src_tile % S->nt;
+            int64_t lds = nt_matrix_tile_ld(S, si, sj);
+            const char *from = (const char *)nt_matrix_tile(S, si, sj) +
+                               ((size_t)(g->src_col + a - g->dst_col) * (size_t)lds +
+                                (size_t)g->src_row) * es;
+            nt_copy_2d(stage + ((size_t)(a - j0) * (size_t)tm + (size_t)g->dst_row) * es, tm,
+                       from, lds, g->rows, b - a, es);
+        }
+        nt_copy_2d_ex(tile + (size_t)j0 * (size_t)ldt * es, ldt, stage, tm, tm, j1 - j0, es,
+                      NT_COPY_STREAM | NT_COPY_NOFENCE, NT_COPY_NT);
+    }
+    return tm * (c1 - c0) * (int64_t)es;
+}
+
+enum { TASK_BATCH, TASK_SEG, TASK_TILE };
+
+// One task: TASK_BATCH copies list[lo..hi) (small segments, whole tiles filled in one pass);
+// TASK_SEG columns [c0, c1) of the segment list[lo]; TASK_TILE columns [c0, c1) of the tile
+// made by list[lo..hi). It counts exactly the bytes it copied: the copy bound gives each
+// thread the bytes that thread copied. One fence at the end orders its streaming stores.
+static void run_task(exec_ctx *c, int d, int kind, int64_t lo, int64_t hi, int64_t c0,
+                     int64_t c1)
 {
     int64_t b = 0;
-    if (c1 > 0) {
+    if (kind == TASK_SEG) {
         const nt_segment_t *g = &c->seg[c->list[lo]];
         copy_segment(c, g, c0, c1);
         b = (int64_t)g->rows * (c1 - c0) * (int64_t)c->src->elem_size;
+    } else if (kind == TASK_TILE) {
+        b = fill_tile(c, lo, hi, c0, c1);
     } else {
-        for (int64_t k = lo; k < hi; k++) {
-            const nt_segment_t *g = &c->seg[c->list[k]];
-            copy_segment(c, g, 0, g->cols);
-            b += seg_bytes(c, g);
+        for (int64_t k = lo; k < hi;) {
+            int64_t e = group_end(c, k, hi);
+            if (fill_bytes(c, k, e) > 0) {
+                const nt_matrix_t *T = c->dst;
+                b += fill_tile(c, k, e, 0,
+                               nt_matrix_tile_cols(T, c->seg[c->list[k]].dst_tile % T->nt));
+                k = e;
+                continue;
+            }
+            for (; k < e; k++) {
+                copy_segment(c, &c->seg[c->list[k]], 0, c->seg[c->list[k]].cols);
+                b += seg_bytes(c, &c->seg[c->list[k]]);
+            }
         }
     }
+    if (c->copy_flags & NT_COPY_STREAM)
+        nt_copy_fence();
     nt_team_task_done(&c->t, d, b);
-}
-
-// Columns per share of a segment: shares of about TASK_SPLIT bytes, so the threads of a domain
-// share a large segment by bytes (a whole column is the smallest share). 0: do not split.
-static int32_t split_cols(const exec_ctx *c, const nt_segment_t *g)
-{
-    int64_t col = (int64_t)g->rows * (int64_t)c->src->elem_size;
-    if (g->cols < 2 || col * g->cols < 2 * TASK_SPLIT)
-        return 0;
-    int64_t per = TASK_SPLIT / col;
-    return (int32_t)(per < 1 ? 1 : per);
 }
 
 // Start one task (deferred while fewer than max_in_flight are queued; beyond that the creating
 // thread runs it at once, an undeferred task, so the queue never grows past the bound).
-static void spawn(exec_ctx *c, int d, int64_t k, int64_t k1, int32_t c0, int32_t c1,
+static void spawn(exec_ctx *c, int d, int kind, int64_t k, int64_t k1, int64_t c0, int64_t c1,
                   _Atomic int64_t *in_flight)
 {
     bool defer = atomic_load(in_flight) < c->max_in_flight;
     if (defer)
         atomic_fetch_add(in_flight, 1);
-#pragma omp task firstprivate(k, k1, c0, c1, defer) if (defer)
+#pragma omp task firstprivate(kind, k, k1, c0, c1, defer) if (defer)
     {
-        run_task(c, d, k, k1, c0, c1);
+        run_task(c, d, kind, k, k1, c0, c1);
         if (defer)
             atomic_fetch_sub(in_flight, 1);
     }
 }
 
-// Domain d's nested team runs the tasks of one phase, balanced by bytes: consecutive small
-// segments are batched into one task of about TASK_GRAIN bytes (Cao's batching), so task
-// overhead stays small against the copy itself, and a segment of more than 2 x TASK_SPLIT
-// bytes is split into column shares that the team's threads copy in parallel.
+// A block of `cols` columns of `col` bytes each, split into column shares of about TASK_SPLIT
+// bytes when it is more than twice that (a whole column is the smallest share). True when split.
+static bool spawn_shares(exec_ctx *c, int d, int kind, int64_t k, int64_t k1, int64_t cols,
+                         int64_t col, _Atomic int64_t *in_flight)
+{
+    if (cols < 2 || col * cols <= 2 * TASK_SPLIT)
+        return false;
+    int64_t per = TASK_SPLIT / col > 0 ? TASK_SPLIT / col : 1;
+    for (int64_t c0 = 0; c0 < cols; c0 += per)
+        spawn(c, d, kind, k, k1, c0, c0 + per < cols ? c0 + per : cols, in_flight);
+    return true;
+}
+
+// Whether list[k] is a segment copy_segment() would split (more than 2 x TASK_SPLIT bytes).
+static bool big_seg(const exec_ctx *c, int64_t k)
+{
+    const nt_segment_t *g = &c->seg[c->list[k]];
+    return g->cols >= 2 && seg_bytes(c, g) > 2 * TASK_SPLIT;
+}
+
+// End of the batch that starts at k: whole tiles filled in one pass and single segments until
+// about TASK_GRAIN bytes (Cao's batching: task overhead stays small against the copies), never
+// a large tile or segment (those are split into shares instead).
+static int64_t batch_end(const exec_ctx *c, int64_t k, int64_t hi)
+{
+    int64_t k1 = k, bytes = 0;
+    while (k1 < hi && (k1 == k || bytes < TASK_GRAIN)) {
+        int64_t e = group_end(c, k1, hi), f = fill_bytes(c, k1, e);
+        if (f > 0) {
+            if (k1 != k && f > 2 * TASK_SPLIT)
+                break;
+            bytes += f;
+            k1 = e;
+            continue;
+        }
+        for (; k1 < e && (k1 == k || (bytes < TASK_GRAIN && !big_seg(c, k1))); k1++)
+            bytes += seg_bytes(c, &c->seg[c->list[k1]]);
+        if (k1 < e)
+            break;
+    }
+    return k1;
+}
+
+// Domain d's nested team runs the tasks of one phase, balanced by bytes: small work is
+// batched (batch_end()), and a segment or a one-pass tile of more than 2 x TASK_SPLIT bytes
+// is split into column shares that the team's threads copy in parallel.
 static void run_domain_phase(exec_ctx *c, int d, int ph)
 {
     int64_t lo = c->first[(size_t)ph * (size_t)c->t.D + (size_t)d];
@@ -140,6 +255,7 @@ static void run_domain_phase(exec_ctx *c, int d, int ph)
     if (lo == hi)
         return;
     _Atomic int64_t in_flight = 0;
+    size_t es = c->src->elem_size;
 #pragma omp parallel num_threads(c->t.tpd[d] > 0 ? c->t.tpd[d] : 1)
     {
         cpu_set_t saved;
@@ -147,19 +263,22 @@ static void run_domain_phase(exec_ctx *c, int d, int ph)
 #pragma omp single
         for (int64_t k = lo; k < hi;) {
             const nt_segment_t *g = &c->seg[c->list[k]];
-            int32_t per = split_cols(c, g);
-            if (per > 0) {
-                for (int32_t c0 = 0; c0 < g->cols; c0 += per)
-                    spawn(c, d, k, k + 1, c0, c0 + per < g->cols ? c0 + per : g->cols,
-                          &in_flight);
+            int64_t e = group_end(c, k, hi);
+            if (fill_bytes(c, k, e) > 0) {
+                const nt_matrix_t *T = c->dst;
+                int64_t t = g->dst_tile;
+                if (spawn_shares(c, d, TASK_TILE, k, e, nt_matrix_tile_cols(T, t % T->nt),
+                                 nt_matrix_tile_rows(T, t / T->nt) * (int64_t)es, &in_flight)) {
+                    k = e;
+                    continue;
+                }
+            } else if (spawn_shares(c, d, TASK_SEG, k, k + 1, g->cols, g->rows * (int64_t)es,
+                                    &in_flight)) {
                 k++;
                 continue;
             }
-            int64_t k1 = k, bytes = 0;
-            while (k1 < hi && (k1 == k || (bytes < TASK_GRAIN &&
-                                           !split_cols(c, &c->seg[c->list[k1]]))))
-                bytes += seg_bytes(c, &c->seg[c->list[k1++]]);
-            spawn(c, d, k, k1, 0, 0, &in_flight);
+            int64_t k1 = batch_end(c, k, hi);
+            spawn(c, d, TASK_BATCH, k, k1, 0, 0, &in_flight);
             k = k1;
         }
         // The single's implicit barrier waits for every task of the team.
@@ -177,7 +296,7 @@ static void choose_copy(exec_ctx *c, const nt_plan_view_t *v)
         if (!c->skip_seg[x])
             total += seg_bytes(c, &v->seg[x]);
     c->copy_kind = NT_COPY_AUTO;
-    c->copy_flags = total >= NT_COPY_STREAM_BYTES ? NT_COPY_STREAM : 0;
+    c->copy_flags = total >= nt_copy_stream_bytes() ? NT_COPY_STREAM : 0;
 }
 
 static void migrate_domain(exec_ctx *c, int d)

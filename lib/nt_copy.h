@@ -22,8 +22,15 @@ enum {
     // The destination will not be read again soon (a redistribution much larger than the
     // caches): large blocks may bypass the caches with streaming stores, which saves the read
     // for ownership of every destination line. Only a hint; small blocks ignore it.
-    NT_COPY_STREAM = 1u
+    NT_COPY_STREAM = 1u,
+    // Leave out the store fence after streaming stores: the caller issues nt_copy_fence()
+    // itself once after a series of copies (a fence per small block costs more than it is).
+    NT_COPY_NOFENCE = 2u
 };
+
+// The store fence that orders earlier streaming stores of this thread before its later stores
+// (nothing on cpus without streaming stores).
+void nt_copy_fence(void);
 
 // Copy a rows x cols block of elem_size-byte elements, column-major: element (i, j) of the
 // block is at src + (j*lds + i)*elem_size and goes to dst + (j*ldd + i)*elem_size. Leading
@@ -34,9 +41,9 @@ void nt_copy_2d(void *dst, int64_t ldd, const void *src, int64_t lds, int64_t ro
                 int64_t cols, size_t elem_size);
 
 // The same with flags (NT_COPY_STREAM) and, for tests and benchmarks, a forced strategy.
-// Streaming stores are weakly ordered: when this call used them it ends with a store fence,
-// so its stores are visible to other threads after the usual synchronisation (task end,
-// barrier), like ordinary stores.
+// Streaming stores are weakly ordered: when this call used them it ends with a store fence
+// (unless NT_COPY_NOFENCE), so its stores are visible to other threads after the usual
+// synchronisation (task end, barrier), like ordinary stores.
 void nt_copy_2d_ex(void *dst, int64_t ldd, const void *src, int64_t lds, int64_t rows,
                    int64_t cols, size_t elem_size, unsigned flags, nt_copy_kind kind);
 
@@ -50,6 +57,17 @@ void nt_copy_2d_ex(void *dst, int64_t ldd, const void *src, int64_t lds, int64_t
 // The same-run copy bound (exec_team.c) follows the same rule, so that it copies as fast as
 // the library can copy contiguous bytes.
 #define NT_COPY_STREAM_BYTES ((int64_t)32 << 20)
+
+// The threshold in force: NT_COPY_STREAM_BYTES unless a test changed it.
+int64_t nt_copy_stream_bytes(void);
+
+// Test hook: stream executions from `bytes` copied on (0: all of them, so that small random
+// executions run the streaming and one-pass tile paths); bytes < 0 restores the default.
+void nt_copy_test_stream_above(int64_t bytes);
+
+// Columns of fewer bytes than this keep ordinary stores even under NT_COPY_STREAM: most of
+// their destination lines would be partial ones.
+#define NT_COPY_STREAM_COL ((size_t)256)
 
 // True when this cpu has the streaming-store path (x86-64 with SSE2; AVX2 widens it).
 int nt_copy_has_stream(void);

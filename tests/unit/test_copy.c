@@ -3,6 +3,7 @@
 // stay untouched. Then executions large enough to split segments across a domain's threads
 // and to stream, against the pattern oracle.
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -134,4 +135,87 @@ Test(copy, large_execution_splits_and_streams)
         nt_matrix_destroy(S);
         nt_topo_destroy(t);
     }
+}
+
+static nt_matrix_t *random_matrix(nt_rng *g, const nt_topo_t *t, int D, int64_t m, int64_t n,
+                                  size_t es, unsigned flags)
+{
+    nt_matrix_shape_t sh = {m, n, rnd(g, 1, 40), rnd(g, 1, 40), es};
+    char spec[32];
+    if (rnd(g, 0, 1))
+        snprintf(spec, sizeof spec, "random:%d", (int)rnd(g, 0, 99));
+    else
+        snprintf(spec, sizeof spec, "bc2d:1x%d", D);
+    nt_layout lay = rnd(g, 0, 2) == 0 ? NT_LAYOUT_SCALAPACK : NT_LAYOUT_TILE;
+    nt_matrix_t *A = NULL;
+    nt_status st = nt_matrix_create_spec(t, &sh, spec, D, lay, flags, &A);
+    if (st == NT_EINVAL && lay == NT_LAYOUT_SCALAPACK)
+        st = nt_matrix_create_spec(t, &sh, spec, D, NT_LAYOUT_TILE, flags, &A);
+    cr_assert_eq(st, NT_OK, "%s: %s", spec, nt_last_error());
+    return A;
+}
+
+// Elements outside the submatrix of a fresh target stay zero.
+static int64_t nonzero_outside(const nt_matrix_t *T, const nt_sub_t *s)
+{
+    int64_t nz = 0;
+    for (int64_t c = 0; c < T->n; c++)
+        for (int64_t r = 0; r < T->m; r++) {
+            if (r >= s->dst_row && r < s->dst_row + s->rows && c >= s->dst_col &&
+                c < s->dst_col + s->cols)
+                continue;
+            const unsigned char *e = nt_matrix_elem(T, r, c);
+            for (size_t b = 0; b < T->elem_size; b++)
+                nz += e[b] != 0;
+        }
+    return nz;
+}
+
+// Small random executions with streaming forced on (the one-pass tile fill, partial tiles of
+// submatrices, ScaLAPACK-layout targets, one-port phases that split a tile's pieces, copies on
+// the source side), against the pattern oracle.
+Test(copy, streaming_executions_match_the_oracle)
+{
+    nt_topo_t *topos[5] = {NULL};
+    for (int D = 1; D <= 4; D++)
+        cr_assert_eq(nt_topo_load(&(nt_topo_opts_t){.domains = D}, &topos[D]), NT_OK);
+    nt_copy_test_stream_above(0);
+    nt_rng g = {4242};
+    for (int it = 0; it < 150; it++) {
+        int D = (int)rnd(&g, 1, 4);
+        size_t es = (size_t)(rnd(&g, 0, 1) ? 8 : rnd(&g, 1, 24));
+        int64_t m = rnd(&g, 1, 120), n = rnd(&g, 1, 120);
+        nt_matrix_t *S = random_matrix(&g, topos[D], D, m, n, es, 0);
+        nt_matrix_t *T = random_matrix(&g, topos[D], D, m, n, es, NT_MATRIX_NOALLOC);
+        uint64_t seed = nt_rng_next(&g);
+        cr_assert_eq(nt_matrix_fill_pattern(S, seed), NT_OK);
+        nt_sub_t s = {m, n, 0, 0, 0, 0};
+        if (rnd(&g, 0, 1)) {
+            s.rows = rnd(&g, 0, m);
+            s.cols = rnd(&g, 0, n);
+            s.src_row = rnd(&g, 0, m - s.rows);
+            s.src_col = rnd(&g, 0, n - s.cols);
+            s.dst_row = rnd(&g, 0, m - s.rows);
+            s.dst_col = rnd(&g, 0, n - s.cols);
+        }
+        nt_plan_opts_t po = {.schedule = rnd(&g, 0, 3) == 0};
+        nt_plan_t *p = NULL;
+        cr_assert_eq(nt_plan_create(S, T, &s, &po, &p), NT_OK, "%s", nt_last_error());
+        nt_exec_opts_t o = {.threads_per_domain = (int)rnd(&g, 0, 2), .no_keep = true,
+                            .on_source = rnd(&g, 0, 3) == 0,
+                            .schedule = po.schedule ? NT_SCHED_STEPS : NT_SCHED_FREE};
+        cr_assert_eq(nt_plan_execute(p, S, T, &o, NULL), NT_OK, "%s", nt_last_error());
+        int64_t bad = -1;
+        cr_assert_eq(nt_matrix_check_pattern(T, seed, s.dst_row, s.dst_col, s.rows, s.cols,
+                                             s.src_row - s.dst_row, s.src_col - s.dst_col,
+                                             &bad), NT_OK);
+        cr_assert_eq(bad, 0, "case %d: %lld target elements differ", it, (long long)bad);
+        cr_assert_eq(nonzero_outside(T, &s), 0, "case %d", it);
+        nt_plan_destroy(p);
+        nt_matrix_destroy(T);
+        nt_matrix_destroy(S);
+    }
+    nt_copy_test_stream_above(-1);
+    for (int D = 1; D <= 4; D++)
+        nt_topo_destroy(topos[D]);
 }
