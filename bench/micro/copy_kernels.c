@@ -77,9 +77,15 @@ int main(int argc, char **argv)
         {"col 3200B ld x2", 3200, 6400, 3200, 3200 * 400},
         {"col 6400B ld x3", 6400, 19200, 6400, 6400 * 800},
         {"col 4096B ld x2", 4096, 8192, 4096, 4096 * 512},
+        // Source-side strides: a 256-row target tile cut from 512-row source tiles (nb 512 ->
+        // 256), and 64-row pieces of 100-row targets (nb 64 -> 100).
+        {"src 2048B ld x2", 2048, 2048, 4096, 2048 * 256},
+        {"seg 64x64 in 100", 512, 800, 512, 512 * 64},
+        {"seg 36x36 in 100", 288, 800, 512, 288 * 36},
     };
-    static const char *const kname[] = {"columns", "blocked", "stream"};
-    static const int kinds[] = {NT_COPY_COLUMNS, NT_COPY_BLOCKED, NT_COPY_NT};
+    static const char *const kname[] = {"columns", "blocked", "stream", "auto+stream"};
+    static const int kinds[] = {NT_COPY_COLUMNS, NT_COPY_BLOCKED, NT_COPY_NT, NT_COPY_AUTO};
+    static const unsigned kflags[] = {0, 0, 0, NT_COPY_STREAM};
     char *src[2], *dst[2];
     for (int t = 0; t < 2; t++) {
         // Strided shapes spread the destination over up to 3x the bytes.
@@ -92,25 +98,25 @@ int main(int argc, char **argv)
     }
     printf("copy kernels: %zu MiB per thread per pass, %d reps, medians; ratio = kernel time /"
            " memcpy time of the same bytes (contiguous), < 1 is faster\n", mb, reps);
-    printf("%-18s %3s %10s %10s %10s %10s\n", "shape", "thr", "memcpy GB/s", kname[0],
-           kname[1], kname[2]);
+    printf("%-18s %3s %11s %11s %11s %11s %11s\n", "shape", "thr", "memcpy GB/s", kname[0],
+           kname[1], kname[2], kname[3]);
     for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++)
         for (int nth = 1; nth <= 2; nth++) {
-            double ref[64], tk[3][64];
+            double ref[64], tk[4][64];
             size_t b = bytes / shapes[k].block * shapes[k].block;
             shape contig = {0};
             contig.n = contig.ldd = contig.lds = contig.block = shapes[k].block;
             for (int r = 0; r < reps && r < 64; r++) {
                 ref[r] = pass(src, dst, b, &contig, -1, 0, nth);
-                for (int q = 0; q < 3; q++)
-                    tk[q][r] = pass(src, dst, b, &shapes[k], kinds[q], 0, nth);
+                for (int q = 0; q < 4; q++)
+                    tk[q][r] = pass(src, dst, b, &shapes[k], kinds[q], kflags[q], nth);
             }
             qsort(ref, (size_t)reps, sizeof *ref, cmp);
-            printf("%-18s %3d %10.2f", shapes[k].name, nth,
+            printf("%-18s %3d %11.2f", shapes[k].name, nth,
                    (double)b * nth / ref[reps / 2] / 1e9);
-            for (int q = 0; q < 3; q++) {
+            for (int q = 0; q < 4; q++) {
                 qsort(tk[q], (size_t)reps, sizeof **tk, cmp);
-                printf(" %10.2f", tk[q][reps / 2] / ref[reps / 2]);
+                printf(" %11.2f", tk[q][reps / 2] / ref[reps / 2]);
             }
             printf("\n");
         }
