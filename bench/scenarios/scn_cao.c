@@ -58,11 +58,14 @@ static void plan_facts(const nt_plan_info_t *info, cell *c)
 {
     c->tiles = info->tiles;
     c->segs_per_tile = (double)info->segments / (double)info->tiles;
-    c->category_tiles = info->category_tiles[c->cid];
+    // A geometry (cid -1) has tiles of several categories: the count of the most common one.
+    c->category_tiles = c->cid >= 0 ? info->category_tiles[c->cid] : 0;
     c->plan_category = 0;
     for (int k = 1; k < NCAT; k++)
         if (info->category_tiles[k] > info->category_tiles[c->plan_category])
             c->plan_category = k;
+    if (c->cid < 0)
+        c->category_tiles = info->category_tiles[c->plan_category];
 }
 
 // The target after the first repetition must hold the source's pattern.
