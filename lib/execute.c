@@ -30,8 +30,6 @@
 #define TASK_GRAIN ((int64_t)128 << 10)
 // Segments of more than twice this many bytes are split into column shares of about this size.
 #define TASK_SPLIT ((int64_t)1 << 20)
-// Staging buffer of the one-pass tile fill (fill_tile()): a few target columns, in L1.
-#define STAGE_BYTES ((size_t)16 << 10)
 
 typedef struct exec_ctx {
     nt_team_t t;             // the machine, bound threads, per-thread accounting
@@ -84,77 +82,12 @@ static int64_t seg_bytes(const exec_ctx *c, const nt_segment_t *g)
     return (int64_t)g->rows * g->cols * (int64_t)c->src->elem_size;
 }
 
-// End of the run of list entries from k (before hi) that go to the target tile of list[k].
-static int64_t group_end(const exec_ctx *c, int64_t k, int64_t hi)
-{
-    int64_t t = c->seg[c->list[k]].dst_tile, e = k + 1;
-    while (e < hi && c->seg[c->list[e]].dst_tile == t)
-        e++;
-    return e;
-}
+enum { TASK_BATCH, TASK_SEG };
 
-// Bytes of the target tile of list[k] when list[k..e) makes all of it and filling it in one
-// pass pays: a streaming execution, several pieces or columns too short to stream alone, and a
-// column fits the staging buffer. 0 otherwise (the segments are then copied one by one).
-static int64_t fill_bytes(const exec_ctx *c, int64_t k, int64_t e)
-{
-    if (!(c->copy_flags & NT_COPY_STREAM) || c->copy_kind != NT_COPY_AUTO)
-        return 0;
-    const nt_matrix_t *T = c->dst;
-    int64_t t = c->seg[c->list[k]].dst_tile;
-    int64_t tm = nt_matrix_tile_rows(T, t / T->nt), tn = nt_matrix_tile_cols(T, t % T->nt);
-    size_t col = (size_t)tm * c->src->elem_size;
-    if (col > STAGE_BYTES || (e - k == 1 && col >= NT_COPY_STREAM_COL))
-        return 0;
-    int64_t area = 0;
-    for (int64_t x = k; x < e; x++)
-        area += (int64_t)c->seg[c->list[x]].rows * c->seg[c->list[x]].cols;
-    // Pieces of a tile are disjoint: the same area means the tile is covered.
-    return area == tm * tn ? area * (int64_t)c->src->elem_size : 0;
-}
-
-// Columns [c0, c1) of the target tile made by list[k..e) (fill_bytes() > 0), in one pass: a
-// few whole columns at a time are assembled from their pieces in a small buffer that stays in
-// the L1 cache, then streamed out as whole lines. Every target line is then written once,
-// without being read, even where pieces meet inside a line or columns are short. Returns the
-// bytes copied.
-static int64_t fill_tile(const exec_ctx *c, int64_t k, int64_t e, int64_t c0, int64_t c1)
-{
-    const nt_matrix_t *S = c->src, *T = c->dst;
-    int64_t t = c->seg[c->list[k]].dst_tile, ti = t / T->nt, tj = t % T->nt;
-    size_t es = S->elem_size;
-    int64_t tm = nt_matrix_tile_rows(T, ti), ldt = nt_matrix_tile_ld(T, ti, tj);
-    int64_t cb = (int64_t)(STAGE_BYTES / ((size_t)tm * es));
-    char *tile = nt_matrix_tile(T, ti, tj);
-    _Alignas(64) char stage[STAGE_BYTES];
-    for (int64_t j0 = c0; j0 < c1; j0 += cb) {
-        int64_t j1 = j0 + cb < c1 ? j0 + cb : c1;
-        for (int64_t x = k; x < e; x++) {
-            const nt_segment_t *g = &c->seg[c->list[x]];
-            int64_t a = g->dst_col > j0 ? g->dst_col : j0;
-            int64_t b = g->dst_col + g->cols < j1 ? g->dst_col + g->cols : j1;
-            if (a >= b)
-                continue;
-            int64_t si = g->src_tile / S->nt, sj = g->src_tile % S->nt;
-            int64_t lds = nt_matrix_tile_ld(S, si, sj);
-            const char *from = (const char *)nt_matrix_tile(S, si, sj) +
-                               ((size_t)(g->src_col + a - g->dst_col) * (size_t)lds +
-                                (size_t)g->src_row) * es;
-            nt_copy_2d(stage + ((size_t)(a - j0) * (size_t)tm + (size_t)g->dst_row) * es, tm,
-                       from, lds, g->rows, b - a, es);
-        }
-        nt_copy_2d_ex(tile + (size_t)j0 * (size_t)ldt * es, ldt, stage, tm, tm, j1 - j0, es,
-                      NT_COPY_STREAM | NT_COPY_NOFENCE, NT_COPY_NT);
-    }
-    return tm * (c1 - c0) * (int64_t)es;
-}
-
-enum { TASK_BATCH, TASK_SEG, TASK_TILE };
-
-// One task: TASK_BATCH copies list[lo..hi) (small segments, whole tiles filled in one pass);
-// TASK_SEG columns [c0, c1) of the segment list[lo]; TASK_TILE columns [c0, c1) of the tile
-// made by list[lo..hi). It counts exactly the bytes it copied: the copy bound gives each
-// thread the bytes that thread copied. One fence at the end orders its streaming stores.
+// One task: TASK_BATCH copies the segments list[lo..hi) (small ones batched, or one whole
+// large one); TASK_SEG columns [c0, c1) of the segment list[lo] (a share of a segment too large
+// for one thread). It counts exactly the bytes it copied: the copy bound gives each thread the
+// bytes that thread copied. One fence at the end orders its streaming stores.
 static void run_task(exec_ctx *c, int d, int kind, int64_t lo, int64_t hi, int64_t c0,
                      int64_t c1)
 {
@@ -163,22 +96,11 @@ static void run_task(exec_ctx *c, int d, int kind, int64_t lo, int64_t hi, int64
         const nt_segment_t *g = &c->seg[c->list[lo]];
         copy_segment(c, g, c0, c1);
         b = (int64_t)g->rows * (c1 - c0) * (int64_t)c->src->elem_size;
-    } else if (kind == TASK_TILE) {
-        b = fill_tile(c, lo, hi, c0, c1);
     } else {
-        for (int64_t k = lo; k < hi;) {
-            int64_t e = group_end(c, k, hi);
-            if (fill_bytes(c, k, e) > 0) {
-                const nt_matrix_t *T = c->dst;
-                b += fill_tile(c, k, e, 0,
-                               nt_matrix_tile_cols(T, c->seg[c->list[k]].dst_tile % T->nt));
-                k = e;
-                continue;
-            }
-            for (; k < e; k++) {
-                copy_segment(c, &c->seg[c->list[k]], 0, c->seg[c->list[k]].cols);
-                b += seg_bytes(c, &c->seg[c->list[k]]);
-            }
+        for (int64_t k = lo; k < hi; k++) {
+            const nt_segment_t *g = &c->seg[c->list[k]];
+            copy_segment(c, g, 0, g->cols);
+            b += seg_bytes(c, g);
         }
     }
     if (c->copy_flags & NT_COPY_STREAM)
@@ -222,32 +144,19 @@ static bool big_seg(const exec_ctx *c, int64_t k)
     return g->cols >= 2 && seg_bytes(c, g) > 2 * TASK_SPLIT;
 }
 
-// End of the batch that starts at k: whole tiles filled in one pass and single segments until
-// about TASK_GRAIN bytes (Cao's batching: task overhead stays small against the copies), never
-// a large tile or segment (those are split into shares instead).
+// End of the batch that starts at k: segments until about TASK_GRAIN bytes (Cao's batching:
+// task overhead stays small against the copies), never a large segment (split instead).
 static int64_t batch_end(const exec_ctx *c, int64_t k, int64_t hi)
 {
     int64_t k1 = k, bytes = 0;
-    while (k1 < hi && (k1 == k || bytes < TASK_GRAIN)) {
-        int64_t e = group_end(c, k1, hi), f = fill_bytes(c, k1, e);
-        if (f > 0) {
-            if (k1 != k && f > 2 * TASK_SPLIT)
-                break;
-            bytes += f;
-            k1 = e;
-            continue;
-        }
-        for (; k1 < e && (k1 == k || (bytes < TASK_GRAIN && !big_seg(c, k1))); k1++)
-            bytes += seg_bytes(c, &c->seg[c->list[k1]]);
-        if (k1 < e)
-            break;
-    }
+    while (k1 < hi && (k1 == k || (bytes < TASK_GRAIN && !big_seg(c, k1))))
+        bytes += seg_bytes(c, &c->seg[c->list[k1++]]);
     return k1;
 }
 
-// Domain d's nested team runs the tasks of one phase, balanced by bytes: small work is
-// batched (batch_end()), and a segment or a one-pass tile of more than 2 x TASK_SPLIT bytes
-// is split into column shares that the team's threads copy in parallel.
+// Domain d's nested team runs the tasks of one phase, balanced by bytes: small segments are
+// batched (batch_end()), and a segment of more than 2 x TASK_SPLIT bytes is split into column
+// shares that the team's threads copy in parallel.
 static void run_domain_phase(exec_ctx *c, int d, int ph)
 {
     int64_t lo = c->first[(size_t)ph * (size_t)c->t.D + (size_t)d];
@@ -263,17 +172,8 @@ static void run_domain_phase(exec_ctx *c, int d, int ph)
 #pragma omp single
         for (int64_t k = lo; k < hi;) {
             const nt_segment_t *g = &c->seg[c->list[k]];
-            int64_t e = group_end(c, k, hi);
-            if (fill_bytes(c, k, e) > 0) {
-                const nt_matrix_t *T = c->dst;
-                int64_t t = g->dst_tile;
-                if (spawn_shares(c, d, TASK_TILE, k, e, nt_matrix_tile_cols(T, t % T->nt),
-                                 nt_matrix_tile_rows(T, t / T->nt) * (int64_t)es, &in_flight)) {
-                    k = e;
-                    continue;
-                }
-            } else if (spawn_shares(c, d, TASK_SEG, k, k + 1, g->cols, g->rows * (int64_t)es,
-                                    &in_flight)) {
+            if (spawn_shares(c, d, TASK_SEG, k, k + 1, g->cols, g->rows * (int64_t)es,
+                             &in_flight)) {
                 k++;
                 continue;
             }

@@ -2,10 +2,12 @@
 // block shapes redistributions copy. Not part of the tool; build and run with
 //   cc -O2 -fopenmp -D_GNU_SOURCE -Ilib -Iinclude bench/micro/copy_kernels.c lib/copy.c
 //      -o build/bin/copy_kernels
-//   build/bin/copy_kernels [MiB per thread] [reps]
+//   build/bin/copy_kernels [MiB per thread] [reps] [categories]
 // Every measurement streams through buffers far larger than the caches (as a redistribution of
 // a large matrix does), on 1 and 2 threads; the reference is memcpy of the same bytes by the
-// same threads, measured alternately with the kernel, medians of the repetitions.
+// same threads, measured alternately with the kernel, medians of the repetitions. Times are
+// each thread's cpu time (the longest of the team), so that waits for a cpu on a loaded
+// machine do not count.
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,10 +16,12 @@
 
 #include "nt_copy.h"
 
-static double now(void)
+// Cpu time of the calling thread: on a loaded machine wall time mostly measures the waits for
+// a cpu; the cpu time of each thread (the longest of the team) is what the copy itself took.
+static double cpu_now(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
@@ -40,9 +44,10 @@ typedef struct shape {
 static double pass(char **src, char **dst, size_t bytes, const shape *sh, int kind,
                    unsigned flags, int nth)
 {
-    double t0 = now();
-#pragma omp parallel num_threads(nth)
+    double worst = 0;
+#pragma omp parallel num_threads(nth) reduction(max : worst)
     {
+        double t0 = cpu_now();
         int t = omp_get_thread_num();
         size_t cols = sh->block / sh->n;
         size_t sstep = cols * sh->lds, dstep = cols * sh->ldd;
@@ -55,8 +60,141 @@ static double pass(char **src, char **dst, size_t bytes, const shape *sh, int ki
                               (int64_t)(sh->lds), (int64_t)sh->n, (int64_t)cols, 1, flags,
                               (nt_copy_kind)kind);
         }
+        worst = cpu_now() - t0;
     }
-    return now() - t0;
+    return worst;
+}
+
+// ---- Cao categories at the kernel level ---------------------------------------------------
+// Target tiles of (pr*s) x (pc*s) elements filled from pr x pc pieces of s x s source tiles
+// (cid = 3(pr-1) + (pc-1)), streaming through `bytes` of source and target per thread, as an
+// execution does but without its threads, tasks and binding: the kernels alone. Also the
+// geometries nb 512 -> 256 (a 256 x 256 piece of a 512-row tile) and nb 64 -> 100 (pieces of
+// 64 and 36 rows and columns of a 100 x 100 target, sources of 64 rows).
+typedef struct cat {
+    const char *name;
+    int64_t rows[3], cols[3]; // row and column piece sizes of a target tile
+    int pr, pc;
+    int64_t lds;              // source tile rows
+} cat;
+
+enum { V_COLUMNS, V_PIECES, V_ONEPASS, V_MEMCPY, V_STREAM, NV };
+static const char *const vname[NV] = {"columns", "pieces", "one-pass", "memcpy", "stream"};
+
+// One target tile from its pieces (sources consecutive in src), with variant v.
+static void fill_one(char *dst, const char *src, const cat *k, int v)
+{
+    int64_t tm = 0, tn = 0;
+    for (int a = 0; a < k->pr; a++)
+        tm += k->rows[a];
+    for (int b = 0; b < k->pc; b++)
+        tn += k->cols[b];
+    _Alignas(64) char stage[16 << 10];
+    int64_t cb = (int64_t)(sizeof stage / (size_t)(tm * 8));
+    if (v == V_ONEPASS && cb >= 1) {
+        for (int64_t j0 = 0; j0 < tn; j0 += cb) {
+            int64_t j1 = j0 + cb < tn ? j0 + cb : tn, c0 = 0;
+            for (int b = 0; b < k->pc; c0 += k->cols[b], b++) {
+                int64_t lo = j0 > c0 ? j0 : c0, hi = j1 < c0 + k->cols[b] ? j1 : c0 + k->cols[b];
+                int64_t r0 = 0;
+                for (int a = 0; a < k->pr && lo < hi; r0 += k->rows[a], a++) {
+                    const char *p =
+                        src + (size_t)(b * k->pr + a) * (size_t)(k->lds * k->cols[b]) * 8;
+                    nt_copy_2d(stage + (size_t)((lo - j0) * tm + r0) * 8, tm,
+                               p + (size_t)((lo - c0) * k->lds) * 8, k->lds, k->rows[a],
+                               hi - lo, 8);
+                }
+            }
+            nt_copy_2d_ex(dst + (size_t)(j0 * tm) * 8, tm, stage, tm, tm, j1 - j0, 8,
+                          NT_COPY_STREAM | NT_COPY_NOFENCE, NT_COPY_NT);
+        }
+        nt_copy_fence();
+        return;
+    }
+    int64_t c0 = 0;
+    for (int b = 0; b < k->pc; c0 += k->cols[b], b++) {
+        int64_t r0 = 0;
+        for (int a = 0; a < k->pr; r0 += k->rows[a], a++) {
+            const char *p = src + (size_t)(b * k->pr + a) * (size_t)(k->lds * k->cols[b]) * 8;
+            nt_copy_2d_ex(dst + (size_t)(c0 * tm + r0) * 8, tm, p, k->lds, k->rows[a],
+                          k->cols[b], 8, v == V_COLUMNS ? 0 : NT_COPY_STREAM,
+                          v == V_COLUMNS ? NT_COPY_COLUMNS : NT_COPY_AUTO);
+        }
+    }
+}
+
+// Seconds for one pass of variant v on nth threads.
+static double cat_pass(char **src, char **dst, size_t bytes, const cat *k, int v, int nth)
+{
+    int64_t tm = 0, tn = 0;
+    for (int a = 0; a < k->pr; a++)
+        tm += k->rows[a];
+    for (int b = 0; b < k->pc; b++)
+        tn += k->cols[b];
+    size_t tile = (size_t)(tm * tn) * 8, sstep = (size_t)(k->lds * tn) * (size_t)k->pr * 8;
+    size_t ntiles = bytes / (sstep > tile ? sstep : tile);
+    double worst = 0;
+#pragma omp parallel num_threads(nth) reduction(max : worst)
+    {
+        double t0 = cpu_now();
+        int t = omp_get_thread_num();
+        for (size_t x = 0; x < ntiles; x++) {
+            if (v == V_MEMCPY)
+                memcpy(dst[t] + x * tile, src[t] + x * tile, tile);
+            else if (v == V_STREAM)
+                nt_copy_2d_ex(dst[t] + x * tile, 1, src[t] + x * tile, 1, (int64_t)tile, 1, 1,
+                              NT_COPY_STREAM, NT_COPY_AUTO);
+            else
+                fill_one(dst[t] + x * tile, src[t] + x * sstep, k, v);
+        }
+        worst = cpu_now() - t0;
+    }
+    return worst;
+}
+
+static void categories(char **src, char **dst, size_t bytes, int reps)
+{
+    static const cat cats[] = {
+        {"400 cid0 1x1", {400}, {400}, 1, 1, 400},
+        {"400 cid1 1x2", {400}, {400, 400}, 1, 2, 400},
+        {"400 cid2 1x3", {400}, {400, 400, 400}, 1, 3, 400},
+        {"400 cid3 2x1", {400, 400}, {400}, 2, 1, 400},
+        {"400 cid4 2x2", {400, 400}, {400, 400}, 2, 2, 400},
+        {"400 cid5 2x3", {400, 400}, {400, 400, 400}, 2, 3, 400},
+        {"400 cid6 3x1", {400, 400, 400}, {400}, 3, 1, 400},
+        {"400 cid7 3x2", {400, 400, 400}, {400, 400}, 3, 2, 400},
+        {"400 cid8 3x3", {400, 400, 400}, {400, 400, 400}, 3, 3, 400},
+        {"800 cid4 2x2", {800, 800}, {800, 800}, 2, 2, 800},
+        {"800 cid8 3x3", {800, 800, 800}, {800, 800, 800}, 3, 3, 800},
+        {"100 cid8 3x3", {100, 100, 100}, {100, 100, 100}, 3, 3, 100},
+        {"nb 512->256", {256}, {256}, 1, 1, 512},
+        {"nb 64->100", {64, 36}, {64, 36}, 2, 2, 64},
+        {"nb 8->12", {8, 4}, {8, 4}, 2, 2, 8},
+        {"nb 16->24", {16, 8}, {16, 8}, 2, 2, 16},
+        {"nb 24->32", {24, 8}, {24, 8}, 2, 2, 24},
+    };
+    const char *only = getenv("ONLY");
+    printf("\nCao categories, kernels alone (best of %d, interleaved): copy / bound, bound = "
+           "streaming copy of the same bytes (old bound = memcpy in the last column)\n", reps);
+    printf("%-14s %3s %8s %8s %8s %8s\n", "shape", "thr", vname[0], vname[1], vname[2],
+           "memcpy");
+    for (size_t k = 0; k < sizeof cats / sizeof *cats; k++)
+        for (int nth = 1; nth <= 2; nth++) {
+            if (only && !strstr(cats[k].name, only))
+                continue;
+            double best[NV];
+            for (int v = 0; v < NV; v++)
+                best[v] = 1e30;
+            for (int r = 0; r < reps; r++)
+                for (int v = 0; v < NV; v++) {
+                    double t = cat_pass(src, dst, bytes, &cats[k], v, nth);
+                    best[v] = t < best[v] ? t : best[v];
+                }
+            printf("%-14s %3d", cats[k].name, nth);
+            for (int v = 0; v < V_STREAM; v++)
+                printf(" %8.2f", best[V_STREAM] / best[v]);
+            printf("\n");
+        }
 }
 
 int main(int argc, char **argv)
@@ -95,6 +233,10 @@ int main(int argc, char **argv)
             return 1;
         memset(src[t], 1, 3 * bytes + 4096);
         memset(dst[t], 2, 3 * bytes + 4096);
+    }
+    if (argc > 3 && strcmp(argv[3], "categories") == 0) {
+        categories(src, dst, bytes, reps);
+        return 0;
     }
     printf("copy kernels: %zu MiB per thread per pass, %d reps, medians; ratio = kernel time /"
            " memcpy time of the same bytes (contiguous), < 1 is faster\n", mb, reps);

@@ -171,9 +171,9 @@ static int64_t nonzero_outside(const nt_matrix_t *T, const nt_sub_t *s)
     return nz;
 }
 
-// Small random executions with streaming forced on (the one-pass tile fill, partial tiles of
-// submatrices, ScaLAPACK-layout targets, one-port phases that split a tile's pieces, copies on
-// the source side), against the pattern oracle.
+// Small random executions with streaming forced on (streamed segments of every shape,
+// submatrices, ScaLAPACK-layout targets, one-port phases, copies on the source side, two
+// threads per domain), against the pattern oracle.
 Test(copy, streaming_executions_match_the_oracle)
 {
     nt_topo_t *topos[5] = {NULL};
