@@ -3,7 +3,9 @@
 //  - glibc's memcpy here never streams below 240 MB (x86_non_temporal_threshold), so a large
 //    copy reads every destination line before writing it (read for ownership): 3 memory
 //    transfers per byte instead of 2. Streaming stores save that third transfer when the
-//    destination is not read again soon, hence NT_COPY_STREAM for large redistributions.
+//    destination is not read again soon, hence NT_COPY_STREAM for large redistributions:
+//    contiguous copies take 0.69-0.77 of memcpy's time, strided columns of 512 B to 6 KiB
+//    0.6-1.0 of a contiguous memcpy (1.3-2x faster than memcpy column by column).
 //  - A column of a few dozen bytes costs a memcpy call (PLT, size dispatch) about as much as
 //    its bytes; such columns are copied inline with fixed-size moves.
 #include <stdatomic.h>
