@@ -7,7 +7,9 @@
 //    contiguous copies take 0.69-0.77 of memcpy's time, strided columns of 512 B to 6 KiB
 //    0.6-1.0 of a contiguous memcpy (1.3-2x faster than memcpy column by column).
 //  - A column of a few dozen bytes costs a memcpy call (PLT, size dispatch) about as much as
-//    its bytes; such columns are copied inline with fixed-size moves.
+//    its bytes; such columns are copied inline with fixed-size moves: in cache, 64-byte columns
+//    take 0.8x and 36x36 pieces of 100-row tiles 0.5x the time of one memcpy per column (in
+//    memory both are bound by the memory the same way).
 #include <stdatomic.h>
 #include <string.h>
 
