@@ -22,6 +22,7 @@
 
 #include "nt_core.h"
 #include "nt_exec.h"
+#include "nt_copy.h"
 #include "nt_matrix.h"
 #include "nt_periodic.h"
 #include "nt_plan.h"
@@ -524,7 +525,8 @@ static nt_status prepare(pctx *x, nt_plan_t *plan, const nt_exec_opts_t *o)
     if (st)
         return st;
     x->order = exec_order(x, o);
-    x->stream = g->sub.rows * g->sub.cols * (int64_t)g->es >= STREAM_TOTAL;
+    // Large moves stream long runs, as the explicit executor and the bound do (nt_copy.h).
+    x->stream = g->sub.rows * g->sub.cols * (int64_t)g->es >= nt_copy_stream_bytes();
     if ((st = lists_alloc(x)) != NT_OK ||
         (o->schedule == NT_SCHED_STEPS && (st = build_phases(x, plan)) != NT_OK))
         return st;

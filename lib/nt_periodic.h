@@ -56,7 +56,5 @@ void copy_column(char *const *dst, const char *const *src, const prun *r, const 
                  size_t es, bool stream);
 void stream_fence(void);
 
-// Moves at least this large use non-temporal stores for long runs.
-#define STREAM_TOTAL ((int64_t)32 << 20)
 
 #endif

@@ -184,6 +184,15 @@ Test(bench_a, cao_categories_quick)
     }
     cr_assert(json_is_true(json_object_get(s, "categories_as_expected")));
     cr_assert(json_is_null(json_object_get(s, "cao_reference_met")), "no 400x400 tiles");
+    cr_assert(json_is_null(json_object_get(s, "issue12_target_met")), "no 400x400 tiles");
+    // The two ScaLAPACK-like geometries, measured and checked like the categories.
+    json_t *geoms = json_object_get(s, "geometries");
+    cr_assert_eq(json_array_size(geoms), 2);
+    json_array_foreach(geoms, i, r) {
+        cr_assert_eq((int64_t)num(r, "target_mb"), i == 0 ? 256 : 100);
+        cr_assert_gt(num(r, "ratio"), 0);
+        cr_assert_gt(num(r, "segments_per_tile"), 0);
+    }
     cleanup(dir, s);
 }
 
