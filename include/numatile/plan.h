@@ -312,7 +312,11 @@ typedef enum nt_exec_schedule {
     NT_SCHED_STEPS = 1 /**< one-port phases (numatile/sched.h), a barrier after each */
 } nt_exec_schedule;
 
-/** \brief Copy order of a periodic plan (nt_plan_info_t::periodic); stored plans ignore it. */
+/** \brief Copy order. For a periodic plan (nt_plan_info_t::periodic) as below; for a plan of
+ *         stored segments TARGET keeps the plan's order on the target domains, SOURCE and
+ *         GLOBAL copy source tile by source tile on the source domains, and AUTO does the
+ *         latter when every domain is on one NUMA node and the pieces average 128 KiB or
+ *         more. One-port steps always use TARGET. */
 typedef enum nt_exec_order {
     NT_ORDER_AUTO = 0,   /**< GLOBAL when every domain is on one NUMA node (virtual domains),
                               else SOURCE with on_source, else TARGET */
