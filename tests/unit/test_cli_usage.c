@@ -1,0 +1,118 @@
+// The shared option parser of every subcommand (bench/cli/cli.c): wrong invocations named
+// precisely (missing value, unknown option, ambiguous prefix, value on a flag), exit 2.
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tool_run.h"
+
+enum { MAX_CMDS = 32 };
+
+// The subcommands `numatile --help` lists (indented lines after "commands:"), so that a new
+// one is covered without touching this file. Returns how many; names are malloc'ed.
+static int subcommands(char **names)
+{
+    tool_result r = tool_run((const char *[]){"--help", NULL});
+    cr_assert_eq(r.status, 0, "numatile --help: exit %d", r.status);
+    const char *p = strstr(r.out, "commands:\n");
+    cr_assert_not_null(p, "numatile --help has no 'commands:' list");
+    int n = 0;
+    for (p = strchr(p, '\n') + 1; p[0] == ' ' && p[1] == ' ' && n < MAX_CMDS;) {
+        p += strspn(p, " ");
+        size_t len = strcspn(p, " \n");
+        names[n++] = strndup(p, len);
+        p = strchr(p, '\n');
+        if (!p)
+            break;
+        p++;
+    }
+    tool_result_free(&r);
+    cr_assert_geq(n, 10, "expected at least the 10 subcommands of the contract, got %d", n);
+    return n;
+}
+
+// The tool exits 2, prints nothing on stdout, and stderr's first line is exactly `line`.
+static void expect_usage(const char *const *args, const char *line)
+{
+    tool_result r = tool_run(args);
+    size_t len = strcspn(r.err, "\n");
+    cr_expect_eq(r.status, 2, "%s ...: exit %d, want 2 (%s)", args[0], r.status, r.err);
+    cr_expect_str_empty(r.out, "%s ...: stdout not empty: %s", args[0], r.out);
+    cr_expect(strlen(line) == len && !strncmp(r.err, line, len),
+              "stderr starts\n  %.*s\nwant\n  %s", (int)len, r.err, line);
+    tool_result_free(&r);
+}
+
+Test(cli_usage, a_missing_value_is_named)
+{
+    if (!tool_path())
+        cr_skip("NT_TOOL not set");
+    expect_usage((const char *[]){"plan", "--m", NULL},
+                 "numatile plan: option '--m' needs a value");
+    expect_usage((const char *[]){"plan", "--m", "8", "--n", NULL},
+                 "numatile plan: option '--n' needs a value");
+    // The value forgotten in the middle: the next option is not taken as the value.
+    expect_usage((const char *[]){"plan", "--m", "--n", "8", NULL},
+                 "numatile plan: option '--m' needs a value ('--n' is an option)");
+    expect_usage((const char *[]){"topo", "--synthetic", "--json", NULL},
+                 "numatile topo: option '--synthetic' needs a value ('--json' is an option)");
+    // An abbreviation is named by the option it stands for.
+    expect_usage((const char *[]){"gemm", "--dis", NULL},
+                 "numatile gemm: option '--dist' needs a value");
+    expect_usage((const char *[]){"bench", "--out", NULL},
+                 "numatile bench: option '--out' needs a value");
+    // A value glued with '=' is the user's explicit choice: judged as a value.
+    expect_usage((const char *[]){"plan", "--m=--n", NULL},
+                 "numatile plan: --m: '--n' is not a size in 1..2^31-1");
+}
+
+Test(cli_usage, an_unknown_option_is_named_in_every_subcommand)
+{
+    if (!tool_path())
+        cr_skip("NT_TOOL not set");
+    char *cmds[MAX_CMDS];
+    int n = subcommands(cmds);
+    for (int i = 0; i < n; i++) {
+        char want[128];
+        snprintf(want, sizeof want, "numatile %s: unknown option '--bogus'", cmds[i]);
+        expect_usage((const char *[]){cmds[i], "--bogus", NULL}, want);
+        snprintf(want, sizeof want, "numatile %s: unknown option '-x'", cmds[i]);
+        expect_usage((const char *[]){cmds[i], "-x", NULL}, want);
+        snprintf(want, sizeof want, "numatile %s: option '--json' takes no value (in "
+                 "'--json=1')", cmds[i]);
+        expect_usage((const char *[]){cmds[i], "--json=1", NULL}, want);
+        free(cmds[i]);
+    }
+}
+
+Test(cli_usage, a_near_miss_or_a_single_dash_gets_a_suggestion)
+{
+    if (!tool_path())
+        cr_skip("NT_TOOL not set");
+    expect_usage((const char *[]){"topo", "--jsno", NULL},
+                 "numatile topo: unknown option '--jsno' (did you mean --json?)");
+    expect_usage((const char *[]){"topo", "-json", NULL},
+                 "numatile topo: unknown option '-json' (did you mean --json?)");
+    expect_usage((const char *[]){"plan", "-m", "8", NULL},
+                 "numatile plan: unknown option '-m' (did you mean --m?)");
+    expect_usage((const char *[]){"topo", "-xj", NULL}, "numatile topo: unknown option '-xj'");
+    // Nothing close: no guess.
+    expect_usage((const char *[]){"topo", "--fr", NULL}, "numatile topo: unknown option '--fr'");
+}
+
+// Unique prefixes are accepted (getopt_long's rule, which scripts may rely on); a prefix of
+// several options is refused with the candidates.
+Test(cli_usage, an_ambiguous_prefix_lists_the_candidates)
+{
+    if (!tool_path())
+        cr_skip("NT_TOOL not set");
+    expect_usage((const char *[]){"plan", "--fr", NULL},
+                 "numatile plan: option '--fr' is ambiguous (--from, --from-layout)");
+    expect_usage((const char *[]){"plan", "--fr=4x4@bc1d:2", NULL},
+                 "numatile plan: option '--fr' is ambiguous (--from, --from-layout)");
+    json_t *j = tool_json((const char *[]){"topo", "--dom", "3", "--js", NULL});
+    cr_expect_eq(json_array_size(json_object_get(j, "domains")), 3);
+    json_decref(j);
+}
