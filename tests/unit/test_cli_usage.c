@@ -1,5 +1,6 @@
-// The shared option parser of every subcommand (bench/cli/cli.c): wrong invocations named
-// precisely (missing value, unknown option, ambiguous prefix, value on a flag), exit 2.
+// The shared option parser of every subcommand (bench/cli/cli.c) and `numatile help`: help by
+// -h, --help and `help CMD`; wrong invocations named precisely (missing value, unknown option,
+// ambiguous prefix, value on a flag), exit 2.
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -43,6 +44,46 @@ static void expect_usage(const char *const *args, const char *line)
     cr_expect(strlen(line) == len && !strncmp(r.err, line, len),
               "stderr starts\n  %.*s\nwant\n  %s", (int)len, r.err, line);
     tool_result_free(&r);
+}
+
+Test(cli_usage, every_subcommand_prints_its_help_for_h_help_and_help_cmd)
+{
+    if (!tool_path())
+        cr_skip("NT_TOOL not set");
+    char *cmds[MAX_CMDS];
+    int n = subcommands(cmds);
+    for (int i = 0; i < n; i++) {
+        tool_result lng = tool_run((const char *[]){cmds[i], "--help", NULL});
+        tool_result sht = tool_run((const char *[]){cmds[i], "-h", NULL});
+        tool_result hlp = tool_run((const char *[]){"help", cmds[i], NULL});
+        cr_expect_eq(lng.status, 0, "%s --help: exit %d", cmds[i], lng.status);
+        cr_expect_eq(sht.status, 0, "%s -h: exit %d: %s", cmds[i], sht.status, sht.err);
+        cr_expect_eq(hlp.status, 0, "help %s: exit %d: %s", cmds[i], hlp.status, hlp.err);
+        char want[64];
+        snprintf(want, sizeof want, "usage: numatile %s", cmds[i]);
+        cr_expect(!strncmp(lng.out, want, strlen(want)), "%s --help starts: %.60s", cmds[i],
+                  lng.out);
+        cr_expect_str_eq(sht.out, lng.out, "%s -h differs from --help", cmds[i]);
+        cr_expect_str_eq(hlp.out, lng.out, "help %s differs from %s --help", cmds[i], cmds[i]);
+        cr_expect_str_empty(sht.err);
+        cr_expect_str_empty(hlp.err);
+        tool_result_free(&lng), tool_result_free(&sht), tool_result_free(&hlp);
+        free(cmds[i]);
+    }
+}
+
+Test(cli_usage, help_alone_is_the_general_usage_and_help_of_a_stranger_is_refused)
+{
+    if (!tool_path())
+        cr_skip("NT_TOOL not set");
+    tool_result top = tool_run((const char *[]){"--help", NULL});
+    tool_result hlp = tool_run((const char *[]){"help", NULL});
+    cr_expect_eq(hlp.status, 0);
+    cr_expect_str_eq(hlp.out, top.out);
+    tool_result_free(&top), tool_result_free(&hlp);
+    expect_usage((const char *[]){"help", "bogus", NULL}, "numatile help: unknown command 'bogus'");
+    expect_usage((const char *[]){"help", "topo", "plan", NULL},
+                 "numatile help: one command at a time (unexpected 'plan')");
 }
 
 Test(cli_usage, a_missing_value_is_named)
