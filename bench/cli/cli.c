@@ -321,7 +321,9 @@ void cli_print_tilemap(FILE *f, const int *owner, int64_t mt, int64_t nt, bool c
         maxd = owner[x] > maxd ? owner[x] : maxd;
     bool chars = compact && maxd < 62;
     int width = snprintf(NULL, 0, "%d", maxd);
-    bool colour = isatty(fileno(f)) && !getenv("NO_COLOR");
+    // no-color.org: only a NO_COLOR that is set and not empty turns colour off.
+    const char *no_colour = getenv("NO_COLOR");
+    bool colour = isatty(fileno(f)) && !(no_colour && *no_colour);
     for (int64_t i = 0; i < mt; i++) {
         fputs("  ", f);
         for (int64_t j = 0; j < nt; j++) {

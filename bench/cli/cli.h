@@ -87,7 +87,8 @@ int cli_print_json(json_t *obj);
 
 // Print a tile map (owner[i*nt+j], row by row) as a grid, each line indented by two spaces.
 // compact: one character per tile (0-9a-zA-Z) when every domain id is below 62, else ids
-// separated by spaces. On a terminal (and without NO_COLOR) each domain gets a background colour.
+// separated by spaces. On a terminal each domain gets a background colour, unless NO_COLOR is
+// set to a non-empty value (no-color.org).
 void cli_print_tilemap(FILE *f, const int *owner, int64_t mt, int64_t nt, bool compact);
 
 #endif

@@ -1,11 +1,14 @@
 // The shared option parser of every subcommand (bench/cli/cli.c) and `numatile help`: help by
 // -h, --help and `help CMD`; wrong invocations named precisely (missing value, unknown option,
-// ambiguous prefix, value on a flag), exit 2.
+// ambiguous prefix, value on a flag), exit 2; NO_COLOR as no-color.org defines it.
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <pty.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "tool_run.h"
 
@@ -156,4 +159,48 @@ Test(cli_usage, an_ambiguous_prefix_lists_the_candidates)
     json_t *j = tool_json((const char *[]){"topo", "--dom", "3", "--js", NULL});
     cr_expect_eq(json_array_size(json_object_get(j, "domains")), 3);
     json_decref(j);
+}
+
+// Run `numatile ARGS` on a pseudo-terminal with NO_COLOR set to `no_color` (NULL: unset);
+// whether the output has an escape sequence.
+static bool coloured(const char *no_color, const char *const *args)
+{
+    int master;
+    pid_t pid = forkpty(&master, NULL, NULL, NULL);
+    cr_assert_neq(pid, -1, "forkpty failed");
+    if (pid == 0) {
+        if (no_color)
+            setenv("NO_COLOR", no_color, 1);
+        else
+            unsetenv("NO_COLOR");
+        char *argv[16] = {(char *)tool_path()};
+        for (int i = 0; args[i] && i < 14; i++)
+            argv[i + 1] = (char *)args[i];
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    char buf[4096];
+    size_t len = 0;
+    ssize_t k;
+    // Read until the child is gone (EIO on Linux once the slave side is closed).
+    while ((k = read(master, buf + len, sizeof buf - 1 - len)) > 0)
+        len += (size_t)k;
+    buf[len] = '\0';
+    close(master);
+    int ws;
+    cr_assert_eq(waitpid(pid, &ws, 0), pid);
+    cr_assert(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "tool failed on a terminal: %s", buf);
+    cr_assert_not_null(strstr(buf, "tiles per domain"), "unexpected output: %s", buf);
+    return strchr(buf, '\033') != NULL;
+}
+
+Test(cli_usage, only_a_non_empty_no_color_turns_colour_off)
+{
+    if (!tool_path())
+        cr_skip("NT_TOOL not set");
+    const char *const args[] = {"partition", "--speeds", "2,1", "--n", "4", "--algo", "column",
+                                "--dump", NULL};
+    cr_expect(coloured(NULL, args), "no colour on a terminal without NO_COLOR");
+    cr_expect(coloured("", args), "NO_COLOR= (empty) turned colour off");
+    cr_expect(!coloured("1", args), "NO_COLOR=1 left colour on");
 }
