@@ -52,7 +52,8 @@ static char bad_option[512];
 static int option_index(const struct option *opts, const char *name)
 {
     size_t len = strcspn(name, "=");
-    int found = -1;
+    int first = -1; // the first option NAME abbreviates
+    bool ambiguous = false;
     if (len == 0)
         return -1;
     for (int k = 0; opts[k].name; k++) {
@@ -60,14 +61,13 @@ static int option_index(const struct option *opts, const char *name)
             continue;
         if (strlen(opts[k].name) == len)
             return k;
-        const struct option *f = found >= 0 ? &opts[found] : NULL;
-        if (!f)
-            found = k;
-        else if (found != -2 && (f->has_arg != opts[k].has_arg || f->flag != opts[k].flag ||
-                                 f->val != opts[k].val))
-            found = -2; // keep looking: an exact match later still wins
+        if (first < 0)
+            first = k;
+        else if (opts[first].has_arg != opts[k].has_arg || opts[first].flag != opts[k].flag ||
+                 opts[first].val != opts[k].val)
+            ambiguous = true; // keep looking: an exact match later still wins
     }
-    return found;
+    return ambiguous ? -2 : first;
 }
 
 // Edit distance between a (length la) and b, capped: enough to tell a typo from a stranger.

@@ -156,6 +156,12 @@ Test(cli_usage, an_ambiguous_prefix_lists_the_candidates)
                  "numatile plan: option '--fr' is ambiguous (--from, --from-layout)");
     expect_usage((const char *[]){"plan", "--fr=4x4@bc1d:2", NULL},
                  "numatile plan: option '--fr' is ambiguous (--from, --from-layout)");
+    // Three candidates and four: every one is listed.
+    expect_usage((const char *[]){"redist", "--t", NULL},
+                 "numatile redist: option '--t' is ambiguous (--to, --to-layout, --threads)");
+    expect_usage((const char *[]){"redist", "--s", NULL},
+                 "numatile redist: option '--s' is ambiguous (--synthetic, --sub, --schedule, "
+                 "--seed)");
     json_t *j = tool_json((const char *[]){"topo", "--dom", "3", "--js", NULL});
     cr_expect_eq(json_array_size(json_object_get(j, "domains")), 3);
     json_decref(j);
