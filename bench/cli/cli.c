@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 static void eprint_va(const char *fmt, va_list ap)
@@ -240,6 +241,18 @@ int cli_no_operands(const char *cmd, int argc, char **argv)
 {
     if (optind < argc)
         return cli_usage(cmd, "unexpected argument '%s'", argv[optind]);
+    return CLI_OK;
+}
+
+int cli_check_synthetic(const char *cmd, const char *desc)
+{
+    size_t len = strlen(desc);
+    if (len < 4 || strcasecmp(desc + len - 4, ".xml"))
+        return CLI_OK;
+    FILE *f = fopen(desc, "r");
+    if (!f)
+        return cli_usage(cmd, "--synthetic: cannot read '%s': %s", desc, strerror(errno));
+    fclose(f);
     return CLI_OK;
 }
 

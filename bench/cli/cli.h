@@ -63,6 +63,11 @@ int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(print
 // message that echoes argv or file contents. Newlines in fmt itself are kept.
 void cli_eprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+// A --synthetic value that names an XML file (".xml", any case) must be readable: CLI_OK, or a
+// usage error with the system's reason, rather than the library's "not a valid hwloc XML" for
+// a file that is not there. Synthetic descriptions pass unchecked.
+int cli_check_synthetic(const char *cmd, const char *desc);
+
 // The tool's exit code for a library status: CLI_OK for NT_OK, CLI_USAGE for NT_EINVAL /
 // NT_ERANGE / NT_EIO / NT_ENOSPACE (the user's input was wrong or impossible), CLI_RUNTIME
 // otherwise. The one mapping the subcommands and the scenarios share.

@@ -210,3 +210,19 @@ Test(cli_usage, only_a_non_empty_no_color_turns_colour_off)
     cr_expect(coloured("", args), "NO_COLOR= (empty) turned colour off");
     cr_expect(!coloured("1", args), "NO_COLOR=1 left colour on");
 }
+
+// An XML file that is not there is named as missing (any case of ".xml"), not as invalid XML.
+Test(cli_usage, a_missing_xml_file_is_said_to_be_missing)
+{
+    if (!tool_path())
+        cr_skip("NT_TOOL not set");
+    char dir[] = "/tmp/nt_cli_usage_XXXXXX", path[64], want[160];
+    cr_assert_not_null(mkdtemp(dir));
+    for (int upper = 0; upper < 2; upper++) {
+        snprintf(path, sizeof path, "%s/none.%s", dir, upper ? "XML" : "xml");
+        snprintf(want, sizeof want, "numatile topo: --synthetic: cannot read '%s': No such file "
+                 "or directory", path);
+        expect_usage((const char *[]){"topo", "--synthetic", path, NULL}, want);
+    }
+    rmdir(dir);
+}
