@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 static void eprint_va(const char *fmt, va_list ap)
@@ -43,10 +44,175 @@ int cli_usage(const char *cmd, const char *fmt, ...)
     return CLI_USAGE;
 }
 
+// What cli_getopt could not take, said in full; cli_common_option prints it for CLI_OPT_BAD.
+static char bad_option[512];
+
+// The option NAME (up to '=' or its end) names: its index in opts, exact or as a prefix of
+// one option, as getopt_long takes it; -1 when none matches; -2 when it is a prefix of several
+// that differ (getopt_long refuses those as ambiguous; an empty name matches nothing).
+static int option_index(const struct option *opts, const char *name)
+{
+    size_t len = strcspn(name, "=");
+    int first = -1; // the first option NAME abbreviates
+    bool ambiguous = false;
+    if (len == 0)
+        return -1;
+    for (int k = 0; opts[k].name; k++) {
+        if (strncmp(opts[k].name, name, len))
+            continue;
+        if (strlen(opts[k].name) == len)
+            return k;
+        if (first < 0)
+            first = k;
+        else if (opts[first].has_arg != opts[k].has_arg || opts[first].flag != opts[k].flag ||
+                 opts[first].val != opts[k].val)
+            ambiguous = true; // keep looking: an exact match later still wins
+    }
+    return ambiguous ? -2 : first;
+}
+
+// Edit distance between a (length la) and b, capped: enough to tell a typo from a stranger.
+static int edit_distance(const char *a, size_t la, const char *b)
+{
+    size_t lb = strlen(b);
+    if (la > 32 || lb > 32)
+        return 99;
+    int row[33];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        int diag = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+            best = up + 1 < best ? up + 1 : best;
+            best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
+            diag = up;
+            row[j] = best;
+        }
+    }
+    return row[lb];
+}
+
+// " (did you mean --X?)" for the option NAME most likely meant, or "" when none is close:
+// the option it names or abbreviates (typed with one dash), else one within two typos.
+static void suggest(const struct option *opts, const char *name, char *buf, size_t cap)
+{
+    size_t len = strcspn(name, "=");
+    int k = option_index(opts, name), best = 3;
+    for (int i = 0; k < 0 && opts[i].name; i++) {
+        int d = edit_distance(name, len, opts[i].name);
+        if (d < best && (size_t)d < len) {
+            best = d;
+            k = i;
+        }
+    }
+    if (k >= 0)
+        snprintf(buf, cap, " (did you mean --%s?)", opts[k].name);
+    else
+        buf[0] = '\0';
+}
+
+// "option '--fr' is ambiguous (--from, --from-layout)": every option ARG abbreviates.
+static void say_ambiguous(const struct option *opts, const char *arg)
+{
+    size_t len = strcspn(arg + 2, "="), at;
+    at = (size_t)snprintf(bad_option, sizeof bad_option, "option '%.*s' is ambiguous (",
+                          (int)(len + 2), arg);
+    const char *sep = "";
+    for (int k = 0; opts[k].name && at < sizeof bad_option; k++)
+        if (!strncmp(opts[k].name, arg + 2, len)) {
+            at += (size_t)snprintf(bad_option + at, sizeof bad_option - at, "%s--%s", sep,
+                                   opts[k].name);
+            sep = ", ";
+        }
+    if (at < sizeof bad_option)
+        snprintf(bad_option + at, sizeof bad_option - at, ")");
+}
+
+// Why getopt_long answered '?' to the element ARG: an unknown, ambiguous or valueless long
+// option, or a short one (only -h exists; getopt says which character it stopped at).
+static void say_refused(const struct option *opts, const char *arg)
+{
+    char hint[128];
+    if (arg[0] == '-' && arg[1] == '-') {
+        int k = option_index(opts, arg + 2);
+        if (k == -2) {
+            say_ambiguous(opts, arg);
+            return;
+        }
+        if (k >= 0 && strchr(arg, '=')) {
+            snprintf(bad_option, sizeof bad_option, "option '--%s' takes no value (in '%s')",
+                     opts[k].name, arg);
+            return;
+        }
+        suggest(opts, arg + 2, hint, sizeof hint);
+        snprintf(bad_option, sizeof bad_option, "unknown option '%s'%s", arg, hint);
+        return;
+    }
+    // Long option names written with one dash ("-json") are the likely slip.
+    suggest(opts, arg + 1, hint, sizeof hint);
+    snprintf(bad_option, sizeof bad_option, "unknown option '%s'%s", arg, hint);
+}
+
+// The argv element getopt_long refused after returning '?' with optopt set, for a short option.
+// glibc moves optind past a one-character element ("-x") but leaves it on a longer one ("-json")
+// whose first character failed (every short option but -h fails, and -h ends the parse).
+static const char *short_element(int argc, char **argv)
+{
+    const char *prev = argv[optind - 1];
+    if (prev[0] == '-' && prev[1] == optopt && prev[2] == '\0')
+        return prev;
+    if (optind < argc && argv[optind][0] == '-' && argv[optind][1] == optopt)
+        return argv[optind];
+    return prev;
+}
+
+// Whether getopt_long's '?' was about the long option just passed: it sets optopt to 0 for an
+// unknown or ambiguous one, and to the option's id for a value given to one that takes none.
+static bool long_refused(char **argv, const struct option *opts)
+{
+    const char *prev = argv[optind - 1];
+    if (prev[0] != '-' || prev[1] != '-')
+        return false;
+    int k = optopt ? option_index(opts, prev + 2) : -1;
+    return !optopt || (k >= 0 && opts[k].has_arg == no_argument && strchr(prev, '='));
+}
+
+// A required value that is itself one of the options ("--m --n 8"): the value was forgotten.
+static bool is_option(const struct option *opts, const char *value)
+{
+    return value[0] == '-' && value[1] == '-' && option_index(opts, value + 2) != -1;
+}
+
 int cli_getopt(int argc, char **argv, const struct option *opts)
 {
     opterr = 0;
-    return getopt_long(argc, argv, "", opts, NULL);
+    int k = -1;
+    // ':' first: an option missing its value comes back as ':', told apart from an unknown
+    // one; "h" makes -h a short spelling of --help in every subcommand.
+    int c = getopt_long(argc, argv, ":h", opts, &k);
+    if (c == 'h')
+        return CLI_OPT_HELP;
+    if (c == ':' || (c >= 0 && c != '?' && k >= 0 && opts[k].has_arg == required_argument &&
+                     optarg == argv[optind - 1] && is_option(opts, optarg))) {
+        // On ':', optind is past the option (and k unset); otherwise past its would-be value.
+        if (c == ':')
+            k = option_index(opts, argv[optind - 1] + 2);
+        const char *name = k >= 0 ? opts[k].name : argv[optind - 1] + 2;
+        if (c == ':')
+            snprintf(bad_option, sizeof bad_option, "option '--%s' needs a value", name);
+        else
+            snprintf(bad_option, sizeof bad_option, "option '--%s' needs a value ('%s' is an "
+                     "option)", name, optarg);
+        return CLI_OPT_BAD;
+    }
+    if (c == '?') {
+        say_refused(opts, long_refused(argv, opts) ? argv[optind - 1]
+                                                   : short_element(argc, argv));
+        return CLI_OPT_BAD;
+    }
+    return c;
 }
 
 int cli_common_option(cli_common *co, int id, char **argv)
@@ -65,7 +231,9 @@ int cli_common_option(cli_common *co, int id, char **argv)
         co->seed = (uint64_t)seed;
         return CLI_OK;
     case CLI_OPT_HELP: fputs(co->help, stdout); return CLI_HELP_SHOWN;
-    default: return cli_usage(co->cmd, "unknown or incomplete option '%s'", argv[optind - 1]);
+    case CLI_OPT_BAD: return cli_usage(co->cmd, "%s", bad_option);
+    // An id of the subcommand's table that it forgot to handle: a bug of ours, said plainly.
+    default: return cli_usage(co->cmd, "option '%s' is not handled", argv[optind - 1]);
     }
 }
 
@@ -73,6 +241,18 @@ int cli_no_operands(const char *cmd, int argc, char **argv)
 {
     if (optind < argc)
         return cli_usage(cmd, "unexpected argument '%s'", argv[optind]);
+    return CLI_OK;
+}
+
+int cli_check_synthetic(const char *cmd, const char *desc)
+{
+    size_t len = strlen(desc);
+    if (len < 4 || strcasecmp(desc + len - 4, ".xml"))
+        return CLI_OK;
+    FILE *f = fopen(desc, "r");
+    if (!f)
+        return cli_usage(cmd, "--synthetic: cannot read '%s': %s", desc, strerror(errno));
+    fclose(f);
     return CLI_OK;
 }
 
@@ -154,7 +334,9 @@ void cli_print_tilemap(FILE *f, const int *owner, int64_t mt, int64_t nt, bool c
         maxd = owner[x] > maxd ? owner[x] : maxd;
     bool chars = compact && maxd < 62;
     int width = snprintf(NULL, 0, "%d", maxd);
-    bool colour = isatty(fileno(f)) && !getenv("NO_COLOR");
+    // no-color.org: only a NO_COLOR that is set and not empty turns colour off.
+    const char *no_colour = getenv("NO_COLOR");
+    bool colour = isatty(fileno(f)) && !(no_colour && *no_colour);
     for (int64_t i = 0; i < mt; i++) {
         fputs("  ", f);
         for (int64_t j = 0; j < nt; j++) {

@@ -1,5 +1,5 @@
 // Shared helpers of the `numatile` tool: subcommand table, the options every subcommand
-// parses alike, argument errors, number parsing, JSON output. Exit codes (DESIGN.md): 0 ok,
+// parses alike, argument errors, number parsing, JSON output. Exit codes (docs/numatile.1): 0 ok,
 // 1 a --verify check failed, 2 bad arguments, 3 the library failed at run time.
 #ifndef NUMATILE_CLI_H
 #define NUMATILE_CLI_H
@@ -24,7 +24,8 @@ typedef struct cli_cmd {
 // message. A subcommand lists those it takes in its getopt_long table with these ids, e.g.
 // {"json", no_argument, 0, CLI_OPT_JSON}, and hands every id it does not handle itself to
 // cli_common_option. The ids lie above every character, clear of the subcommands' own ids.
-enum { CLI_OPT_JSON = 0x100, CLI_OPT_DOMAINS, CLI_OPT_SEED, CLI_OPT_VERIFY, CLI_OPT_HELP };
+enum { CLI_OPT_JSON = 0x100, CLI_OPT_DOMAINS, CLI_OPT_SEED, CLI_OPT_VERIFY, CLI_OPT_HELP,
+       CLI_OPT_BAD };
 
 typedef struct cli_common {
     const char *cmd;  // the subcommand's name, for messages
@@ -38,13 +39,18 @@ typedef struct cli_common {
 // What a parse step returns after --help printed the help: the subcommand exits with CLI_OK.
 enum { CLI_HELP_SHOWN = -1 };
 
-// getopt_long over long options only, silent: every message about the arguments is ours.
+// getopt_long over the long options of opts, silent: every message about the arguments is ours.
+// Unique prefixes are accepted as getopt_long does ("--dom 4"). -h is --help (CLI_OPT_HELP).
+// A refused argument comes back as CLI_OPT_BAD, with the reason kept for cli_common_option:
+// "option '--m' needs a value" (none left, or the next argument is itself an option),
+// "unknown option '--bogus'" (with "did you mean --X?" for a near miss or a single dash),
+// "option '--fr' is ambiguous (--from, --from-layout)", "option '--json' takes no value".
 int cli_getopt(int argc, char **argv, const struct option *opts);
 
 // Handle option id (what cli_getopt returned; its argument in optarg) that the subcommand did
 // not: a common option fills co (CLI_OK, or CLI_USAGE with a message if its value is wrong);
-// --help prints co->help (CLI_HELP_SHOWN); any other id is an unknown option or one missing its
-// value (CLI_USAGE with a message).
+// --help prints co->help (CLI_HELP_SHOWN); CLI_OPT_BAD prints why cli_getopt refused the
+// argument (CLI_USAGE).
 int cli_common_option(cli_common *co, int id, char **argv);
 
 // After the options: CLI_OK when no argument is left, else a usage error naming the first.
@@ -56,6 +62,11 @@ int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(print
 // fprintf to stderr with non-printable bytes of the result escaped (\xNN, nt_escape): for every
 // message that echoes argv or file contents. Newlines in fmt itself are kept.
 void cli_eprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+// A --synthetic value that names an XML file (".xml", any case) must be readable: CLI_OK, or a
+// usage error with the system's reason, rather than the library's "not a valid hwloc XML" for
+// a file that is not there. Synthetic descriptions pass unchecked.
+int cli_check_synthetic(const char *cmd, const char *desc);
 
 // The tool's exit code for a library status: CLI_OK for NT_OK, CLI_USAGE for NT_EINVAL /
 // NT_ERANGE / NT_EIO / NT_ENOSPACE (the user's input was wrong or impossible), CLI_RUNTIME
@@ -81,7 +92,8 @@ int cli_print_json(json_t *obj);
 
 // Print a tile map (owner[i*nt+j], row by row) as a grid, each line indented by two spaces.
 // compact: one character per tile (0-9a-zA-Z) when every domain id is below 62, else ids
-// separated by spaces. On a terminal (and without NO_COLOR) each domain gets a background colour.
+// separated by spaces. On a terminal each domain gets a background colour, unless NO_COLOR is
+// set to a non-empty value (no-color.org).
 void cli_print_tilemap(FILE *f, const int *owner, int64_t mt, int64_t nt, bool compact);
 
 #endif

@@ -220,7 +220,11 @@ static int parse_args(int argc, char **argv, topo_args *a)
     int c, rc;
     while ((c = cli_getopt(argc, argv, topo_options)) != -1) {
         switch (c) {
-        case 's': a->synthetic = optarg; break;
+        case 's':
+            if ((rc = cli_check_synthetic("topo", optarg)) != CLI_OK)
+                return rc;
+            a->synthetic = optarg;
+            break;
         case 'p':
             if (!cli_parse_int(optarg, 1, 1 << 20, &a->probe_mib))
                 return cli_usage("topo", "--probe: '%s' is not a size in MiB (1..1048576)",

@@ -5,7 +5,6 @@
 #include "cli.h"
 #include "commands.h"
 
-
 static const cli_cmd commands[] = {
     {"topo", "domains, cpus, memory and distances of this (or a described) machine", cmd_topo},
     {"match", "optimal relabelling of a target partition (instance file)", cmd_match},
@@ -23,12 +22,44 @@ static const cli_cmd commands[] = {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: numatile COMMAND [options]   (numatile COMMAND --help for its options)\n\n"
+    fprintf(f, "usage: numatile COMMAND [options]   (numatile help COMMAND: its options)\n\n"
                "commands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nexit status: 0 ok, 1 a --verify check failed, 2 bad arguments, "
                "3 run-time failure\n");
+}
+
+static const cli_cmd *find_command(const char *name)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (!strcmp(name, commands[i].name))
+            return &commands[i];
+    return NULL;
+}
+
+// `numatile help [CMD]`: the general usage, or CMD's own help exactly as `CMD --help` prints it
+// (the subcommand prints it, so the two cannot drift apart).
+static int help(int argc, char **argv)
+{
+    if (argc < 3 || !strcmp(argv[2], "help")) {
+        usage(stdout);
+        return CLI_OK;
+    }
+    if (argc > 3) {
+        cli_eprintf("numatile help: one command at a time (unexpected '%s')\n", argv[3]);
+        return CLI_USAGE;
+    }
+    const cli_cmd *c = find_command(argv[2]);
+    if (!c) {
+        cli_eprintf("numatile help: unknown command '%s'\n", argv[2]);
+        usage(stderr);
+        return CLI_USAGE;
+    }
+    char name[32], opt[] = "--help";
+    snprintf(name, sizeof name, "%s", c->name);
+    char *hargv[] = {name, opt, NULL};
+    return c->run(2, hargv);
 }
 
 int main(int argc, char **argv)
@@ -37,17 +68,19 @@ int main(int argc, char **argv)
         usage(stderr);
         return CLI_USAGE;
     }
-    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         usage(stdout);
         return CLI_OK;
     }
+    if (!strcmp(argv[1], "help"))
+        return help(argc, argv);
     if (!strcmp(argv[1], "--version")) {
         printf("numatile %s\ntile kernels: %s\n", nt_version(), nt_blas_name());
         return CLI_OK;
     }
-    for (size_t i = 0; i < NCOMMANDS; i++)
-        if (!strcmp(argv[1], commands[i].name))
-            return commands[i].run(argc - 1, argv + 1);
+    const cli_cmd *c = find_command(argv[1]);
+    if (c)
+        return c->run(argc - 1, argv + 1);
     cli_eprintf("numatile: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return CLI_USAGE;
