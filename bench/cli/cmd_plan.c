@@ -263,7 +263,7 @@ static int plan_option(args *a, int c, char **argv)
         if (a->redist)
             return cli_usage(cmd, "--synthetic: a described machine has no memory to move");
         a->synthetic = optarg;
-        return CLI_OK;
+        return cli_check_synthetic(cmd, optarg);
     case O_MATCH:
         if (nt_match_objective_parse(optarg, &a->match) != NT_OK)
             return cli_usage(cmd, "--match: '%s' is not none|volume|steps|lex|distance", optarg);
