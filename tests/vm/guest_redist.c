@@ -445,6 +445,70 @@ static void free_run(run_out *r)
     nt_matrix_destroy(r->S);
 }
 
+// In place on real nodes: the target reuses the source's blocks through per-domain pools, and
+// every page of the target, recycled or fresh, must be on its domain's node; the values must be
+// the source's. Then the same into a target from a memory pool (numatile/pool.h) that a first
+// target was destroyed into: recycled pages again on their domain's node.
+static void inplace_case(const nt_topo_t *topo, const char *name, int64_t n, int64_t mbs,
+                         const char *sspec, int64_t mbt, const char *tspec, uint64_t seed)
+{
+    char ss[64], ts[64];
+    int nds, ndt;
+    expand(sspec, ss, sizeof ss, &nds);
+    expand(tspec, ts, sizeof ts, &ndt);
+    nt_matrix_shape_t a = {n, n, mbs, mbs, 8}, b = {n, n, mbt, mbt, 8};
+    nt_matrix_t *S = NULL, *T = NULL;
+    nt_plan_t *plan = NULL;
+    nt_status st = nt_matrix_create_spec(topo, &a, ss, nds, NT_LAYOUT_TILE, 0, &S);
+    if (st == NT_OK)
+        st = nt_matrix_create_spec(topo, &b, ts, ndt, NT_LAYOUT_TILE, NT_MATRIX_NOALLOC, &T);
+    if (st == NT_OK)
+        st = nt_matrix_fill(S, fill_fn, &seed);
+    if (st == NT_OK)
+        st = nt_plan_create(S, T, NULL, &(nt_plan_opts_t){.relabel = NT_MATCH_VOLUME}, &plan);
+    nt_exec_stats_t es = {0};
+    if (st == NT_OK)
+        st = nt_plan_execute(plan, S, T, &(nt_exec_opts_t){.inplace = true}, &es);
+    if (check(st == NT_OK, "%s: in place: %s", name, st ? nt_last_error() : "ok")) {
+        check(es.bytes_recycled > 0, "%s: in place: %lld bytes of the source recycled", name,
+              (long long)es.bytes_recycled);
+        check_placed(T, name, "in-place target (recycled blocks included)");
+        unsigned char want[8];
+        int64_t bad = 0;
+        for (int64_t c = 0; c < n; c++)
+            for (int64_t r = 0; r < n; r++) {
+                value_of(seed, r, c, want, 8);
+                bad += memcmp(elem_at(T, r, c), want, 8) != 0;
+            }
+        check(bad == 0, "%s: in place: every element is the source's (%lld differ)", name,
+              (long long)bad);
+    }
+    nt_exec_stats_free(&es);
+    nt_plan_destroy(plan);
+    nt_matrix_destroy(T);
+    nt_matrix_destroy(S);
+}
+
+static void pool_case(const nt_topo_t *topo, const char *name, int64_t n, const char *tspec)
+{
+    char ts[64];
+    int ndt;
+    expand(tspec, ts, sizeof ts, &ndt);
+    nt_mempool_t *pool = NULL;
+    nt_status st = nt_mempool_create(topo, &pool);
+    for (int round = 0; round < 2 && st == NT_OK; round++) {
+        nt_matrix_shape_t sh = {n, n, 64 + 32 * round, 64 + 32 * round, 8};
+        nt_matrix_t *A = NULL;
+        if ((st = nt_matrix_create_spec(topo, &sh, ts, ndt, NT_LAYOUT_TILE, NT_MATRIX_NOALLOC,
+                                        &A)) == NT_OK &&
+            (st = nt_matrix_set_pool(A, pool)) == NT_OK && (st = nt_matrix_alloc(A)) == NT_OK)
+            check_placed(A, name, round ? "pooled matrix (recycled pages)" : "first matrix");
+        nt_matrix_destroy(A);
+    }
+    check(st == NT_OK, "%s: pool: %s", name, st ? nt_last_error() : "ok");
+    nt_mempool_destroy(pool);
+}
+
 int main(void)
 {
     double t_start = now();
@@ -539,6 +603,9 @@ int main(void)
         free_run(&a);
         free_run(&b);
     }
+    inplace_case(topo, "i01 relabelling", 256, 32, "balanced:1", 32, "balanced:2", 7);
+    inplace_case(topo, "i02 nb 64 -> 32", 256, 64, "bc2d:PxQ", 32, "bc2d:Dx1", 8);
+    pool_case(topo, "p01", 320, "random:3");
     check(migrated_total > 0, "move mode: move_pages saw %lld pages change node in all",
           (long long)migrated_total);
     nt_topo_destroy(topo);
