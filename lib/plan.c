@@ -269,10 +269,11 @@ static nt_status plan_alloc(const nt_matrix_t *src, const nt_matrix_t *dst, cons
 
 // Segment of row piece r (in row band br) and column piece c (in column band bc). The source
 // domain comes from src_owner, or from the source grid when src_owner is NULL (periodic
-// plans); the target domain from dst_owner when given (else left 0 for count_segments()).
-static void make_segment(const nt_plan_geo_t *geo, const int *src_owner, const int *dst_owner,
-                         const nt_dim_t *dr, const nt_dim_t *dc, int64_t br, int64_t bc,
-                         int64_t r, int64_t c, nt_segment_t *g)
+// plans); the target domain is left 0 for the caller (count_segments(), or the relabelled
+// target grid).
+static void make_segment(const nt_plan_geo_t *geo, const int *src_owner, const nt_dim_t *dr,
+                         const nt_dim_t *dc, int64_t br, int64_t bc, int64_t r, int64_t c,
+                         nt_segment_t *g)
 {
     int64_t r0 = dr->band[br], r1 = dr->band[br + 1], c0 = dc->band[bc], c1 = dc->band[bc + 1];
     const nt_piece_t *pr = &dr->p[r], *pc = &dc->p[c];
@@ -285,7 +286,6 @@ static void make_segment(const nt_plan_geo_t *geo, const int *src_owner, const i
                         .whole = pr->whole && pc->whole};
     g->src_dom = src_owner ? src_owner[g->src_tile]
                            : nt_piece_src_row(geo, pr) * geo->gs.q + nt_piece_src_col(geo, pc);
-    g->dst_dom = dst_owner ? dst_owner[g->dst_tile] : 0;
 }
 
 // The segments, grouped by target tile (row band, column band), row-major inside a tile, with
@@ -301,7 +301,7 @@ static void fill_segments(nt_plan_t *p, const nt_matrix_t *src, const nt_dim_t *
             for (int64_t r = dr->band[br]; r < dr->band[br + 1]; r++)
                 for (int64_t c = dc->band[bc]; c < dc->band[bc + 1]; c++) {
                     nt_segment_t *g = &p->seg[k++];
-                    make_segment(&p->geo, src->owner, NULL, dr, dc, br, bc, r, c, g);
+                    make_segment(&p->geo, src->owner, dr, dc, br, bc, r, c, g);
                     I->fast_path = I->fast_path && g->whole;
                     I->part_segments[g->part]++;
                 }
@@ -566,7 +566,7 @@ nt_status nt_plan_foreach_segment(const nt_plan_t *plan, nt_segment_fn fn, void 
             for (int64_t r = dr.band[br]; r < dr.band[br + 1] && !stop; r++)
                 for (int64_t c = dc.band[bc]; c < dc.band[bc + 1] && !stop; c++) {
                     nt_segment_t g;
-                    make_segment(&plan->geo, NULL, NULL, &dr, &dc, br, bc, r, c, &g);
+                    make_segment(&plan->geo, NULL, &dr, &dc, br, bc, r, c, &g);
                     g.dst_dom = plan->sigma[nt_piece_dst_row(&plan->geo, &dr.p[r]) *
                                                 plan->geo.gt.q +
                                             nt_piece_dst_col(&plan->geo, &dc.p[c])];
