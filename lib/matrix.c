@@ -276,25 +276,102 @@ nt_status nt_matrix_create_spec(const nt_topo_t *topo, const nt_matrix_shape_t *
     return st;
 }
 
-// Memory of domain d for A: from A's pool when a run fits (zeroed: a matrix starts at zero;
-// a memset, no page fault), else fresh from the kernel, mapped untouched and then touched
-// here so that the page faults are timed apart from the mapping.
+// A run of a matrix's memory to prepare once all are mapped: fresh pages to fault in by a
+// first touch (their node comes from the mapping's policy, not from the touching thread), or
+// pool memory to zero.
+struct nt_pending_run {
+    char *p;
+    size_t n;
+    bool zero;
+};
+
+// Fault in (fresh) or zero (pooled) one piece of a run.
+static void prepare_piece(const struct nt_pending_run *r, size_t off, size_t len)
+{
+    if (r->zero) {
+        memset(r->p + off, 0, len);
+        return;
+    }
+    size_t pg = nt_mem_page_size();
+    for (size_t o = off; o < off + len; o += pg)
+        ((volatile char *)r->p)[o] = 0;
+}
+
+// Prepare the pending runs of one kind (fresh: fault in; pooled: zero) in pieces of
+// PREP_PIECE bytes shared by the threads, so that page faults and memsets proceed in parallel
+// (measured here, first touch of 128 MiB: 0.054-0.063 s on one thread, 0.042-0.056 s on two).
+// Returns the seconds it took.
+#define PREP_PIECE ((size_t)1 << 20)
+static double prepare_kind(const struct nt_matrix_mem *mm, bool zero)
+{
+    int64_t pieces = 0;
+    for (size_t k = 0; k < mm->npend; k++)
+        if (mm->pend[k].zero == zero)
+            pieces += (int64_t)((mm->pend[k].n + PREP_PIECE - 1) / PREP_PIECE);
+    if (pieces == 0)
+        return 0;
+    double t0 = nt_now();
+#pragma omp parallel for schedule(dynamic, 1) if (pieces > 1)
+    for (int64_t q = 0; q < pieces; q++) {
+        // Piece q: walk to its run (runs are few, or each a single piece).
+        int64_t left = q;
+        size_t k = 0;
+        for (;; k++) {
+            if (mm->pend[k].zero != zero)
+                continue;
+            int64_t np = (int64_t)((mm->pend[k].n + PREP_PIECE - 1) / PREP_PIECE);
+            if (left < np)
+                break;
+            left -= np;
+        }
+        size_t off = (size_t)left * PREP_PIECE, n = mm->pend[k].n - off;
+        prepare_piece(&mm->pend[k], off, n < PREP_PIECE ? n : PREP_PIECE);
+    }
+    return nt_now() - t0;
+}
+
+// Fault in the fresh runs (timed as the allocation's page faults), zero the pooled ones.
+static void prepare_runs(struct nt_matrix_mem *mm)
+{
+    mm->seconds_fault = prepare_kind(mm, false);
+    prepare_kind(mm, true);
+    free(mm->pend);
+    mm->pend = NULL;
+    mm->npend = mm->cap_pend = 0;
+}
+
+// Queue a run for prepare_runs(); when the queue cannot grow, prepare it at once.
+static void pend_run(struct nt_matrix_mem *mm, char *p, size_t n, bool zero)
+{
+    struct nt_pending_run r = {p, n, zero};
+    if (mm->npend == mm->cap_pend) {
+        size_t cap = mm->cap_pend ? 2 * mm->cap_pend : 64;
+        struct nt_pending_run *g = realloc(mm->pend, cap * sizeof *g);
+        if (!g) {
+            prepare_piece(&r, 0, n);
+            return;
+        }
+        mm->pend = g;
+        mm->cap_pend = cap;
+    }
+    mm->pend[mm->npend++] = r;
+}
+
+// Memory of domain d for A: from A's pool when a run fits (to be zeroed: a matrix starts at
+// zero; a memset, no page fault), else fresh from the kernel, mapped untouched; both are
+// prepared by prepare_runs() once everything is mapped.
 static nt_status mat_alloc(nt_matrix_t *A, int d, size_t bytes, void **out)
 {
     struct nt_matrix_mem *mm = A->mem;
     if (mm->pool && (*out = nt_mempool_take(mm->pool, d, bytes)) != NULL) {
-        memset(*out, 0, bytes);
+        pend_run(mm, *out, bytes, true);
         mm->bytes_pooled += (int64_t)bytes;
         return NT_OK;
     }
     nt_status st = nt_mem_alloc(A->topo, d, bytes, NT_MEM_NOTOUCH, out);
     if (st)
         return st;
-    double t0 = nt_now();
-    size_t pg = nt_mem_page_size();
-    for (size_t off = 0; off < bytes; off += pg)
-        ((volatile char *)*out)[off] = 0;
-    mm->seconds_fault += nt_now() - t0;
+    pend_run(mm, *out, bytes, false);
     mm->bytes_fresh += (int64_t)bytes;
     return NT_OK;
 }
@@ -542,9 +619,13 @@ nt_status nt_matrix_alloc_except(nt_matrix_t *A, const unsigned char *skip)
         return nt_fail(NT_ENOMEM, "nt_matrix_alloc: out of memory");
     nt_status st = A->layout == NT_LAYOUT_TILE ? alloc_tile_layout(A, skip) : alloc_scalapack(A);
     if (st) {
+        free(A->mem->pend);
+        A->mem->pend = NULL;
+        A->mem->npend = A->mem->cap_pend = 0;
         nt_matrix_release(A);
         return st;
     }
+    prepare_runs(A->mem);
     A->allocated = true;
     return NT_OK;
 }

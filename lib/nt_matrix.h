@@ -26,6 +26,10 @@ struct nt_matrix_mem {
     // the time the first touch of the fresh bytes took (their page faults).
     int64_t bytes_pooled, bytes_fresh;
     double seconds_fault;
+    // During an allocation: the runs still to touch (fresh) or zero (pooled), done together
+    // by all threads once every run is mapped.
+    struct nt_pending_run *pend;
+    size_t npend, cap_pend;
 };
 
 // Bytes of tile (i,j) as stored (TILE layout: rows x cols x elem_size).
