@@ -5,7 +5,9 @@
 // (cid/3 + 1) x (cid%3 + 1) segments. Random source map -> bc2d target over 4 domains, copy
 // mode with every byte copied (no tile adopted), bandwidth against the same-run copy bound.
 // Then two ScaLAPACK-like geometries of issue 12 in tile layout (N = 4096, nb 512 -> 256 and
-// nb 64 -> 100, grid 2x2 -> 4x1 on 4 domains), measured the same way.
+// nb 64 -> 100, grid 2x2 -> 4x1 on 4 domains), measured the same way. Every cell also runs once
+// in place (the target reuses a fresh copy of the source's memory): its allocation + copy time
+// against the copy mode's, and its peak of extra memory as a fraction of the matrix.
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,9 @@ typedef struct cell {
     int64_t category_tiles;     // target tiles of category cid
     int64_t tiles;              // target tiles
     double gbs[3], bound[3], ratio[3];
+    double alloc_copy;          // copy mode: allocation + copy seconds (median over reps)
+    double inplace_s;           // in place: allocation + copy seconds (one execution)
+    double inplace_peak;        // in place: peak extra bytes, all domains, / the matrix's bytes
 } cell;
 
 // ---- measurement --------------------------------------------------------------------------------
@@ -108,6 +113,7 @@ static int cell_rep(bench_run *r, nt_matrix_t *S, const config *cf, int rep, cel
         v[rep] = es.bandwidth_gbs;
         v[reps + rep] = es.bound_gbs;
         v[2 * reps + rep] = es.bound_gbs > 0 ? es.bandwidth_gbs / es.bound_gbs : 0;
+        v[3 * reps + rep] = es.seconds_alloc + es.seconds;
         plan_facts(&info, c);
         bench_row(r, json_pack("{s:s, s:i, s:i, s:i, s:f, s:f, s:f, s:f, s:I, s:I}", "geometry",
                                c->geom ? c->geom : "category", "tile", c->tile, "cid", c->cid,
@@ -124,22 +130,63 @@ static int cell_rep(bench_run *r, nt_matrix_t *S, const config *cf, int rep, cel
     return rc;
 }
 
+// One execution in place on a fresh copy of the source (same shape and map, filled untimed):
+// allocation + copy seconds, the peak of extra memory over the matrix's bytes, and the check.
+static int inplace_rep(bench_run *r, const nt_matrix_t *S0, const config *cf, cell *c)
+{
+    nt_matrix_shape_t ss = {S0->m, S0->n, S0->mb, S0->nb, sizeof(double)};
+    nt_matrix_shape_t ts = {S0->m, S0->n, c->tmb, c->tnb, sizeof(double)};
+    nt_matrix_t *S = NULL, *T = NULL;
+    nt_plan_t *P = NULL;
+    nt_exec_stats_t es = {0};
+    nt_status st = nt_matrix_create_spec(cf->topo, &ss, c->geom ? cf->gsrc_spec : cf->src_spec,
+                                         cf->D, NT_LAYOUT_TILE, 0, &S);
+    if (st == NT_OK)
+        st = nt_matrix_fill_pattern(S, r->seed);
+    if (st == NT_OK)
+        st = nt_matrix_create_spec(cf->topo, &ts, c->dst_spec ? c->dst_spec : cf->dst_spec,
+                                   cf->D, NT_LAYOUT_TILE, NT_MATRIX_NOALLOC, &T);
+    if (st == NT_OK)
+        st = nt_plan_create(S, T, NULL, NULL, &P);
+    if (st == NT_OK)
+        st = nt_plan_execute(P, S, T, &(nt_exec_opts_t){.inplace = true}, &es);
+    int rc = st != NT_OK ? scn_fail(r, "in-place execution", st) : 0;
+    if (!rc) {
+        int64_t peak = 0;
+        for (int d = 0; es.peak_extra_bytes && d < es.ndomains; d++)
+            peak += es.peak_extra_bytes[d];
+        c->inplace_s = es.seconds_alloc + es.seconds;
+        c->inplace_peak = (double)peak / ((double)S0->m * (double)S0->n * sizeof(double));
+        rc = verify(r, T, c);
+    }
+    nt_exec_stats_free(&es);
+    nt_plan_destroy(P);
+    nt_matrix_destroy(T);
+    nt_matrix_destroy(S);
+    return rc;
+}
+
 // One category at one source tile size: reps executions, then their median/min/max.
 static int run_cell(bench_run *r, nt_matrix_t *S, const config *cf, cell *c)
 {
     int reps = cf->reps;
-    double *v = calloc((size_t)reps * 3, sizeof *v);
+    double *v = calloc((size_t)reps * 4, sizeof *v);
     if (!v)
         return scn_fail(r, "repetitions", NT_ENOMEM);
     int rc = 0;
     for (int rep = 0; rep < reps && !rc; rep++)
         rc = cell_rep(r, S, cf, rep, c, v);
     if (!rc) {
+        double ac[3];
         scn_stat3(c->gbs, v, reps);
         scn_stat3(c->bound, v + reps, reps);
         scn_stat3(c->ratio, v + 2 * reps, reps);
+        scn_stat3(ac, v + 3 * reps, reps);
+        c->alloc_copy = ac[0];
     }
     free(v);
+    if (!rc)
+        rc = inplace_rep(r, S, cf, c);
     return rc;
 }
 
@@ -218,6 +265,9 @@ static json_t *cell_json(const cell *c)
     json_object_set_new(o, "_gbs_min", json_real(c->gbs[1]));
     json_object_set_new(o, "_gbs_max", json_real(c->gbs[2]));
     json_object_set_new(o, "_flag", json_string(as_expected(c) ? " " : "!"));
+    json_object_set_new(o, "alloc_copy_seconds", json_real(c->alloc_copy));
+    json_object_set_new(o, "inplace_seconds", json_real(c->inplace_s));
+    json_object_set_new(o, "inplace_peak_fraction", json_real(c->inplace_peak));
     return o;
 }
 
@@ -247,6 +297,9 @@ static const bench_col cell_cols[] = {
     {.key = "bound_gbs", .head = "bound", .fmt = "%-7.2f"},
     {.key = "ratio,ratio_min,ratio_max", .head = " ratio [min..max]",
      .fmt = "%.2f [%.2f..%.2f]", .width = -17},
+    {.key = "alloc_copy_seconds", .head = "alloc+copy", .fmt = "%10.3f", .sep = "| "},
+    {.key = "inplace_seconds", .head = "in place", .fmt = "%8.3f"},
+    {.key = "inplace_peak_fraction", .head = "peak", .fmt = "%5.1f%%", .scale = 100},
     {NULL}};
 
 static const bench_plot_spec plot = {
@@ -286,6 +339,9 @@ static const bench_col geom_cols[] = {
     {.key = "bound_gbs", .head = "bound", .fmt = "%-7.2f"},
     {.key = "ratio,ratio_min,ratio_max", .head = " ratio [min..max]",
      .fmt = "%.2f [%.2f..%.2f]", .width = -17},
+    {.key = "alloc_copy_seconds", .head = "alloc+copy", .fmt = "%10.3f", .sep = "| "},
+    {.key = "inplace_seconds", .head = "in place", .fmt = "%8.3f"},
+    {.key = "inplace_peak_fraction", .head = "peak", .fmt = "%5.1f%%", .scale = 100},
     {NULL}};
 
 // The geometries' table; their rows (JSON) into *out.
