@@ -395,7 +395,7 @@ static double run_all(pctx *x)
 {
     nt_team_begin(&x->t);
     double t0 = nt_now();
-#pragma omp parallel num_threads(x->t.D)
+#pragma omp parallel num_threads(x->t.outer)
     {
         int tid = omp_get_thread_num(), nth = omp_get_num_threads();
         for (int ph = 0; ph < x->ps.nphases; ph++) {

@@ -41,6 +41,16 @@ nt_status nt_team_init(nt_team_t *t, const nt_topo_t *topo, int D, const nt_exec
         if (t->tpd[d] > t->tpd_max)
             t->tpd_max = t->tpd[d];
     }
+    // Virtual domains that share cpus would otherwise run more outer threads than cpus, and
+    // threads waiting at a barrier spin on the cpus the working ones need.
+    int ncpu = 0;
+    for (int c = 0; c < t->maxcpu; c++)
+        for (int d = 0; d < D; d++)
+            if (t->cpu_ok[(size_t)d * (size_t)t->maxcpu + (size_t)c]) {
+                ncpu++;
+                break;
+            }
+    t->outer = D < ncpu ? D : ncpu > 0 ? ncpu : 1;
     t->thread_bytes = calloc((size_t)D * (size_t)t->tpd_max, sizeof *t->thread_bytes);
     if (!t->thread_bytes)
         return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
@@ -159,7 +169,7 @@ double nt_team_measure_bound(nt_team_t *t)
         free(len);
         return 0;
     }
-#pragma omp parallel num_threads(t->D)
+#pragma omp parallel num_threads(t->outer)
     {
         int tid = omp_get_thread_num(), nth = omp_get_num_threads();
         for (int d = tid; d < t->D; d += nth) {

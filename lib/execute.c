@@ -224,7 +224,7 @@ static void migrate_domain(exec_ctx *c, int d)
 // All phases: outer team of one thread per domain, a barrier after each phase.
 static void run_all(exec_ctx *c)
 {
-#pragma omp parallel num_threads(c->t.D)
+#pragma omp parallel num_threads(c->t.outer)
     {
         int tid = omp_get_thread_num(), nth = omp_get_num_threads();
         for (int d = tid; d < c->t.D; d += nth) {

@@ -21,6 +21,8 @@ typedef struct nt_team {
     int tpd_max;
     int *node;              // NUMA node of each domain
     int64_t *thread_bytes;  // D x tpd_max bytes copied per thread (for the bound)
+    int outer;              // threads of the outer team: one per domain, but no more than the
+                            // machine's cpus (each thread then serves several domains in turn)
     int64_t tasks, tasks_on_domain;
     int saved_levels;       // max-active-levels before nt_team_begin()
 } nt_team_t;
