@@ -92,6 +92,24 @@ Test(limits, huge_synthetic_machines_refused)
     cr_assert_eq(nt_topo_load(&o, &t), NT_OK);
     cr_assert_eq(nt_topo_ndomains(t), 2);
     nt_topo_destroy(t);
+    // Found while fuzzing (corpus/topo_synthetic/regress-bare-arity, -hex-arity): bare arities
+    // and hexadecimal ones, which hwloc reads, went past the sizer and hung hwloc.
+    expect_refused((const char *const[]){"topo", "--synthetic", "1000000", NULL},
+                   "1000000 processing units");
+    expect_refused((const char *const[]){"topo", "--synthetic", "5000 2", NULL},
+                   "5000 NUMA nodes");
+    expect_refused((const char *const[]){"topo", "--synthetic", "pack:0x10000 pu:4", NULL},
+                   "262144 processing units");
+    o.synthetic = "3 2 2"; // bare arities: hwloc puts the 6 NUMA nodes on the second level
+    cr_assert_eq(nt_topo_load(&o, &t), NT_OK);
+    cr_assert_eq(nt_topo_ndomains(t), 6);
+    nt_topo_destroy(t);
+    o.synthetic = "pack:0x3 pu:010"; // hwloc's base 0: 3 x 8 PUs
+    cr_assert_eq(nt_topo_load(&o, &t), NT_OK);
+    nt_domain_info_t info;
+    cr_assert_eq(nt_topo_domain(t, 0, &info), NT_OK);
+    cr_assert_eq(info.ncpus, 24);
+    nt_topo_destroy(t);
     o = (nt_topo_opts_t){.domains = 4097};
     cr_assert_eq(nt_topo_load(&o, &t), NT_ERANGE);
 }
