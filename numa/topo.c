@@ -83,6 +83,12 @@ static nt_status read_nodes(nt_topo_t *t, hwloc_topology_t h)
     int np = hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_PU);
     if (nn <= 0 || np <= 0)
         return nt_fail(NT_ESYS, "topology: hwloc found %d NUMA nodes and %d cpus", nn, np);
+    // Descriptions are sized before hwloc builds them; this catches any form the sizers miss
+    // before the node x node distances are allocated.
+    if (nn > NT_TOPO_MAX_DOMAINS || np > NT_TOPO_MAX_PUS)
+        return nt_fail(NT_ERANGE, "topology: hwloc found %d NUMA nodes and %d processing units; "
+                       "the limits are %d nodes and %d processing units", nn, np,
+                       NT_TOPO_MAX_DOMAINS, NT_TOPO_MAX_PUS);
     t->nnodes = nn;
     t->nodes = calloc((size_t)nn, sizeof *t->nodes);
     int *pu_node = malloc((size_t)np * sizeof *pu_node);
@@ -408,8 +414,9 @@ nt_status nt_topo_load(const nt_topo_opts_t *opts, nt_topo_t **out)
                        NT_TOPO_MAX_DOMAINS);
     if (o.synthetic && !*o.synthetic)
         return nt_fail(NT_EINVAL, "nt_topo_load: synthetic description is empty");
-    nt_status st0 = o.synthetic && !ends_with(o.synthetic, ".xml")
-                        ? synthetic_check_size(o.synthetic) : NT_OK;
+    nt_status st0 = !o.synthetic                  ? NT_OK
+                    : ends_with(o.synthetic, ".xml") ? nt_topo_xml_check_size(o.synthetic)
+                                                     : synthetic_check_size(o.synthetic);
     if (st0 != NT_OK)
         return st0;
 

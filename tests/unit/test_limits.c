@@ -114,6 +114,54 @@ Test(limits, huge_synthetic_machines_refused)
     cr_assert_eq(nt_topo_load(&o, &t), NT_ERANGE);
 }
 
+// An hwloc XML file of `numa` packages, each a NUMA node and `pus` PUs (type spelled `pu`).
+static void write_xml(char *path, int numa, int pus, const char *pu)
+{
+    int fd = mkstemps(path, 4);
+    cr_assert_geq(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fputs("<?xml version=\"1.0\"?>\n<topology version=\"2.0\">\n<object type=\"Machine\">\n", f);
+    for (int i = 0, p = 0; i < numa; i++) {
+        fprintf(f, "<object type=\"Package\" os_index=\"%d\"><object subtype=\"PU\" "
+                   "type=\"NUMANode\" os_index=\"%d\"/>", i, i);
+        for (int k = 0; k < pus; k++, p++)
+            fprintf(f, "<object os_index='%d'\ntype = '%s'/>", p, pu);
+        fputs("</object>\n", f);
+    }
+    fputs("</object>\n</topology>\n", f);
+    fclose(f);
+}
+
+Test(limits, huge_xml_machines_refused)
+{
+    char numa[] = "/tmp/nt_limits_XXXXXX.xml", pus[] = "/tmp/nt_limits_XXXXXX.xml";
+    char ent[] = "/tmp/nt_limits_XXXXXX.xml", big[] = "/tmp/nt_limits_XXXXXX.xml";
+    // Minimal objects (no cpusets): hwloc could not load these, but they are refused first.
+    write_xml(numa, 5000, 1, "PU");
+    write_xml(pus, 2, 40000, "pu");
+    write_xml(ent, 2, 40000, "&#80;U"); // an entity may spell any type: counted as both
+    int fd = mkstemps(big, 4);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(ftruncate(fd, NT_TOPO_MAX_XML_BYTES + 1), 0); // sparse: nothing written
+    close(fd);
+    expect_refused((const char *const[]){"topo", "--synthetic", numa, NULL},
+                   "5000 NUMA nodes and 5000 processing units; the limits are 4096 nodes");
+    expect_refused((const char *const[]){"topo", "--synthetic", pus, NULL},
+                   "2 NUMA nodes and 80000 processing units");
+    expect_refused((const char *const[]){"topo", "--synthetic", ent, NULL},
+                   "80002 NUMA nodes and 80000 processing units");
+    expect_refused((const char *const[]){"topo", "--synthetic", big, NULL},
+                   "is 64.0 MiB; the limit for an XML topology is 64 MiB");
+    nt_topo_opts_t o = {.synthetic = big};
+    nt_topo_t *t = NULL;
+    cr_assert_eq(nt_topo_load(&o, &t), NT_ERANGE);
+    cr_assert_null(t);
+    unlink(numa);
+    unlink(pus);
+    unlink(ent);
+    unlink(big);
+}
+
 // No byte below 0x20 (but the newlines between lines) and no DEL reaches stderr.
 static void assert_printable(const char *s)
 {
