@@ -162,6 +162,38 @@ Test(limits, huge_xml_machines_refused)
     unlink(big);
 }
 
+// partition/ has no topology to ask for room: its maps and the matching have fixed caps,
+// refused before anything proportional is allocated (dist.h, match.h).
+Test(limits, partition_caps_refuse_before_allocating)
+{
+    double t0 = nt_now();
+    nt_tilemap_t *map = NULL;
+    cr_assert_eq(nt_tilemap_create((1 << 14) + 1, 1 << 14, 1, &map), NT_ERANGE);
+    cr_assert_not_null(strstr(nt_last_error(), "16385x16384 is more than the limit of 268435456"),
+                       "%s", nt_last_error());
+    cr_assert_eq(nt_tilemap_from_spec("bc2d:2x2", 100000, 100000, 0, &map), NT_ERANGE);
+    double speeds[2] = {1, 2};
+    cr_assert_eq(nt_hetero_tilemap(NT_HETERO_COLUMN, NT_HETERO_PRECISE, 2, speeds, 20000, &map),
+                 NT_ERANGE);
+    nt_hetero_eval_t e;
+    cr_assert_eq(nt_hetero_evaluate(NT_HETERO_COLUMN, NT_HETERO_PRECISE, 2, speeds, 1 << 20, &e),
+                 NT_ERANGE);
+    cr_assert_null(map);
+    nt_dist1d_t *d = NULL;
+    cr_assert_eq(nt_dist1d_create((int64_t)NT_TILEMAP_MAX_TILES + 1, 2, &d), NT_ERANGE);
+    cr_assert_null(d);
+    int64_t counts[1] = {1};
+    int sigma[1] = {-1};
+    nt_match_problem_t pb = {.p_ini = 1, .p_tar = 1, .p_dom = NT_MATCH_MAX_P + 1,
+                             .counts = counts};
+    cr_assert_eq(nt_match_solve(&pb, NT_MATCH_VOLUME, sigma, NULL), NT_ERANGE);
+    cr_assert_not_null(strstr(nt_last_error(), "limit of 16384"), "%s", nt_last_error());
+    cr_assert_eq(sigma[0], -1);
+    pb.p_dom = 3;
+    cr_assert_eq(nt_match_solve(&pb, NT_MATCH_VOLUME, sigma, NULL), NT_OK);
+    cr_assert_lt(nt_now() - t0, FAST_SECONDS);
+}
+
 // No byte below 0x20 (but the newlines between lines) and no DEL reaches stderr.
 static void assert_printable(const char *s)
 {
