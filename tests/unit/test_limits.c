@@ -231,6 +231,25 @@ Test(limits, binary_garbage_escaped)
     tool_result_free(&r);
 }
 
+// The bench harness echoes --out in its messages: escaped like every other echo.
+Test(limits, bench_out_path_escaped)
+{
+    tool_result r = run_fast((const char *const[]){"bench", "herrmann-fig2", "--quick", "--out",
+                                                   "/proc/nt\x01\x1b[2J", NULL});
+    cr_assert_eq(r.status, 3, "%s", r.err);
+    cr_assert_not_null(strstr(r.err, "directory /proc/nt\\x01\\x1b[2J"), "%s", r.err);
+    assert_printable(r.err);
+    tool_result_free(&r);
+    char base[] = "/tmp/nt_limits_XXXXXX", out[64];
+    cr_assert_not_null(mkdtemp(base));
+    snprintf(out, sizeof out, "%s/run\x1b]0;x\x07", base);
+    r = run_fast((const char *const[]){"bench", "herrmann-fig2", "--quick", "--out", out, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert_not_null(strstr(r.err, "/run\\x1b]0;x\\x07 ("), "%s", r.err);
+    assert_printable(r.err);
+    tool_result_free(&r);
+}
+
 Test(limits, escape_keeps_utf8_and_truncates_whole)
 {
     char out[16];
