@@ -168,10 +168,20 @@ Test(limits, partition_caps_refuse_before_allocating)
 {
     double t0 = nt_now();
     nt_tilemap_t *map = NULL;
+    nt_dist1d_t *d1 = NULL;
     cr_assert_eq(nt_tilemap_create((1 << 14) + 1, 1 << 14, 1, &map), NT_ERANGE);
     cr_assert_not_null(strstr(nt_last_error(), "16385x16384 is more than the limit of 268435456"),
                        "%s", nt_last_error());
     cr_assert_eq(nt_tilemap_from_spec("bc2d:2x2", 100000, 100000, 0, &map), NT_ERANGE);
+    // Found by fuzz_dist (corpus/dist/regress-skewed-derange-labels): 988888882 labels made the
+    // derangement allocate 3.9 GB for a 1x1 grid.
+    cr_assert_eq(nt_tilemap_from_spec("skewed:1x988888882:2:derange", 1, 1, 0, &map), NT_ERANGE);
+    cr_assert_not_null(strstr(nt_last_error(), "988888882 domains is more than the limit of"),
+                       "%s", nt_last_error());
+    cr_assert_eq(nt_tilemap_create(1, 1, NT_TILEMAP_MAX_LABELS, &map), NT_OK);
+    nt_tilemap_destroy(map);
+    map = NULL;
+    cr_assert_eq(nt_dist1d_create(4, NT_TILEMAP_MAX_LABELS + 1, &d1), NT_ERANGE);
     double speeds[2] = {1, 2};
     cr_assert_eq(nt_hetero_tilemap(NT_HETERO_COLUMN, NT_HETERO_PRECISE, 2, speeds, 20000, &map),
                  NT_ERANGE);
