@@ -15,6 +15,11 @@ void nt_mem_test_fail_after(int64_t n);
 // domains must be 0): the workspaces of the kernels check their slabs with it before allocating.
 nt_status nt_mem_room_sizes(const nt_topo_t *t, const size_t *per_domain, int n, const char *who);
 
+// Refuse an hwloc XML topology file past NT_TOPO_MAX_XML_BYTES, NT_TOPO_MAX_DOMAINS NUMA nodes
+// or NT_TOPO_MAX_PUS processing units before hwloc loads it (NT_ERANGE; a file that cannot be
+// opened is left to hwloc). xml_size.c, used by nt_topo_load().
+nt_status nt_topo_xml_check_size(const char *path);
+
 // Largest OS node index + 1 known to the kernel (1 when libnuma reports no NUMA support).
 int nt_numa_node_count(void);
 

@@ -83,6 +83,12 @@ static nt_status read_nodes(nt_topo_t *t, hwloc_topology_t h)
     int np = hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_PU);
     if (nn <= 0 || np <= 0)
         return nt_fail(NT_ESYS, "topology: hwloc found %d NUMA nodes and %d cpus", nn, np);
+    // Descriptions are sized before hwloc builds them; this catches any form the sizers miss
+    // before the node x node distances are allocated.
+    if (nn > NT_TOPO_MAX_DOMAINS || np > NT_TOPO_MAX_PUS)
+        return nt_fail(NT_ERANGE, "topology: hwloc found %d NUMA nodes and %d processing units; "
+                       "the limits are %d nodes and %d processing units", nn, np,
+                       NT_TOPO_MAX_DOMAINS, NT_TOPO_MAX_PUS);
     t->nnodes = nn;
     t->nodes = calloc((size_t)nn, sizeof *t->nodes);
     int *pu_node = malloc((size_t)np * sizeof *pu_node);
@@ -313,6 +319,8 @@ static nt_status domain_distances(nt_topo_t *t)
 typedef struct synth_size {
     uint64_t objects; // objects of the current level (saturates at UINT64_MAX)
     uint64_t numa;    // NUMA nodes so far
+    uint64_t inner;   // the most objects of a level above the current one
+    bool bare;        // a level was a bare arity
 } synth_size;
 
 static uint64_t sat_mul(uint64_t a, uint64_t b)
@@ -332,6 +340,8 @@ static bool is_numa_type(const char *s, size_t n)
 }
 
 // One level "type:arity(...)" or a memory child "[numa...]" of w (n bytes); false if not read.
+// A level may also be a bare arity ("2 4080"): hwloc then picks the types itself and attaches
+// the NUMA nodes to a level above the PUs ("3 2 2" has 6), so any level but the last may be.
 static bool synth_level(const char *w, size_t n, synth_size *z)
 {
     if (w[0] == '[') {
@@ -339,13 +349,17 @@ static bool synth_level(const char *w, size_t n, synth_size *z)
         return true;
     }
     const char *colon = memchr(w, ':', n);
-    if (!colon || colon + 1 >= w + n || colon[1] < '0' || colon[1] > '9')
+    const char *digits = colon ? colon + 1 : w;
+    if (digits >= w + n || *digits < '0' || *digits > '9')
         return false;
-    uint64_t arity = 0;
-    for (const char *c = colon + 1; c < w + n && *c >= '0' && *c <= '9'; c++)
-        arity = sat_add(sat_mul(arity, 10), (uint64_t)(*c - '0'));
+    if (z->objects > z->inner)
+        z->inner = z->objects;
+    z->bare |= !colon;
+    // Base 0, as hwloc reads arities: "pack:0x10000" is 65536 packages, not 0 (strtoull
+    // stops at the word's end and saturates at ULLONG_MAX).
+    uint64_t arity = strtoull(digits, NULL, 0);
     z->objects = sat_mul(z->objects, arity);
-    if (is_numa_type(w, (size_t)(colon - w)))
+    if (colon && is_numa_type(w, (size_t)(colon - w)))
         z->numa = sat_add(z->numa, z->objects);
     return true;
 }
@@ -354,7 +368,7 @@ static bool synth_level(const char *w, size_t n, synth_size *z)
 // objects of the last level; without a NUMA level hwloc adds one node.
 static nt_status synthetic_check_size(const char *desc)
 {
-    synth_size z = {1, 0};
+    synth_size z = {1, 0, 0, false};
     const char *s = desc;
     while (*s) {
         while (*s == ' ' || *s == '\t' || *s == '\n')
@@ -367,6 +381,8 @@ static nt_status synthetic_check_size(const char *desc)
             return NT_OK; // not a form this reader follows: hwloc decides
     }
     uint64_t numa = z.numa ? z.numa : 1;
+    if (z.bare && z.inner > numa)
+        numa = z.inner; // an upper bound: hwloc chooses the level
     if (numa > NT_TOPO_MAX_DOMAINS || z.objects > NT_TOPO_MAX_PUS)
         return nt_fail(NT_ERANGE,
                        "synthetic: \"%s\" describes %s%llu NUMA node%s and %s%llu processing "
@@ -398,8 +414,9 @@ nt_status nt_topo_load(const nt_topo_opts_t *opts, nt_topo_t **out)
                        NT_TOPO_MAX_DOMAINS);
     if (o.synthetic && !*o.synthetic)
         return nt_fail(NT_EINVAL, "nt_topo_load: synthetic description is empty");
-    nt_status st0 = o.synthetic && !ends_with(o.synthetic, ".xml")
-                        ? synthetic_check_size(o.synthetic) : NT_OK;
+    nt_status st0 = !o.synthetic                  ? NT_OK
+                    : ends_with(o.synthetic, ".xml") ? nt_topo_xml_check_size(o.synthetic)
+                                                     : synthetic_check_size(o.synthetic);
     if (st0 != NT_OK)
         return st0;
 

@@ -58,7 +58,8 @@ nt_status nt_tilemap_band(int64_t mt, int64_t nt, int64_t w, int p, int q, nt_ti
     for (int64_t i = 0; i < mt; i++) {
         // Only columns i-w+1 .. i+w-1 are in the band.
         int64_t lo = i - w + 1 > 0 ? i - w + 1 : 0;
-        int64_t hi = i + w - 1 < nt - 1 ? i + w - 1 : nt - 1;
+        // w - 1 compared with the room right of i: i + w - 1 overflows for a huge w.
+        int64_t hi = w - 1 < nt - 1 - i ? i + w - 1 : nt - 1;
         for (int64_t j = lo; j <= hi; j++)
             m->owner[i * nt + j] = (int)(i % d);
     }

@@ -108,9 +108,11 @@ static nt_status validate(const nt_match_problem_t *prob, nt_match_objective obj
         return nt_fail(NT_EINVAL, "match: counts is NULL");
     if (obj == NT_MATCH_DISTANCE && !prob->dist)
         return nt_fail(NT_EINVAL, "match: the distance objective needs dist");
-    size_t cells;
-    if (!nt_mul_size((size_t)v->pd, (size_t)v->pd, &cells) || cells > SIZE_MAX / 8)
-        return nt_fail(NT_ERANGE, "match: p_dom %d is too large", v->pd);
+    // A fixed cap on p_dom^2 scratch and p_dom^3 time (match.h); partition/ cannot ask the
+    // machine for its free memory, and at the cap time binds before memory does.
+    if (v->pd > NT_MATCH_MAX_P)
+        return nt_fail(NT_ERANGE, "match: p_dom %d is more than the limit of %d (the matching "
+                       "needs p_dom^2 memory and p_dom^3 time)", v->pd, NT_MATCH_MAX_P);
     if ((st = nt_counts_total(v->n, v->pi, v->pt, &v->total)) != NT_OK)
         return st;
     if (prob->dist)

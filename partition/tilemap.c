@@ -12,11 +12,15 @@ nt_status nt_tilemap_alloc(int64_t mt, int64_t nt, int ndomains, nt_tilemap_t **
                        (long long)mt, (long long)nt);
     if (ndomains < 1)
         return nt_fail(NT_EINVAL, "tile map: ndomains %d must be >= 1", ndomains);
-    size_t tiles, bytes;
+    // Fixed caps (dist.h says why): checked here, before the owner table is allocated.
+    if (ndomains > NT_TILEMAP_MAX_LABELS)
+        return nt_fail(NT_ERANGE, "tile map: %d domains is more than the limit of %d", ndomains,
+                       NT_TILEMAP_MAX_LABELS);
+    size_t tiles;
     if ((uint64_t)mt > SIZE_MAX || (uint64_t)nt > SIZE_MAX ||
-        !nt_mul_size((size_t)mt, (size_t)nt, &tiles) || !nt_mul_size(tiles, sizeof(int), &bytes))
-        return nt_fail(NT_ERANGE, "tile map: grid %lldx%lld is too large", (long long)mt,
-                       (long long)nt);
+        !nt_mul_size((size_t)mt, (size_t)nt, &tiles) || tiles > NT_TILEMAP_MAX_TILES)
+        return nt_fail(NT_ERANGE, "tile map: grid %lldx%lld is more than the limit of %d tiles",
+                       (long long)mt, (long long)nt, NT_TILEMAP_MAX_TILES);
     nt_tilemap_t *m = malloc(sizeof *m);
     int *owner = calloc(tiles, sizeof(int));
     if (!m || !owner) {
@@ -76,9 +80,12 @@ nt_status nt_dist1d_create(int64_t n, int ndomains, nt_dist1d_t **out)
         return nt_fail(NT_EINVAL, "1D map: n %lld must be >= 1", (long long)n);
     if (ndomains < 1)
         return nt_fail(NT_EINVAL, "1D map: ndomains %d must be >= 1", ndomains);
-    size_t bytes;
-    if ((uint64_t)n > SIZE_MAX || !nt_mul_size((size_t)n, sizeof(int), &bytes))
-        return nt_fail(NT_ERANGE, "1D map: n %lld is too large", (long long)n);
+    if (ndomains > NT_TILEMAP_MAX_LABELS)
+        return nt_fail(NT_ERANGE, "1D map: %d domains is more than the limit of %d", ndomains,
+                       NT_TILEMAP_MAX_LABELS);
+    if (n > NT_TILEMAP_MAX_TILES)
+        return nt_fail(NT_ERANGE, "1D map: %lld items is more than the limit of %d", (long long)n,
+                       NT_TILEMAP_MAX_TILES);
     nt_dist1d_t *d = malloc(sizeof *d);
     int *owner = calloc((size_t)n, sizeof(int));
     if (!d || !owner) {

@@ -8,7 +8,7 @@
 #include "harness.h"
 
 // Largest P accepted: a few P x P int64 matrices (2 GiB each at this size) and O(P^3) time.
-enum { MAX_P = 16384 };
+enum { MAX_P = NT_MATCH_MAX_P };
 
 static const struct option inst_options[] = {
     {"instance", required_argument, 0, 'i'},

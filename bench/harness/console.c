@@ -4,7 +4,10 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <string.h>
 #include <unistd.h>
+
+#include "numatile.h" // nt_escape
 
 void bench_close_bar(bench_run *r)
 {
@@ -28,13 +31,33 @@ void bench_printf(bench_run *r, const char *fmt, ...)
     }
 }
 
-void bench_notice(bench_run *r, const char *fmt, ...)
+void bench_eprintf(const char *fmt, ...)
 {
-    char buf[1024];
+    char raw[4608], esc[sizeof raw];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    for (char *line = raw, *nl; line; line = nl) {
+        if ((nl = strchr(line, '\n')) != NULL)
+            *nl++ = '\0';
+        nt_escape(line, esc, sizeof esc);
+        fputs(esc, stderr);
+        if (nl)
+            fputc('\n', stderr);
+    }
+}
+
+void bench_notice(bench_run *r, const char *fmt, ...)
+{
+    char raw[1024], buf[sizeof raw];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    va_end(ap);
+    // Notices may name the output directory (--out): escaped on the terminal and in the JSON,
+    // which would drop a string that is not valid UTF-8.
+    nt_escape(raw, buf, sizeof buf);
     bench_close_bar(r);
     fflush(stdout); // keep the table and the notice in order on a shared terminal
     fprintf(stderr, "numatile bench %s: notice: %s\n", r->name, buf);

@@ -14,6 +14,10 @@ struct bench_state {
     bool bar_open;      // a bar line is on the terminal without its newline
 };
 
+// fprintf to stderr with every non-printable byte of the result escaped (nt_escape; the
+// format's own newlines kept): for messages that echo paths given on the command line (--out).
+void bench_eprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 // Close a progress bar left open on the terminal before anything else is written there.
 void bench_close_bar(bench_run *r);
 

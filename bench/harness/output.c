@@ -62,7 +62,7 @@ static int write_json_file(const bench_run *r, json_t *doc)
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.json", r->dir, r->name);
     if (json_dump_file(doc, path, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0) {
-        fprintf(stderr, "numatile bench %s: cannot write %s\n", r->name, path);
+        bench_eprintf("numatile bench %s: cannot write %s\n", r->name, path);
         return -1;
     }
     return 0;
@@ -77,7 +77,7 @@ static int write_csv_file(const bench_run *r)
     if (f && fclose(f) != 0)
         rc = -1;
     if (rc)
-        fprintf(stderr, "numatile bench %s: cannot write %s\n", r->name, path);
+        bench_eprintf("numatile bench %s: cannot write %s\n", r->name, path);
     return rc;
 }
 

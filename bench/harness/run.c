@@ -60,8 +60,8 @@ FILE *bench_fopen(bench_run *r, const char *file)
     FILE *f = fopen(path, "w");
     if (!f) {
         bench_close_bar(r);
-        fprintf(stderr, "numatile bench %s: cannot write %s: %s\n", r->name, path,
-                strerror(errno));
+        bench_eprintf("numatile bench %s: cannot write %s: %s\n", r->name, path,
+                      strerror(errno));
     }
     return f;
 }
@@ -106,8 +106,8 @@ static int make_dir(const bench_scenario *s, const bench_opts *o, const struct t
     else
         snprintf(dir, len, "bench/results/%s-%s", s->name, stamp);
     if (bench_mkdirs(dir) != 0) {
-        fprintf(stderr, "numatile bench %s: cannot create output directory %s: %s\n", s->name,
-                dir, strerror(errno));
+        bench_eprintf("numatile bench %s: cannot create output directory %s: %s\n", s->name,
+                      dir, strerror(errno));
         return 3;
     }
     return 0;
@@ -161,7 +161,7 @@ int bench_execute(const bench_scenario *s, const bench_opts *o, json_t **summary
             rc = 3;
         fflush(stdout);
         if (rc == 0)
-            fprintf(stderr, "numatile bench %s: results in %s (%.1f s)\n", s->name, dir, wall);
+            bench_eprintf("numatile bench %s: results in %s (%.1f s)\n", s->name, dir, wall);
     }
     if (summary)
         *summary = json_incref(st.summary);

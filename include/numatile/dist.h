@@ -33,6 +33,24 @@
 
 #include "numatile/error.h"
 
+/**
+ * \brief Most tiles a tile map, and items a 1D map, may have: 2^28 (a 1 GiB owner table).
+ *
+ * A fixed cap rather than a check of the free memory: these maps are pure data built without a
+ * topology (partition/ asks nothing of the machine), and a grid past the cap would take seconds
+ * to fill and gigabytes before failing. Matrices and plans check the nodes' room themselves.
+ */
+#define NT_TILEMAP_MAX_TILES (1 << 28)
+
+/**
+ * \brief Most labels (domains or components) a tile map or 1D map may have: 2^24.
+ *
+ * Generators and their users keep tables indexed by label (a skewed map's derangement, count
+ * matrices), so a spec such as "skewed:1x988888882:2:derange" would allocate gigabytes for a
+ * few tiles; no machine (::NT_TOPO_MAX_DOMAINS) nor matching (::NT_MATCH_MAX_P) takes more.
+ */
+#define NT_TILEMAP_MAX_LABELS (1 << 24)
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -71,7 +89,8 @@ typedef int (*nt_tilemap_fn)(int64_t i, int64_t j, void *arg);
  * @param[out] out      the new map, to free with nt_tilemap_destroy(); untouched on failure.
  * @retval NT_OK     success.
  * @retval NT_EINVAL out is NULL, or mt, nt or ndomains < 1.
- * @retval NT_ERANGE mt * nt overflows.
+ * @retval NT_ERANGE mt * nt is more than ::NT_TILEMAP_MAX_TILES, or ndomains more than
+ *                   ::NT_TILEMAP_MAX_LABELS.
  * @retval NT_ENOMEM allocation failed.
  */
 nt_status nt_tilemap_create(int64_t mt, int64_t nt, int ndomains, nt_tilemap_t **out);
@@ -114,7 +133,8 @@ void nt_tilemap_destroy(nt_tilemap_t *map);
  *                   integer"), a domain count that disagrees with ndomains, bad mt/nt, or a
  *                   malformed file (the message gives the line).
  * @retval NT_EIO    the file of a file: spec cannot be read.
- * @retval NT_ERANGE a number overflows (P*Q beyond INT_MAX, mt*nt too large).
+ * @retval NT_ERANGE a number overflows (P*Q beyond INT_MAX), or mt * nt is more than
+ *                   ::NT_TILEMAP_MAX_TILES, or the domains more than ::NT_TILEMAP_MAX_LABELS.
  * @retval NT_ENOMEM allocation failed.
  */
 nt_status nt_tilemap_from_spec(const char *spec, int64_t mt, int64_t nt, int ndomains,
@@ -327,10 +347,11 @@ typedef struct nt_dist1d {
 
 /**
  * \brief Create a 1D map with every item on label 0.
- * @param[in]  n        items, >= 1.
+ * @param[in]  n        items, 1..::NT_TILEMAP_MAX_TILES.
  * @param[in]  ndomains labels, >= 1.
  * @param[out] out      the new map, to free with nt_dist1d_destroy(); untouched on failure.
- * @retval NT_OK success. @retval NT_EINVAL bad parameter. @retval NT_ERANGE size overflow.
+ * @retval NT_OK success. @retval NT_EINVAL bad parameter. @retval NT_ERANGE n or ndomains past
+ *                   its cap (::NT_TILEMAP_MAX_TILES, ::NT_TILEMAP_MAX_LABELS).
  * @retval NT_ENOMEM allocation failed.
  */
 nt_status nt_dist1d_create(int64_t n, int ndomains, nt_dist1d_t **out);

@@ -50,6 +50,12 @@
 #include "numatile/dist.h"
 #include "numatile/error.h"
 
+/**
+ * \brief Most domains (p_dom) a matching takes: its scratch is p_dom^2 int64 (2 GiB at the cap)
+ *        and its time p_dom^3, so larger problems are refused at once (::NT_ERANGE).
+ */
+#define NT_MATCH_MAX_P 16384
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -88,7 +94,7 @@ typedef struct nt_match_problem {
  * @retval NT_EINVAL NULL pointers, bad sizes, a negative count, DISTANCE without dist, an
  *                   unknown objective, CANONICAL with a mask forbidding the identity, or a mask
  *                   admitting no injective labelling ("no feasible labelling: ...").
- * @retval NT_ERANGE a cost overflows int64.
+ * @retval NT_ERANGE a cost overflows int64, or p_dom is more than ::NT_MATCH_MAX_P.
  * @retval NT_ENOMEM scratch allocation failed (O(p_dom^2) int64).
  */
 nt_status nt_match_solve(const nt_match_problem_t *prob, nt_match_objective obj, int *sigma,

@@ -22,8 +22,10 @@
 
 /** \brief Most domains a topology may have (--domains, and the NUMA nodes of a description). */
 #define NT_TOPO_MAX_DOMAINS 4096
-/** \brief Most processing units a synthetic description may have. */
+/** \brief Most processing units a synthetic description or XML topology may have. */
 #define NT_TOPO_MAX_PUS 65536
+/** \brief Largest hwloc XML topology file read, in bytes (64 MiB). */
+#define NT_TOPO_MAX_XML_BYTES (64 << 20)
 
 #ifdef __cplusplus
 extern "C" {
@@ -77,9 +79,10 @@ typedef struct nt_domain_info {
  * @retval NT_OK      success.
  * @retval NT_EINVAL  out is NULL, domains < 0, a malformed synthetic description, or fewer
  *                    domains than NUMA nodes with cpus (merging nodes is not supported).
- * @retval NT_ERANGE  more than ::NT_TOPO_MAX_DOMAINS domains, or a synthetic description of
- *                    more than ::NT_TOPO_MAX_DOMAINS NUMA nodes or ::NT_TOPO_MAX_PUS processing
- *                    units (refused before hwloc builds it).
+ * @retval NT_ERANGE  more than ::NT_TOPO_MAX_DOMAINS domains, or a synthetic description or
+ *                    XML file of more than ::NT_TOPO_MAX_DOMAINS NUMA nodes or ::NT_TOPO_MAX_PUS
+ *                    processing units (refused before hwloc builds it), or an XML file larger
+ *                    than ::NT_TOPO_MAX_XML_BYTES.
  * @retval NT_ENOMEM  allocation failed.
  * @retval NT_ESYS    hwloc could not read this machine.
  */

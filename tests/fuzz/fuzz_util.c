@@ -63,7 +63,7 @@ bool fuzz_synthetic_bounded(const char *desc, uint64_t max_objects)
         uint64_t v = 0;
         for (; *s >= '0' && *s <= '9'; s++) {
             v = v * 10 + (uint64_t)(*s - '0');
-            if (v > max_objects)
+            if (v > max_objects || v > FUZZ_WIDEST_LEVEL)
                 return false;
         }
         product *= v ? v : 1;

@@ -35,7 +35,10 @@ _Noreturn void fuzz_fail(const char *fmt, ...) __attribute__((format(printf, 1, 
 // Whether a synthetic description stays small enough to load in a fuzzing run: no hexadecimal
 // numbers (hwloc reads arities with base 0) and the product of every number in it (each at
 // least 1) at most max_objects. This bounds what hwloc builds: unbounded descriptions hang it
-// (issue 13), which the harnesses report separately, not on every input.
+// (issue 13), which the harnesses report separately, not on every input. Each number is also
+// at most FUZZ_WIDEST_LEVEL: hwloc inserts siblings in quadratic time, so one wide level
+// ("4080", "core:4080 pu:1": 3-7 s alone) timed out a fuzzing run on a loaded machine.
+#define FUZZ_WIDEST_LEVEL 512
 bool fuzz_synthetic_bounded(const char *desc, uint64_t max_objects);
 
 // Write len bytes to a scratch file named NAME (in a per-process directory on tmpfs when

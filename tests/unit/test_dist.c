@@ -231,6 +231,19 @@ Test(dist, band_formula)
     }
 }
 
+// Found by the dist fuzzer (corpus/dist/regress-band-width-overflow): a width near INT64_MAX
+// overflowed i + w - 1, leaving the band empty; a band wider than the grid covers every tile.
+Test(dist, band_wider_than_any_grid)
+{
+    const char *specs[] = {"band:9223372036854775804:2x3", "band:9223372036854775807:2x3"};
+    for (int k = 0; k < 2; k++) {
+        nt_tilemap_t *m = spec(specs[k], 5, 7, 6);
+        for (int64_t x = 0; x < 35; x++)
+            cr_assert_eq(m->owner[x], (int)(x / 7 % 6), "%s tile %lld", specs[k], (long long)x);
+        nt_tilemap_destroy(m);
+    }
+}
+
 static int fn_owner(int64_t i, int64_t j, void *arg)
 {
     int d = *(int *)arg;
