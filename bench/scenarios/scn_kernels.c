@@ -3,7 +3,7 @@
 // build (BLIS dgemm and libFLAME FLA_QR_UT, or OpenBLAS dgemm and dgeqrf under
 // `make BLAS=openblas`) in this process, and flat OpenBLAS dgemm/dgeqrf from the peer program
 // flat_openblas next to this executable, when it was built. n = 2048 (--quick: 512; --full:
-// 2048 and 4096), nb = 128..1024 (which nb each kernel tries: `tries`), the best nb reported,
+// 2048 and 4096), nb = 128..2048 (which nb each kernel tries: `tries`), the best nb reported,
 // medians of 5 runs. Runs are interleaved (every configuration once per round, the peer once
 // per round) so that a machine whose load drifts treats all of them alike.
 #include <errno.h>
@@ -57,7 +57,7 @@ static const char *kernel_name(int kernel)
 
 // Whether the sweep tries tile size nb for kernel k at size n. GEMM: up to n/2 (2 x 2 C tiles
 // still give each of 2 threads whole tiles; larger tiles let the tile dgemm run nearer its flat
-// single-thread speed, 1024 being the note's candidate at n >= 4096). QR: up to 512, because
+// single-thread speed: 1024 and 2048 at n = 4096, 1024 at 2048). QR: up to 512, because
 // its update kernels block by ib = 32 and lose speed on larger tiles while a 1024-tile QR at
 // n = 4096 costs seconds per round.
 static bool tries(int k, int64_t nb, int64_t n)
@@ -727,14 +727,16 @@ static void print_head(bench_run *r, const sweep *sw)
 int scn_kernels(bench_run *r)
 {
     static const int64_t quick_n[] = {512}, dflt_n[] = {2048}, full_n[] = {2048, 4096};
-    static const int64_t quick_nb[] = {128, 256}, dflt_nb[] = {128, 192, 256, 384, 512, 1024};
+    static const int64_t quick_nb[] = {128, 256};
+    static const int64_t dflt_nb[] = {128, 192, 256, 384, 512, 1024, 2048};
     const int64_t *ns = r->quick ? quick_n : r->full ? full_n : dflt_n;
     int nsizes = r->full && !r->quick ? 2 : 1;
     nt_topo_t *t = NULL;
     nt_status st = nt_topo_load(&(nt_topo_opts_t){.domains = r->domains}, &t);
     if (st != NT_OK)
         return scn_fail(r, "loading the topology", st);
-    sweep sw = {.t = t, .nbs = r->quick ? quick_nb : dflt_nb, .nnb = r->quick ? 2 : 6,
+    sweep sw = {.t = t, .nbs = r->quick ? quick_nb : dflt_nb,
+                .nnb = r->quick ? 2 : (int)(sizeof dflt_nb / sizeof *dflt_nb),
                 .reps = bench_reps(r, 5, 3)};
     if (!peer_find(sw.peer, sizeof sw.peer))
         bench_notice(r, "no flat OpenBLAS peer (flat_openblas next to this program, or "
