@@ -586,8 +586,8 @@ static void print_size(bench_run *r, const size_res *s, int threads)
 static const bench_plot_spec plot = {
     .name = "kernels",
     .title = "tiled owner-computes kernels vs the flat libraries (median GFLOP/s)", .width = 1100,
-    .height = 450, .x = "nb", .xlabel = "nb", .block = "n",
-    .set = "set grid\nset key bottom right\nset yrange [0:*]",
+    .height = 520, .x = "nb", .xlabel = "nb", .block = "n",
+    .set = "set grid\nset key below\nset yrange [0:*]\nset logscale x 2",
     .panel = {{.title = "GEMM", .ylabel = "GFLOP/s",
                .series = {{.y = "tiled_gemm", .title = "tiled n=%s"},
                           {.y = "flat_gemm", .title = "flat (this build) n=%s", .with = "l dt 2"},
