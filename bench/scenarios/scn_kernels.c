@@ -346,7 +346,6 @@ static bool peer_run(const char *path, int64_t n, int threads, uint64_t seed, js
     posix_spawn_file_actions_adddup2(&fa, fd[1], STDOUT_FILENO);
     posix_spawn_file_actions_addclose(&fa, fd[0]);
     posix_spawn_file_actions_addclose(&fa, fd[1]);
-    fflush(NULL);
     int e = posix_spawn(&pid, path, &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     close(fd[1]);
