@@ -79,62 +79,40 @@ static nt_sub_t sub_of(const geom *g, int64_t n)
     return (nt_sub_t){n / 2 + 13, n / 2 - 7, n / 8 + 5, 3, n / 4 - 1, n / 3};
 }
 
-static int64_t gcd64(int64_t a, int64_t b)
+// A "Key: N kB" line of a /proc file, in bytes, or -1.
+static int64_t proc_kb(const char *path, const char *fmt)
 {
-    while (b) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
-// Pieces a run of len elements is cut into by the block boundaries of sizes a and b (an upper
-// bound when the run does not start on a boundary of both).
-static int64_t pieces(int64_t len, int64_t a, int64_t b)
-{
-    int64_t lcm = a / gcd64(a, b) * b;
-    return len / a + len / b - len / lcm + 2;
+    FILE *f = fopen(path, "r");
+    char line[128];
+    long long kb = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, fmt, &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kb < 0 ? -1 : (int64_t)kb * 1024;
 }
 
 // MemAvailable of /proc/meminfo in bytes, or -1.
 static int64_t mem_available(void)
 {
-    FILE *f = fopen("/proc/meminfo", "r");
-    char line[128];
-    long long kb = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "MemAvailable: %lld kB", &kb) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kb < 0 ? -1 : (int64_t)kb * 1024;
+    return proc_kb("/proc/meminfo", "MemAvailable: %lld kB");
 }
 
 // Estimated peak bytes of numatile's side of one geometry: source, fresh target and reused
-// target (3 matrices), the per-tile tables of those matrices, and the plan's per-segment
-// records, measured at ~100 bytes each with the executor's bookkeeping (1 -> 3 at N = 4096:
-// 16.8M segments, 1.9 GB peak RSS). A bound to refuse early, not an account.
+// target (3 matrices) and the per-tile tables of those matrices (tile address, owner, rank:
+// ~16 bytes a tile). Plans between these block-cyclic ScaLAPACK matrices are periodic: they
+// store no segment. A bound to refuse early, not an account.
 static int64_t estimate_bytes(const geom *g, int64_t n)
 {
-    nt_sub_t s = sub_of(g, n);
-    int64_t seg = pieces(s.rows, g->mbs, g->mbd) * pieces(s.cols, g->mbs, g->mbd);
     int64_t ts = (n / g->mbs + 1) * (n / g->mbs + 1), td = (n / g->mbd + 1) * (n / g->mbd + 1);
-    return 3 * n * n * (int64_t)sizeof(double) + 16 * (ts + 2 * td) + 128 * seg;
+    return 3 * n * n * (int64_t)sizeof(double) + 16 * (ts + 2 * td);
 }
 
 // VmHWM of this process (peak resident bytes since the last reset_rss_peak), or -1.
 static int64_t rss_peak(void)
 {
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[128];
-    long long kb = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmHWM: %lld kB", &kb) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kb < 0 ? -1 : (int64_t)kb * 1024;
+    return proc_kb("/proc/self/status", "VmHWM: %lld kB");
 }
 
 // Linux resets VmHWM to the current RSS when "5" is written to clear_refs.
@@ -401,8 +379,8 @@ static int measure_one(ctx *c, result *res, samples *x)
     if (avail > 0 && need > avail / 4 * 3) {
         res->skipped = true;
         snprintf(res->reason, sizeof res->reason, "numatile would need ~%.1f GiB (matrices, "
-                 "tile tables, %lld-byte segment records), %.1f GiB available",
-                 (double)need / (1 << 30), 128LL, (double)avail / (1 << 30));
+                 "tile tables), %.1f GiB available",
+                 (double)need / (1 << 30), (double)avail / (1 << 30));
         bench_notice(c->r, "%s, N = %lld skipped: %s", res->g->name, (long long)res->n,
                      res->reason);
         return 0;
