@@ -35,6 +35,7 @@
 typedef struct exec_ctx {
     nt_team_t t;             // the machine, bound threads, per-thread accounting
     bool fresh;              // the execution allocates the target
+    int64_t copy_segs, copy_bytes; // segments copied (not adopted) and their bytes
     const nt_matrix_t *src;
     nt_matrix_t *dst;
     const nt_segment_t *seg;
@@ -191,14 +192,10 @@ static void run_domain_phase(exec_ctx *c, int d, int ph)
 // Copy strategy of the whole execution: streaming stores once it copies more than the caches
 // hold (NT_COPY_STREAM_BYTES; measured here, a streamed contiguous copy is 1.3-1.45x faster
 // than memcpy's cached stores, a strided one 1.3-2x faster, see lib/copy.c).
-static void choose_copy(exec_ctx *c, const nt_plan_view_t *v)
+static void choose_copy(exec_ctx *c)
 {
-    int64_t total = 0;
-    for (int64_t x = 0; x < v->nseg; x++)
-        if (!c->skip_seg[x])
-            total += seg_bytes(c, &v->seg[x]);
     c->copy_kind = NT_COPY_AUTO;
-    c->copy_flags = total >= nt_copy_stream_bytes() ? NT_COPY_STREAM : 0;
+    c->copy_flags = c->copy_bytes >= nt_copy_stream_bytes() ? NT_COPY_STREAM : 0;
 }
 
 static void migrate_domain(exec_ctx *c, int d)
@@ -469,8 +466,7 @@ static nt_status select_adopted(exec_ctx *c, const nt_plan_view_t *v, const nt_e
 // -> 100 0.015-0.018 against 0.016-0.020; small pieces lose (nb 8 -> 12: 0.062 against 0.024,
 // the target tiles' writes scatter); copying a source tile's pieces column by column was
 // slower still (0.024, 0.027, 0.09 s).
-static bool explicit_source_order(const exec_ctx *c, const nt_plan_view_t *v,
-                                  const nt_exec_opts_t *o)
+static bool explicit_source_order(const exec_ctx *c, const nt_exec_opts_t *o)
 {
     if (o->schedule != NT_SCHED_FREE || o->order == NT_ORDER_TARGET)
         return false;
@@ -479,13 +475,7 @@ static bool explicit_source_order(const exec_ctx *c, const nt_plan_view_t *v,
     for (int d = 1; d < c->t.D; d++)
         if (c->t.node[d] != c->t.node[0])
             return false;
-    int64_t n = 0, bytes = 0;
-    for (int64_t x = 0; x < v->nseg; x++)
-        if (!c->skip_seg[x]) {
-            n++;
-            bytes += seg_bytes(c, &v->seg[x]);
-        }
-    return n > 0 && bytes / n >= TASK_GRAIN;
+    return c->copy_segs > 0 && c->copy_bytes / c->copy_segs >= TASK_GRAIN;
 }
 
 // The segments in the order their copies are listed: the plan's (grouped by target tile), or
@@ -516,7 +506,13 @@ static int64_t *source_tile_order(const exec_ctx *c, const nt_plan_view_t *v, bo
 static nt_status build_work_lists(exec_ctx *c, const nt_plan_view_t *v,
                                   const nt_exec_opts_t *o)
 {
-    bool by_source = explicit_source_order(c, v, o), on_source = o->on_source || by_source;
+    // What is copied (not adopted), for the order here and the copy strategy later.
+    for (int64_t x = 0; x < v->nseg; x++)
+        if (!c->skip_seg[x]) {
+            c->copy_segs++;
+            c->copy_bytes += seg_bytes(c, &v->seg[x]);
+        }
+    bool by_source = explicit_source_order(c, o), on_source = o->on_source || by_source;
     size_t D = (size_t)c->t.D, cells = (size_t)c->nphases * D;
     c->first = calloc(cells + 1, sizeof *c->first);
     c->list = malloc((size_t)(v->nseg > 0 ? v->nseg : 1) * sizeof *c->list);
@@ -574,7 +570,7 @@ static void adopt_tiles(exec_ctx *c, const nt_plan_view_t *v, nt_matrix_t *src)
 // bound. Returns the seconds of the copies; *bound gets those of the bound (0 without).
 static double run_copies(exec_ctx *c, const nt_plan_view_t *v, bool measure, double *bound)
 {
-    choose_copy(c, v);
+    choose_copy(c);
     nt_team_begin(&c->t);
     double t0 = nt_now();
     run_all(c);
