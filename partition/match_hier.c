@@ -225,54 +225,118 @@ done:
     return st;
 }
 
+// Rank level with split groups: component j may go to any rank. A labelling's inter-rank
+// volume is sum_j (C_j - b[rank(sigma_j)][j]), b[s][j] = weight of j on rank s's domains, so
+// the volume matching of the p_dom x p_tar matrix n'[k][j] = b[rank_of[k]][j] minimises it
+// over all labellings (ranks with D_r domains take at most D_r components).
+static nt_status place_split(const hview *v, int *part_rank)
+{
+    int pd = v->pd, pt = v->pt;
+    int64_t *b = calloc((size_t)v->nr * (size_t)pt, sizeof *b);
+    int64_t *np = malloc((size_t)pd * (size_t)pt * sizeof *np);
+    int *res = malloc((size_t)pt * sizeof *res);
+    nt_status st = NT_OK;
+    if (!b || !np || !res) {
+        st = nt_fail(NT_ENOMEM, "match_hier: cannot allocate a %d x %d matrix", pd, pt);
+        goto done;
+    }
+    for (int i = 0; i < v->pi; i++)
+        for (int j = 0; j < pt; j++)
+            b[(int64_t)v->rank_of[i] * pt + j] += v->n[(int64_t)i * pt + j];
+    for (int k = 0; k < pd; k++)
+        memcpy(np + (int64_t)k * pt, b + (int64_t)v->rank_of[k] * pt, (size_t)pt * sizeof *np);
+    nt_match_problem_t sp = {.p_ini = pd, .p_tar = pt, .p_dom = pd, .counts = np};
+    if ((st = nt_match_solve(&sp, NT_MATCH_VOLUME, res, NULL)) == NT_OK)
+        for (int j = 0; j < pt; j++)
+            part_rank[j] = v->rank_of[res[j]];
+done:
+    free(b);
+    free(np);
+    free(res);
+    return st;
+}
+
+// Domain level: the components of each rank (part_rank) onto its domains, into res.
+static nt_status place_all(const hview *v, nt_match_objective obj, const int *part_rank,
+                           int *res)
+{
+    int *first = malloc((size_t)(v->nr + 1) * sizeof *first);
+    int *parts = malloc((size_t)v->pt * sizeof *parts);
+    nt_status st = NT_OK;
+    if (!first || !parts)
+        st = nt_fail(NT_ENOMEM, "match_hier: cannot allocate %d labels", v->pt);
+    else
+        bucket(part_rank, v->pt, v->nr, first, parts);
+    for (int r = 0; r < v->nr && st == NT_OK; r++) {
+        int t = first[r + 1] - first[r];
+        if (t > 0)
+            st = place_parts(v, obj, v->doms + v->first[r], v->first[r + 1] - v->first[r],
+                             parts + first[r], t, res);
+    }
+    free(first);
+    free(parts);
+    return st;
+}
+
+static nt_status check_objectives(const nt_match_hier_problem_t *prob,
+                                  nt_match_objective rank_obj, nt_match_objective domain_obj)
+{
+    if (rank_obj != NT_MATCH_CANONICAL && rank_obj != NT_MATCH_VOLUME &&
+        rank_obj != NT_MATCH_STEPS && rank_obj != NT_MATCH_LEX)
+        return nt_fail(NT_EINVAL, "match_hier: rank objective %d is not canonical, volume, "
+                       "steps or lex", (int)rank_obj);
+    if (prob && prob->split_groups && rank_obj != NT_MATCH_CANONICAL &&
+        rank_obj != NT_MATCH_VOLUME)
+        return nt_fail(NT_EINVAL, "match_hier: with split_groups the rank objective must be "
+                       "volume or canonical, not %s", nt_match_objective_name(rank_obj));
+    if (domain_obj != NT_MATCH_CANONICAL && domain_obj != NT_MATCH_VOLUME &&
+        domain_obj != NT_MATCH_DISTANCE)
+        return nt_fail(NT_EINVAL, "match_hier: domain objective %d is not canonical, volume or "
+                       "distance", (int)domain_obj);
+    if (prob && domain_obj == NT_MATCH_DISTANCE && !prob->dist)
+        return nt_fail(NT_EINVAL, "match_hier: the distance domain objective needs dist");
+    return NT_OK;
+}
+
 nt_status nt_match_hier_solve(const nt_match_hier_problem_t *prob, nt_match_objective rank_obj,
                               nt_match_objective domain_obj, int *sigma, int *group_rank,
                               nt_match_hier_cost_t *cost)
 {
     if (!sigma)
         return nt_fail(NT_EINVAL, "match_hier: sigma is NULL");
-    if (rank_obj != NT_MATCH_CANONICAL && rank_obj != NT_MATCH_VOLUME &&
-        rank_obj != NT_MATCH_STEPS && rank_obj != NT_MATCH_LEX)
-        return nt_fail(NT_EINVAL, "match_hier: rank objective %d is not canonical, volume, "
-                       "steps or lex", (int)rank_obj);
-    if (domain_obj != NT_MATCH_CANONICAL && domain_obj != NT_MATCH_VOLUME &&
-        domain_obj != NT_MATCH_DISTANCE)
-        return nt_fail(NT_EINVAL, "match_hier: domain objective %d is not canonical, volume or "
-                       "distance", (int)domain_obj);
+    nt_status st = check_objectives(prob, rank_obj, domain_obj);
     hview v;
-    nt_status st = hview_init(prob, &v);
-    if (st != NT_OK)
+    if (st != NT_OK || (st = hview_init(prob, &v)) != NT_OK)
         return st;
-    if (domain_obj == NT_MATCH_DISTANCE && !v.dist) {
-        hview_free(&v);
-        return nt_fail(NT_EINVAL, "match_hier: the distance domain objective needs dist");
-    }
+    bool split = prob->split_groups && rank_obj == NT_MATCH_VOLUME;
     int *gr = malloc((size_t)v.nr * sizeof *gr);
+    int *part_rank = malloc((size_t)v.pt * sizeof *part_rank);
     int *res = malloc((size_t)v.pt * sizeof *res);
     nt_match_hier_cost_t c;
-    if (!gr || !res) {
+    if (!gr || !part_rank || !res) {
         st = nt_fail(NT_ENOMEM, "match_hier: cannot allocate %d labels", v.pt);
         goto done;
     }
-    if ((st = place_groups(&v, rank_obj, gr)) != NT_OK)
-        goto done;
-    for (int g = 0; g < v.nr && st == NT_OK; g++) {
-        int t = v.gfirst[g + 1] - v.gfirst[g], r = gr[g];
-        if (t > 0)
-            st = place_parts(&v, domain_obj, v.doms + v.first[r], v.first[r + 1] - v.first[r],
-                             v.parts + v.gfirst[g], t, res);
+    if (split) {
+        st = place_split(&v, part_rank);
+    } else if ((st = place_groups(&v, rank_obj, gr)) == NT_OK) {
+        for (int j = 0; j < v.pt; j++)
+            part_rank[j] = gr[v.rank_of[j]];
     }
+    if (st == NT_OK)
+        st = place_all(&v, domain_obj, part_rank, res);
     if (st == NT_OK && cost)
         st = hier_cost(&v, res, &c);
     if (st == NT_OK) {
         memcpy(sigma, res, (size_t)v.pt * sizeof *sigma);
-        if (group_rank)
-            memcpy(group_rank, gr, (size_t)v.nr * sizeof *group_rank);
+        for (int g = 0; group_rank && g < v.nr; g++)
+            group_rank[g] = prob->split_groups ? -1 : gr[g];
         if (cost)
             *cost = c;
     }
 done:
     free(gr);
+    free(part_rank);
     free(res);
     hview_free(&v);
     return st;

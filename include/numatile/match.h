@@ -179,6 +179,9 @@ typedef struct nt_match_hier_problem {
     int nranks;            /**< ranks R, 1..p_dom */
     const int *rank_of;    /**< p_dom entries: the rank of each domain, in 0..R-1; every rank
                                 has at least one domain (ranks may differ in size) */
+    int split_groups;      /**< 0 (default): keep each target rank-group whole on one rank;
+                                non-zero: place every component on any rank (rank objective
+                                VOLUME or CANONICAL only), see nt_match_hier_solve() */
 } nt_match_hier_problem_t;
 
 /** \brief Costs of a labelling on ranked domains, in the units of the count matrix. */
@@ -200,7 +203,17 @@ typedef struct nt_match_hier_cost {
  * least inter-rank volume (VOLUME), the fewest rank-level one-port steps (STEPS), or the
  * fewest steps then the least inter-rank volume (LEX), exactly; a group may only go to a rank
  * with at least as many domains as it has components (all pairs when ranks are equal). Ties
- * are broken arbitrarily (not by the domain level).
+ * are broken arbitrarily (not by the domain level). LEX minimises steps first: its inter-rank
+ * volume can exceed the canonical labelling's when the canonical one is not step-optimal.
+ *
+ * With split_groups the rank level ignores the groups: each component goes to any rank, at
+ * most as many per rank as it has domains, so that the inter-rank volume is the least over all
+ * labellings (an exact min-cost assignment of components to the domains where the cost of
+ * component j on a domain of rank s is the weight of j outside rank s, O(p_dom^3)). It is never
+ * more than with whole groups, and much less when the source ignores the ranks (a deranged
+ * SkewedSet, docs/guide.md); the price is that a rank no longer holds what one rank of the
+ * target holds. Only VOLUME and CANONICAL (the identity) are taken at that level, since the
+ * rank-level steps of a rank holding several components do not decompose into a matching.
  *
  * Domain level, inside each rank r holding group g: the components of g are placed on the
  * domains of r by an exact matching under domain_obj: VOLUME keeps the most weight on its
@@ -210,22 +223,25 @@ typedef struct nt_match_hier_cost {
  * increasing order) on the k-th domain of r. The inter-rank volume depends only on the rank
  * level, so the domain level never changes it.
  *
- * Cost: O(p_ini * p_tar + R^3 + sum over ranks of D_r^3) with volume, plus
- * O(p_ini * p_tar * D_r) per rank to build distance costs.
+ * Cost: O(p_ini * p_tar + R^3 + sum over ranks of D_r^3) with volume (O(p_dom^3) at rank
+ * level with split_groups), plus O(p_ini * p_tar * D_r) per rank to build distance costs.
  * @param[in]  prob       the problem (not NULL).
  * @param[in]  rank_obj   NT_MATCH_CANONICAL, NT_MATCH_VOLUME, NT_MATCH_STEPS or NT_MATCH_LEX.
  * @param[in]  domain_obj NT_MATCH_CANONICAL, NT_MATCH_VOLUME or NT_MATCH_DISTANCE (needs dist).
  * @param[out] sigma      p_tar entries: the domain of each component, distinct. Untouched on
  *                        failure.
  * @param[out] group_rank R entries: the rank of each target rank-group, a permutation of
- *                        0..R-1; or NULL. Untouched on failure.
+ *                        0..R-1 (every entry -1 with split_groups); or NULL. Untouched on
+ *                        failure.
  * @param[out] cost       the costs of sigma, or NULL. Untouched on failure.
  * @retval NT_OK     success.
  * @retval NT_EINVAL NULL prob, sigma, counts or rank_of; bad sizes; nranks outside 1..p_dom;
  *                   a rank_of entry outside 0..R-1 or a rank without a domain; a negative count
- *                   or distance; an objective not listed above; DISTANCE without dist.
+ *                   or distance; an objective not listed above (STEPS and LEX with
+ *                   split_groups included); DISTANCE without dist.
  * @retval NT_ERANGE a cost overflows int64, or p_dom is more than ::NT_MATCH_MAX_P.
- * @retval NT_ENOMEM scratch allocation failed (O(p_dom + R^2 + max D_r^2) int64).
+ * @retval NT_ENOMEM scratch allocation failed (O(p_dom + R^2 + max D_r^2) int64, p_dom^2 with
+ *                   split_groups).
  */
 nt_status nt_match_hier_solve(const nt_match_hier_problem_t *prob, nt_match_objective rank_obj,
                               nt_match_objective domain_obj, int *sigma, int *group_rank,

@@ -210,10 +210,13 @@ static int64_t brute_in_rank(const hinst *h, const int *sigma, int r, bool use_d
 
 // Check one solve: sigma injective, follows group_rank, inter costs at the rank optimum of the
 // objective, each rank's placement optimal, reported costs equal to the oracle's.
+// With split groups (only VOLUME and CANONICAL at rank level), b->vol bounds the inter volume
+// from above: whole groups are one of the labellings split groups choose from.
 static void check_solve(const hinst *h, nt_match_objective ro, nt_match_objective dob,
-                        const rank_best *b)
+                        const rank_best *b, bool split)
 {
     nt_match_hier_problem_t pr = problem(h);
+    pr.split_groups = split;
     int sigma[MAXD], gr[MAXR];
     nt_match_hier_cost_t c;
     nt_status st = nt_match_hier_solve(&pr, ro, dob, sigma, gr, &c);
@@ -222,12 +225,13 @@ static void check_solve(const hinst *h, nt_match_objective ro, nt_match_objectiv
     for (int j = 0; j < h->pt; j++) {
         cr_assert(sigma[j] >= 0 && sigma[j] < h->pd && !used[sigma[j]], "sigma not injective");
         used[sigma[j]] = true;
-        cr_assert_eq(h->rank_of[sigma[j]], gr[h->rank_of[j]],
-                     "component %d not on the rank of its group", j);
+        cr_assert(split || h->rank_of[sigma[j]] == gr[h->rank_of[j]],
+                  "component %d not on the rank of its group", j);
     }
     for (int g = 0; g < h->nr; g++) {
-        cr_assert(gr[g] >= 0 && gr[g] < h->nr && !rused[gr[g]], "group_rank not a permutation");
-        rused[gr[g]] = true;
+        cr_assert(split ? gr[g] == -1 : gr[g] >= 0 && gr[g] < h->nr && !rused[gr[g]],
+                  "group_rank[%d] = %d", g, gr[g]);
+        rused[split ? 0 : gr[g]] = true;
     }
     ocost o = o_eval(h, sigma);
     cr_assert_eq(c.inter_volume, o.inter);
@@ -235,7 +239,10 @@ static void check_solve(const hinst *h, nt_match_objective ro, nt_match_objectiv
     cr_assert_eq(c.inter_steps, o.inter_steps);
     cr_assert_eq(c.total.volume, o.volume);
     cr_assert_eq(c.total.dist_volume, o.dist_volume);
-    if (ro == NT_MATCH_VOLUME)
+    if (split && ro == NT_MATCH_VOLUME)
+        cr_assert_leq(o.inter, b->vol, "split inter volume %lld > whole groups' %lld",
+                      (long long)o.inter, (long long)b->vol);
+    else if (ro == NT_MATCH_VOLUME)
         cr_assert_eq(o.inter, b->vol, "inter volume %lld, optimum %lld", (long long)o.inter,
                      (long long)b->vol);
     else if (ro == NT_MATCH_STEPS)
@@ -245,8 +252,9 @@ static void check_solve(const hinst *h, nt_match_objective ro, nt_match_objectiv
                   "lex (%lld, %lld), optimum (%lld, %lld)", (long long)o.inter_steps,
                   (long long)o.inter, (long long)b->lex_steps, (long long)b->lex_vol);
     else
-        for (int g = 0; g < h->nr; g++)
-            cr_assert_eq(gr[g], g, "canonical rank level is not the identity");
+        for (int j = 0; j < h->pt; j++)
+            cr_assert_eq(h->rank_of[sigma[j]], h->rank_of[j], "canonical rank level moved "
+                         "component %d to another rank", j);
     if (dob == NT_MATCH_CANONICAL)
         return;
     bool use_dist = dob == NT_MATCH_DISTANCE;
@@ -293,8 +301,11 @@ static void check_all_objectives(const hinst *h)
 {
     rank_best b = brute_ranks(h);
     for (int a = 0; a < 4; a++)
-        for (int d = 0; d < 3; d++)
-            check_solve(h, rank_objs[a], dom_objs[d], &b);
+        for (int d = 0; d < 3; d++) {
+            check_solve(h, rank_objs[a], dom_objs[d], &b, false);
+            if (a < 2)
+                check_solve(h, rank_objs[a], dom_objs[d], &b, true);
+        }
 }
 
 Test(match_hier, four_ranks_vs_24_permutations)
@@ -327,8 +338,9 @@ Test(match_hier, other_rank_counts)
 }
 
 // Small machines: every one of the p_dom! labellings. Among those that keep each target
-// rank-group on one rank of its own, the solve's inter volume is the least, and for the ranks
-// it chose its intra volume (or distance-weighted volume) is the least too.
+// rank-group on one rank of its own (all of them with split groups), the solve's inter volume
+// is the least, and among those that put every component on the rank the solve chose, its
+// intra volume (or distance-weighted volume) is the least too.
 Test(match_hier, all_full_permutations_small)
 {
     static const int shapes[][4] = {{2, 3, 0, 0}, {3, 2, 0, 0}, {2, 2, 2, 0}, {4, 1, 2, 0},
@@ -341,8 +353,9 @@ Test(match_hier, all_full_permutations_small)
         hinst h;
         random_hinst(&h, nr, sizes, t % 2 == 1);
         nt_match_hier_problem_t pr = problem(&h);
-        for (int dob = 0; dob < 3; dob++) {
-            int sigma[MAXD], gr[MAXR];
+        for (int x = 0; x < 6; x++) {
+            int dob = x % 3, sigma[MAXD], gr[MAXR];
+            pr.split_groups = x >= 3;
             nt_match_hier_cost_t c;
             cr_assert_eq(nt_match_hier_solve(&pr, NT_MATCH_VOLUME, dom_objs[dob], sigma, gr, &c),
                          NT_OK, "%s", nt_last_error());
@@ -353,35 +366,34 @@ Test(match_hier, all_full_permutations_small)
             do {
                 // Group g's components all on one rank, distinct groups on distinct ranks.
                 int at[MAXR], owner[MAXR];
-                bool ok = true;
+                bool ok = true, same = true;
                 for (int r = 0; r < nr; r++)
                     at[r] = owner[r] = -1;
-                for (int j = 0; j < h.pt && ok; j++) {
+                for (int j = 0; j < h.pt; j++) {
                     int g = h.rank_of[j], r = h.rank_of[perm[j]];
-                    ok = (at[g] < 0 || at[g] == r) && (owner[r] < 0 || owner[r] == g);
+                    ok &= (at[g] < 0 || at[g] == r) && (owner[r] < 0 || owner[r] == g);
                     at[g] = r;
                     owner[r] = g;
+                    same &= r == h.rank_of[sigma[j]];
                 }
-                if (!ok)
+                if (!ok && !pr.split_groups)
                     continue;
                 ocost o = o_eval(&h, perm);
                 if (o.inter < best_inter)
                     best_inter = o.inter;
-                bool same = true;
-                for (int g = 0; g < nr; g++)
-                    same &= at[g] < 0 || at[g] == gr[g];
                 int64_t dv = dom_objs[dob] == NT_MATCH_DISTANCE ? o.dist_volume : o.intra;
-                if (same && dom_objs[dob] != NT_MATCH_CANONICAL && dv < best_dom)
+                if (same && dv < best_dom)
                     best_dom = dv;
             } while (next_perm(perm, h.pd));
             cr_assert_eq(c.inter_volume, best_inter, "inter %lld, optimum over all %d! "
-                         "labellings %lld", (long long)c.inter_volume, h.pd,
-                         (long long)best_inter);
+                         "labellings %lld (split %d)", (long long)c.inter_volume, h.pd,
+                         (long long)best_inter, pr.split_groups);
             if (dom_objs[dob] == NT_MATCH_VOLUME)
                 cr_assert_eq(c.intra_volume, best_dom);
             else if (dom_objs[dob] == NT_MATCH_DISTANCE)
                 cr_assert_eq(c.total.dist_volume, best_dom);
         }
+        pr.split_groups = 0;
         // Canonical at both levels is the identity.
         int sigma[MAXD];
         cr_assert_eq(nt_match_hier_solve(&pr, NT_MATCH_CANONICAL, NT_MATCH_CANONICAL, sigma,
@@ -468,11 +480,28 @@ static void check_maps(const maps *m, const char *what)
     if (can_s == lex_s)
         cr_assert_leq(got[3], can_v, "%s: lex %lld > canonical %lld with equal steps", what,
                       (long long)got[3], (long long)can_v);
+    // Split groups: no more than whole groups, nor than the flat (one-level) volume matching,
+    // which is one of the labellings it chooses from.
+    pr.split_groups = 1;
+    nt_match_hier_cost_t c;
+    cr_assert_eq(nt_match_hier_solve(&pr, NT_MATCH_VOLUME, NT_MATCH_VOLUME, sigma, NULL, &c),
+                 NT_OK, "%s", nt_last_error());
+    int64_t split_v, flat_v, unused;
+    tile_inter(m, sigma, &split_v, &unused);
+    cr_assert_eq(c.inter_volume, split_v);
+    nt_match_problem_t fp = {.p_ini = pd, .p_tar = pd, .p_dom = pd, .counts = counts};
+    cr_assert_eq(nt_match_solve(&fp, NT_MATCH_VOLUME, sigma, NULL), NT_OK);
+    tile_inter(m, sigma, &flat_v, &unused);
+    cr_assert_leq(split_v, got[1], "%s: split %lld > whole groups %lld", what,
+                  (long long)split_v, (long long)got[1]);
+    cr_assert_leq(split_v, flat_v, "%s: split %lld > flat %lld", what, (long long)split_v,
+                  (long long)flat_v);
     if (getenv("NT_HIER_LOG"))
         cr_log_info("%s: inter bytes canonical %lld volume %lld lex %lld steps %lld (brute force "
-                    "volume %lld, lex %lld); rank steps canonical %lld lex %lld", what,
-                    (long long)can_v, (long long)got[1], (long long)got[3], (long long)got[2],
-                    (long long)best_vol, (long long)lex_v, (long long)can_s,
+                    "volume %lld, lex %lld) split %lld flat %lld; rank steps canonical %lld "
+                    "lex %lld", what, (long long)can_v, (long long)got[1], (long long)got[3],
+                    (long long)got[2], (long long)best_vol, (long long)lex_v,
+                    (long long)split_v, (long long)flat_v, (long long)can_s,
                     (long long)got_steps[3]);
     free(counts);
 }
@@ -569,6 +598,9 @@ Test(match_hier, bad_input)
     expect_fail(&ok, NT_MATCH_DISTANCE, NT_MATCH_VOLUME, NT_EINVAL, "rank objective");
     expect_fail(&ok, NT_MATCH_VOLUME, NT_MATCH_STEPS, NT_EINVAL, "domain objective");
     expect_fail(&ok, NT_MATCH_VOLUME, NT_MATCH_DISTANCE, NT_EINVAL, "needs dist");
+    b = ok, b.split_groups = 1;
+    expect_fail(&b, NT_MATCH_LEX, NT_MATCH_VOLUME, NT_EINVAL, "split_groups");
+    expect_fail(&b, NT_MATCH_STEPS, NT_MATCH_VOLUME, NT_EINVAL, "split_groups");
     int64_t d[16] = {0};
     d[3] = -2;
     b = ok, b.dist = d;
@@ -585,7 +617,8 @@ Test(match_hier, bad_input)
     int sig[4] = {1, 0, 3, 2};
     nt_match_hier_cost_t c;
     cr_assert_eq(nt_match_hier_cost(&ok, sig, &c), NT_OK);
-    cr_assert_eq(c.inter_volume, (3 + 4 + 7 + 8) + (9 + 1 + 4 + 5)); // rows 0-1 x cols 2-3, 2-3 x 0-1
+    // Crossing: rows 0-1 x columns 2-3 and rows 2-3 x columns 0-1.
+    cr_assert_eq(c.inter_volume, (3 + 4 + 7 + 8) + (9 + 1 + 4 + 5));
     int dup[4] = {1, 1, 3, 2};
     cr_assert_eq(nt_match_hier_cost(&ok, dup, &c), NT_EINVAL);
     cr_assert(strstr(nt_last_error(), "injective"));
