@@ -146,6 +146,132 @@ nt_status nt_match_assignment(const int64_t *cost, int p, int *col_to_row, int64
 nt_status nt_match_bottleneck(const int64_t *weight, int p, int *col_to_row,
                               int64_t *bottleneck);
 
+/* ------------------------------------------------------------------------------------------ */
+/* Hierarchical relabelling: domains grouped into ranks (MPI processes, machines)             */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * \brief A relabelling problem on a machine whose domains are grouped into ranks (for example
+ *        R MPI ranks of D domains each, global domain g = rank * D + local). Zero-initialise,
+ *        then set the fields. Pointers are borrowed.
+ *
+ * Sizes, counts and distances mean what they mean in ::nt_match_problem_t (rows p_ini..p_dom-1
+ * of the counts are empty; components may be fewer than domains). Masks are not taken here.
+ *
+ * **Target rank-group.** Target component j belongs to group rank_of[j]: the rank that the
+ * canonical labelling (sigma[j] = j) gives it. Target partitions are numbered for the machine
+ * they were built for (a bc2d:PxQ grid over R x D rank-major domains puts the parts a rank
+ * should hold side by side, sharing its memory, under that rank's ids), so the canonical
+ * labelling says which parts belong together on one rank. The hierarchical relabelling moves
+ * whole groups between ranks and then parts inside their rank: it never splits what the target
+ * put together, the rank level is an exact R x R matching (R! labellings, 24 for 4 ranks), and
+ * canonical at both levels is the identity. A caller whose component numbering does not say
+ * which parts belong together renumbers the components first.
+ */
+typedef struct nt_match_hier_problem {
+    int p_ini;             /**< source domains (rows of counts), >= 1 */
+    int p_tar;             /**< target components (columns of counts), >= 1 */
+    int p_dom;             /**< machine domains, 0 = max(p_ini, p_tar), else >= both */
+    const int64_t *counts; /**< p_ini x p_tar count matrix, entries >= 0 */
+    const int64_t *dist;   /**< p_dom x p_dom distances (>= 0, the inter-rank level included),
+                                or NULL; needed by the DISTANCE domain objective, otherwise
+                                used only for nt_cost_t::dist_volume */
+    int nranks;            /**< ranks R, 1..p_dom */
+    const int *rank_of;    /**< p_dom entries: the rank of each domain, in 0..R-1; every rank
+                                has at least one domain (ranks may differ in size) */
+    int split_groups;      /**< 0 (default): keep each target rank-group whole on one rank;
+                                non-zero: place every component on any rank (rank objective
+                                VOLUME or CANONICAL only), see nt_match_hier_solve() */
+} nt_match_hier_problem_t;
+
+/** \brief Costs of a labelling on ranked domains, in the units of the count matrix. */
+typedef struct nt_match_hier_cost {
+    int64_t inter_volume; /**< what moves between domains of different ranks */
+    int64_t intra_volume; /**< what moves between two domains of the same rank */
+    int64_t inter_steps;  /**< one-port bound at rank level: max over ranks of max(what the
+                               rank sends to other ranks, what it receives from them) */
+    nt_cost_t total;      /**< domain-level costs (volume = inter_volume + intra_volume,
+                               local, steps, dist_volume) as nt_match_solve() reports them */
+} nt_match_hier_cost_t;
+
+/**
+ * \brief Hierarchical relabelling: ranks first, then domains inside each rank.
+ *
+ * Rank level: the R x R matrix a[s][g] = weight on the domains of rank s of the components of
+ * target rank-group g (see ::nt_match_hier_problem_t) is solved as an ordinary relabelling
+ * problem (nt_match_solve()) under rank_obj, so group g goes to rank group_rank[g] with the
+ * least inter-rank volume (VOLUME), the fewest rank-level one-port steps (STEPS), or the
+ * fewest steps then the least inter-rank volume (LEX), exactly; a group may only go to a rank
+ * with at least as many domains as it has components (all pairs when ranks are equal). Ties
+ * are broken arbitrarily (not by the domain level). LEX minimises steps first: its inter-rank
+ * volume can exceed the canonical labelling's when the canonical one is not step-optimal.
+ *
+ * With split_groups the rank level ignores the groups: each component goes to any rank, at
+ * most as many per rank as it has domains, so that the inter-rank volume is the least over all
+ * labellings (an exact min-cost assignment of components to the domains where the cost of
+ * component j on a domain of rank s is the weight of j outside rank s, O(p_dom^3)). It is never
+ * more than with whole groups, and much less when the source ignores the ranks (a deranged
+ * SkewedSet, docs/guide.md); the price is that a rank no longer holds what one rank of the
+ * target holds. Only VOLUME and CANONICAL (the identity) are taken at that level, since the
+ * rank-level steps of a rank holding several components do not decompose into a matching.
+ *
+ * Domain level, inside each rank r holding group g: the components of g are placed on the
+ * domains of r by an exact matching under domain_obj: VOLUME keeps the most weight on its
+ * domain (least intra-rank volume); DISTANCE minimises the distance-weighted volume of
+ * everything the components receive, from every source domain, other ranks included (the
+ * inter-rank items still choose where they land); CANONICAL puts the k-th component of g (in
+ * increasing order) on the k-th domain of r. The inter-rank volume depends only on the rank
+ * level, so the domain level never changes it.
+ *
+ * Cost: O(p_ini * p_tar + R^3 + sum over ranks of D_r^3) with volume (O(p_dom^3) at rank
+ * level with split_groups), plus O(p_ini * p_tar * D_r) per rank to build distance costs.
+ * @param[in]  prob       the problem (not NULL).
+ * @param[in]  rank_obj   NT_MATCH_CANONICAL, NT_MATCH_VOLUME, NT_MATCH_STEPS or NT_MATCH_LEX.
+ * @param[in]  domain_obj NT_MATCH_CANONICAL, NT_MATCH_VOLUME or NT_MATCH_DISTANCE (needs dist).
+ * @param[out] sigma      p_tar entries: the domain of each component, distinct. Untouched on
+ *                        failure.
+ * @param[out] group_rank R entries: the rank of each target rank-group, a permutation of
+ *                        0..R-1 (every entry -1 with split_groups); or NULL. Untouched on
+ *                        failure.
+ * @param[out] cost       the costs of sigma, or NULL. Untouched on failure.
+ * @retval NT_OK     success.
+ * @retval NT_EINVAL NULL prob, sigma, counts or rank_of; bad sizes; nranks outside 1..p_dom;
+ *                   a rank_of entry outside 0..R-1 or a rank without a domain; a negative count
+ *                   or distance; an objective not listed above (STEPS and LEX with
+ *                   split_groups included); DISTANCE without dist.
+ * @retval NT_ERANGE a cost overflows int64, or p_dom is more than ::NT_MATCH_MAX_P.
+ * @retval NT_ENOMEM scratch allocation failed (O(p_dom + R^2 + max D_r^2) int64, p_dom^2 with
+ *                   split_groups).
+ */
+nt_status nt_match_hier_solve(const nt_match_hier_problem_t *prob, nt_match_objective rank_obj,
+                              nt_match_objective domain_obj, int *sigma, int *group_rank,
+                              nt_match_hier_cost_t *cost);
+
+/**
+ * \brief Costs of any labelling on ranked domains (for comparing with nt_match_hier_solve(),
+ *        e.g. the canonical labelling or a flat nt_match_solve() result).
+ * @param[in]  prob  the problem (not NULL), validated as by nt_match_hier_solve().
+ * @param[in]  sigma p_tar distinct domains in 0..p_dom-1.
+ * @param[out] cost  the costs; untouched on failure.
+ * @retval NT_OK success.
+ * @retval NT_EINVAL NULL pointer, a bad problem (as nt_match_hier_solve()), sigma not
+ *                   injective or out of range.
+ * @retval NT_ERANGE a sum overflows int64. @retval NT_ENOMEM scratch allocation failed.
+ */
+nt_status nt_match_hier_cost(const nt_match_hier_problem_t *prob, const int *sigma,
+                             nt_match_hier_cost_t *cost);
+
+/**
+ * \brief Equal ranks of consecutive domains: rank_of[k] = k / (p_dom / nranks), the numbering
+ *        global domain = rank * D + local.
+ * @param[in]  p_dom   domains, >= 1.
+ * @param[in]  nranks  ranks, >= 1, dividing p_dom.
+ * @param[out] rank_of p_dom entries (caller's array); untouched on failure.
+ * @retval NT_OK success.
+ * @retval NT_EINVAL rank_of NULL, a size < 1, or nranks not dividing p_dom.
+ */
+nt_status nt_match_hier_ranks(int p_dom, int nranks, int *rank_of);
+
 #ifdef __cplusplus
 }
 #endif

@@ -403,3 +403,212 @@ Test(cli_match, usage_errors_exit_2)
     unlink(path);
     free(path);
 }
+
+// ---------------------------------------------------------------------------------------------
+// match --ranks R: the hierarchical labelling (R ranks of P/R consecutive domains). Oracles from
+// the file, item by item: inter-rank and intra-rank volume of the printed sigma, and exhaustive
+// search over the R! placements of the target rank-groups (components j with the same j / D)
+// and, for --split-groups, over all P! labellings.
+
+// Next permutation of a[0..n-1] in lexicographic order; false after the last.
+static bool next_permutation(int *a, int n)
+{
+    int i = n - 2;
+    while (i >= 0 && a[i] > a[i + 1])
+        i--;
+    if (i < 0)
+        return false;
+    int j = n - 1;
+    while (a[j] < a[i])
+        j--;
+    int t = a[i];
+    a[i] = a[j];
+    a[j] = t;
+    for (int x = i + 1, y = n - 1; x < y; x++, y--) {
+        t = a[x];
+        a[x] = a[y];
+        a[y] = t;
+    }
+    return true;
+}
+
+typedef struct hier_costs {
+    int64_t inter, intra, inter_steps;
+} hier_costs;
+
+static hier_costs naive_hier(const inst *in, const int *sigma, int per)
+{
+    hier_costs h = {0, 0, 0};
+    int64_t sent[MAXP] = {0}, recv[MAXP] = {0};
+    for (int x = 0; x < in->n; x++) {
+        int to = sigma[in->c[x]], a = in->d[x] / per, b = to / per;
+        if (a != b) {
+            h.inter += in->w[x];
+            sent[a] += in->w[x];
+            recv[b] += in->w[x];
+        } else if (to != in->d[x]) {
+            h.intra += in->w[x];
+        }
+    }
+    for (int r = 0; r < MAXP; r++) {
+        h.inter_steps = sent[r] > h.inter_steps ? sent[r] : h.inter_steps;
+        h.inter_steps = recv[r] > h.inter_steps ? recv[r] : h.inter_steps;
+    }
+    return h;
+}
+
+// Least intra-rank volume over the labellings that put every component on the rank sigma does.
+static int64_t best_intra_same_ranks(const inst *in, const int *sigma, int per)
+{
+    int perm[MAXP];
+    for (int k = 0; k < in->p; k++)
+        perm[k] = k;
+    int64_t best = INT64_MAX;
+    do {
+        bool same = true;
+        for (int j = 0; j < in->p; j++)
+            same &= perm[j] / per == sigma[j] / per;
+        if (same) {
+            hier_costs h = naive_hier(in, perm, per);
+            best = h.intra < best ? h.intra : best;
+        }
+    } while (next_permutation(perm, in->p));
+    return best;
+}
+
+static void check_ranks(const inst *in, int nr)
+{
+    int per = in->p / nr;
+    char *path = write_inst(in);
+    char rs[16];
+    snprintf(rs, sizeof rs, "%d", nr);
+    // Brute force over the rank permutations of the groups, and over all labellings.
+    int64_t best_v = INT64_MAX, best_s = INT64_MAX, lex_s = INT64_MAX, lex_v = INT64_MAX;
+    int pi[MAXP], sigma[MAXP], id[MAXP];
+    for (int r = 0; r < nr; r++)
+        pi[r] = r;
+    do {
+        for (int j = 0; j < in->p; j++)
+            sigma[j] = pi[j / per] * per + j % per;
+        hier_costs h = naive_hier(in, sigma, per);
+        best_v = h.inter < best_v ? h.inter : best_v;
+        best_s = h.inter_steps < best_s ? h.inter_steps : best_s;
+        if (h.inter_steps < lex_s || (h.inter_steps == lex_s && h.inter < lex_v))
+            lex_s = h.inter_steps, lex_v = h.inter;
+    } while (next_permutation(pi, nr));
+    int64_t any_v = INT64_MAX;
+    for (int k = 0; k < in->p; k++)
+        id[k] = k, sigma[k] = k;
+    do {
+        hier_costs h = naive_hier(in, sigma, per);
+        any_v = h.inter < any_v ? h.inter : any_v;
+    } while (next_permutation(sigma, in->p));
+    hier_costs can = naive_hier(in, id, per);
+    int64_t flat_best, unused, lex[2];
+    brute_force(in, &flat_best, &unused, lex);
+    const char *objs[] = {"volume", "steps", "lex", "canonical", "volume"};
+    for (int o = 0; o < 5; o++) {
+        bool split = o == 4;
+        json_t *j = tool_json((const char *[]){"match", "--instance", path, "--objective",
+                                              objs[o], "--ranks", rs, "--json",
+                                              split ? "--split-groups" : NULL, NULL});
+        cr_assert_eq(jint(j, "ranks"), nr);
+        cr_assert(json_is_boolean(json_object_get(j, "split_groups")));
+        cr_assert_eq(json_is_true(json_object_get(j, "split_groups")), split);
+        read_sigma(j, in->p, sigma);
+        hier_costs h = naive_hier(in, sigma, per);
+        int64_t v, s;
+        naive_costs(in, sigma, &v, &s);
+        cr_assert_eq(jint(j, "inter_volume"), h.inter, "%s: inter %lld, file says %lld",
+                     objs[o], (long long)jint(j, "inter_volume"), (long long)h.inter);
+        cr_assert_eq(jint(j, "intra_volume"), h.intra);
+        cr_assert_eq(jint(j, "inter_steps"), h.inter_steps);
+        cr_assert_eq(jint(j, "volume"), v);
+        cr_assert_eq(jint(j, "steps"), s);
+        cr_assert_eq(jint(j, "canonical_inter_volume"), can.inter);
+        cr_assert_eq(jint(j, "canonical_intra_volume"), can.intra);
+        if (o == 0) // the flat matching of the same objective is volume-optimal
+            cr_assert_eq(jint(j, "flat_volume"), flat_best);
+        // Groups stay whole (rank_sigma is where each went), except with --split-groups.
+        json_t *rsig = json_object_get(j, "rank_sigma");
+        cr_assert(split ? rsig == NULL : (int)json_array_size(rsig) == nr);
+        for (int c = 0; c < in->p && !split; c++)
+            cr_assert_eq(sigma[c] / per,
+                         json_integer_value(json_array_get(rsig, (size_t)(c / per))));
+        if (o == 0 || o == 4)
+            cr_assert_eq(h.intra, best_intra_same_ranks(in, sigma, per), "%s: intra not least",
+                         objs[o]);
+        if (o == 0)
+            cr_assert_eq(h.inter, best_v, "inter %lld, brute force %lld", (long long)h.inter,
+                         (long long)best_v);
+        else if (o == 1)
+            cr_assert_eq(h.inter_steps, best_s);
+        else if (o == 2)
+            cr_assert(h.inter_steps == lex_s && h.inter == lex_v);
+        else if (o == 3)
+            cr_assert_eq(h.inter, can.inter);
+        else
+            cr_assert_eq(h.inter, any_v, "split inter %lld, least over all labellings %lld",
+                         (long long)h.inter, (long long)any_v);
+        json_decref(j);
+    }
+    unlink(path);
+    free(path);
+}
+
+Test(cli_match, ranks_vs_brute_force)
+{
+    if (!tool_path())
+        cr_skip("NT_TOOL not set");
+    static const int shapes[][2] = {{4, 2}, {4, 4}, {6, 2}, {6, 3}, {4, 1}};
+    for (int t = 0; t < RANDOM_INSTANCES / 2; t++) {
+        inst in;
+        random_inst(&in);
+        in.p = shapes[t % 5][0];
+        for (int x = 0; x < in.n; x++) { // the instance's labels, on P domains
+            in.d[x] %= in.p;
+            in.c[x] = (int)rnd((uint64_t)in.p);
+        }
+        check_ranks(&in, shapes[t % 5][1]);
+    }
+}
+
+Test(cli_match, ranks_text_and_usage)
+{
+    if (!tool_path())
+        cr_skip("NT_TOOL not set");
+    inst in = {.p = 4, .n = 4, .d = {0, 1, 2, 3}, .c = {2, 3, 0, 1}, .w = {1, 1, 1, 1}};
+    char *path = write_inst(&in);
+    // Swapping the two ranks' groups keeps everything in place.
+    tool_result r = tool_run((const char *[]){"match", "--instance", path, "--ranks", "2",
+                                              NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert(strstr(r.out, "inter-rank") && strstr(r.out, "intra-rank") &&
+              strstr(r.out, "rank_sigma") && strstr(r.out, "1 0"), "%s", r.out);
+    cr_assert_null(strchr(r.out, '{'), "text mode printed JSON: %s", r.out);
+    tool_result_free(&r);
+    static const struct {
+        const char *a, *b, *c, *d, *expect;
+    } bad[] = {
+        {"--ranks", NULL, NULL, NULL, "'--ranks' needs a value"},
+        {"--ranks", "--json", NULL, NULL, "'--ranks' needs a value ('--json' is an option)"},
+        {"--ranks", "0", NULL, NULL, "'0' is not a rank count"},
+        {"--ranks=two", NULL, NULL, NULL, "'two' is not a rank count"},
+        {"--ranks", "3", NULL, NULL, "do not split into 3 equal ranks"},
+        {"--ranks", "5", NULL, NULL, "do not split into 5 equal ranks"},
+        {"--split-groups", NULL, NULL, NULL, "needs --ranks"},
+        {"--ranks", "2", "--split-groups", "--objective", "--objective volume or canonical"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        const char *args[] = {"match", "--instance", path, bad[i].a, bad[i].b, bad[i].c,
+                              bad[i].d, bad[i].d ? "lex" : NULL, NULL};
+        r = tool_run(args);
+        cr_assert_eq(r.status, 2, "case %zu: exit %d (%s)", i, r.status, r.err);
+        cr_assert(strstr(r.err, bad[i].expect), "case %zu: '%s' lacks '%s'", i, r.err,
+                  bad[i].expect);
+        cr_assert_eq(r.out[0], 0);
+        tool_result_free(&r);
+    }
+    unlink(path);
+    free(path);
+}
