@@ -12,6 +12,7 @@
 // Random inputs are uniform in [-1, 1], complex ones with non-zero imaginary parts.
 #include <criterion/criterion.h>
 #include <float.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "numatile.h"
 #include "../../lib/nt_kern_common.h"
 #include "../../lib/nt_kernels.h"
+#include "tool_run.h"
 
 #define GEMM_TOL 10.0
 #define QR_TOL 30.0
@@ -561,4 +563,45 @@ Test(precision, kernel_operand_checks_follow_the_type)
     nt_matrix_destroy(C);
     nt_matrix_destroy(D);
     nt_topo_destroy(topo);
+}
+
+// --- The CLI ------------------------------------------------------------------------------------
+
+// --type: d runs (and says so in the JSON); s, c, z are refused with exit 2 naming --type until
+// the tiled drivers take them; a bad letter is a usage error.
+Test(precision, cli_type_option)
+{
+    if (!tool_path())
+        cr_skip("NT_TOOL not set");
+    const char *cmds[][14] = {
+        {"gemm", "--n", "16", "--nb", "8", "--dist", "bc2d:1x2", "--domains", "2", "--type"},
+        {"qr", "--m", "16", "--n", "16", "--nb", "8", "--dist", "bc2d:1x2", "--domains", "2",
+         "--type"}};
+    const char *types_cli[] = {"s", "c", "z", "q"};
+    for (int c = 0; c < 2; c++) {
+        int na = 0;
+        while (cmds[c][na])
+            na++;
+        const char *args[16];
+        for (int i = 0; i < na; i++)
+            args[i] = cmds[c][i];
+        args[na] = "d";
+        args[na + 1] = "--verify";
+        args[na + 2] = "--json";
+        args[na + 3] = NULL;
+        json_t *j = tool_json(args);
+        cr_assert_str_eq(json_string_value(json_object_get(j, "type")), "d");
+        cr_assert(json_is_true(json_object_get(j, "verify")));
+        json_decref(j);
+        for (size_t t = 0; t < sizeof types_cli / sizeof *types_cli; t++) {
+            args[na] = types_cli[t];
+            args[na + 1] = NULL;
+            tool_result r = tool_run(args);
+            cr_assert_eq(r.status, 2, "%s --type %s: exit %d", cmds[c][0], types_cli[t],
+                         r.status);
+            cr_assert(strstr(r.err, "--type"), "%s", r.err);
+            cr_assert_str_empty(r.out);
+            tool_result_free(&r);
+        }
+    }
 }
