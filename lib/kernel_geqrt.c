@@ -1,5 +1,5 @@
-// GEQRT tile kernel in s, d, c, z: LAPACK's xgeqrt (compact WY, ib-wide panels) from the selected library
-// (libFLAME or OpenBLAS, see nt_blas.h).
+// GEQRT tile kernel in s, d, c, z: LAPACK's xgeqrt (compact WY, ib-wide panels) from the
+// selected library (libFLAME or OpenBLAS, see nt_blas.h).
 #include <limits.h>
 
 #include "nt_blas.h"

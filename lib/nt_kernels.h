@@ -91,8 +91,8 @@ nt_status nt_kern_tsqrt_typed(nt_dtype t, int64_t m, int64_t n, int64_t ib, void
                               int64_t lda1, void *A2, int64_t lda2, void *T, int64_t ldt,
                               void *work, int64_t lwork);
 
-// [C1; C2] = Q^T [C1; C2] (trans; Q^H for c, z) or Q [C1; C2]: C1 is k x n (ldc1), C2 m x n (ldc2), V m x k
-// (ldv), T ib x k.
+// [C1; C2] = Q^T [C1; C2] (trans; Q^H for c, z) or Q [C1; C2]: C1 is k x n (ldc1), C2 m x n
+// (ldc2), V m x k (ldv), T ib x k.
 nt_status nt_kern_tsmqr(bool trans, int64_t m, int64_t n, int64_t k, int64_t ib,
                         const double *V, int64_t ldv, const double *T, int64_t ldt, double *C1,
                         int64_t ldc1, double *C2, int64_t ldc2, double *work, int64_t lwork);
@@ -110,9 +110,9 @@ nt_status nt_kern_tsmqr_typed(nt_dtype t, bool trans, int64_t m, int64_t n, int6
 void nt_kern_set_identity(nt_dtype t, int64_t m, int64_t n, int64_t diag, void *A, int64_t lda);
 int64_t nt_kern_first_zero_diag(nt_dtype t, int64_t n, const void *A, int64_t lda);
 
-// Flat reference QR (double only) of a column-major m x n matrix with nthreads library threads: libFLAME's
-// FLA_QR_UT (BLIS build; FLA_Init is called once, thread-safely) or OpenBLAS's dgeqrf. A is
-// overwritten by R (unique up to the signs of its rows) and the reflectors.
+// Flat reference QR (double only) of a column-major m x n matrix with nthreads library threads:
+// libFLAME's FLA_QR_UT (BLIS build; FLA_Init is called once, thread-safely) or OpenBLAS's dgeqrf. A
+// is overwritten by R (unique up to the signs of its rows) and the reflectors.
 nt_status nt_kern_qr_flat(int nthreads, int64_t m, int64_t n, double *A, int64_t lda);
 
 // The former name of nt_kern_qr_flat, still called by lib/qr.c.

@@ -2,10 +2,10 @@
  * \file numatile/matrix.h
  * \brief Tiled matrices placed on the domains of a topology.
  *
- * An M x N matrix of elements of any size, optionally typed (::nt_dtype: float, double,
- * complex float, complex double, which the tile kernels compute on), is cut in MB x NB tiles (the last tile row and tile
- * column may be partial); a tile map (numatile/dist.h) gives the domain of every tile. Two
- * layouts:
+ * An M x N matrix of elements of any size, optionally typed (::nt_dtype: float, double, complex
+ * float, complex double, which the tile kernels compute on; nt_matrix_set_dtype()), is cut in MB x
+ * NB tiles (the last tile row and tile column may be partial); a tile map (numatile/dist.h) gives
+ * the domain of every tile. Two layouts:
  * - ::NT_LAYOUT_TILE: every tile contiguous, column-major inside (leading dimension = the
  *   tile's row count), allocated on its domain. Tiles of at least one page start on a page
  *   boundary and own whole pages (so they can be migrated with move_pages); smaller tiles are

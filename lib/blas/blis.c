@@ -1,6 +1,6 @@
-// BLAS backend for BLAS=blis: GEMM and TRSM with BLIS (s, d, c, z), BLIS's process-wide thread count and the
-// library name. The only file that includes blis.h (FLAME.h, in flame.c, declares the same BLAS
-// prototypes differently).
+// BLAS backend for BLAS=blis: GEMM and TRSM with BLIS (s, d, c, z), BLIS's process-wide thread
+// count and the library name. The only file that includes blis.h (FLAME.h, in flame.c, declares the
+// same BLAS prototypes differently).
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -1,6 +1,7 @@
 // LAPACK backend for BLAS=blis: libFLAME's LAPACK-compatible tile routines in s, d, c, z (its
 // f2c'ed layer, prototypes in nt_lapack.h) and the flat FLA_QR_UT baseline. libFLAME reaches
-// BLIS through the BLAS layer, so its thread count is BLIS's process-wide one (see nt_blas_serial_begin).
+// BLIS through the BLAS layer, so its thread count is BLIS's process-wide one (see
+// nt_blas_serial_begin).
 #include <FLAME.h>
 #include <pthread.h>
 
