@@ -50,6 +50,49 @@ int nt_lapack_tpmqrt(nt_dtype t, bool trans, int m, int n, int k, int ib, const 
                      int ldv, const void *T, int ldt, void *A, int lda, void *B, int ldb,
                      void *work);
 
+// The double-only names the backends had before the types, kept for callers not yet typed.
+static inline void nt_blas_dgemm(int nthreads, bool trans_a, bool trans_b, int64_t m, int64_t n,
+                                 int64_t k, double alpha, const double *A, int64_t lda,
+                                 const double *B, int64_t ldb, double beta, double *C,
+                                 int64_t ldc)
+{
+    nt_blas_gemm(NT_DTYPE_D, nthreads, trans_a, trans_b, m, n, k, &alpha, A, lda, B, ldb, &beta,
+                 C, ldc);
+}
+
+static inline void nt_blas_dtrsm_upper(int64_t m, int64_t n, const double *R, int64_t ldr,
+                                       double *B, int64_t ldb)
+{
+    nt_blas_trsm_upper(NT_DTYPE_D, m, n, R, ldr, B, ldb);
+}
+
+static inline int nt_lapack_dgeqrt(int m, int n, int ib, double *A, int lda, double *T, int ldt,
+                                   double *work)
+{
+    return nt_lapack_geqrt(NT_DTYPE_D, m, n, ib, A, lda, T, ldt, work);
+}
+
+static inline int nt_lapack_dgemqrt(bool trans, int m, int n, int k, int ib, const double *V,
+                                    int ldv, const double *T, int ldt, double *C, int ldc,
+                                    double *work)
+{
+    return nt_lapack_gemqrt(NT_DTYPE_D, trans, m, n, k, ib, V, ldv, T, ldt, C, ldc, work);
+}
+
+static inline int nt_lapack_dtpqrt(int m, int n, int ib, double *A, int lda, double *B, int ldb,
+                                   double *T, int ldt, double *work)
+{
+    return nt_lapack_tpqrt(NT_DTYPE_D, m, n, ib, A, lda, B, ldb, T, ldt, work);
+}
+
+static inline int nt_lapack_dtpmqrt(bool trans, int m, int n, int k, int ib, const double *V,
+                                    int ldv, const double *T, int ldt, double *A, int lda,
+                                    double *B, int ldb, double *work)
+{
+    return nt_lapack_tpmqrt(NT_DTYPE_D, trans, m, n, k, ib, V, ldv, T, ldt, A, lda, B, ldb,
+                            work);
+}
+
 // Flat reference QR of the whole m x n matrix with nthreads library threads: libFLAME's
 // FLA_QR_UT (BLIS build) or dgeqrf (OpenBLAS build). A is overwritten by R and the reflectors;
 // R is the same up to the signs of its rows. Arguments checked by the caller (flat_qr.c); fails
