@@ -118,9 +118,8 @@ nt_status nt_kern_check_matrix_typed(const char *name, const nt_matrix_t *A,
         return nt_fail(NT_EINVAL, "%s is NULL", name);
     nt_dtype t = nt_kern_dtype(A);
     if (t == NT_DTYPE_NONE)
-        return nt_fail(NT_EINVAL, "%s: untyped elements of %zu bytes; the kernels need a type "
-                       "(nt_matrix_shape_t.dtype) or 8-byte elements (double)", name,
-                       A->elem_size);
+        return nt_fail(NT_EINVAL, "%s: untyped, element size %zu; the kernels need a type "
+                       "(nt_matrix_set_dtype) or 8-byte elements (double)", name, A->elem_size);
     if (want != NT_DTYPE_NONE && t != want)
         return nt_fail(NT_EINVAL, "%s: element type %s, the other operands are %s", name,
                        nt_dtype_name(t), nt_dtype_name(want));
