@@ -75,15 +75,19 @@ nt_status nt_kernel_stats_prepare(nt_kernel_stats_t *s, int ndomains)
     return NT_OK;
 }
 
-nt_status nt_kern_check_matrix(const char *name, const nt_matrix_t *A, const nt_topo_t *topo)
+nt_dtype nt_kern_dtype(const nt_matrix_t *A)
 {
     if (!A)
-        return nt_fail(NT_EINVAL, "%s is NULL", name);
+        return NT_DTYPE_NONE;
+    if (A->dtype != NT_DTYPE_NONE)
+        return A->dtype;
+    return A->elem_size == sizeof(double) ? NT_DTYPE_D : NT_DTYPE_NONE;
+}
+
+static nt_status check_placed(const char *name, const nt_matrix_t *A, const nt_topo_t *topo)
+{
     if (!A->allocated || !A->tile)
         return nt_fail(NT_EINVAL, "%s has no memory", name);
-    if (A->elem_size != sizeof(double))
-        return nt_fail(NT_EINVAL, "%s: element size %zu, the kernels need doubles (8)", name,
-                       A->elem_size);
     if (!A->topo)
         return nt_fail(NT_EINVAL, "%s has no topology", name);
     if (topo && A->topo != topo)
@@ -91,6 +95,35 @@ nt_status nt_kern_check_matrix(const char *name, const nt_matrix_t *A, const nt_
     if (nt_topo_get_kind(A->topo) == NT_TOPO_SYNTHETIC)
         return nt_fail(NT_ENOTSUP, "%s: a synthetic topology cannot run kernels", name);
     return NT_OK;
+}
+
+nt_status nt_kern_check_matrix(const char *name, const nt_matrix_t *A, const nt_topo_t *topo)
+{
+    if (!A)
+        return nt_fail(NT_EINVAL, "%s is NULL", name);
+    if (nt_kern_dtype(A) != NT_DTYPE_D) {
+        if (A->dtype != NT_DTYPE_NONE)
+            return nt_fail(NT_ENOTSUP, "%s: element type %s, this kernel runs in double (d) "
+                           "only", name, nt_dtype_name(A->dtype));
+        return nt_fail(NT_EINVAL, "%s: element size %zu, the kernels need doubles (8)", name,
+                       A->elem_size);
+    }
+    return check_placed(name, A, topo);
+}
+
+nt_status nt_kern_check_matrix_typed(const char *name, const nt_matrix_t *A,
+                                     const nt_topo_t *topo, nt_dtype want)
+{
+    if (!A)
+        return nt_fail(NT_EINVAL, "%s is NULL", name);
+    nt_dtype t = nt_kern_dtype(A);
+    if (t == NT_DTYPE_NONE)
+        return nt_fail(NT_EINVAL, "%s: untyped, element size %zu; the kernels need a type "
+                       "(nt_matrix_set_dtype) or 8-byte elements (double)", name, A->elem_size);
+    if (want != NT_DTYPE_NONE && t != want)
+        return nt_fail(NT_EINVAL, "%s: element type %s, the other operands are %s", name,
+                       nt_dtype_name(t), nt_dtype_name(want));
+    return check_placed(name, A, topo);
 }
 
 typedef struct range {
@@ -108,7 +141,7 @@ static range tile_range(const nt_matrix_t *A, int64_t i, int64_t j)
     uintptr_t lo = (uintptr_t)nt_matrix_tile(A, i, j);
     int64_t ext = (nt_matrix_tile_cols(A, j) - 1) * nt_matrix_tile_ld(A, i, j) +
                   nt_matrix_tile_rows(A, i);
-    return (range){lo, lo + (uintptr_t)ext * sizeof(double)};
+    return (range){lo, lo + (uintptr_t)ext * A->elem_size};
 }
 
 bool nt_kern_tiles_overlap(const nt_matrix_t *X, const nt_matrix_t *Y, nt_status *st)

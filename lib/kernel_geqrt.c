@@ -1,14 +1,17 @@
-// GEQRT tile kernel: LAPACK's dgeqrt (compact WY, ib-wide panels) from the selected library
-// (libFLAME or OpenBLAS, see nt_blas.h).
+// GEQRT tile kernel in s, d, c, z: LAPACK's xgeqrt (compact WY, ib-wide panels) from the
+// selected library (libFLAME or OpenBLAS, see nt_blas.h).
 #include <limits.h>
 
 #include "nt_blas.h"
 #include "nt_core.h"
 #include "nt_kernels.h"
 
-nt_status nt_kern_geqrt(int64_t m, int64_t n, int64_t ib, double *A, int64_t lda, double *T,
-                        int64_t ldt, double *work, int64_t lwork)
+nt_status nt_kern_geqrt_typed(nt_dtype t, int64_t m, int64_t n, int64_t ib, void *A,
+                              int64_t lda, void *T, int64_t ldt, void *work, int64_t lwork)
 {
+    nt_status st = nt_kern_check_dtype("geqrt", t);
+    if (st)
+        return st;
     if (m < 0 || n < 0 || m > INT_MAX || n > INT_MAX)
         return nt_fail(NT_EINVAL, "geqrt kernel: m = %lld, n = %lld must be in 0..INT_MAX",
                        (long long)m, (long long)n);
@@ -29,8 +32,15 @@ nt_status nt_kern_geqrt(int64_t m, int64_t n, int64_t ib, double *A, int64_t lda
         return NT_OK;
     if (!A || !T || !work)
         return nt_fail(NT_EINVAL, "geqrt kernel: %s is NULL", !A ? "A" : !T ? "T" : "work");
-    int info = nt_lapack_dgeqrt((int)m, (int)n, (int)ib, A, (int)lda, T, (int)ldt, work);
+    int info = nt_lapack_geqrt(t, (int)m, (int)n, (int)ib, A, (int)lda, T, (int)ldt, work);
     if (info != 0)
-        return nt_fail(NT_EINVAL, "geqrt kernel: dgeqrt rejected argument %d", -info);
+        return nt_fail(NT_EINVAL, "geqrt kernel: %sgeqrt rejected argument %d", nt_dtype_name(t),
+                       -info);
     return NT_OK;
+}
+
+nt_status nt_kern_geqrt(int64_t m, int64_t n, int64_t ib, double *A, int64_t lda, double *T,
+                        int64_t ldt, double *work, int64_t lwork)
+{
+    return nt_kern_geqrt_typed(NT_DTYPE_D, m, n, ib, A, lda, T, ldt, work, lwork);
 }

@@ -1,14 +1,19 @@
-// TSQRT tile kernel: LAPACK's dtpqrt with l = 0 (libFLAME or OpenBLAS, see nt_blas.h; the lower
-// block is a full rectangle), factoring an upper triangle stacked on a square or rectangular tile.
+// TSQRT tile kernel in s, d, c, z: LAPACK's xtpqrt with l = 0 (libFLAME or OpenBLAS, see
+// nt_blas.h; the lower block is a full rectangle), factoring an upper triangle stacked on a square
+// or rectangular tile.
 #include <limits.h>
 
 #include "nt_blas.h"
 #include "nt_core.h"
 #include "nt_kernels.h"
 
-nt_status nt_kern_tsqrt(int64_t m, int64_t n, int64_t ib, double *R, int64_t lda1, double *A2,
-                        int64_t lda2, double *T, int64_t ldt, double *work, int64_t lwork)
+nt_status nt_kern_tsqrt_typed(nt_dtype t, int64_t m, int64_t n, int64_t ib, void *R,
+                              int64_t lda1, void *A2, int64_t lda2, void *T, int64_t ldt,
+                              void *work, int64_t lwork)
 {
+    nt_status st = nt_kern_check_dtype("tsqrt", t);
+    if (st)
+        return st;
     if (m < 0 || n < 0 || m > INT_MAX || n > INT_MAX)
         return nt_fail(NT_EINVAL, "tsqrt kernel: m = %lld, n = %lld must be in 0..INT_MAX",
                        (long long)m, (long long)n);
@@ -30,9 +35,16 @@ nt_status nt_kern_tsqrt(int64_t m, int64_t n, int64_t ib, double *R, int64_t lda
     if (!R || !A2 || !T || !work)
         return nt_fail(NT_EINVAL, "tsqrt kernel: %s is NULL",
                        !R ? "R" : !A2 ? "A2" : !T ? "T" : "work");
-    int info = nt_lapack_dtpqrt((int)m, (int)n, (int)ib, R, (int)lda1, A2, (int)lda2, T,
-                                (int)ldt, work);
+    int info = nt_lapack_tpqrt(t, (int)m, (int)n, (int)ib, R, (int)lda1, A2, (int)lda2, T,
+                               (int)ldt, work);
     if (info != 0)
-        return nt_fail(NT_EINVAL, "tsqrt kernel: dtpqrt rejected argument %d", -info);
+        return nt_fail(NT_EINVAL, "tsqrt kernel: %stpqrt rejected argument %d", nt_dtype_name(t),
+                       -info);
     return NT_OK;
+}
+
+nt_status nt_kern_tsqrt(int64_t m, int64_t n, int64_t ib, double *R, int64_t lda1, double *A2,
+                        int64_t lda2, double *T, int64_t ldt, double *work, int64_t lwork)
+{
+    return nt_kern_tsqrt_typed(NT_DTYPE_D, m, n, ib, R, lda1, A2, lda2, T, ldt, work, lwork);
 }

@@ -72,6 +72,46 @@ static nt_status scalapack_geometry(const nt_matrix_t *A, int64_t *lld, int64_t 
     return st;
 }
 
+size_t nt_dtype_size(nt_dtype t)
+{
+    switch (t) {
+    case NT_DTYPE_S:
+        return sizeof(float);
+    case NT_DTYPE_D:
+    case NT_DTYPE_C:
+        return 8;
+    case NT_DTYPE_Z:
+        return 16;
+    default:
+        return 0;
+    }
+}
+
+const char *nt_dtype_name(nt_dtype t)
+{
+    static const char *const names[] = {"none", "s", "d", "c", "z"};
+    return (unsigned)t < sizeof names / sizeof *names ? names[t] : "?";
+}
+
+nt_dtype nt_matrix_dtype(const nt_matrix_t *A)
+{
+    return A ? A->dtype : NT_DTYPE_NONE;
+}
+
+nt_status nt_matrix_set_dtype(nt_matrix_t *A, nt_dtype t)
+{
+    if (!A)
+        return nt_fail(NT_EINVAL, "nt_matrix_set_dtype: A is NULL");
+    if (t != NT_DTYPE_NONE && nt_dtype_size(t) == 0)
+        return nt_fail(NT_EINVAL, "nt_matrix_set_dtype: t = %d is not an element type", (int)t);
+    // A type that contradicts the element size would make every kernel read the tiles wrongly.
+    if (t != NT_DTYPE_NONE && A->elem_size != nt_dtype_size(t))
+        return nt_fail(NT_EINVAL, "nt_matrix_set_dtype: type %s needs %zu-byte elements, A has "
+                       "elem_size = %zu", nt_dtype_name(t), nt_dtype_size(t), A->elem_size);
+    A->dtype = t;
+    return NT_OK;
+}
+
 static nt_status check_shape(const char *who, const nt_matrix_shape_t *shape)
 {
     if (shape->m < 1 || shape->n < 1)

@@ -8,7 +8,7 @@
 #include "numatile/match.h"
 #include "numatile/plan.h"
 
-enum { O_M = 1, O_N, O_NB, O_IB, O_DIST, O_FROM, O_MATCH, O_THR, O_SCHED, O_CACHE };
+enum { O_M = 1, O_N, O_NB, O_IB, O_DIST, O_FROM, O_MATCH, O_THR, O_SCHED, O_CACHE, O_TYPE };
 
 static const struct option kern_options[] = {
     {"m", required_argument, 0, O_M},
@@ -26,6 +26,7 @@ static const struct option kern_options[] = {
     {"json", no_argument, 0, CLI_OPT_JSON},
     {"help", no_argument, 0, CLI_OPT_HELP},
     {"cache", no_argument, 0, O_CACHE},
+    {"type", required_argument, 0, O_TYPE},
     {0, 0, 0, 0}};
 
 // A size option: --NAME in 1..2^31-1.
@@ -65,6 +66,13 @@ static int kern_option(kopts *o, int c, char **argv)
         else
             return cli_usage(cmd, "--sched: '%s' is not owner or omp", optarg);
         return CLI_OK;
+    case O_TYPE:
+        for (nt_dtype t = NT_DTYPE_S; t <= NT_DTYPE_Z; t++)
+            if (!strcmp(optarg, nt_dtype_name(t))) {
+                o->type = t;
+                return CLI_OK;
+            }
+        return cli_usage(cmd, "--type: '%s' is not s, d, c or z", optarg);
     case O_CACHE:
         if (strcmp(cmd, "gemm"))
             return cli_usage(cmd, "--cache is a gemm option");
@@ -76,7 +84,7 @@ static int kern_option(kopts *o, int c, char **argv)
 
 int kern_parse(const char *cmd, const char *help, int argc, char **argv, kopts *o)
 {
-    *o = (kopts){.co = {.cmd = cmd, .help = help, .seed = 1}};
+    *o = (kopts){.co = {.cmd = cmd, .help = help, .seed = 1}, .type = NT_DTYPE_D};
     int c, rc;
     while ((c = cli_getopt(argc, argv, kern_options)) != -1)
         if ((rc = kern_option(o, c, argv)) != CLI_OK)
@@ -89,26 +97,61 @@ int kern_parse(const char *cmd, const char *help, int argc, char **argv, kopts *
         return cli_usage(cmd, "--m is required");
     if (o->match && !o->from)
         return cli_usage(cmd, "--match needs --from");
+    // The tile kernels exist in every type (lib/nt_kernels.h) but the tiled drivers nt_gemm and
+    // nt_qr_* still take double matrices only: refuse before anything is allocated.
+    if (o->type != NT_DTYPE_D)
+        return cli_usage(cmd, "--type %s: the tiled %s runs in double only for now (--type d)",
+                         nt_dtype_name(o->type), cmd);
     return CLI_OK;
 }
 
-// Element (r,c): uniform in [-1, 1), a splitmix64 function of (seed, r, c). Not the library's
+// Element (r,c): uniform in [-1, 1), a splitmix64 function of (seed, r, c); for complex types
+// the imaginary part is the same function of (seed, r, c + n) (another stream). Not the library's
 // nt_matrix_pattern_value, whose elements are raw random bytes (any double, NaN included) from
 // another seeding: the kernels need values a residual check can use, and these values fix the
 // residuals the commands print.
-static void kern_value(int64_t r, int64_t c, void *elem, size_t es, void *arg)
+static double unit_value(uint64_t seed, int64_t r, int64_t c)
 {
-    (void)es;
-    uint64_t z = *(const uint64_t *)arg * 0x9e3779b97f4a7c15ULL +
-                 (uint64_t)r * 0xbf58476d1ce4e5b9ULL + (uint64_t)c * 0x94d049bb133111ebULL;
+    uint64_t z = seed * 0x9e3779b97f4a7c15ULL + (uint64_t)r * 0xbf58476d1ce4e5b9ULL +
+                 (uint64_t)c * 0x94d049bb133111ebULL;
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     z ^= z >> 31;
-    *(double *)elem = (double)(z >> 11) * 0x1.0p-53 * 2.0 - 1.0;
+    return (double)(z >> 11) * 0x1.0p-53 * 2.0 - 1.0;
+}
+
+typedef struct value_arg {
+    uint64_t seed;
+    nt_dtype type;
+    int64_t n; // columns: the imaginary parts' column offset
+} value_arg;
+
+static void kern_value(int64_t r, int64_t c, void *elem, size_t es, void *arg)
+{
+    (void)es;
+    const value_arg *v = arg;
+    double re = unit_value(v->seed, r, c);
+    double im = v->type == NT_DTYPE_C || v->type == NT_DTYPE_Z ? unit_value(v->seed, r, c + v->n)
+                                                                : 0.0;
+    switch (v->type) {
+    case NT_DTYPE_S:
+        *(float *)elem = (float)re;
+        break;
+    case NT_DTYPE_C:
+        ((float *)elem)[0] = (float)re;
+        ((float *)elem)[1] = (float)im;
+        break;
+    case NT_DTYPE_Z:
+        ((double *)elem)[0] = re;
+        ((double *)elem)[1] = im;
+        break;
+    default:
+        *(double *)elem = re;
+    }
 }
 
 // An operand on spec (flags as nt_matrix_create_spec's), filled from seed when fill is set.
-static nt_status create_operand(const nt_topo_t *t, const nt_matrix_shape_t *sh,
+static nt_status create_operand(const nt_topo_t *t, const nt_matrix_shape_t *sh, nt_dtype type,
                                 const char *spec, unsigned flags, bool fill, uint64_t seed,
                                 nt_matrix_t **out)
 {
@@ -117,7 +160,9 @@ static nt_status create_operand(const nt_topo_t *t, const nt_matrix_shape_t *sh,
                                          flags, &A);
     if (st != NT_OK)
         return st;
-    if (fill && (st = nt_matrix_fill(A, kern_value, &seed)) != NT_OK) {
+    value_arg v = {seed, type, sh->n};
+    if ((st = nt_matrix_set_dtype(A, type)) != NT_OK ||
+        (fill && (st = nt_matrix_fill(A, kern_value, &v)) != NT_OK)) {
         nt_matrix_destroy(A);
         return st;
     }
@@ -128,9 +173,9 @@ static nt_status create_operand(const nt_topo_t *t, const nt_matrix_shape_t *sh,
 nt_status kern_place(const nt_topo_t *t, const kopts *o, int64_t m, int64_t n, uint64_t seed,
                      bool fill, nt_matrix_t **out, redist_sum *rs)
 {
-    nt_matrix_shape_t sh = {m, n, o->nb, o->nb, 8};
+    nt_matrix_shape_t sh = {m, n, o->nb, o->nb, nt_dtype_size(o->type)};
     if (!o->from)
-        return create_operand(t, &sh, o->dist, 0, fill, seed, out);
+        return create_operand(t, &sh, o->type, o->dist, 0, fill, seed, out);
     nt_match_objective obj = NT_MATCH_CANONICAL;
     nt_status st;
     if (o->match && (st = nt_match_objective_parse(o->match, &obj)) != NT_OK)
@@ -139,8 +184,9 @@ nt_status kern_place(const nt_topo_t *t, const kopts *o, int64_t m, int64_t n, u
     nt_plan_t *plan = NULL;
     nt_plan_opts_t po = {.relabel = obj};
     nt_exec_stats_t es = {0};
-    if ((st = create_operand(t, &sh, o->from, 0, fill, seed, &src)) != NT_OK ||
-        (st = create_operand(t, &sh, o->dist, NT_MATRIX_NOALLOC, false, 0, &dst)) != NT_OK ||
+    if ((st = create_operand(t, &sh, o->type, o->from, 0, fill, seed, &src)) != NT_OK ||
+        (st = create_operand(t, &sh, o->type, o->dist, NT_MATRIX_NOALLOC, false, 0, &dst)) !=
+            NT_OK ||
         (st = nt_plan_create(src, dst, NULL, &po, &plan)) != NT_OK ||
         (st = nt_plan_execute(plan, src, dst, NULL, &es)) != NT_OK) {
         nt_plan_destroy(plan);
@@ -188,6 +234,7 @@ static json_t *report_json(const char *cmd, const kopts *o, const nt_topo_t *t,
     json_object_set_new(j, "domains", json_integer(nt_topo_ndomains(t)));
     json_object_set_new(j, "topology", json_string(nt_topo_kind_name(nt_topo_get_kind(t))));
     json_object_set_new(j, "sched", json_string(o->sched == NT_KERNEL_OWNER ? "owner" : "omp"));
+    json_object_set_new(j, "type", json_string(nt_dtype_name(o->type)));
     if (rs->used) {
         json_object_set_new(j, "from", json_string(o->from));
         json_object_set_new(j, "match", json_string(o->match ? o->match : "none"));

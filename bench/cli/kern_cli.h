@@ -19,6 +19,8 @@
     "  --from DIST   place the operands on DIST first and redistribute them to --dist\n"         \
     "  --match MODE  none|volume|steps|lex: relabel --dist onto the domains (with --from)\n"     \
     "  --seed S      seed of the matrix values (default 1)\n"                                    \
+    "  --type T      element type: s, d, c, z (float, double, complex float, complex double);\n" \
+    "                default d. The tiled drivers run d only for now: the others exit 2\n"      \
     "  --verify      check the result (exit 1 on failure)\n"                                     \
     "  --json        one JSON object: flops, seconds, gflops, remote_reads, remote_read_bytes,\n" \
     "                owner_fraction, tasks, tasks_per_domain, ... (+ redistribution, total)\n"
@@ -31,6 +33,7 @@ typedef struct kopts {
     int threads;
     nt_kernel_sched sched;
     bool cache; // gemm only
+    nt_dtype type; // --type, NT_DTYPE_D by default
 } kopts;
 
 // Redistribution totals over the operands placed with --from.
@@ -44,7 +47,7 @@ typedef struct redist_sum {
 // prints. Returns CLI_OK, CLI_HELP_SHOWN, or CLI_USAGE after a message.
 int kern_parse(const char *cmd, const char *help, int argc, char **argv, kopts *o);
 
-// Create an m x n operand of doubles in o->nb tiles, filled from seed when fill is set, on
+// Create an m x n operand of type o->type in o->nb tiles, filled from seed when fill is set, on
 // o->dist; or on o->from and then redistributed to o->dist (relabelled by o->match), adding the
 // move to *rs.
 nt_status kern_place(const nt_topo_t *t, const kopts *o, int64_t m, int64_t n, uint64_t seed,

@@ -2,9 +2,10 @@
  * \file numatile/matrix.h
  * \brief Tiled matrices placed on the domains of a topology.
  *
- * An M x N matrix of elements of any size is cut in MB x NB tiles (the last tile row and tile
- * column may be partial); a tile map (numatile/dist.h) gives the domain of every tile. Two
- * layouts:
+ * An M x N matrix of elements of any size, optionally typed (::nt_dtype: float, double, complex
+ * float, complex double, which the tile kernels compute on; nt_matrix_set_dtype()), is cut in MB x
+ * NB tiles (the last tile row and tile column may be partial); a tile map (numatile/dist.h) gives
+ * the domain of every tile. Two layouts:
  * - ::NT_LAYOUT_TILE: every tile contiguous, column-major inside (leading dimension = the
  *   tile's row count), allocated on its domain. Tiles of at least one page start on a page
  *   boundary and own whole pages (so they can be migrated with move_pages); smaller tiles are
@@ -47,6 +48,38 @@ typedef enum nt_layout {
     NT_LAYOUT_SCALAPACK = 1 /**< each domain's local matrix column-major (LAPACK) */
 } nt_layout;
 
+/**
+ * \brief Element type of a tiled matrix. The type fixes the element size (nt_dtype_size());
+ *        the tile kernels pick their precision from it. Complex elements are stored as C11's
+ *        float _Complex / double _Complex (and Fortran's COMPLEX): real part, then imaginary.
+ */
+typedef enum nt_dtype {
+    /** Untyped (what nt_matrix_create() makes): raw elements of nt_matrix_shape_t::elem_size
+        bytes, for placement and moves. The kernels take an untyped matrix of 8-byte elements
+        as double. */
+    NT_DTYPE_NONE = 0,
+    NT_DTYPE_S = 1, /**< float, 4 bytes */
+    NT_DTYPE_D = 2, /**< double, 8 bytes */
+    NT_DTYPE_C = 3, /**< complex float, 8 bytes */
+    NT_DTYPE_Z = 4  /**< complex double, 16 bytes */
+} nt_dtype;
+
+/**
+ * \brief Bytes of one element of a type.
+ * @param[in] t an element type.
+ * @return 4, 8, 8 or 16 for ::NT_DTYPE_S, ::NT_DTYPE_D, ::NT_DTYPE_C, ::NT_DTYPE_Z; 0 for
+ *         ::NT_DTYPE_NONE and for values outside the enum.
+ */
+size_t nt_dtype_size(nt_dtype t);
+
+/**
+ * \brief LAPACK's one-letter name of a type.
+ * @param[in] t an element type.
+ * @return "s", "d", "c" or "z"; "none" for ::NT_DTYPE_NONE; "?" for values outside the enum.
+ *         A static string.
+ */
+const char *nt_dtype_name(nt_dtype t);
+
 /** \brief Flags for nt_matrix_create(). */
 enum nt_matrix_flags {
     /** Descriptor only: no memory is allocated (planning; allowed without a topology or on a
@@ -60,7 +93,8 @@ typedef struct nt_matrix_shape {
     int64_t n;        /**< columns of elements, >= 1 */
     int64_t mb;       /**< rows per tile, 1..INT32_MAX */
     int64_t nb;       /**< columns per tile, 1..INT32_MAX */
-    size_t elem_size; /**< bytes per element, >= 1 */
+    size_t elem_size; /**< bytes per element, >= 1 (nt_dtype_size() of the type the matrix
+                           will get from nt_matrix_set_dtype()) */
 } nt_matrix_shape_t;
 
 /**
@@ -85,6 +119,7 @@ typedef struct nt_matrix {
     int64_t mt;              /**< tile rows: ceil(m/mb) */
     int64_t nt;              /**< tile columns: ceil(n/nb) */
     size_t elem_size;        /**< bytes per element */
+    nt_dtype dtype;          /**< element type (::NT_DTYPE_NONE: untyped) */
     nt_layout layout;        /**< storage layout */
     int ndomains;            /**< label range of owner[] (the map's ndomains) */
     const nt_topo_t *topo;   /**< borrowed topology (may be NULL without memory) */
@@ -215,6 +250,26 @@ nt_status nt_matrix_create(const nt_topo_t *topo, const nt_matrix_shape_t *shape
 nt_status nt_matrix_create_spec(const nt_topo_t *topo, const nt_matrix_shape_t *shape,
                                 const char *spec, int ndomains, nt_layout layout,
                                 unsigned flags, nt_matrix_t **out);
+
+/**
+ * \brief Give a matrix an element type (or take it away with ::NT_DTYPE_NONE). Matrices are
+ *        created untyped; to make a typed one, create it with shape.elem_size =
+ *        nt_dtype_size(t) and set the type right after. Only the descriptor changes (the bytes
+ *        are not converted), so this may be called with or without memory.
+ * @param[in,out] A a matrix (needs the matrix to itself, as the other changing calls).
+ * @param[in]     t ::NT_DTYPE_NONE, ::NT_DTYPE_S, ::NT_DTYPE_D, ::NT_DTYPE_C or ::NT_DTYPE_Z.
+ * @retval NT_OK     success.
+ * @retval NT_EINVAL A NULL, t not an ::nt_dtype, or A's element size differs from
+ *                   nt_dtype_size(t) (A is unchanged).
+ */
+nt_status nt_matrix_set_dtype(nt_matrix_t *A, nt_dtype t);
+
+/**
+ * \brief Element type of a matrix.
+ * @param[in] A a matrix, or NULL.
+ * @return the type set by nt_matrix_set_dtype(); ::NT_DTYPE_NONE when untyped or A is NULL.
+ */
+nt_dtype nt_matrix_dtype(const nt_matrix_t *A);
 
 /**
  * \brief Free a matrix and the memory it owns (tiles it adopted included; the borrowed

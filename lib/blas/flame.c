@@ -1,6 +1,7 @@
-// LAPACK backend for BLAS=blis: libFLAME's LAPACK-compatible tile routines (its f2c'ed layer,
-// prototypes in nt_lapack.h) and the flat FLA_QR_UT baseline. libFLAME reaches BLIS through the
-// BLAS layer, so its thread count is BLIS's process-wide one (see nt_blas_serial_begin).
+// LAPACK backend for BLAS=blis: libFLAME's LAPACK-compatible tile routines in s, d, c, z (its
+// f2c'ed layer, prototypes in nt_lapack.h) and the flat FLA_QR_UT baseline. libFLAME reaches
+// BLIS through the BLAS layer, so its thread count is BLIS's process-wide one (see
+// nt_blas_serial_begin).
 #include <FLAME.h>
 #include <pthread.h>
 
@@ -9,41 +10,112 @@
 #include "nt_core.h"
 #include "nt_lapack.h"
 
-int nt_lapack_dgeqrt(int m, int n, int ib, double *A, int lda, double *T, int ldt, double *work)
+// "trans" is Q^T for real types and Q^H for complex ones (LAPACK's 'T' is not allowed there).
+static char trans_char(nt_dtype t, bool trans)
+{
+    return !trans ? 'N' : t == NT_DTYPE_C || t == NT_DTYPE_Z ? 'C' : 'T';
+}
+
+int nt_lapack_geqrt(nt_dtype t, int m, int n, int ib, void *A, int lda, void *T, int ldt,
+                    void *work)
 {
     int info = 0;
-    dgeqrt_(&m, &n, &ib, A, &lda, T, &ldt, work, &info);
+    switch (t) {
+    case NT_DTYPE_S:
+        sgeqrt_(&m, &n, &ib, A, &lda, T, &ldt, work, &info);
+        break;
+    case NT_DTYPE_D:
+        dgeqrt_(&m, &n, &ib, A, &lda, T, &ldt, work, &info);
+        break;
+    case NT_DTYPE_C:
+        cgeqrt_(&m, &n, &ib, A, &lda, T, &ldt, work, &info);
+        break;
+    case NT_DTYPE_Z:
+        zgeqrt_(&m, &n, &ib, A, &lda, T, &ldt, work, &info);
+        break;
+    default:
+        info = -1000; // the wrappers never pass another type
+    }
     return info;
 }
 
-int nt_lapack_dgemqrt(bool trans, int m, int n, int k, int ib, const double *V, int ldv,
-                      const double *T, int ldt, double *C, int ldc, double *work)
+int nt_lapack_gemqrt(nt_dtype t, bool trans, int m, int n, int k, int ib, const void *V, int ldv,
+                     const void *T, int ldt, void *C, int ldc, void *work)
 {
-    char side = 'L', tr = trans ? 'T' : 'N';
+    char side = 'L', tr = trans_char(t, trans);
     int info = 0;
-    // dgemqrt only reads V and T; its f2c prototype is not const-qualified.
-    dgemqrt_(&side, &tr, &m, &n, &k, &ib, (double *)V, &ldv, (double *)T, &ldt, C, &ldc, work,
-             &info);
+    // xgemqrt only reads V and T; its f2c prototype is not const-qualified.
+    void *v = (void *)V, *tt = (void *)T;
+    switch (t) {
+    case NT_DTYPE_S:
+        sgemqrt_(&side, &tr, &m, &n, &k, &ib, v, &ldv, tt, &ldt, C, &ldc, work, &info);
+        break;
+    case NT_DTYPE_D:
+        dgemqrt_(&side, &tr, &m, &n, &k, &ib, v, &ldv, tt, &ldt, C, &ldc, work, &info);
+        break;
+    case NT_DTYPE_C:
+        cgemqrt_(&side, &tr, &m, &n, &k, &ib, v, &ldv, tt, &ldt, C, &ldc, work, &info);
+        break;
+    case NT_DTYPE_Z:
+        zgemqrt_(&side, &tr, &m, &n, &k, &ib, v, &ldv, tt, &ldt, C, &ldc, work, &info);
+        break;
+    default:
+        info = -1000;
+    }
     return info;
 }
 
-int nt_lapack_dtpqrt(int m, int n, int ib, double *A, int lda, double *B, int ldb, double *T,
-                     int ldt, double *work)
+int nt_lapack_tpqrt(nt_dtype t, int m, int n, int ib, void *A, int lda, void *B, int ldb,
+                    void *T, int ldt, void *work)
 {
     int l = 0, info = 0;
-    dtpqrt_(&m, &n, &l, &ib, A, &lda, B, &ldb, T, &ldt, work, &info);
+    switch (t) {
+    case NT_DTYPE_S:
+        stpqrt_(&m, &n, &l, &ib, A, &lda, B, &ldb, T, &ldt, work, &info);
+        break;
+    case NT_DTYPE_D:
+        dtpqrt_(&m, &n, &l, &ib, A, &lda, B, &ldb, T, &ldt, work, &info);
+        break;
+    case NT_DTYPE_C:
+        ctpqrt_(&m, &n, &l, &ib, A, &lda, B, &ldb, T, &ldt, work, &info);
+        break;
+    case NT_DTYPE_Z:
+        ztpqrt_(&m, &n, &l, &ib, A, &lda, B, &ldb, T, &ldt, work, &info);
+        break;
+    default:
+        info = -1000;
+    }
     return info;
 }
 
-int nt_lapack_dtpmqrt(bool trans, int m, int n, int k, int ib, const double *V, int ldv,
-                      const double *T, int ldt, double *A, int lda, double *B, int ldb,
-                      double *work)
+int nt_lapack_tpmqrt(nt_dtype t, bool trans, int m, int n, int k, int ib, const void *V,
+                     int ldv, const void *T, int ldt, void *A, int lda, void *B, int ldb,
+                     void *work)
 {
-    char side = 'L', tr = trans ? 'T' : 'N';
+    char side = 'L', tr = trans_char(t, trans);
     int l = 0, info = 0;
-    // dtpmqrt only reads V and T; its f2c prototype is not const-qualified.
-    dtpmqrt_(&side, &tr, &m, &n, &k, &l, &ib, (double *)V, &ldv, (double *)T, &ldt, A, &lda, B,
-             &ldb, work, &info);
+    // xtpmqrt only reads V and T; its f2c prototype is not const-qualified.
+    void *v = (void *)V, *tt = (void *)T;
+    switch (t) {
+    case NT_DTYPE_S:
+        stpmqrt_(&side, &tr, &m, &n, &k, &l, &ib, v, &ldv, tt, &ldt, A, &lda, B, &ldb, work,
+                 &info);
+        break;
+    case NT_DTYPE_D:
+        dtpmqrt_(&side, &tr, &m, &n, &k, &l, &ib, v, &ldv, tt, &ldt, A, &lda, B, &ldb, work,
+                 &info);
+        break;
+    case NT_DTYPE_C:
+        ctpmqrt_(&side, &tr, &m, &n, &k, &l, &ib, v, &ldv, tt, &ldt, A, &lda, B, &ldb, work,
+                 &info);
+        break;
+    case NT_DTYPE_Z:
+        ztpmqrt_(&side, &tr, &m, &n, &k, &l, &ib, v, &ldv, tt, &ldt, A, &lda, B, &ldb, work,
+                 &info);
+        break;
+    default:
+        info = -1000;
+    }
     return info;
 }
 

@@ -1,6 +1,6 @@
 // BLAS and LAPACK backend for BLAS=openblas (Debian's OpenMP build, libopenblas-openmp-dev):
-// GEMM and TRSM through CBLAS, the tile routines and the flat dgeqrf from the LAPACK bundled in
-// OpenBLAS, and the library name. No libFLAME and no BLIS in this build.
+// GEMM and TRSM through CBLAS, the tile routines (s, d, c, z) and the flat dgeqrf from the LAPACK
+// bundled in OpenBLAS, and the library name. No libFLAME and no BLIS in this build.
 #include <cblas.h>
 #include <limits.h>
 #include <omp.h>
@@ -14,6 +14,19 @@
 
 // OpenBLAS's LAPACK is gfortran-compiled: every argument by address, and each CHARACTER
 // argument adds a hidden length (size_t) at the end of the list. Not declared by cblas.h.
+// Complex arrays are void * (Fortran COMPLEX layout: real, imaginary).
+void sgeqrt_(const int *m, const int *n, const int *nb, float *a, const int *lda, float *t,
+             const int *ldt, float *work, int *info);
+void sgemqrt_(const char *side, const char *trans, const int *m, const int *n, const int *k,
+              const int *nb, const float *v, const int *ldv, const float *t, const int *ldt,
+              float *c, const int *ldc, float *work, int *info, size_t side_len,
+              size_t trans_len);
+void stpqrt_(const int *m, const int *n, const int *l, const int *nb, float *a, const int *lda,
+             float *b, const int *ldb, float *t, const int *ldt, float *work, int *info);
+void stpmqrt_(const char *side, const char *trans, const int *m, const int *n, const int *k,
+              const int *l, const int *nb, const float *v, const int *ldv, const float *t,
+              const int *ldt, float *a, const int *lda, float *b, const int *ldb, float *work,
+              int *info, size_t side_len, size_t trans_len);
 void dgeqrt_(const int *m, const int *n, const int *nb, double *a, const int *lda, double *t,
              const int *ldt, double *work, int *info);
 void dgemqrt_(const char *side, const char *trans, const int *m, const int *n, const int *k,
@@ -25,6 +38,30 @@ void dtpqrt_(const int *m, const int *n, const int *l, const int *nb, double *a,
 void dtpmqrt_(const char *side, const char *trans, const int *m, const int *n, const int *k,
               const int *l, const int *nb, const double *v, const int *ldv, const double *t,
               const int *ldt, double *a, const int *lda, double *b, const int *ldb, double *work,
+              int *info, size_t side_len, size_t trans_len);
+void cgeqrt_(const int *m, const int *n, const int *nb, void *a, const int *lda, void *t,
+             const int *ldt, void *work, int *info);
+void cgemqrt_(const char *side, const char *trans, const int *m, const int *n, const int *k,
+              const int *nb, const void *v, const int *ldv, const void *t, const int *ldt,
+              void *c, const int *ldc, void *work, int *info, size_t side_len,
+              size_t trans_len);
+void ctpqrt_(const int *m, const int *n, const int *l, const int *nb, void *a, const int *lda,
+             void *b, const int *ldb, void *t, const int *ldt, void *work, int *info);
+void ctpmqrt_(const char *side, const char *trans, const int *m, const int *n, const int *k,
+              const int *l, const int *nb, const void *v, const int *ldv, const void *t,
+              const int *ldt, void *a, const int *lda, void *b, const int *ldb, void *work,
+              int *info, size_t side_len, size_t trans_len);
+void zgeqrt_(const int *m, const int *n, const int *nb, void *a, const int *lda, void *t,
+             const int *ldt, void *work, int *info);
+void zgemqrt_(const char *side, const char *trans, const int *m, const int *n, const int *k,
+              const int *nb, const void *v, const int *ldv, const void *t, const int *ldt,
+              void *c, const int *ldc, void *work, int *info, size_t side_len,
+              size_t trans_len);
+void ztpqrt_(const int *m, const int *n, const int *l, const int *nb, void *a, const int *lda,
+             void *b, const int *ldb, void *t, const int *ldt, void *work, int *info);
+void ztpmqrt_(const char *side, const char *trans, const int *m, const int *n, const int *k,
+              const int *l, const int *nb, const void *v, const int *ldv, const void *t,
+              const int *ldt, void *a, const int *lda, void *b, const int *ldb, void *work,
               int *info, size_t side_len, size_t trans_len);
 void dgeqrf_(const int *m, const int *n, double *a, const int *lda, double *tau, double *work,
              const int *lwork, int *info);
@@ -60,60 +97,175 @@ int64_t nt_blas_dim_max(void)
     return INT_MAX; // blasint is int: Debian's OpenBLAS is built without INTERFACE64
 }
 
-void nt_blas_dgemm(int nthreads, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
-                   double alpha, const double *A, int64_t lda, const double *B, int64_t ldb,
-                   double beta, double *C, int64_t ldc)
+static bool is_complex(nt_dtype t)
+{
+    return t == NT_DTYPE_C || t == NT_DTYPE_Z;
+}
+
+// "trans" is the transpose for real types and the conjugate transpose for complex ones.
+static enum CBLAS_TRANSPOSE op_of(nt_dtype t, bool trans)
+{
+    return !trans ? CblasNoTrans : is_complex(t) ? CblasConjTrans : CblasTrans;
+}
+
+void nt_blas_gemm(nt_dtype t, int nthreads, bool trans_a, bool trans_b, int64_t m, int64_t n,
+                  int64_t k, const void *alpha, const void *A, int64_t lda, const void *B,
+                  int64_t ldb, const void *beta, void *C, int64_t ldc)
 {
     int old = threads_enter(nthreads);
-    cblas_dgemm(CblasColMajor, trans_a ? CblasTrans : CblasNoTrans,
-                trans_b ? CblasTrans : CblasNoTrans, (blasint)m, (blasint)n, (blasint)k, alpha,
-                A, (blasint)lda, B, (blasint)ldb, beta, C, (blasint)ldc);
+    enum CBLAS_TRANSPOSE ta = op_of(t, trans_a), tb = op_of(t, trans_b);
+    blasint bm = (blasint)m, bn = (blasint)n, bk = (blasint)k;
+    blasint la = (blasint)lda, lb = (blasint)ldb, lc = (blasint)ldc;
+    switch (t) {
+    case NT_DTYPE_S:
+        cblas_sgemm(CblasColMajor, ta, tb, bm, bn, bk, *(const float *)alpha, A, la, B, lb,
+                    *(const float *)beta, C, lc);
+        break;
+    case NT_DTYPE_D:
+        cblas_dgemm(CblasColMajor, ta, tb, bm, bn, bk, *(const double *)alpha, A, la, B, lb,
+                    *(const double *)beta, C, lc);
+        break;
+    case NT_DTYPE_C:
+        cblas_cgemm(CblasColMajor, ta, tb, bm, bn, bk, alpha, A, la, B, lb, beta, C, lc);
+        break;
+    case NT_DTYPE_Z:
+        cblas_zgemm(CblasColMajor, ta, tb, bm, bn, bk, alpha, A, la, B, lb, beta, C, lc);
+        break;
+    default:
+        break; // the wrappers never pass another type
+    }
     threads_leave(old);
 }
 
-void nt_blas_dtrsm_upper(int64_t m, int64_t n, const double *R, int64_t ldr, double *B,
-                         int64_t ldb)
+void nt_blas_trsm_upper(nt_dtype t, int64_t m, int64_t n, const void *R, int64_t ldr, void *B,
+                        int64_t ldb)
 {
     int old = threads_enter(1);
-    cblas_dtrsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, (blasint)m,
-                (blasint)n, 1.0, R, (blasint)ldr, B, (blasint)ldb);
+    static const float c1[2] = {1.0f, 0.0f};
+    static const double z1[2] = {1.0, 0.0};
+    blasint bm = (blasint)m, bn = (blasint)n, lr = (blasint)ldr, lb = (blasint)ldb;
+    switch (t) {
+    case NT_DTYPE_S:
+        cblas_strsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, bm, bn,
+                    1.0f, R, lr, B, lb);
+        break;
+    case NT_DTYPE_D:
+        cblas_dtrsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, bm, bn,
+                    1.0, R, lr, B, lb);
+        break;
+    case NT_DTYPE_C:
+        cblas_ctrsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, bm, bn,
+                    c1, R, lr, B, lb);
+        break;
+    case NT_DTYPE_Z:
+        cblas_ztrsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, bm, bn,
+                    z1, R, lr, B, lb);
+        break;
+    default:
+        break;
+    }
     threads_leave(old);
 }
 
-int nt_lapack_dgeqrt(int m, int n, int ib, double *A, int lda, double *T, int ldt, double *work)
+int nt_lapack_geqrt(nt_dtype t, int m, int n, int ib, void *A, int lda, void *T, int ldt,
+                    void *work)
 {
     int info = 0, old = threads_enter(1);
-    dgeqrt_(&m, &n, &ib, A, &lda, T, &ldt, work, &info);
+    switch (t) {
+    case NT_DTYPE_S:
+        sgeqrt_(&m, &n, &ib, A, &lda, T, &ldt, work, &info);
+        break;
+    case NT_DTYPE_D:
+        dgeqrt_(&m, &n, &ib, A, &lda, T, &ldt, work, &info);
+        break;
+    case NT_DTYPE_C:
+        cgeqrt_(&m, &n, &ib, A, &lda, T, &ldt, work, &info);
+        break;
+    case NT_DTYPE_Z:
+        zgeqrt_(&m, &n, &ib, A, &lda, T, &ldt, work, &info);
+        break;
+    default:
+        info = -1000;
+    }
     threads_leave(old);
     return info;
 }
 
-int nt_lapack_dgemqrt(bool trans, int m, int n, int k, int ib, const double *V, int ldv,
-                      const double *T, int ldt, double *C, int ldc, double *work)
+int nt_lapack_gemqrt(nt_dtype t, bool trans, int m, int n, int k, int ib, const void *V, int ldv,
+                     const void *T, int ldt, void *C, int ldc, void *work)
 {
     int info = 0, old = threads_enter(1);
-    dgemqrt_("L", trans ? "T" : "N", &m, &n, &k, &ib, V, &ldv, T, &ldt, C, &ldc, work, &info, 1,
-             1);
+    const char *tr = !trans ? "N" : is_complex(t) ? "C" : "T";
+    switch (t) {
+    case NT_DTYPE_S:
+        sgemqrt_("L", tr, &m, &n, &k, &ib, V, &ldv, T, &ldt, C, &ldc, work, &info, 1, 1);
+        break;
+    case NT_DTYPE_D:
+        dgemqrt_("L", tr, &m, &n, &k, &ib, V, &ldv, T, &ldt, C, &ldc, work, &info, 1, 1);
+        break;
+    case NT_DTYPE_C:
+        cgemqrt_("L", tr, &m, &n, &k, &ib, V, &ldv, T, &ldt, C, &ldc, work, &info, 1, 1);
+        break;
+    case NT_DTYPE_Z:
+        zgemqrt_("L", tr, &m, &n, &k, &ib, V, &ldv, T, &ldt, C, &ldc, work, &info, 1, 1);
+        break;
+    default:
+        info = -1000;
+    }
     threads_leave(old);
     return info;
 }
 
-int nt_lapack_dtpqrt(int m, int n, int ib, double *A, int lda, double *B, int ldb, double *T,
-                     int ldt, double *work)
+int nt_lapack_tpqrt(nt_dtype t, int m, int n, int ib, void *A, int lda, void *B, int ldb,
+                    void *T, int ldt, void *work)
 {
     int l = 0, info = 0, old = threads_enter(1);
-    dtpqrt_(&m, &n, &l, &ib, A, &lda, B, &ldb, T, &ldt, work, &info);
+    switch (t) {
+    case NT_DTYPE_S:
+        stpqrt_(&m, &n, &l, &ib, A, &lda, B, &ldb, T, &ldt, work, &info);
+        break;
+    case NT_DTYPE_D:
+        dtpqrt_(&m, &n, &l, &ib, A, &lda, B, &ldb, T, &ldt, work, &info);
+        break;
+    case NT_DTYPE_C:
+        ctpqrt_(&m, &n, &l, &ib, A, &lda, B, &ldb, T, &ldt, work, &info);
+        break;
+    case NT_DTYPE_Z:
+        ztpqrt_(&m, &n, &l, &ib, A, &lda, B, &ldb, T, &ldt, work, &info);
+        break;
+    default:
+        info = -1000;
+    }
     threads_leave(old);
     return info;
 }
 
-int nt_lapack_dtpmqrt(bool trans, int m, int n, int k, int ib, const double *V, int ldv,
-                      const double *T, int ldt, double *A, int lda, double *B, int ldb,
-                      double *work)
+int nt_lapack_tpmqrt(nt_dtype t, bool trans, int m, int n, int k, int ib, const void *V,
+                     int ldv, const void *T, int ldt, void *A, int lda, void *B, int ldb,
+                     void *work)
 {
     int l = 0, info = 0, old = threads_enter(1);
-    dtpmqrt_("L", trans ? "T" : "N", &m, &n, &k, &l, &ib, V, &ldv, T, &ldt, A, &lda, B, &ldb,
-             work, &info, 1, 1);
+    const char *tr = !trans ? "N" : is_complex(t) ? "C" : "T";
+    switch (t) {
+    case NT_DTYPE_S:
+        stpmqrt_("L", tr, &m, &n, &k, &l, &ib, V, &ldv, T, &ldt, A, &lda, B, &ldb, work, &info,
+                 1, 1);
+        break;
+    case NT_DTYPE_D:
+        dtpmqrt_("L", tr, &m, &n, &k, &l, &ib, V, &ldv, T, &ldt, A, &lda, B, &ldb, work, &info,
+                 1, 1);
+        break;
+    case NT_DTYPE_C:
+        ctpmqrt_("L", tr, &m, &n, &k, &l, &ib, V, &ldv, T, &ldt, A, &lda, B, &ldb, work, &info,
+                 1, 1);
+        break;
+    case NT_DTYPE_Z:
+        ztpmqrt_("L", tr, &m, &n, &k, &l, &ib, V, &ldv, T, &ldt, A, &lda, B, &ldb, work, &info,
+                 1, 1);
+        break;
+    default:
+        info = -1000;
+    }
     threads_leave(old);
     return info;
 }

@@ -13,11 +13,16 @@
 //   otherwise; remote tile reads (GEMM) and halo items (stencil) recounted from the maps;
 // - placement after each kernel: every page of every tile of every operand on its domain's
 //   node, by nt_matrix_check_placement and by a move_pages(2) query made here.
+// - the tile kernels in every precision (s, d, c, z) on tiles of typed matrices placed on two
+//   different nodes: a GEMM of tiles from two nodes against a naive loop, and the QR of a tile
+//   column spanning both (GEQRT, TSQRT; Q formed with TSMQR, UNMQR) with ||A - QR|| and
+//   ||Q^H Q - I|| over each type's own eps, as in tests/unit/test_precision.c.
 // Prints one line per check, then "guest: kernels tests=T passed=P failed=F".
 #include <float.h>
 #include <math.h>
 
 #include "guest_common.h"
+#include "../../lib/nt_kernels.h"
 
 static int ndom;
 static bool has_cpu[MAXN];
@@ -403,6 +408,164 @@ out:
     nt_dist1d_destroy(map);
 }
 
+// --- Every precision ---------------------------------------------------------------------------
+
+typedef long double _Complex lcx;
+
+static bool is_cplx(nt_dtype t)
+{
+    return t == NT_DTYPE_C || t == NT_DTYPE_Z;
+}
+
+static lcx pget(nt_dtype t, const void *p, int64_t i)
+{
+    switch (t) {
+    case NT_DTYPE_S: return ((const float *)p)[i];
+    case NT_DTYPE_D: return ((const double *)p)[i];
+    case NT_DTYPE_C: return ((const float _Complex *)p)[i];
+    default: return ((const double _Complex *)p)[i];
+    }
+}
+
+static void pput(nt_dtype t, void *p, int64_t i, lcx v)
+{
+    switch (t) {
+    case NT_DTYPE_S: ((float *)p)[i] = (float)__real__ v; break;
+    case NT_DTYPE_D: ((double *)p)[i] = (double)__real__ v; break;
+    case NT_DTYPE_C: ((float _Complex *)p)[i] = (float _Complex)v; break;
+    default: ((double _Complex *)p)[i] = (double _Complex)v;
+    }
+}
+
+static long double sq(lcx v)
+{
+    return __real__ v * __real__ v + __imag__ v * __imag__ v;
+}
+
+// One precision: A (2nb x nb, tile (0,0) on domain da, (1,0) on domain db) and C (nb x nb, on
+// db). GEMM C = 1.5 A00 A10 - 0.5 C, then the QR of A's tile column; residuals over eps_t.
+static void test_precision(const nt_topo_t *t, nt_dtype ty, int da, int db)
+{
+    const int64_t nb = 40, m = 2 * nb, ib = 8;
+    const long double eps = ty == NT_DTYPE_S || ty == NT_DTYPE_C ? FLT_EPSILON : DBL_EPSILON;
+    const char *tn = nt_dtype_name(ty);
+    nt_tilemap_t *map = NULL, *cmap = NULL;
+    nt_matrix_t *A = NULL, *C = NULL;
+    nt_matrix_shape_t sa = {m, nb, nb, nb, nt_dtype_size(ty)}, sc = {nb, nb, nb, nb, sa.elem_size};
+    nt_status st = nt_tilemap_create(2, 1, ndom, &map);
+    if (st == NT_OK && (st = nt_tilemap_create(1, 1, ndom, &cmap)) == NT_OK) {
+        map->owner[0] = da;
+        map->owner[1] = db;
+        cmap->owner[0] = db;
+    }
+    if (st == NT_OK && (st = nt_matrix_create(t, &sa, map, NT_LAYOUT_TILE, 0, &A)) == NT_OK &&
+        (st = nt_matrix_create(t, &sc, cmap, NT_LAYOUT_TILE, 0, &C)) == NT_OK &&
+        (st = nt_matrix_set_dtype(A, ty)) == NT_OK)
+        st = nt_matrix_set_dtype(C, ty);
+    nt_tilemap_destroy(map);
+    nt_tilemap_destroy(cmap);
+    size_t es = nt_dtype_size(ty);
+    void *A0 = calloc((size_t)(m * nb), es), *C0 = calloc((size_t)(nb * nb), es);
+    void *T0 = calloc((size_t)(ib * nb), es), *T1 = calloc((size_t)(ib * nb), es);
+    void *W = calloc((size_t)(ib * m), es), *Q = calloc((size_t)(m * m), es);
+    void *C1 = calloc((size_t)(nb * m), es), *C2 = calloc((size_t)(nb * m), es);
+    if (!check(st == NT_OK && A0 && C0 && T0 && T1 && W && Q && C1 && C2,
+               "precision %s: typed matrices on domains %d, %d: %s", tn, da, db,
+               st ? nt_last_error() : "ok"))
+        goto out;
+    // Values in [-1, 1], complex ones with an imaginary part of at least 0.1 in magnitude.
+    for (int64_t x = 0; x < m * nb + nb * nb; x++) {
+        uint64_t h = mix(0x5eedULL * (uint64_t)ty + (uint64_t)x);
+        lcx v = (long double)(h >> 11) * 0x1.0p-53L * 2 - 1;
+        if (is_cplx(ty))
+            __imag__ v = (0.1L + 0.9L * (long double)(mix(h) >> 11) * 0x1.0p-53L) *
+                         (h & 1 ? 1 : -1);
+        if (x < m * nb)
+            pput(ty, A0, x, v);
+        else
+            pput(ty, C0, x - m * nb, v);
+    }
+    void *a0 = nt_matrix_tile(A, 0, 0), *a1 = nt_matrix_tile(A, 1, 0), *c = nt_matrix_tile(C, 0, 0);
+    memcpy(a0, A0, (size_t)(nb * nb) * es); // column-major m x nb: split into its two tiles
+    for (int64_t j = 0; j < nb; j++) {
+        memcpy((char *)a0 + (size_t)(j * nb) * es, (char *)A0 + (size_t)(j * m) * es,
+               (size_t)nb * es);
+        memcpy((char *)a1 + (size_t)(j * nb) * es, (char *)A0 + (size_t)(j * m + nb) * es,
+               (size_t)nb * es);
+    }
+    memcpy(c, C0, (size_t)(nb * nb) * es);
+
+    st = nt_kern_gemm_typed(ty, 1, false, false, nb, nb, nb, 1.5, a0, nb, a1, nb, -0.5, c, nb);
+    long double err = 0, na = 0, nb2 = 0, nc = 0;
+    for (int64_t j = 0; st == NT_OK && j < nb; j++)
+        for (int64_t i = 0; i < nb; i++) {
+            lcx s = 0;
+            for (int64_t l = 0; l < nb; l++)
+                s += pget(ty, A0, i + l * m) * pget(ty, A0, nb + l + j * m);
+            err += sq(pget(ty, c, i + j * nb) - (1.5L * s - 0.5L * pget(ty, C0, i + j * nb)));
+            na += sq(pget(ty, A0, i + j * m));
+            nb2 += sq(pget(ty, A0, nb + i + j * m));
+            nc += sq(pget(ty, C0, i + j * nb));
+        }
+    long double rg = sqrtl(err) / ((1.5L * sqrtl(na) * sqrtl(nb2) + 0.5L * sqrtl(nc)) * nb * eps);
+    check(st == NT_OK && rg < 10, "precision %s: gemm of tiles on nodes %d and %d into node %d: "
+          "||C - C_ref|| / (.. k eps) = %.3Lg (< 10)%s", tn, node_of[da], node_of[db],
+          node_of[db], rg, st ? nt_last_error() : "");
+
+    // QR of [A00; A10]: R in A00's upper triangle.
+    st = nt_kern_geqrt_typed(ty, nb, nb, ib, a0, nb, T0, ib, W, ib * nb);
+    if (st == NT_OK)
+        st = nt_kern_tsqrt_typed(ty, nb, nb, ib, a0, nb, a1, nb, T1, ib, W, ib * nb);
+    // Q = Q0 Q1 applied to I = [C1; C2]: first Q1 (TSMQR on both halves), then Q0 on C1.
+    nt_kern_set_identity(ty, nb, m, 0, C1, nb);
+    nt_kern_set_identity(ty, nb, m, -nb, C2, nb);
+    if (st == NT_OK)
+        st = nt_kern_tsmqr_typed(ty, false, nb, m, nb, ib, a1, nb, T1, ib, C1, nb, C2, nb, W,
+                                 ib * m);
+    if (st == NT_OK)
+        st = nt_kern_unmqr_typed(ty, false, nb, m, nb, ib, a0, nb, T0, ib, C1, nb, W, ib * m);
+    long double e2 = 0, o2 = 0, an = 0;
+    for (int64_t j = 0; st == NT_OK && j < m; j++)
+        for (int64_t i = 0; i < m; i++)
+            pput(ty, Q, i + j * m,
+                 i < nb ? pget(ty, C1, i + j * nb) : pget(ty, C2, i - nb + j * nb));
+    for (int64_t j = 0; st == NT_OK && j < nb; j++)
+        for (int64_t i = 0; i < m; i++) {
+            lcx s = 0;
+            for (int64_t l = 0; l <= j; l++)
+                s += pget(ty, Q, i + l * m) * pget(ty, a0, l + j * nb);
+            e2 += sq(pget(ty, A0, i + j * m) - s);
+            an += sq(pget(ty, A0, i + j * m));
+        }
+    for (int64_t j = 0; st == NT_OK && j < m; j++)
+        for (int64_t i = 0; i < m; i++) {
+            lcx s = i == j ? -1.0L : 0.0L;
+            for (int64_t l = 0; l < m; l++)
+                s += __builtin_conjl(pget(ty, Q, l + i * m)) * pget(ty, Q, l + j * m);
+            o2 += sq(s);
+        }
+    long double r1 = sqrtl(e2) / (sqrtl(an) * m * eps), r2 = sqrtl(o2) / (m * eps);
+    check(st == NT_OK && r1 < 30 && r2 < 30, "precision %s: QR of a tile column on nodes %d, %d:"
+          " ||A - QR|| / (||A|| m eps) = %.3Lg, ||Q^H Q - I|| / (m eps) = %.3Lg (< 30)%s", tn,
+          node_of[da], node_of[db], r1, r2, st ? nt_last_error() : "");
+    char what[48];
+    snprintf(what, sizeof what, "precision %s: A after", tn);
+    check_placed(A, what);
+    snprintf(what, sizeof what, "precision %s: C after", tn);
+    check_placed(C, what);
+out:
+    nt_matrix_destroy(A);
+    nt_matrix_destroy(C);
+    free(A0);
+    free(C0);
+    free(T0);
+    free(T1);
+    free(W);
+    free(Q);
+    free(C1);
+    free(C2);
+}
+
 int main(void)
 {
     double t_start = now();
@@ -474,6 +637,9 @@ int main(void)
     };
     for (size_t k = 0; k < sizeof qc / sizeof *qc; k++)
         test_qr(t, &qc[k]);
+
+    for (nt_dtype ty = NT_DTYPE_S; ty <= NT_DTYPE_Z; ty++)
+        test_precision(t, ty, 0, ndom - 1);
 
     test_stencil(t, 0, 2000, 25, 1);
     test_stencil(t, 1, 1500, 20, 0);
