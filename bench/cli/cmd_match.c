@@ -11,8 +11,8 @@ static const char *match_help =
     "                    (initial domain, target component, optional positive size)\n"
     "  --objective OBJ   volume (default): least data moved; steps: fewest one-port steps;\n"
     "                    lex: fewest steps, then least volume among those; canonical: identity\n"
-    "  --json            one JSON object: objective, P, N, total, sigma, volume, steps,\n"
-    "                    canonical_volume, canonical_steps, seconds\n"
+    "  --json            one JSON object: objective, domains, items, total, sigma, volume,\n"
+    "                    steps, canonical_volume, canonical_steps, seconds\n"
     "sigma[j] is the domain of component j; volume and steps are in units of the sizes.\n"
     "seconds = the matching (count matrix and weights included, file reading excluded).\n";
 
@@ -25,7 +25,7 @@ static json_t *match_json(const inst_args *a, const inst_matched *m)
 {
     int p = m->inst->p;
     return json_pack("{s:s, s:i, s:I, s:I, s:b, s:o, s:I, s:I, s:I, s:I, s:I, s:f}",
-                     "objective", nt_match_objective_name(a->obj), "P", p, "N",
+                     "objective", nt_match_objective_name(a->obj), "domains", p, "items",
                      (json_int_t)m->inst->n, "total", (json_int_t)m->inst->total, "weighted",
                      m->inst->weighted, "sigma", inst_sigma_json(m->sigma, p), "volume",
                      (json_int_t)m->cost.volume, "steps", (json_int_t)m->cost.steps, "local",
