@@ -297,7 +297,7 @@ def main():
     ap.add_argument("--schema", default=os.path.join(ROOT, "docs/json.schema.json"))
     ap.add_argument("--only", choices=("schema", "docs"))
     a = ap.parse_args()
-    c = Check(a.tool, a.schema)
+    c = Check(os.path.abspath(a.tool), a.schema)
     if a.only != "docs":
         topo = c.subcommands()
         if topo is None:
