@@ -188,6 +188,8 @@ static bool is_option(const struct option *opts, const char *value)
 int cli_getopt(int argc, char **argv, const struct option *opts)
 {
     opterr = 0;
+    if (optind <= 1) // a new command line: its JSON envelope starts empty
+        cli_json_reset();
     int k = -1;
     // ':' first: an option missing its value comes back as ':', told apart from an unknown
     // one; "h" makes -h a short spelling of --help in every subcommand.

@@ -97,6 +97,9 @@ int cli_print_json(json_t *obj);
 // parameter of the envelope, and argv[0] as the command. --json and --help are not noted.
 void cli_json_note_option(char **argv, const struct option *opts, int k, const char *value);
 
+// Forget the command, options and topology noted so far (cli_getopt does at a new scan).
+void cli_json_reset(void);
+
 // Record the topology the command runs on, for the envelope's "machine" (cli_load_topo does;
 // a subcommand that loads its own topology calls it). Without it, this machine's default.
 void cli_json_topology(const nt_topo_t *t);
