@@ -70,8 +70,8 @@ static int report(const inst_args *a, const inst_matched *m, const nt_schedule_t
     const char *name = nt_match_objective_name(a->obj);
     int p = m->inst->p;
     if (a->co.json) {
-        json_t *j = json_pack("{s:s, s:i, s:o, s:I, s:I, s:i, s:o, s:f}", "objective", name, "domains",
-                              p, "sigma", inst_sigma_json(m->sigma, p), "volume",
+        json_t *j = json_pack("{s:s, s:i, s:o, s:I, s:I, s:i, s:o, s:f}", "objective", name,
+                              "domains", p, "sigma", inst_sigma_json(m->sigma, p), "volume",
                               (json_int_t)m->cost.volume, "steps", (json_int_t)s->steps,
                               "nphases", s->nphases, "phases", phases_json(s), "seconds",
                               seconds);

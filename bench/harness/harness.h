@@ -273,7 +273,7 @@ int bench_mkdirs(const char *path);
 // (output.c)
 int bench_write_csv(FILE *f, json_t *rows);
 
-// ---- the JSON envelope (envelope.c, machine.c; docs/json.md) -------------------------------------
+// ---- the JSON envelope (envelope.c, machine.c; docs/json.md) ----------------------------------
 
 // Version of the JSON vocabulary: grows on every change that renames or removes a field
 // (docs/json.md lists them); adding fields keeps it.
