@@ -18,7 +18,11 @@ docs part:
     validate. Matrix sizes above NT_DOCS_MAX (default 1024) are lowered to it so the labs run
     in seconds on a small machine; NT_DOCS_MAX=0 runs them as written. Lines that are not
     numatile commands (make, sh docs/plot_map.sh) have their own tests and are not run here;
-  - the relative links of README.md point to files that exist.
+  - a `$ numatile ...` block followed by its output (README's topo transcript) runs, and every
+    output line shown has the shape of a line the tool prints (numbers, plurals, the topology
+    kind and a trailing remark may differ: the transcript is of one machine);
+  - the relative links of README.md point to files that exist, it links docs/json.md,
+    docs/benchmarks.md and docs/ARCHITECTURE.md, and it starts with `make demo`, `make test`.
 Needs python3-jsonschema (Debian). Exit 0 when everything passes, 1 otherwise.
 """
 import argparse
@@ -87,11 +91,14 @@ class Check:
         v = self.validator if schema is None else jsonschema.Draft202012Validator(
             dict(schema, **{"$defs": self.defs}))
         out = []
-        for e in v.iter_errors(doc):
-            while e.context:  # the innermost reason of a oneOf / if-then
-                e = e.context[0]
-            path = "/".join(str(p) for p in e.absolute_path)
-            out.append("%s: %s" % (path or "(top)", e.message[:300]))
+        try:
+            for e in v.iter_errors(doc):
+                while e.context:  # the innermost reason of a oneOf / if-then
+                    e = e.context[0]
+                path = "/".join(str(p) for p in e.absolute_path)
+                out.append("%s: %s" % (path or "(top)", e.message[:300]))
+        except jsonschema.exceptions.RefResolutionError as e:  # an entry the schema lacks
+            out.append("the schema: %s" % e)
         return out
 
     def run(self, args, cwd=None, timeout=600):
@@ -268,12 +275,57 @@ class Check:
                     else:
                         self.ok(what)
                     continue
+                if text.lstrip().startswith("$ numatile"):
+                    self.doc_transcript(rel, text, work)
+                    continue
                 for line in text.splitlines():
-                    line = re.sub(r"^\s*\$\s+", "", line).strip()
-                    line = re.sub(r"\s+#.*$", "", line)
+                    line = re.sub(r"\s+#.*$", "", line.strip())
                     if not line.startswith("numatile "):
                         continue
                     self.doc_command(rel, line, cap, work)
+
+    @staticmethod
+    def shape(line):
+        """A documented output line as a pattern: numbers (or lists) where it has numbers, any
+        amount of space, words singular or plural, any topology kind, an optional (remark) at
+        the end: the transcript is of one machine, the shape holds on every one."""
+        out = ""
+        for m in re.finditer(r"\s*\(.*\)$|\d+(?:\.\d+)?|\s+|physical|virtual|synthetic|"
+                             r"[A-Za-z_]+|.", line):
+            tok = m.group(0)
+            if tok.strip().startswith("("):
+                out += "(?:" + re.escape(tok) + ")?"
+            elif tok[0].isdigit():
+                out += r"\d+(?:[.,-]\d+)*"  # 1.1, and cpu lists such as 0,1 or 0-15
+            elif tok.isspace():
+                out += r"\s+"
+            elif tok in ("physical", "virtual", "synthetic"):
+                out += "(?:physical|virtual|synthetic)"
+            elif tok[0].isalpha():
+                out += re.escape(tok[:-1] if tok.endswith("s") else tok) + "s?"
+            else:
+                out += re.escape(tok)
+        return out
+
+    def doc_transcript(self, rel, text, work):
+        """A `$ numatile ...` block followed by its output: the command runs, and every output
+        line shown (but '...') has the shape of a line it prints, in the same order."""
+        lines = text.splitlines()
+        cmd = lines[0].strip()[2:]
+        self.doc_command(rel, cmd, 0, work)
+        rc, out, _ = self.run(shlex.split(cmd)[1:], cwd=work)
+        got, at = out.splitlines(), 0
+        for want in lines[1:]:
+            if want.strip() in ("", "..."):
+                continue
+            rx = re.compile(r"\s*" + self.shape(want.strip()) + r"\s*$")
+            while at < len(got) and not rx.match(got[at]):
+                at += 1
+            if at == len(got):
+                self.fail("%s: %s" % (rel, cmd), "no output line has the shape of '%s'" % want)
+                return
+            at += 1
+        self.ok("%s: %s prints the documented shape" % (rel, cmd))
 
     def doc_command(self, rel, line, cap, work):
         args = shlex.split(self.shrink(line, cap))[1:]
