@@ -515,6 +515,8 @@ static void test_tool(const shape *s)
     check(rc == 0, "tool: '%s' exits 0 (%d)", cmd, rc);
     check(json_long(out, "physical_nodes") == s->nodes, "tool: physical_nodes = %ld",
           json_long(out, "physical_nodes"));
+    // json_value finds a key's first occurrence: the envelope's "machine" (docs/json.md), which
+    // describes the same topology as topo's own fields.
     check(json_is(out, "topology", "physical") && json_long(out, "domains") == s->nodes,
           "tool: topology physical, domains = %ld", json_long(out, "domains"));
     int D = 2 * s->nodes;
