@@ -213,8 +213,8 @@ test-unit: $(UNIT) $(TOOL) check-abi
 
 # Every --json document (each subcommand, each scenario --quick) against docs/json.schema.json,
 # and every command of README.md, docs/guide.md and docs/labs/*.md run, transcripts compared
-# with the output's shape (matrix sizes capped at NT_DOCS_MAX,
-# default 1024; 0 = as written). Debian's python3, where python3-jsonschema lives.
+# with the output's shape (matrix sizes capped at NT_DOCS_MAX, default 1024; 0 = as written).
+# Debian's python3, where python3-jsonschema lives.
 JSON_PYTHON ?= $(shell [ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo python3)
 check-json: $(TOOL)
 	$(JSON_PYTHON) scripts/check_json.py --tool $(TOOL)
