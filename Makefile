@@ -79,7 +79,7 @@ STAGE    ?= $(BUILD)/stage
 EXAMPLES := redistribute plan_only hetero_gemm
 
 .PHONY: all deps test test-unit test-openblas test-vm check-asan check-valgrind demo bench clean \
-        info install help docs examples check-outputs check-abi fuzz fuzz-build fuzz-replay
+        info install help docs examples check-outputs check-abi check-json fuzz fuzz-build fuzz-replay
 
 # The flat OpenBLAS peer of `bench kernels`: its own program, linked with OpenBLAS only (so the
 # BLIS build can compare with it), built whenever OpenBLAS is installed.
@@ -104,6 +104,8 @@ help:
 	@echo "make test-unit    Criterion unit tests (and check-abi)"
 	@echo "make test-openblas  build BLAS=openblas in build/openblas and run the unit tests there"
 	@echo "make check-abi    the .so exports exactly the functions of the public headers"
+	@echo "make check-json   every --json output against docs/json.schema.json; README and"
+	@echo "                  lab commands run"
 	@echo "make check-asan   unit tests built with ASan+UBSan (in build/asan)"
 	@echo "make check-valgrind  unit tests under valgrind memcheck"
 	@echo "make test-vm      integration tests in QEMU guests with several NUMA nodes"
@@ -209,6 +211,14 @@ $(PC): numatile.pc.in include/numatile/version.h
 test-unit: $(UNIT) $(TOOL) check-abi
 	NT_TOOL=$(TOOL) NT_MANPAGE=$(MANPAGE) $(UNIT) --jobs 2 --short-filename
 
+# Every --json document (each subcommand, each scenario --quick) against docs/json.schema.json,
+# and every command of README.md, docs/guide.md and docs/labs/*.md run, transcripts compared
+# with the output's shape (matrix sizes capped at NT_DOCS_MAX, default 1024; 0 = as written).
+# Debian's python3, where python3-jsonschema lives.
+JSON_PYTHON ?= $(shell [ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo python3)
+check-json: $(TOOL)
+	$(JSON_PYTHON) scripts/check_json.py --tool $(TOOL)
+
 # `nm -D` of the shared library: only the functions of the public headers, all of them.
 check-abi: $(LIB_SO)
 	sh scripts/check_abi.sh $(LIB_SO) include
@@ -238,6 +248,7 @@ test-vm: $(TOOL)
 test: deps
 	$(MAKE) -j2 all
 	$(MAKE) test-unit
+	$(MAKE) check-json
 	$(MAKE) test-openblas
 	$(MAKE) examples
 	$(MAKE) docs

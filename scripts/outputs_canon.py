@@ -61,6 +61,8 @@ IGNORE = [
     ("bench/scalapack/*", "summary", r"peer_absent", "why no peer: names where it was sought"),
     ("bench/kernels/*", "summary", r".*ratio.*|(gemm_|qr_)?nb|.*_baseline_threads",
      "tiled / flat GFLOP/s, the fastest tile size, the faster flat baseline's threads"),
+    # The JSON envelope (docs/json.md): which build printed it and the libraries it loaded.
+    ("*", "", r"tool|libraries", "the build and the run-time library versions"),
     # --sched omp: any thread takes any task, so which domain ran a task is not reproducible.
     ("cmd/gemm-omp.json", "", r"owner_fraction|tasks_run", "where the tasks happened to run"),
 ]
@@ -143,6 +145,18 @@ def read_text(path):
         return f.read()
 
 
+# What a scenario's --json output adds to its summary (docs/json.md, schema 2 and later).
+ENVELOPE = ("schema", "tool", "command", "machine", "libraries", "parameters", "scenario",
+            "notices")
+
+
+def summary_part(out):
+    """The summary's fields of a scenario's --json output (all of it before schema 2)."""
+    if not isinstance(out, dict) or "schema" not in out:
+        return out
+    return {k: v for k, v in out.items() if k not in ENVELOPE}
+
+
 def scenario_records(run, name):
     """Records of bench/NAME/: exit status, whether stdout is the summary, the parameters and
     summary of NAME.json, the CSV cell by cell, the tile-map files line by line."""
@@ -156,7 +170,7 @@ def scenario_records(run, name):
         yield scope + name + ".json", ("missing or not JSON",), True
     out = load_json(os.path.join(d, "stdout.json"))
     yield scope + "stdout.json", ("stdout is the summary",), out is not None and \
-        out == doc.get("summary")
+        summary_part(out) == doc.get("summary")
     for part in SCENARIO_PARTS:
         for path, v in walk(doc.get(part), (part,)):
             yield scope + name + ".json", path, v

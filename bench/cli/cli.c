@@ -188,6 +188,8 @@ static bool is_option(const struct option *opts, const char *value)
 int cli_getopt(int argc, char **argv, const struct option *opts)
 {
     opterr = 0;
+    if (optind <= 1) // a new command line: its JSON envelope starts empty
+        cli_json_reset();
     int k = -1;
     // ':' first: an option missing its value comes back as ':', told apart from an unknown
     // one; "h" makes -h a short spelling of --help in every subcommand.
@@ -212,6 +214,8 @@ int cli_getopt(int argc, char **argv, const struct option *opts)
                                                    : short_element(argc, argv));
         return CLI_OPT_BAD;
     }
+    if (c >= 0)
+        cli_json_note_option(argv, opts, k, optarg);
     return c;
 }
 
@@ -268,6 +272,8 @@ int cli_load_topo(const char *cmd, int domains, nt_topo_t **t)
 {
     nt_topo_opts_t to = {.domains = domains};
     nt_status st = nt_topo_load(&to, t);
+    if (st == NT_OK)
+        cli_json_topology(*t);
     return st ? cli_lib_error(cmd, st) : CLI_OK;
 }
 
@@ -314,6 +320,7 @@ bool cli_parse_double(const char *s, double *out)
 
 int cli_print_json(json_t *obj)
 {
+    obj = cli_json_wrap(obj);
     if (!obj)
         return CLI_RUNTIME;
     int rc = json_dumpf(obj, stdout, JSON_COMPACT | JSON_REAL_PRECISION(10));

@@ -86,9 +86,27 @@ bool cli_parse_int(const char *s, int lo, int hi, int *out);
 // Parse a finite double; false on junk.
 bool cli_parse_double(const char *s, double *out);
 
-// Print obj as one JSON object on stdout (compact, newline-terminated) and release it.
-// Returns CLI_OK, or CLI_RUNTIME if it could not be written.
+// Print obj as one JSON document on stdout (compact, newline-terminated) and release it: the
+// envelope of docs/json.md (cli_json_wrap), then obj's fields. Returns CLI_OK, or CLI_RUNTIME
+// if it could not be written.
 int cli_print_json(json_t *obj);
+
+// ---- the JSON envelope of the subcommands (cli_json.c) --------------------------------------
+
+// Note the option opts[k] that cli_getopt returns (value: its optarg, NULL for a flag) as a
+// parameter of the envelope, and argv[0] as the command. --json and --help are not noted.
+void cli_json_note_option(char **argv, const struct option *opts, int k, const char *value);
+
+// Forget the command, options and topology noted so far (cli_getopt does at a new scan).
+void cli_json_reset(void);
+
+// Record the topology the command runs on, for the envelope's "machine" (cli_load_topo does;
+// a subcommand that loads its own topology calls it). Without it, this machine's default.
+void cli_json_topology(const nt_topo_t *t);
+
+// obj (stolen) after the envelope: schema, tool, command, machine, libraries, parameters
+// (bench_wrap). An obj that already has "schema" comes back as it is. New reference.
+json_t *cli_json_wrap(json_t *obj);
 
 // Print a tile map (owner[i*nt+j], row by row) as a grid, each line indented by two spaces.
 // compact: one character per tile (0-9a-zA-Z) when every domain id is below 62, else ids

@@ -22,7 +22,8 @@ static const char *help =
     "  --seed S    seed of every random instance (default 1)\n"
     "  --domains D domains to run on (scenarios that place memory; default: the scenario's,\n"
     "              virtual domains when this machine has fewer NUMA nodes)\n"
-    "  --json      the scenario's summary as one JSON object on stdout (tables go to stderr)\n"
+    "  --json      the scenario's summary as one JSON object on stdout (tables go to stderr;\n"
+    "              fields in docs/json.md)\n"
     "Every run writes NAME.csv (raw rows), NAME.json (machine, parameters, raw rows,\n"
     "median/min/max), NAME.txt (the table) and, when gnuplot is on PATH, PNG plots.\n";
 
@@ -129,7 +130,8 @@ static int parse_args(int argc, char **argv, bench_args *a)
 }
 
 // Run the named scenario, or all of them (each in DIR/NAME under --out DIR); under --json
-// print its summary, or an object of all summaries by name.
+// print its document (docs/json.md), or for all of them {"summaries": {NAME: document, ...}}
+// after the envelope.
 static int run_scenarios(const bench_args *a)
 {
     bool all = !strcmp(a->name, "all");
@@ -159,7 +161,7 @@ static int run_scenarios(const bench_args *a)
     free(cmdline);
     if (rc == CLI_OK && o.json) {
         json_decref(all ? one : summaries);
-        return cli_print_json(all ? summaries : one);
+        return cli_print_json(all ? json_pack("{s:o}", "summaries", summaries) : one);
     }
     json_decref(summaries);
     json_decref(one);

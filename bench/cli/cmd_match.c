@@ -23,9 +23,9 @@ static const char *match_help =
     "                    and intra-rank volume\n"
     "  --split-groups    with --ranks: each component may go to any rank (least inter-rank\n"
     "                    volume over all labellings; objective volume or canonical)\n"
-    "  --json            one JSON object: objective, P, N, total, sigma, volume, steps,\n"
-    "                    canonical_volume, canonical_steps, seconds; with --ranks also ranks,\n"
-    "                    split_groups, rank_sigma (without --split-groups), inter_volume,\n"
+    "  --json            one JSON object: objective, domains, items, total, sigma, volume,\n"
+    "                    steps, canonical_volume, canonical_steps, seconds; with --ranks also\n"
+    "                    ranks, split_groups, rank_sigma (without --split-groups), inter_volume,\n"
     "                    intra_volume, inter_steps, their canonical_ and flat_ (the one-level\n"
     "                    matching's) counterparts, and flat_volume\n"
     "sigma[j] is the domain of component j; volume and steps are in units of the sizes.\n"
@@ -173,7 +173,7 @@ static json_t *match_json(const inst_args *a, const inst_matched *m, const hier_
     const int *sigma = h->ranks ? h->sigma : m->sigma;
     const nt_cost_t *c = h->ranks ? &h->cost.total : &m->cost;
     json_t *o = json_pack("{s:s, s:i, s:I, s:I, s:b, s:o, s:I, s:I, s:I, s:I, s:I, s:f}",
-                          "objective", nt_match_objective_name(a->obj), "P", p, "N",
+                          "objective", nt_match_objective_name(a->obj), "domains", p, "items",
                           (json_int_t)m->inst->n, "total", (json_int_t)m->inst->total,
                           "weighted", m->inst->weighted, "sigma", inst_sigma_json(sigma, p),
                           "volume", (json_int_t)c->volume, "steps", (json_int_t)c->steps,

@@ -22,8 +22,8 @@ static const char *help =
     "               corner (tile corners, Lambert's Rounded) | accurate (Lambert's Accurate:\n"
     "               column and rrp only)\n"
     "  --dump       print the tile map (JSON: \"map\", row by row)\n"
-    "  --json       one JSON object: algo, round, n, speeds, zones (rectangles per domain in\n"
-    "               the unit square; null for sfcp), continuous_cost, lower_bound,\n"
+    "  --json       one JSON object: algo, round, n, domains, speeds, zones (rectangles per\n"
+    "               domain in the unit square; null for sfcp), continuous_cost, lower_bound,\n"
     "               continuous_ratio, guarantee, tiles_per_domain, cost (tile rows + tile\n"
     "               columns touched, summed), ratio (cost / (N lower_bound)),\n"
     "               makespan_ratio, seconds\n";
@@ -190,7 +190,7 @@ static json_t *result_json(const opts *o, const nt_hetero_zone_t *z, const nt_he
     json_t *j = json_pack(
         "{s:s, s:s, s:I, s:i, s:o, s:o, s:f, s:f, s:f, s:f, s:o, s:I, s:f, s:f, s:f}", "algo",
         nt_hetero_algo_name(o->algo), "round",
-        round_name(o->round), "n", (json_int_t)o->n, "m", o->m,
+        round_name(o->round), "n", (json_int_t)o->n, "domains", o->m,
         "speeds", sp, "zones", z ? zones_json(o->m, z) : json_null(), "continuous_cost",
         e->continuous_cost, "lower_bound", e->lower_bound, "continuous_ratio",
         e->continuous_ratio, "guarantee", nt_hetero_guarantee(o->algo), "tiles_per_domain", tl,

@@ -509,6 +509,7 @@ static int load_topology(const args *a, nt_topo_t **t)
     }
     if ((st = nt_topo_load(&to, t)) != NT_OK)
         return cli_lib_error(a->co.cmd, st);
+    cli_json_topology(*t);
     return CLI_OK;
 }
 

@@ -15,7 +15,7 @@ static const char *schedule_help =
     "  --instance FILE   instance file, as for 'numatile match'\n"
     "  --objective OBJ   labelling to schedule (default volume; see 'numatile match --help')\n"
     "  --verify          check the schedule against the transfers (exit 1 if it is wrong)\n"
-    "  --json            one JSON object: objective, P, sigma, volume, steps, phases\n"
+    "  --json            one JSON object: objective, domains, sigma, volume, steps, phases\n"
     "                    [{\"count\": c, \"pairs\": [[src, dst], ...]}, ...], seconds\n"
     "Within a phase every domain sends to at most one domain and receives from at most one;\n"
     "each pair moves c units; the counts add up to steps = max over domains of\n"
@@ -70,8 +70,8 @@ static int report(const inst_args *a, const inst_matched *m, const nt_schedule_t
     const char *name = nt_match_objective_name(a->obj);
     int p = m->inst->p;
     if (a->co.json) {
-        json_t *j = json_pack("{s:s, s:i, s:o, s:I, s:I, s:i, s:o, s:f}", "objective", name, "P",
-                              p, "sigma", inst_sigma_json(m->sigma, p), "volume",
+        json_t *j = json_pack("{s:s, s:i, s:o, s:I, s:I, s:i, s:o, s:f}", "objective", name,
+                              "domains", p, "sigma", inst_sigma_json(m->sigma, p), "volume",
                               (json_int_t)m->cost.volume, "steps", (json_int_t)s->steps,
                               "nphases", s->nphases, "phases", phases_json(s), "seconds",
                               seconds);

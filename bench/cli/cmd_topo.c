@@ -16,8 +16,9 @@ static const char *help =
     "                    \"pack:4 numa:2 core:8 pu:1\", or an hwloc XML file (*.xml)\n"
     "  --probe MIB       place MIB MiB on every domain (allocated and written by a thread\n"
     "                    bound to it) and check where every page landed (move_pages)\n"
-    "  --json            one JSON object: kind, physical_nodes, domains [{id, node, cpus,\n"
-    "                    memory_bytes}], distances, distance_source, oversubscribed\n";
+    "  --json            one JSON object: topology, physical_nodes, domains, domain_list\n"
+    "                    [{id, node, cpus, memory_bytes}], distances, distance_source,\n"
+    "                    oversubscribed (after the envelope of docs/json.md)\n";
 
 static json_t *topo_json(const nt_topo_t *t)
 {
@@ -38,9 +39,9 @@ static json_t *topo_json(const nt_topo_t *t)
             json_array_append_new(row, json_integer(dist[d * D + e]));
         json_array_append_new(dm, row);
     }
-    return json_pack("{s:s, s:i, s:i, s:o, s:o, s:s, s:b}", "kind",
+    return json_pack("{s:s, s:i, s:i, s:o, s:o, s:s, s:b}", "topology",
                      nt_topo_kind_name(nt_topo_get_kind(t)), "physical_nodes",
-                     nt_topo_nphysical(t), "ndomains", D, "domains", doms, "distances", dm,
+                     nt_topo_nphysical(t), "domains", D, "domain_list", doms, "distances", dm,
                      "distance_source", nt_topo_dist_source_name(nt_topo_distance_source(t)),
                      "oversubscribed", nt_topo_oversubscribed(t));
 }
@@ -250,6 +251,7 @@ static int run(const topo_args *a)
     nt_status st = nt_topo_load(&o, &t);
     if (st)
         return cli_lib_error("topo", st);
+    cli_json_topology(t);
     probe_row *rows = NULL;
     if (a->probe_mib && (st = run_probe(t, a->probe_mib, &rows)) != NT_OK) {
         nt_topo_destroy(t);

@@ -67,12 +67,13 @@
 // directory and runs gnuplot (bench_plot).
 //
 // At the end the harness writes NAME.csv (the raw rows; columns = the union of the rows' keys),
-// NAME.json (scenario, machine, parameters, labels, raw rows, stats, summary, notices), and
+// NAME.json (the envelope of docs/json.md, then scenario, command_line, labels, raw rows,
+// stats, summary, notices), and
 // NAME.txt holds a copy of the text.
 //
 // Files: run.c (running a scenario, its record, the timer), console.c (text, notices, progress),
-// table.c, plot.c, stats.c, output.c (CSV and JSON), machine.c; harness_int.h is what they
-// share.
+// table.c, plot.c, stats.c, output.c (CSV and JSON), envelope.c and machine.c (the envelope of
+// every JSON document); harness_int.h is what they share.
 #ifndef NUMATILE_BENCH_HARNESS_H
 #define NUMATILE_BENCH_HARNESS_H
 
@@ -81,6 +82,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "numatile/topo.h"
 
 typedef struct bench_state bench_state; // the harness's private part of a run
 
@@ -123,8 +126,9 @@ const bench_scenario *bench_registry(size_t *n);
 const bench_scenario *bench_find(const char *name);
 
 // Run a scenario with its own output directory and write NAME.csv, NAME.json (and NAME.txt).
-// *summary (if not NULL) receives a new reference to the summary object (json null if the
-// scenario set none). Returns the scenario's exit code, or 3 if the output could not be written.
+// *summary (if not NULL) receives a new reference to the run's --json document: the envelope,
+// "scenario", "notices" and the summary's fields (docs/json.md). Returns the scenario's exit
+// code, or 3 if the output could not be written.
 int bench_execute(const bench_scenario *s, const bench_opts *o, json_t **summary);
 
 // ---- what scenarios call: the run's record (run.c) ----------------------------------------------
@@ -141,7 +145,9 @@ void bench_labels(bench_run *r, ...) __attribute__((sentinel));
 // Add one raw row (a flat JSON object; steals it).
 void bench_row(bench_run *r, json_t *row);
 
-// Set the summary object printed by --json (steals it; replaces an earlier one). Keys that
+// Set the summary object printed by --json after the envelope (steals it; replaces an earlier
+// one). It holds "rows" (an array of objects, one per configuration) and the scenario's own
+// fields, each described in docs/json.schema.json (make check-json fails without). Keys that
 // begin with '_', at any depth, are dropped when the run ends (display values, see above).
 void bench_summary(bench_run *r, json_t *summary);
 
@@ -267,9 +273,32 @@ int bench_mkdirs(const char *path);
 // (output.c)
 int bench_write_csv(FILE *f, json_t *rows);
 
-// Description of this machine: hostname, cpus, cpu model, the numatile topology summary, library
-// versions (numatile, hwloc, jansson), compiler. New reference. (machine.c)
-json_t *bench_machine(void);
+// ---- the JSON envelope (envelope.c, machine.c; docs/json.md) ----------------------------------
+
+// Version of the JSON vocabulary: grows on every change that renames or removes a field
+// (docs/json.md lists them); adding fields keeps it.
+enum { BENCH_JSON_SCHEMA = 2 };
+
+// The envelope every --json document starts with: {"schema", "tool": {name, version, compiler},
+// "command", "machine" (bench_machine(t)), "libraries" (bench_libraries()), "parameters"
+// (steals params; NULL = {})}. New reference.
+json_t *bench_envelope(const char *command, const nt_topo_t *t, json_t *params);
+
+// bench_envelope(command, t, params) followed by the command's own fields (steals fields; a
+// field named like an envelope key is dropped). What a new subcommand or scenario prints.
+json_t *bench_wrap(const char *command, const nt_topo_t *t, json_t *params, json_t *fields);
+
+// The machine: hostname, cpus (online), cpu_model, and the topology t (NULL = this machine's
+// default topology): topology (kind name), domains, physical_nodes, oversubscribed. New
+// reference. (machine.c)
+json_t *bench_machine(const nt_topo_t *t);
+
+// Versions of the libraries loaded at run time: numatile, hwloc (the release, from the library),
+// hwloc_api, jansson, blas (nt_blas_name()). New reference. (machine.c)
+json_t *bench_libraries(void);
+
+// The compiler that built the tool ("gcc 12.2.0"). (machine.c)
+const char *bench_compiler(void);
 
 // Whether an executable named prog is on PATH. (plot.c)
 bool bench_have_program(const char *prog);

@@ -25,6 +25,10 @@ void bench_close_bar(bench_run *r);
 // NAME.csv into the output directory. 0, or -1 after a message on stderr.
 int bench_write_results(bench_run *r, const char *command, const char *started, double wall);
 
+// The --json document of the run: the envelope (command "bench", the run's parameters), then
+// "scenario", "notices" and the summary's fields (docs/json.md). New reference.
+json_t *bench_summary_doc(const bench_run *r);
+
 // Remove the keys that begin with '_' from v and every object or array inside it.
 void bench_drop_display_keys(json_t *v);
 

@@ -1,5 +1,6 @@
 // The files of a run's record (see harness.h): NAME.csv from the raw rows and NAME.json from
-// everything, and the removal of display-only keys from the summary.
+// everything, the --json document of a scenario, and the removal of display-only keys from the
+// summary.
 #include "harness_int.h"
 
 #include <string.h>
@@ -84,14 +85,24 @@ static int write_csv_file(const bench_run *r)
 int bench_write_results(bench_run *r, const char *command, const char *started, double wall)
 {
     bench_state *st = r->st;
-    json_t *doc = json_pack(
-        "{s:s, s:s?, s:s, s:f, s:o, s:O, s:O, s:O, s:o, s:O, s:O}", "scenario", r->name,
-        "command", command, "started", started, "seconds", wall, "machine", bench_machine(),
-        "parameters", st->params, "labels", st->labels, "raw", st->rows, "stats",
-        bench_stats(st->rows, st->labels), "summary", st->summary, "notices", st->notices);
+    json_t *own = json_pack("{s:s, s:s?, s:s, s:f, s:O, s:O, s:o, s:O, s:O}", "scenario", r->name,
+                            "command_line", command, "started", started, "seconds", wall,
+                            "labels", st->labels, "raw", st->rows, "stats",
+                            bench_stats(st->rows, st->labels), "summary", st->summary,
+                            "notices", st->notices);
+    json_t *doc = own ? bench_wrap("bench", NULL, json_deep_copy(st->params), own) : NULL;
     int rc = !doc || write_json_file(r, doc) != 0 || write_csv_file(r) != 0 ? -1 : 0;
     json_decref(doc);
     return rc;
+}
+
+json_t *bench_summary_doc(const bench_run *r)
+{
+    bench_state *st = r->st;
+    json_t *own = json_pack("{s:s, s:O}", "scenario", r->name, "notices", st->notices);
+    if (json_is_object(st->summary))
+        json_object_update(own, st->summary);
+    return bench_wrap("bench", NULL, json_deep_copy(st->params), own);
 }
 
 void bench_drop_display_keys(json_t *v)

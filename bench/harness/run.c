@@ -164,7 +164,7 @@ int bench_execute(const bench_scenario *s, const bench_opts *o, json_t **summary
             bench_eprintf("numatile bench %s: results in %s (%.1f s)\n", s->name, dir, wall);
     }
     if (summary)
-        *summary = json_incref(st.summary);
+        *summary = bench_summary_doc(&r);
     free_state(&st);
     return rc;
 }

@@ -662,7 +662,7 @@ static void report(bench_run *r, const sweep *sw, const size_res *res, int nsize
     json_t *sizes = json_array();
     for (int i = 0; i < nsizes; i++)
         json_array_append_new(sizes, size_json(&res[i], sw->threads));
-    json_object_set_new(sum, "sizes", sizes);
+    json_object_set_new(sum, "rows", sizes);
     json_object_set_new(sum, "openblas_peer", sw->peer[0] ? json_string(sw->peer) : json_null());
     json_object_set_new(sum, "openblas_peer_blas",
                         sw->peer[0] ? json_string(sw->peer_blas) : json_null());

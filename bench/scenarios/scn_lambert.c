@@ -694,7 +694,7 @@ int scn_lambert_partition(bench_run *r)
     scn_note_load_end(r);
     print_machines(r, jm, gN, nb, reps);
     bench_plot_rows(r, &plot, jm);
-    bench_summary(r, json_pack("{s:I, s:o, s:o}", "N", (json_int_t)N, "platforms", plats,
-                               "machine", jm));
+    bench_summary(r, json_pack("{s:I, s:o, s:o}", "n", (json_int_t)N, "platforms", plats,
+                               "rows", jm));
     return 0;
 }

@@ -392,9 +392,9 @@ static int report(bench_run *r, const pstat *ps, int nsizes, const extras *x)
                      agree ? "equal" : "DIFFER FROM");
     bench_plot_rows(r, &plot, rows);
     bench_summary(r, json_pack("{s:o, s:b, s:{s:I, s:i, s:f, s:f, s:f}}", "rows", rows, "scipy",
-                               x->scipy, "count", "N", (json_int_t)x->count_n, "P", x->count_p,
-                               "seconds_median", x->cmed, "seconds_min", x->clo, "seconds_max",
-                               x->chi));
+                               x->scipy, "count", "items", (json_int_t)x->count_n, "domains",
+                               x->count_p, "seconds_median", x->cmed, "seconds_min", x->clo,
+                               "seconds_max", x->chi));
     return agree ? 0 : 1;
 }
 

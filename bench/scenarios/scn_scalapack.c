@@ -541,7 +541,7 @@ static void report(const ctx *c, const result *res, int nres, const char *peer_w
     if (!c->peer[0])
         bench_printf(c->r, "pdgemr2d: not run: %s; numatile alone above.\n", peer_why);
     bench_plot_rows(c->r, &PLOT, rows);
-    bench_summary(c->r, json_pack("{s:i, s:b, s:s?, s:o, s:b}", "reps", c->reps, "peer",
+    bench_summary(c->r, json_pack("{s:i, s:b, s:s?, s:o, s:b}", "repetitions", c->reps, "peer",
                                   c->peer[0] != '\0', "peer_absent", c->peer[0] ? NULL : peer_why,
                                   "rows", rows, "verify", all_ok));
 }

@@ -349,7 +349,7 @@ static void report(bench_run *r, const nt_topo_t *t, const config *c, const mode
     bench_plot_rows(r, &plot, steps_rows);
     json_decref(steps_rows);
     bench_summary(r, json_pack("{s:i, s:i, s:i, s:o, s:o}", "domains", c->p, "items_per_domain",
-                               c->d, "instances", c->instances, "model", jmodel, "measured", jm));
+                               c->d, "instances", c->instances, "model", jmodel, "rows", jm));
 }
 
 // ---- the scenario -------------------------------------------------------------------------------

@@ -176,7 +176,7 @@ Test(bench_kernels_peer, quick_reports_the_openblas_peer_when_built)
         cr_assert_eq(cnt, reps, "%s: one peer run per round", kern[k]);
         cr_assert_gt(g, 0);
         check_best(sum, kern[k], g);
-        check_best(json_array_get(json_object_get(sum, "sizes"), 0), kern[k], g);
+        check_best(json_array_get(json_object_get(sum, "rows"), 0), kern[k], g);
     }
     done(dir, sum, doc);
 }

@@ -90,7 +90,7 @@ Test(bench_scalapack, quick, .timeout = 600)
         cr_skip("NT_TOOL not set");
     char dir[64];
     json_t *s = run_quick(dir, sizeof dir);
-    cr_assert_eq(num(s, "reps"), 1);
+    cr_assert_eq(num(s, "repetitions"), 1);
     cr_assert(json_is_true(json_object_get(s, "verify")));
     bool peer = json_is_true(json_object_get(s, "peer"));
     int ran = check_rows(json_object_get(s, "rows"), peer);

@@ -168,7 +168,7 @@ Test(bench_b, kernels_quick)
         snprintf(key, sizeof key, "%s_check", kern[k]);
         cr_assert_lt(num(sum, key), 1e-10, "%s = %g", key, num(sum, key));
     }
-    cr_assert_eq(json_array_size(json_object_get(sum, "sizes")), 1);
+    cr_assert_eq(json_array_size(json_object_get(sum, "rows")), 1);
     json_decref(sum);
     json_decref(doc);
     rm_tree(dir);
@@ -405,7 +405,7 @@ Test(bench_b, stencil_quick)
                                 num(json_array_get(mt, 0), "canonical"),
                             TOL));
     }
-    json_t *meas = json_object_get(sum, "measured");
+    json_t *meas = json_object_get(sum, "rows");
     cr_assert_eq(json_array_size(meas), 4);
     json_array_foreach(meas, m, mo) {
         int64_t K = (int64_t)num(mo, "K");
@@ -443,7 +443,7 @@ Test(bench_b, lambert_quick)
     char *dir = temp_dir();
     json_t *doc, *sum = run_scenario("lambert-partition", dir, &doc);
     json_t *plats = json_object_get(sum, "platforms");
-    cr_assert_eq(num(sum, "N"), 50);
+    cr_assert_eq(num(sum, "n"), 50);
     cr_assert_eq(json_array_size(plats), 4);
     // The thesis platforms, written out independently: (count, speed) pairs.
     static const struct {
@@ -477,7 +477,7 @@ Test(bench_b, lambert_quick)
         cr_assert(json_is_object(json_object_get(json_object_get(pl, "thesis"),
                                                  "column_rounded")));
     }
-    json_t *mach = json_object_get(sum, "machine");
+    json_t *mach = json_object_get(sum, "rows");
     cr_assert_geq(json_array_size(mach), 2);
     size_t i;
     json_t *m;

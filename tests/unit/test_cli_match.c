@@ -183,8 +183,8 @@ static void check_match(const inst *in)
         json_t *j = tool_json((const char *[]){"match", "--instance", path, "--objective",
                                               objs[o], "--json", NULL});
         cr_assert_str_eq(json_string_value(json_object_get(j, "objective")), objs[o]);
-        cr_assert_eq(jint(j, "P"), in->p);
-        cr_assert_eq(jint(j, "N"), in->n);
+        cr_assert_eq(jint(j, "domains"), in->p);
+        cr_assert_eq(jint(j, "items"), in->n);
         cr_assert(json_is_number(json_object_get(j, "seconds")));
         cr_assert_geq(json_number_value(json_object_get(j, "seconds")), 0.0);
         int sigma[MAXP];

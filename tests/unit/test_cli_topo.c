@@ -13,13 +13,13 @@ static void check_against_library(json_t *j, int domains, const char *synthetic)
     nt_topo_t *t;
     cr_assert_eq(nt_topo_load(&o, &t), NT_OK);
     int D = nt_topo_ndomains(t);
-    cr_assert_str_eq(json_string_value(json_object_get(j, "kind")),
+    cr_assert_str_eq(json_string_value(json_object_get(j, "topology")),
                      nt_topo_kind_name(nt_topo_get_kind(t)));
     cr_assert_eq(json_integer_value(json_object_get(j, "physical_nodes")), nt_topo_nphysical(t));
     cr_assert_eq(json_is_true(json_object_get(j, "oversubscribed")), nt_topo_oversubscribed(t));
     cr_assert_str_eq(json_string_value(json_object_get(j, "distance_source")),
                      nt_topo_dist_source_name(nt_topo_distance_source(t)));
-    json_t *doms = json_object_get(j, "domains"), *dist = json_object_get(j, "distances");
+    json_t *doms = json_object_get(j, "domain_list"), *dist = json_object_get(j, "distances");
     cr_assert_eq((int)json_array_size(doms), D);
     cr_assert_eq((int)json_array_size(dist), D);
     for (int d = 0; d < D; d++) {
@@ -51,7 +51,7 @@ Test(cli_topo, json_fields_match_the_library)
     json_decref(j);
     j = tool_json((const char *[]){"topo", "--domains", "4", "--json", NULL});
     check_against_library(j, 4, NULL);
-    cr_assert_str_eq(json_string_value(json_object_get(j, "kind")), "virtual");
+    cr_assert_str_eq(json_string_value(json_object_get(j, "topology")), "virtual");
     json_decref(j);
     const char *s4 = "pack:2 numa:2 core:2 pu:1", *s8 = "pack:4 numa:2 core:8 pu:1";
     j = tool_json((const char *[]){"topo", "--synthetic", s4, "--json", NULL});

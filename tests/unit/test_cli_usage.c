@@ -163,7 +163,7 @@ Test(cli_usage, an_ambiguous_prefix_lists_the_candidates)
                  "numatile redist: option '--s' is ambiguous (--synthetic, --sub, --schedule, "
                  "--seed)");
     json_t *j = tool_json((const char *[]){"topo", "--dom", "3", "--js", NULL});
-    cr_expect_eq(json_array_size(json_object_get(j, "domains")), 3);
+    cr_expect_eq(json_array_size(json_object_get(j, "domain_list")), 3);
     json_decref(j);
 }
 

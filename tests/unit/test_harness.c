@@ -178,19 +178,52 @@ Test(harness, csv_union_of_columns_and_quoting)
 
 Test(harness, machine_description)
 {
-    json_t *m = bench_machine();
+    json_t *m = bench_machine(NULL);
     cr_assert(json_is_string(json_object_get(m, "hostname")));
     cr_assert_gt(json_integer_value(json_object_get(m, "cpus")), 0);
-    json_t *v = json_object_get(m, "versions");
+    cr_assert(json_is_string(json_object_get(m, "topology")));
+    cr_assert_gt(json_integer_value(json_object_get(m, "domains")), 0);
+    json_decref(m);
+    nt_topo_t *t;
+    cr_assert_eq(nt_topo_load(&(nt_topo_opts_t){.synthetic = "pack:2 numa:2 core:1 pu:1"}, &t),
+                 NT_OK);
+    m = bench_machine(t);
+    cr_assert_str_eq(json_string_value(json_object_get(m, "topology")), "synthetic");
+    cr_assert_eq(json_integer_value(json_object_get(m, "domains")), 4);
+    nt_topo_destroy(t);
+    json_decref(m);
+    json_t *v = bench_libraries();
     cr_assert_str_eq(json_string_value(json_object_get(v, "numatile")), nt_version());
     cr_assert_str_eq(json_string_value(json_object_get(v, "jansson")), jansson_version_str());
     cr_assert_str_eq(json_string_value(json_object_get(v, "blas")), nt_blas_name());
-    char hwloc[32];
-    snprintf(hwloc, sizeof hwloc, "%u.", hwloc_get_api_version() >> 16);
-    cr_assert_eq(strncmp(json_string_value(json_object_get(v, "hwloc")), hwloc, strlen(hwloc)),
-                 0);
-    cr_assert(json_is_object(json_object_get(m, "topology")));
-    json_decref(m);
+    // The API level and the release are both the loaded library's; the release is at least
+    // the API level (2.9.0 implements API 2.8.0).
+    unsigned hv = hwloc_get_api_version(), a, b, c;
+    const char *rel = json_string_value(json_object_get(v, "hwloc"));
+    cr_assert_eq(sscanf(rel, "%u.%u.%u", &a, &b, &c), 3, "hwloc release '%s'", rel);
+    cr_assert_geq((a << 16) | (b << 8) | c, hv, "release %s below API %x", rel, hv);
+    char api[32];
+    snprintf(api, sizeof api, "%u.%u.%u", hv >> 16, (hv >> 8) & 0xff, hv & 0xff);
+    cr_assert_str_eq(json_string_value(json_object_get(v, "hwloc_api")), api);
+    json_decref(v);
+}
+
+// The envelope comes first, the command's fields after it, and a field named like an
+// envelope key cannot replace it.
+Test(harness, envelope_wraps_fields)
+{
+    json_t *doc = bench_wrap("plan", NULL, json_pack("{s:i}", "m", 8),
+                             json_pack("{s:i, s:s}", "tiles", 4, "schema", "bogus"));
+    cr_assert_eq(json_integer_value(json_object_get(doc, "schema")), BENCH_JSON_SCHEMA);
+    cr_assert_str_eq(json_string_value(json_object_get(doc, "command")), "plan");
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(doc, "parameters"), "m")), 8);
+    cr_assert_eq(json_integer_value(json_object_get(doc, "tiles")), 4);
+    const char *first = json_object_iter_key(json_object_iter(doc));
+    cr_assert_str_eq(first, "schema");
+    cr_assert(json_is_object(json_object_get(doc, "libraries")));
+    cr_assert_str_eq(json_string_value(json_object_get(json_object_get(doc, "tool"), "name")),
+                     "numatile");
+    json_decref(doc);
 }
 
 // Declared tables: widths from the format, composite cells, separators, scaling, missing and
