@@ -19,6 +19,40 @@ static const char *help =
     "  --json            one JSON object: kind, physical_nodes, domains [{id, node, cpus,\n"
     "                    memory_bytes}], distances, distance_source, oversubscribed\n";
 
+static const struct {
+    unsigned bit;
+    const char *name, *text;
+} limit_names[] = {
+    {NT_TOPO_LIMIT_CPUSET, "cpuset", "the cgroup cpuset"},
+    {NT_TOPO_LIMIT_AFFINITY, "affinity", "the process's cpu binding (taskset, a launcher)"},
+    {NT_TOPO_LIMIT_OMP_PLACES, "omp_places",
+     "the OpenMP places (OMP_PLACES, OMP_PROC_BIND)"},
+    {NT_TOPO_LIMIT_MEMBIND, "membind", "the process's memory binding (numactl --membind)"},
+};
+
+static json_t *int_array(const int *v, int n)
+{
+    json_t *a = json_array();
+    for (int k = 0; k < n; k++)
+        json_array_append_new(a, json_integer(v[k]));
+    return a;
+}
+
+// What the domains leave out of this machine, and why (nt_topo_limits()).
+static json_t *allowed_json(const nt_topo_t *t)
+{
+    json_t *why = json_array();
+    for (size_t k = 0; k < sizeof limit_names / sizeof *limit_names; k++)
+        if (nt_topo_limits(t) & limit_names[k].bit)
+            json_array_append_new(why, json_string(limit_names[k].name));
+    int nc, nn;
+    const int *c = nt_topo_cpus_left_out(t, &nc), *n = nt_topo_nodes_left_out(t, &nn);
+    const char *omp = nt_topo_omp_note(t);
+    return json_pack("{s:o, s:o, s:o, s:o}", "limited_by", why, "cpus_left_out",
+                     int_array(c, nc), "memory_nodes_left_out", int_array(n, nn), "omp_note",
+                     omp ? json_string(omp) : json_null());
+}
+
 static json_t *topo_json(const nt_topo_t *t)
 {
     int D = nt_topo_ndomains(t);
@@ -30,19 +64,26 @@ static json_t *topo_json(const nt_topo_t *t)
         json_t *cpus = json_array();
         for (int k = 0; k < info.ncpus; k++)
             json_array_append_new(cpus, json_integer(info.cpus[k]));
-        json_array_append_new(doms, json_pack("{s:i, s:i, s:o, s:I}", "id", d, "node",
-                                              info.node, "cpus", cpus, "memory_bytes",
-                                              (json_int_t)info.memory_bytes));
+        json_t *jd = json_pack("{s:i, s:i, s:o, s:I}", "id", d, "node", info.node, "cpus", cpus,
+                               "memory_bytes", (json_int_t)info.memory_bytes);
+        json_object_set_new(jd, "memory_allowed",
+                            json_boolean(nt_topo_node_memory_allowed(t, info.node)));
+        json_array_append_new(doms, jd);
         json_t *row = json_array();
         for (int e = 0; e < D; e++)
             json_array_append_new(row, json_integer(dist[d * D + e]));
         json_array_append_new(dm, row);
     }
-    return json_pack("{s:s, s:i, s:i, s:o, s:o, s:s, s:b}", "kind",
-                     nt_topo_kind_name(nt_topo_get_kind(t)), "physical_nodes",
-                     nt_topo_nphysical(t), "ndomains", D, "domains", doms, "distances", dm,
-                     "distance_source", nt_topo_dist_source_name(nt_topo_distance_source(t)),
-                     "oversubscribed", nt_topo_oversubscribed(t));
+    json_t *j = json_pack("{s:s, s:i, s:i, s:o, s:o, s:s, s:b}", "kind",
+                          nt_topo_kind_name(nt_topo_get_kind(t)), "physical_nodes",
+                          nt_topo_nphysical(t), "ndomains", D, "domains", doms, "distances", dm,
+                          "distance_source",
+                          nt_topo_dist_source_name(nt_topo_distance_source(t)),
+                          "oversubscribed", nt_topo_oversubscribed(t));
+    json_object_set_new(j, "source", json_string(nt_topo_source_name(nt_topo_get_source(t))));
+    json_object_set_new(j, "source_text", json_string(nt_topo_source_text(t)));
+    json_object_set_new(j, "allowed", allowed_json(t));
+    return j;
 }
 
 // Placement probe: one thread per domain allocates and writes its buffer; where the pages
@@ -157,12 +198,42 @@ static void print_domain_rows(const nt_topo_t *t, int shown, bool ranges)
         else
             for (int k = 0; k < info.ncpus; k++)
                 printf("%s%d", k ? "," : "", info.cpus[k]);
+        if (!nt_topo_node_memory_allowed(t, info.node))
+            printf(" (memory not allowed)");
         printf("\n");
     }
     int D = nt_topo_ndomains(t);
     if (shown < D)
         printf("... %d more domains (all of them with --json, or when the output is not a "
                "terminal)\n", D - shown);
+}
+
+// The restriction, when there is one: what limited the domains and what they leave out.
+static void print_allowed(const nt_topo_t *t)
+{
+    unsigned lim = nt_topo_limits(t);
+    if (!lim)
+        return;
+    printf("allowed: domains keep only what this process may use, limited by");
+    const char *sep = " ";
+    for (size_t k = 0; k < sizeof limit_names / sizeof *limit_names; k++)
+        if (lim & limit_names[k].bit) {
+            printf("%s%s", sep, limit_names[k].text);
+            sep = ", ";
+        }
+    printf("\n");
+    int nc, nn;
+    const int *c = nt_topo_cpus_left_out(t, &nc), *n = nt_topo_nodes_left_out(t, &nn);
+    if (nc) {
+        printf("  cpus left out: ");
+        print_cpu_ranges(c, nc);
+        printf("\n");
+    }
+    if (nn) {
+        printf("  memory of nodes left out (no allocation there): ");
+        print_cpu_ranges(n, nn);
+        printf("\n");
+    }
 }
 
 static void print_distances(const nt_topo_t *t, bool summary)
@@ -195,8 +266,11 @@ static void topo_print(const nt_topo_t *t)
            nt_topo_kind_name(nt_topo_get_kind(t)), D, D == 1 ? "" : "s", nt_topo_nphysical(t),
            nt_topo_nphysical(t) == 1 ? "" : "s",
            nt_topo_oversubscribed(t) ? " (oversubscribed: domains share cpus)" : "");
+    if (nt_topo_get_source(t) != NT_TOPO_FROM_THIS_MACHINE)
+        printf("described by %s: not this machine, for planning only\n", nt_topo_source_text(t));
     bool big = isatty(STDOUT_FILENO) && D > TERM_DOMAINS;
     print_domain_rows(t, big ? TERM_DOMAINS : D, isatty(STDOUT_FILENO));
+    print_allowed(t);
     print_distances(t, big);
 }
 
