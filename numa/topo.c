@@ -489,27 +489,31 @@ static const char *backend_of(hwloc_topology_t h)
     return b ? b : "unknown";
 }
 
-// A topology that is not this machine: the kind of description hwloc read, and in words.
+// A topology that is not this machine: the kind of description, and in words. hwloc enforces
+// HWLOC_SYNTHETIC before HWLOC_XMLFILE; an XML file keeps the Backend info of the machine it was
+// exported from, so only the environment tells XML apart. For a caller's topology (who set),
+// the synthetic backend's description is the one sign left.
 static nt_topo_source described_source(hwloc_topology_t h, const char *who, char **text)
 {
-    const char *b = backend_of(h);
     const char *xml = nonempty(getenv("HWLOC_XMLFILE"));
     const char *syn = nonempty(getenv("HWLOC_SYNTHETIC"));
-    if (!strcasecmp(b, "Synthetic")) {
-        const char *d = hwloc_obj_get_info_by_name(hwloc_get_root_obj(h), "SyntheticDescription");
-        *text = who ? text_printf("%s (synthetic \"%s\")", who, d ? d : "?")
-                    : text_printf("HWLOC_SYNTHETIC=\"%s\" in the environment", syn ? syn : "?");
+    const char *d = hwloc_obj_get_info_by_name(hwloc_get_root_obj(h), "SyntheticDescription");
+    if (who) {
+        *text = d ? text_printf("%s (synthetic \"%s\")", who, d)
+                  : text_printf("%s (hwloc backend %s, not this machine)", who, backend_of(h));
+        return d ? NT_TOPO_FROM_SYNTHETIC : NT_TOPO_FROM_OTHER;
+    }
+    if (syn) {
+        *text = text_printf("HWLOC_SYNTHETIC=\"%s\" in the environment", syn);
         return NT_TOPO_FROM_SYNTHETIC;
     }
-    if (!strcasecmp(b, "XML")) {
-        *text = who ? text_printf("%s (from an XML file)", who)
-                    : text_printf("HWLOC_XMLFILE=%s in the environment", xml ? xml : "?");
+    if (xml) {
+        *text = text_printf("HWLOC_XMLFILE=%s in the environment", xml);
         return NT_TOPO_FROM_XML;
     }
     const char *fs = nonempty(getenv("HWLOC_FSROOT"));
-    *text = text_printf("%s (hwloc backend %s%s%s, not this machine)",
-                        who ? who : "an hwloc topology", b, fs && !who ? ", HWLOC_FSROOT=" : "",
-                        fs && !who ? fs : "");
+    *text = text_printf("an hwloc topology of another machine (backend %s%s%s)", backend_of(h),
+                        fs ? ", HWLOC_FSROOT=" : "", fs ? fs : "");
     return NT_TOPO_FROM_OTHER;
 }
 
@@ -617,8 +621,8 @@ nt_status nt_topo_load(const nt_topo_opts_t *opts, nt_topo_t **out)
         hwloc_topology_destroy(h);
         return nt_fail(NT_ESYS, "nt_topo_load: hwloc could not load the topology");
     }
-    const char *b = backend_of(h);
-    if ((env_xml || env_syn) && strcasecmp(b, "XML") && strcasecmp(b, "Synthetic")) {
+    const char *ts = getenv("HWLOC_THISSYSTEM");
+    if ((env_xml || env_syn) && hwloc_topology_is_thissystem(h) && !(ts && atoi(ts))) {
         // hwloc warns and reads this machine instead: numatile would then run on a machine
         // the user did not mean.
         hwloc_topology_destroy(h);

@@ -1,5 +1,6 @@
 // numatile topo [--domains D] [--synthetic DESC] [--probe MIB] [--json]
 #include <getopt.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,13 @@ static const char *help =
     "  --probe MIB       place MIB MiB on every domain (allocated and written by a thread\n"
     "                    bound to it) and check where every page landed (move_pages)\n"
     "  --json            one JSON object: kind, physical_nodes, domains [{id, node, cpus,\n"
-    "                    memory_bytes}], distances, distance_source, oversubscribed\n";
+    "                    memory_bytes, memory_allowed}], distances, distance_source,\n"
+    "                    oversubscribed, source, source_text, allowed {limited_by,\n"
+    "                    cpus_left_out, memory_nodes_left_out, omp_note}; probe rows add\n"
+    "                    cpus_ran (cpus the domain's thread was seen on)\n"
+    "Domains hold only the cpus and memory nodes this process may use (cgroup cpuset,\n"
+    "taskset/launcher binding, OpenMP places, numactl memory binding); the cpus left out\n"
+    "are listed. HWLOC_SYNTHETIC / HWLOC_XMLFILE describe another machine, as in hwloc.\n";
 
 static const struct {
     unsigned bit;
@@ -88,10 +95,14 @@ static json_t *topo_json(const nt_topo_t *t)
 
 // Placement probe: one thread per domain allocates and writes its buffer; where the pages
 // landed is then read back page by page.
+// cpus sampled per probe thread (before, between and after the writes).
+enum { PROBE_SAMPLES = 3 };
+
 typedef struct probe_row {
     int node;
     int64_t pages, on_node;
     double seconds;
+    int ran_on[PROBE_SAMPLES]; // sched_getcpu() samples: where the bound thread ran
 } probe_row;
 
 typedef struct probe_ctx {
@@ -107,19 +118,25 @@ static nt_status probe_domain(int d, int rank, void *arg)
     nt_domain_info_t info;
     nt_topo_domain(c->t, d, &info);
     void *p;
+    int ran[PROBE_SAMPLES];
+    ran[0] = sched_getcpu();
     double t0 = bench_now();
     nt_status st = nt_mem_alloc(c->t, d, c->bytes, NT_MEM_NOTOUCH, &p);
     if (st)
         return st;
-    memset(p, 1, c->bytes);
+    memset(p, 1, c->bytes / 2);
+    ran[1] = sched_getcpu();
+    memset((char *)p + c->bytes / 2, 1, c->bytes - c->bytes / 2);
     double t1 = bench_now();
+    ran[2] = sched_getcpu();
     nt_page_hist_t h;
     st = nt_mem_where(p, c->bytes, &h);
     nt_mem_free(p, c->bytes);
     if (st)
         return st;
     c->rows[d] = (probe_row){info.node, h.pages,
-                             info.node < 64 ? h.per_node[info.node] : 0, t1 - t0};
+                             info.node < 64 ? h.per_node[info.node] : 0, t1 - t0,
+                             {ran[0], ran[1], ran[2]}};
     return NT_OK;
 }
 
@@ -155,14 +172,18 @@ static void probe_print(const nt_topo_t *t, int mib, const probe_row *rows)
 static json_t *probe_json(const nt_topo_t *t, int mib, const probe_row *rows)
 {
     json_t *a = json_array();
-    for (int d = 0; d < nt_topo_ndomains(t); d++)
-        if (rows[d].pages)
-            json_array_append_new(a, json_pack("{s:i, s:i, s:I, s:I, s:I, s:f}", "domain", d,
-                                               "node", rows[d].node, "bytes",
-                                               (json_int_t)mib << 20, "pages",
-                                               (json_int_t)rows[d].pages, "pages_on_node",
-                                               (json_int_t)rows[d].on_node, "seconds",
-                                               rows[d].seconds));
+    for (int d = 0; d < nt_topo_ndomains(t); d++) {
+        if (!rows[d].pages)
+            continue;
+        json_t *r = json_pack("{s:i, s:i, s:I, s:I, s:I, s:f}", "domain", d, "node",
+                              rows[d].node, "bytes", (json_int_t)mib << 20, "pages",
+                              (json_int_t)rows[d].pages, "pages_on_node",
+                              (json_int_t)rows[d].on_node, "seconds", rows[d].seconds);
+        // Where the domain's thread ran while it wrote: the check that binding stays inside
+        // the cpus the process may use.
+        json_object_set_new(r, "cpus_ran", int_array(rows[d].ran_on, PROBE_SAMPLES));
+        json_array_append_new(a, r);
+    }
     return a;
 }
 
