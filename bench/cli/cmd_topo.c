@@ -4,20 +4,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
 #include "harness.h"
+#include "topo_draw.h"
 
 static const char *help =
-    "usage: numatile topo [--domains D] [--synthetic DESC] [--probe MIB] [--json]\n"
+    "usage: numatile topo [--domains D] [--synthetic DESC] [--probe MIB]\n"
+    "                     [--map MBxNB@DIST --m M --n N [--elem BYTES]] [--draw FILE.png] [--json]\n"
     "  --domains D       split this machine into D domains (0 = one per NUMA node)\n"
     "  --synthetic DESC  plan for a described machine: an hwloc synthetic description such as\n"
     "                    \"pack:4 numa:2 core:8 pu:1\", or an hwloc XML file (*.xml)\n"
     "  --probe MIB       place MIB MiB on every domain (allocated and written by a thread\n"
     "                    bound to it) and check where every page landed (move_pages)\n"
-    "  --json            one JSON object: kind, physical_nodes, domains [{id, node, cpus,\n"
+    "  --map MBxNB@DIST  a tile map of MB x NB tiles (DIST as for plan --from); prints the\n"
+    "                    tiles and bytes it puts on each domain\n"
+    "  --m M, --n N      the map's matrix size in elements (both needed with --map)\n"
+    "  --elem BYTES      the map's element size (default 8)\n"
+    "  --draw FILE.png   an lstopo-style picture with gnuplot: a box per domain with its cpus\n"
+    "                    and memory, and with --map its tiles and bytes (shade = share of\n"
+    "                    the bytes); FILE.dat (the data drawn) and FILE.gp are left beside it\n"
+"  --json            one JSON object: kind, physical_nodes, domains [{id, node, cpus,\n"
     "                    memory_bytes, memory_allowed}], distances, distance_source,\n"
     "                    oversubscribed, source, source_text, allowed {limited_by,\n"
     "                    cpus_left_out, memory_nodes_left_out, omp_note}; probe rows add\n"
@@ -299,6 +309,8 @@ typedef struct topo_args {
     cli_common co;         // --json, --domains, --help
     const char *synthetic; // --synthetic DESC
     int probe_mib;         // --probe MIB, 0 = no probe
+    const char *draw;      // --draw FILE.png
+    topo_map map;          // --map MBxNB@DIST --m M --n N [--elem BYTES]
 } topo_args;
 
 static const struct option topo_options[] = {
@@ -307,12 +319,62 @@ static const struct option topo_options[] = {
     {"json", no_argument, 0, CLI_OPT_JSON},
     {"help", no_argument, 0, CLI_OPT_HELP},
     {"probe", required_argument, 0, 'p'},
+    {"draw", required_argument, 0, 'D'},
+    {"map", required_argument, 0, 'M'},
+    {"m", required_argument, 0, 'm'},
+    {"n", required_argument, 0, 'n'},
+    {"elem", required_argument, 0, 'e'},
     {0, 0, 0, 0}};
+
+// MBxNB@DIST or MB@DIST, as plan and redist take --from and --to.
+static bool parse_map(const char *s, topo_map *m)
+{
+    const char *at = strchr(s, '@');
+    char tile[64];
+    if (!at || at == s || !at[1] || (size_t)(at - s) >= sizeof tile)
+        return false;
+    memcpy(tile, s, (size_t)(at - s));
+    tile[at - s] = 0;
+    char *x = strchr(tile, 'x');
+    if (x)
+        *x = 0;
+    if (!cli_parse_i64(tile, 1, INT32_MAX, &m->mb) ||
+        !cli_parse_i64(x ? x + 1 : tile, 1, INT32_MAX, &m->nb))
+        return false;
+    m->dist = at + 1;
+    return true;
+}
+
+static bool ends_png(const char *s)
+{
+    size_t n = strlen(s);
+    return n > 4 && !strcasecmp(s + n - 4, ".png");
+}
+
+static int check_map_args(topo_args *a, bool have_m, bool have_n, bool have_elem)
+{
+    if (!a->map.dist) {
+        if (have_m || have_n || have_elem)
+            return cli_usage("topo", "--%s is the size of the --map matrix: give --map too",
+                             have_m ? "m" : have_n ? "n" : "elem");
+        return CLI_OK;
+    }
+    if (!have_m || !have_n)
+        return cli_usage("topo", "--map needs the matrix size: --%s missing",
+                         have_m ? "n" : "m");
+    int64_t e, b;
+    if (__builtin_mul_overflow(a->map.m, a->map.n, &e) ||
+        __builtin_mul_overflow(e, a->map.elem, &b))
+        return cli_usage("topo", "--m %lld x --n %lld x --elem %lld bytes overflows",
+                         (long long)a->map.m, (long long)a->map.n, (long long)a->map.elem);
+    return CLI_OK;
+}
 
 static int parse_args(int argc, char **argv, topo_args *a)
 {
-    *a = (topo_args){.co = {.cmd = "topo", .help = help}};
+    *a = (topo_args){.co = {.cmd = "topo", .help = help}, .map = {.elem = 8}};
     int c, rc;
+    bool have_m = false, have_n = false, have_elem = false;
     while ((c = cli_getopt(argc, argv, topo_options)) != -1) {
         switch (c) {
         case 's':
@@ -325,6 +387,29 @@ static int parse_args(int argc, char **argv, topo_args *a)
                 return cli_usage("topo", "--probe: '%s' is not a size in MiB (1..1048576)",
                                  optarg);
             break;
+        case 'D':
+            if (!ends_png(optarg) || strchr(optarg, '\''))
+                return cli_usage("topo", "--draw: '%s' is not a FILE.png name (without quotes)",
+                                 optarg);
+            a->draw = optarg;
+            break;
+        case 'M':
+            if (!parse_map(optarg, &a->map))
+                return cli_usage("topo", "--map: '%s' is not MBxNB@DIST", optarg);
+            break;
+        case 'm':
+        case 'n':
+            if (!cli_parse_i64(optarg, 1, INT32_MAX, c == 'm' ? &a->map.m : &a->map.n))
+                return cli_usage("topo", "--%c: '%s' is not a size in 1..%d", c, optarg,
+                                 INT32_MAX);
+            *(c == 'm' ? &have_m : &have_n) = true;
+            break;
+        case 'e':
+            if (!cli_parse_i64(optarg, 1, 1 << 20, &a->map.elem))
+                return cli_usage("topo", "--elem: '%s' is not a byte count in 1..1048576",
+                                 optarg);
+            have_elem = true;
+            break;
         default:
             if ((rc = cli_common_option(&a->co, c, argv)) != CLI_OK)
                 return rc;
@@ -335,7 +420,30 @@ static int parse_args(int argc, char **argv, topo_args *a)
     if (a->probe_mib && a->synthetic)
         return cli_usage("topo", "--probe needs this machine; a --synthetic topology has no "
                          "memory to place");
-    return CLI_OK;
+    return check_map_args(a, have_m, have_n, have_elem);
+}
+
+static json_t *map_json(const topo_args *a, int D, const int64_t *tiles, const int64_t *bytes)
+{
+    json_t *jt = json_array(), *jb = json_array();
+    for (int d = 0; d < D; d++) {
+        json_array_append_new(jt, json_integer(tiles[d]));
+        json_array_append_new(jb, json_integer(bytes[d]));
+    }
+    return json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:o}", "dist", a->map.dist, "m",
+                     (json_int_t)a->map.m, "n", (json_int_t)a->map.n, "mb",
+                     (json_int_t)a->map.mb, "nb", (json_int_t)a->map.nb, "elem",
+                     (json_int_t)a->map.elem, "tiles", jt, "bytes", jb);
+}
+
+static void map_print(const topo_args *a, int D, const int64_t *tiles, const int64_t *bytes)
+{
+    printf("map %lldx%lld@%s on %lld x %lld elements of %lld bytes:\n", (long long)a->map.mb,
+           (long long)a->map.nb, a->map.dist, (long long)a->map.m, (long long)a->map.n,
+           (long long)a->map.elem);
+    for (int d = 0; d < D; d++)
+        printf("  domain %d: %lld tiles, %lld bytes\n", d, (long long)tiles[d],
+               (long long)bytes[d]);
 }
 
 static int run(const topo_args *a)
@@ -345,23 +453,39 @@ static int run(const topo_args *a)
     nt_status st = nt_topo_load(&o, &t);
     if (st)
         return cli_lib_error("topo", st);
-    probe_row *rows = NULL;
-    if (a->probe_mib && (st = run_probe(t, a->probe_mib, &rows)) != NT_OK) {
-        nt_topo_destroy(t);
-        return cli_lib_error("topo", st);
+    int D = nt_topo_ndomains(t), rc = CLI_OK;
+    int64_t *tiles = NULL, *bytes = NULL;
+    if (a->map.dist) {
+        tiles = calloc((size_t)D, sizeof *tiles);
+        bytes = calloc((size_t)D, sizeof *bytes);
+        rc = tiles && bytes ? topo_map_holds(t, &a->map, tiles, bytes) : CLI_RUNTIME;
     }
-    int rc = CLI_OK;
-    if (a->co.json) {
+    probe_row *rows = NULL;
+    if (rc == CLI_OK && a->probe_mib && (st = run_probe(t, a->probe_mib, &rows)) != NT_OK)
+        rc = cli_lib_error("topo", st);
+    if (rc == CLI_OK && a->draw)
+        rc = topo_draw(t, a->draw, &a->map, tiles, bytes);
+    if (rc == CLI_OK && a->co.json) {
         json_t *j = topo_json(t);
         if (rows)
             json_object_set_new(j, "probe", probe_json(t, a->probe_mib, rows));
+        if (tiles)
+            json_object_set_new(j, "map", map_json(a, D, tiles, bytes));
+        if (a->draw)
+            json_object_set_new(j, "draw", json_string(a->draw));
         rc = cli_print_json(j);
-    } else {
+    } else if (rc == CLI_OK) {
         topo_print(t);
         if (rows)
             probe_print(t, a->probe_mib, rows);
+        if (tiles)
+            map_print(a, D, tiles, bytes);
+        if (a->draw)
+            printf("picture: %s\n", a->draw);
     }
     free(rows);
+    free(tiles);
+    free(bytes);
     nt_topo_destroy(t);
     return rc;
 }
