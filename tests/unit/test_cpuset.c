@@ -274,6 +274,10 @@ Test(cpuset, hwloc_synthetic_env_is_a_described_machine)
         cr_assert_str_eq(r.out, "");
         tool_result_free(&r);
     }
+    // Help is help, whatever the environment.
+    tool_result h = tool_run((const char *[]){"gemm", "--help", NULL});
+    cr_assert_eq(h.status, 0, "%s", h.err);
+    tool_result_free(&h);
     // plan does not touch memory: it plans for the described machine.
     tool_result r = tool_run((const char *[]){"plan", "--m", "64", "--n", "64", "--from",
                                               "16x16@bc1d:4", "--to", "16x16@bc1d:2", NULL});
