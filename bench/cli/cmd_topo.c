@@ -13,8 +13,8 @@
 #include "topo_draw.h"
 
 static const char *help =
-    "usage: numatile topo [--domains D] [--synthetic DESC] [--probe MIB]\n"
-    "                     [--map MBxNB@DIST --m M --n N [--elem BYTES]] [--draw FILE.png] [--json]\n"
+    "usage: numatile topo [--domains D] [--synthetic DESC] [--probe MIB] [--json]\n"
+    "                     [--map MBxNB@DIST --m M --n N [--elem BYTES]] [--draw FILE.png]\n"
     "  --domains D       split this machine into D domains (0 = one per NUMA node)\n"
     "  --synthetic DESC  plan for a described machine: an hwloc synthetic description such as\n"
     "                    \"pack:4 numa:2 core:8 pu:1\", or an hwloc XML file (*.xml)\n"

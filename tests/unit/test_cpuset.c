@@ -1,7 +1,8 @@
 // A good citizen on the user's machine: domains built from the cpus the process may use (taskset,
 // OpenMP places), threads that stay on them, hwloc's environment (HWLOC_SYNTHETIC, HWLOC_XMLFILE)
-// and a caller's own hwloc topology. Oracles: the affinity mask the test sets itself, sched_getcpu()
-// samples of the threads, and the topology nt_topo_load() builds from the same description.
+// and a caller's own hwloc topology. Oracles: the affinity mask the test sets itself,
+// sched_getcpu() samples of the threads, and the topology nt_topo_load() builds from the same
+// description.
 #include <criterion/criterion.h>
 #include <hwloc.h>
 #include <jansson.h>
