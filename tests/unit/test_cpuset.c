@@ -15,6 +15,11 @@
 #include "numatile.h"
 #include "tool_run.h"
 
+// The names of `topo --json`'s kind, domain count and domain list, in one place.
+#define F_KIND "kind"
+#define F_NDOMAINS "ndomains"
+#define F_DOMAIN_LIST "domains"
+
 // The highest cpu this process may use (the restriction tests pin to it, so that the cpus left
 // out are never empty on a machine of two cpus or more).
 static int last_cpu(cpu_set_t *all)
@@ -53,7 +58,7 @@ static bool has_string(json_t *a, const char *s)
 // Every domain of `topo --json` holds only `cpu`, and the others are listed as left out.
 static void assert_only_cpu(json_t *j, int cpu, const cpu_set_t *all, const char *limit)
 {
-    json_t *doms = json_object_get(j, "domains");
+    json_t *doms = json_object_get(j, F_DOMAIN_LIST);
     int seen = 0;
     for (size_t d = 0; d < json_array_size(doms); d++) {
         json_t *cpus = json_object_get(json_array_get(doms, d), "cpus");
@@ -245,7 +250,7 @@ Test(cpuset, hwloc_synthetic_env_is_a_described_machine)
     const char *desc = "pack:2 numa:2 core:1 pu:1";
     setenv("HWLOC_SYNTHETIC", desc, 1);
     json_t *j = tool_json((const char *[]){"topo", "--json", NULL});
-    cr_assert_str_eq(json_string_value(json_object_get(j, "kind")), "synthetic");
+    cr_assert_str_eq(json_string_value(json_object_get(j, F_KIND)), "synthetic");
     cr_assert_str_eq(json_string_value(json_object_get(j, "source")), "synthetic");
     cr_assert(strstr(json_string_value(json_object_get(j, "source_text")), "HWLOC_SYNTHETIC"));
     cr_assert_eq(json_integer_value(json_object_get(j, "physical_nodes")), 4);
@@ -301,9 +306,9 @@ Test(cpuset, hwloc_xmlfile_env_is_a_described_machine_unless_thissystem)
     write_xml("pack:3 numa:1 core:2 pu:1", path, ".xml");
     setenv("HWLOC_XMLFILE", path, 1);
     json_t *j = tool_json((const char *[]){"topo", "--json", NULL});
-    cr_assert_str_eq(json_string_value(json_object_get(j, "kind")), "synthetic");
+    cr_assert_str_eq(json_string_value(json_object_get(j, F_KIND)), "synthetic");
     cr_assert_str_eq(json_string_value(json_object_get(j, "source")), "xml");
-    cr_assert_eq(json_integer_value(json_object_get(j, "ndomains")), 3);
+    cr_assert_eq(json_integer_value(json_object_get(j, F_NDOMAINS)), 3);
     json_decref(j);
     tool_result r = tool_run((const char *[]){"gemm", "--n", "64", "--nb", "16", "--dist",
                                               "bc1d:3", NULL});
@@ -324,7 +329,7 @@ Test(cpuset, hwloc_xmlfile_env_is_a_described_machine_unless_thissystem)
     setenv("HWLOC_XMLFILE", path, 1);
     setenv("HWLOC_THISSYSTEM", "1", 1);
     j = tool_json((const char *[]){"topo", "--json", NULL});
-    cr_assert_str_eq(json_string_value(json_object_get(j, "kind")), "physical");
+    cr_assert_str_eq(json_string_value(json_object_get(j, F_KIND)), "physical");
     cr_assert_str_eq(json_string_value(json_object_get(j, "source")), "this-machine");
     json_decref(j);
     unsetenv("HWLOC_THISSYSTEM");
@@ -346,7 +351,7 @@ Test(cpuset, uppercase_xml_extension_is_xml)
     if (tool_path()) {
         json_t *j = tool_json((const char *[]){"topo", "--synthetic", path, "--json", NULL});
         cr_assert_str_eq(json_string_value(json_object_get(j, "source")), "xml");
-        cr_assert_eq(json_integer_value(json_object_get(j, "ndomains")), 4);
+        cr_assert_eq(json_integer_value(json_object_get(j, F_NDOMAINS)), 4);
         json_decref(j);
     }
     unlink(path);
