@@ -79,6 +79,11 @@ nt_status nt_mem_alloc(const nt_topo_t *t, int d, size_t bytes, unsigned flags, 
 
     nt_domain_info_t info;
     nt_topo_domain(t, d, &info);
+    // The kernel would refuse the binding below (EINVAL) or, for a memory policy, silently
+    // place the pages elsewhere: say which rule left the node out instead.
+    if (!nt_topo_node_memory_allowed(t, info.node))
+        return nt_fail(NT_EINVAL, "nt_mem_alloc: domain %d is on node %d, whose memory this "
+                       "process may not use (%s)", d, info.node, nt_topo_memory_limit_text(t));
     void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
         return nt_fail(NT_ENOMEM, "nt_mem_alloc: mmap of %zu bytes failed: %s", len,

@@ -23,4 +23,8 @@ nt_status nt_topo_xml_check_size(const char *path);
 // Largest OS node index + 1 known to the kernel (1 when libnuma reports no NUMA support).
 int nt_numa_node_count(void);
 
+// What left memory nodes out of a topology, in words, for error messages ("the cgroup cpuset",
+// "the process's memory binding (numactl --membind)" or both).
+const char *nt_topo_memory_limit_text(const nt_topo_t *t);
+
 #endif

@@ -75,6 +75,12 @@ static nt_status check_nodes(const nt_topo_t *t, const uint64_t *need, const cha
         nt_topo_domain(t, d, &info);
         if (!need[d] || info.node < 0 || info.node >= nn)
             continue;
+        if (!nt_topo_node_memory_allowed(t, info.node)) {
+            st = nt_fail(NT_EINVAL, "%s: domain %d holds data but is on node %d, whose memory "
+                         "this process may not use (%s)", who, d, info.node,
+                         nt_topo_memory_limit_text(t));
+            break;
+        }
         if (!count[info.node]++)
             first[info.node] = d;
         per[info.node] = sat_add(per[info.node], need[d]);

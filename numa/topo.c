@@ -2,20 +2,24 @@
 // a machine into virtual domains.
 #include <hwloc.h>
 #include <numa.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "nt_core.h"
 #include "nt_numa.h"
+#include "nt_numa_allowed.h"
 
 typedef struct node_desc {
     int os_index;
+    bool mem_allowed; // the process may place memory there
     uint64_t memory;
     int ncores;
     int *core_first; // index into pus of each core's first PU, plus one sentinel
     int npus;
-    int *pus;        // OS cpu indices grouped by core
+    int *pus;        // OS cpu indices the process may use, grouped by core
 } node_desc;
 
 typedef struct domain_desc {
@@ -27,6 +31,12 @@ typedef struct domain_desc {
 
 struct nt_topo {
     nt_topo_kind kind;
+    nt_topo_source source;
+    char *source_text;
+    unsigned limits;       // NT_TOPO_LIMIT_*
+    int nleft_cpus, nleft_nodes;
+    int *left_cpus, *left_nodes; // OS indices left out, ascending
+    char *omp_note;        // NULL when there is nothing to say
     nt_dist_source dist_source;
     bool oversubscribed;
     int nnodes;
@@ -51,6 +61,10 @@ void nt_topo_destroy(nt_topo_t *t)
     free(t->domains);
     free(t->node_dist);
     free(t->dist);
+    free(t->source_text);
+    free(t->left_cpus);
+    free(t->left_nodes);
+    free(t->omp_note);
     free(t);
 }
 
@@ -76,8 +90,43 @@ static hwloc_obj_t local_node_of(hwloc_obj_t pu)
     return NULL;
 }
 
-// Fill t->nodes from the hwloc topology: every NUMA node with its cpus grouped by core.
-static nt_status read_nodes(nt_topo_t *t, hwloc_topology_t h)
+// The OS indices of a bitmap, ascending, into a new array (NULL when empty).
+static nt_status bitmap_list(hwloc_const_bitmap_t b, int **out, int *n)
+{
+    int w = hwloc_bitmap_weight(b), k = 0;
+    *out = NULL;
+    *n = 0;
+    if (w <= 0)
+        return NT_OK;
+    if (!(*out = malloc((size_t)w * sizeof **out)))
+        return nt_fail(NT_ENOMEM, "topology: out of memory");
+    unsigned i;
+    hwloc_bitmap_foreach_begin(i, b) (*out)[k++] = (int)i;
+    hwloc_bitmap_foreach_end();
+    *n = k;
+    return NT_OK;
+}
+
+// What the allowed sets leave out of the whole topology.
+static nt_status read_left_out(nt_topo_t *t, hwloc_topology_t h, const nt_allowed *a)
+{
+    hwloc_bitmap_t c = hwloc_bitmap_alloc(), m = hwloc_bitmap_alloc();
+    nt_status st = c && m ? NT_OK : nt_fail(NT_ENOMEM, "topology: out of memory");
+    if (st == NT_OK) {
+        hwloc_bitmap_andnot(c, hwloc_topology_get_topology_cpuset(h), a->cpus);
+        hwloc_bitmap_andnot(m, hwloc_topology_get_topology_nodeset(h), a->nodes);
+        st = bitmap_list(c, &t->left_cpus, &t->nleft_cpus);
+    }
+    if (st == NT_OK)
+        st = bitmap_list(m, &t->left_nodes, &t->nleft_nodes);
+    hwloc_bitmap_free(c);
+    hwloc_bitmap_free(m);
+    return st;
+}
+
+// Fill t->nodes from the hwloc topology: every NUMA node with the cpus the process may use,
+// grouped by core.
+static nt_status read_nodes(nt_topo_t *t, hwloc_topology_t h, const nt_allowed *a)
 {
     int nn = hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_NUMANODE);
     int np = hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_PU);
@@ -99,13 +148,18 @@ static nt_status read_nodes(nt_topo_t *t, hwloc_topology_t h)
     for (int i = 0; i < nn; i++) {
         hwloc_obj_t o = hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, (unsigned)i);
         t->nodes[i].os_index = (int)o->os_index;
+        t->nodes[i].mem_allowed = hwloc_bitmap_isset(a->nodes, o->os_index);
         t->nodes[i].memory = o->attr->numanode.local_memory;
     }
     for (int p = 0; p < np; p++) {
         hwloc_obj_t pu = hwloc_get_obj_by_type(h, HWLOC_OBJ_PU, (unsigned)p);
         hwloc_obj_t m = local_node_of(pu);
-        pu_node[p] = m ? (int)m->logical_index : 0;
-        t->nodes[pu_node[p]].npus++;
+        // A cpu left out belongs to no node's list, hence to no domain.
+        pu_node[p] = !hwloc_bitmap_isset(a->cpus, pu->os_index) ? -1
+                     : m                                         ? (int)m->logical_index
+                                                                 : 0;
+        if (pu_node[p] >= 0)
+            t->nodes[pu_node[p]].npus++;
     }
     nt_status st = NT_OK;
     for (int i = 0; i < nn && st == NT_OK; i++) {
@@ -394,10 +448,130 @@ static nt_status synthetic_check_size(const char *desc)
     return NT_OK;
 }
 
-static bool ends_with(const char *s, const char *suffix)
+// Either form of an XML file name: hwloc reads the file whatever it is called, numatile tells
+// descriptions and files apart by the extension.
+static bool is_xml_name(const char *s)
 {
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
+    size_t n = strlen(s);
+    return n >= 4 && strcasecmp(s + n - 4, ".xml") == 0;
+}
+
+static const char *nonempty(const char *s)
+{
+    return s && *s ? s : NULL;
+}
+
+static char *text_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *text_printf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = NULL;
+    if (vasprintf(&s, fmt, ap) < 0)
+        s = NULL;
+    va_end(ap);
+    return s;
+}
+
+static nt_status check_domains(int domains, const char *fn)
+{
+    if (domains < 0)
+        return nt_fail(NT_EINVAL, "%s: domains = %d is negative", fn, domains);
+    if (domains > NT_TOPO_MAX_DOMAINS)
+        return nt_fail(NT_ERANGE, "domains: %d is more than the limit of %d", domains,
+                       NT_TOPO_MAX_DOMAINS);
+    return NT_OK;
+}
+
+static const char *backend_of(hwloc_topology_t h)
+{
+    const char *b = hwloc_obj_get_info_by_name(hwloc_get_root_obj(h), "Backend");
+    return b ? b : "unknown";
+}
+
+// A topology that is not this machine: the kind of description, and in words. hwloc enforces
+// HWLOC_SYNTHETIC before HWLOC_XMLFILE; an XML file keeps the Backend info of the machine it was
+// exported from, so only the environment tells XML apart. For a caller's topology (who set),
+// the synthetic backend's description is the one sign left.
+static nt_topo_source described_source(hwloc_topology_t h, const char *who, char **text)
+{
+    const char *xml = nonempty(getenv("HWLOC_XMLFILE"));
+    const char *syn = nonempty(getenv("HWLOC_SYNTHETIC"));
+    const char *d = hwloc_obj_get_info_by_name(hwloc_get_root_obj(h), "SyntheticDescription");
+    if (who) {
+        *text = d ? text_printf("%s (synthetic \"%s\")", who, d)
+                  : text_printf("%s (hwloc backend %s, not this machine)", who, backend_of(h));
+        return d ? NT_TOPO_FROM_SYNTHETIC : NT_TOPO_FROM_OTHER;
+    }
+    if (syn) {
+        *text = text_printf("HWLOC_SYNTHETIC=\"%s\" in the environment", syn);
+        return NT_TOPO_FROM_SYNTHETIC;
+    }
+    if (xml) {
+        *text = text_printf("HWLOC_XMLFILE=%s in the environment", xml);
+        return NT_TOPO_FROM_XML;
+    }
+    const char *fs = nonempty(getenv("HWLOC_FSROOT"));
+    *text = text_printf("an hwloc topology of another machine (backend %s%s%s)", backend_of(h),
+                        fs ? ", HWLOC_FSROOT=" : "", fs ? fs : "");
+    return NT_TOPO_FROM_OTHER;
+}
+
+// The topology from a loaded hwloc topology: domains from the allowed sets on this machine, a
+// synthetic (planning) topology otherwise. Takes text (the source in words) in every case.
+static nt_status build(hwloc_topology_t h, int domains, nt_topo_source src, char *text,
+                       nt_topo_t **out)
+{
+    if (!text)
+        return nt_fail(NT_ENOMEM, "topology: out of memory");
+    bool here = src == NT_TOPO_FROM_THIS_MACHINE;
+    nt_allowed a;
+    nt_status st = nt_allowed_read(h, here, &a);
+    if (st) {
+        free(text);
+        return st;
+    }
+    nt_topo_t *t = calloc(1, sizeof *t);
+    if (!t) {
+        free(text);
+        nt_allowed_free(&a);
+        return nt_fail(NT_ENOMEM, "topology: out of memory");
+    }
+    t->source = src;
+    t->source_text = text;
+    t->limits = a.limits;
+    if (a.omp_note[0] && !(t->omp_note = strdup(a.omp_note)))
+        st = nt_fail(NT_ENOMEM, "topology: out of memory");
+    if (st == NT_OK)
+        st = read_nodes(t, h, &a);
+    if (st == NT_OK)
+        st = read_left_out(t, h, &a);
+    nt_allowed_free(&a);
+    if (st == NT_OK)
+        st = read_distances(t, h, !here);
+    if (st == NT_OK) {
+        if (domains == 0 || domains == t->nnodes) {
+            t->kind = NT_TOPO_PHYSICAL;
+            st = physical_domains(t);
+        } else if (domains < t->nnodes) {
+            st = nt_fail(NT_EINVAL,
+                         "domains: %d is fewer than the %d NUMA nodes of this machine "
+                         "(domains may split nodes, not merge them)", domains, t->nnodes);
+        } else {
+            t->kind = NT_TOPO_VIRTUAL;
+            st = virtual_domains(t, domains);
+        }
+        if (!here)
+            t->kind = NT_TOPO_SYNTHETIC;
+    }
+    if (st == NT_OK)
+        st = domain_distances(t);
+    if (st != NT_OK) {
+        nt_topo_destroy(t);
+        return st;
+    }
+    *out = t;
+    return NT_OK;
 }
 
 nt_status nt_topo_load(const nt_topo_opts_t *opts, nt_topo_t **out)
@@ -407,24 +581,29 @@ nt_status nt_topo_load(const nt_topo_opts_t *opts, nt_topo_t **out)
         o = *opts;
     if (!out)
         return nt_fail(NT_EINVAL, "nt_topo_load: out is NULL");
-    if (o.domains < 0)
-        return nt_fail(NT_EINVAL, "nt_topo_load: domains = %d is negative", o.domains);
-    if (o.domains > NT_TOPO_MAX_DOMAINS)
-        return nt_fail(NT_ERANGE, "domains: %d is more than the limit of %d", o.domains,
-                       NT_TOPO_MAX_DOMAINS);
+    nt_status st = check_domains(o.domains, "nt_topo_load");
+    if (st)
+        return st;
     if (o.synthetic && !*o.synthetic)
         return nt_fail(NT_EINVAL, "nt_topo_load: synthetic description is empty");
-    nt_status st0 = !o.synthetic                  ? NT_OK
-                    : ends_with(o.synthetic, ".xml") ? nt_topo_xml_check_size(o.synthetic)
-                                                     : synthetic_check_size(o.synthetic);
-    if (st0 != NT_OK)
-        return st0;
+    // hwloc reads its environment only when the caller names no description; those are sized
+    // as a named one would be.
+    const char *env_xml = o.synthetic ? NULL : nonempty(getenv("HWLOC_XMLFILE"));
+    const char *env_syn = o.synthetic ? NULL : nonempty(getenv("HWLOC_SYNTHETIC"));
+    bool xml = o.synthetic && is_xml_name(o.synthetic);
+    if (o.synthetic)
+        st = xml ? nt_topo_xml_check_size(o.synthetic) : synthetic_check_size(o.synthetic);
+    if (st == NT_OK && env_xml)
+        st = nt_topo_xml_check_size(env_xml);
+    if (st == NT_OK && env_syn)
+        st = synthetic_check_size(env_syn);
+    if (st != NT_OK)
+        return st;
 
     hwloc_topology_t h;
     if (hwloc_topology_init(&h) != 0)
         return nt_fail(NT_ENOMEM, "nt_topo_load: hwloc_topology_init failed");
     if (o.synthetic) {
-        bool xml = ends_with(o.synthetic, ".xml");
         int rc = xml ? hwloc_topology_set_xml(h, o.synthetic)
                      : hwloc_topology_set_synthetic(h, o.synthetic);
         if (rc != 0) {
@@ -433,42 +612,70 @@ nt_status nt_topo_load(const nt_topo_opts_t *opts, nt_topo_t **out)
                            xml ? "file" : "description", o.synthetic,
                            xml ? "XML topology" : "synthetic description");
         }
+    } else {
+        // Everything, so that what the process may not use can be listed; domains are then
+        // built from the allowed sets only.
+        hwloc_topology_set_flags(h, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
     }
     if (hwloc_topology_load(h) != 0) {
         hwloc_topology_destroy(h);
         return nt_fail(NT_ESYS, "nt_topo_load: hwloc could not load the topology");
     }
-
-    nt_topo_t *t = calloc(1, sizeof *t);
-    nt_status st = t ? NT_OK : nt_fail(NT_ENOMEM, "nt_topo_load: out of memory");
-    if (st == NT_OK)
-        st = read_nodes(t, h);
-    if (st == NT_OK)
-        st = read_distances(t, h, o.synthetic != NULL);
-    if (st == NT_OK) {
-        if (o.domains == 0 || o.domains == t->nnodes) {
-            t->kind = NT_TOPO_PHYSICAL;
-            st = physical_domains(t);
-        } else if (o.domains < t->nnodes) {
-            st = nt_fail(NT_EINVAL,
-                         "domains: %d is fewer than the %d NUMA nodes of this machine "
-                         "(domains may split nodes, not merge them)", o.domains, t->nnodes);
-        } else {
-            t->kind = NT_TOPO_VIRTUAL;
-            st = virtual_domains(t, o.domains);
-        }
-        if (o.synthetic)
-            t->kind = NT_TOPO_SYNTHETIC;
+    const char *ts = getenv("HWLOC_THISSYSTEM");
+    if ((env_xml || env_syn) && hwloc_topology_is_thissystem(h) && !(ts && atoi(ts))) {
+        // hwloc warns and reads this machine instead: numatile would then run on a machine
+        // the user did not mean.
+        hwloc_topology_destroy(h);
+        return nt_fail(NT_EINVAL, "%s%s%s%s%s in the environment: hwloc could not read it, %s",
+                       env_xml ? "HWLOC_XMLFILE=" : "", env_xml ? env_xml : "",
+                       env_xml && env_syn ? ", " : "", env_syn ? "HWLOC_SYNTHETIC=" : "",
+                       env_syn ? env_syn : "",
+                       "a missing or invalid description (unset it to use this machine)");
     }
-    if (st == NT_OK)
-        st = domain_distances(t);
+    nt_topo_source src;
+    char *text;
+    if (o.synthetic) {
+        src = xml ? NT_TOPO_FROM_XML : NT_TOPO_FROM_SYNTHETIC;
+        text = xml ? text_printf("the XML file %s", o.synthetic)
+                   : text_printf("the synthetic description \"%s\"", o.synthetic);
+    } else if (hwloc_topology_is_thissystem(h)) {
+        src = NT_TOPO_FROM_THIS_MACHINE;
+        text = env_xml || env_syn
+                   ? text_printf("this machine (HWLOC_THISSYSTEM=1 with %s=%s)",
+                                 env_xml ? "HWLOC_XMLFILE" : "HWLOC_SYNTHETIC",
+                                 env_xml ? env_xml : env_syn)
+                   : strdup("this machine");
+    } else {
+        src = described_source(h, NULL, &text);
+    }
+    st = build(h, o.domains, src, text, out);
     hwloc_topology_destroy(h);
-    if (st != NT_OK) {
-        nt_topo_destroy(t);
+    return st;
+}
+
+nt_status nt_topo_from_hwloc(struct hwloc_topology *h, const nt_topo_opts_t *opts,
+                             nt_topo_t **out)
+{
+    nt_topo_opts_t o = {0};
+    if (opts)
+        o = *opts;
+    if (!h || !out)
+        return nt_fail(NT_EINVAL, "nt_topo_from_hwloc: %s is NULL", h ? "out" : "topology");
+    if (o.synthetic)
+        return nt_fail(NT_EINVAL, "nt_topo_from_hwloc: opts->synthetic must be NULL (the "
+                       "caller's topology is the description)");
+    nt_status st = check_domains(o.domains, "nt_topo_from_hwloc");
+    if (st)
         return st;
+    nt_topo_source src;
+    char *text;
+    if (hwloc_topology_is_thissystem(h)) {
+        src = NT_TOPO_FROM_THIS_MACHINE;
+        text = strdup("this machine (the caller's hwloc topology)");
+    } else {
+        src = described_source(h, "the caller's hwloc topology", &text);
     }
-    *out = t;
-    return NT_OK;
+    return build(h, o.domains, src, text, out);
 }
 
 nt_topo_kind nt_topo_get_kind(const nt_topo_t *t) { return t->kind; }
@@ -476,6 +683,50 @@ int nt_topo_ndomains(const nt_topo_t *t) { return t->ndomains; }
 int nt_topo_nphysical(const nt_topo_t *t) { return t->nnodes; }
 bool nt_topo_oversubscribed(const nt_topo_t *t) { return t->oversubscribed; }
 nt_dist_source nt_topo_distance_source(const nt_topo_t *t) { return t->dist_source; }
+nt_topo_source nt_topo_get_source(const nt_topo_t *t) { return t->source; }
+const char *nt_topo_source_text(const nt_topo_t *t) { return t->source_text; }
+unsigned nt_topo_limits(const nt_topo_t *t) { return t->limits; }
+const char *nt_topo_omp_note(const nt_topo_t *t) { return t->omp_note; }
+
+const int *nt_topo_cpus_left_out(const nt_topo_t *t, int *n)
+{
+    *n = t->nleft_cpus;
+    return t->left_cpus;
+}
+
+const int *nt_topo_nodes_left_out(const nt_topo_t *t, int *n)
+{
+    *n = t->nleft_nodes;
+    return t->left_nodes;
+}
+
+bool nt_topo_node_memory_allowed(const nt_topo_t *t, int node)
+{
+    for (int i = 0; i < t->nnodes; i++)
+        if (t->nodes[i].os_index == node)
+            return t->nodes[i].mem_allowed;
+    return false;
+}
+
+const char *nt_topo_memory_limit_text(const nt_topo_t *t)
+{
+    unsigned m = t->limits & (NT_TOPO_LIMIT_CPUSET | NT_TOPO_LIMIT_MEMBIND);
+    return m == (NT_TOPO_LIMIT_CPUSET | NT_TOPO_LIMIT_MEMBIND)
+               ? "the cgroup cpuset and the process's memory binding"
+           : m == NT_TOPO_LIMIT_MEMBIND ? "the process's memory binding (numactl --membind)"
+                                        : "the cgroup cpuset's memory nodes";
+}
+
+const char *nt_topo_source_name(nt_topo_source s)
+{
+    switch (s) {
+    case NT_TOPO_FROM_THIS_MACHINE: return "this-machine";
+    case NT_TOPO_FROM_SYNTHETIC: return "synthetic";
+    case NT_TOPO_FROM_XML: return "xml";
+    case NT_TOPO_FROM_OTHER: return "other";
+    }
+    return "unknown";
+}
 const uint32_t *nt_topo_distances(const nt_topo_t *t) { return t ? t->dist : NULL; }
 
 const char *nt_topo_kind_name(nt_topo_kind k)

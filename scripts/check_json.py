@@ -47,7 +47,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # subcommand needs a line here (the check fails without) and a "command:NAME" schema entry.
 TYPICAL = {
     "topo": [["topo"], ["topo", "--domains", "2", "--probe", "1"],
-             ["topo", "--synthetic", "pack:2 numa:2 core:2 pu:1"]],
+             ["topo", "--synthetic", "pack:2 numa:2 core:2 pu:1"],
+             ["topo", "--domains", "2", "--map", "16x16@bc2d:2x1", "--m", "64", "--n", "64"]],
     "match": [["match", "--instance", "{inst}"], ["match", "--instance", "{inst}", "--objective",
                                                    "lex"],
               ["match", "--instance", "{inst}", "--ranks", "3"]],

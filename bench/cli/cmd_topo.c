@@ -1,24 +1,76 @@
 // numatile topo [--domains D] [--synthetic DESC] [--probe MIB] [--json]
 #include <getopt.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
 #include "harness.h"
+#include "topo_draw.h"
 
 static const char *help =
     "usage: numatile topo [--domains D] [--synthetic DESC] [--probe MIB] [--json]\n"
+    "                     [--map MBxNB@DIST --m M --n N [--elem BYTES]] [--draw FILE.png]\n"
     "  --domains D       split this machine into D domains (0 = one per NUMA node)\n"
     "  --synthetic DESC  plan for a described machine: an hwloc synthetic description such as\n"
     "                    \"pack:4 numa:2 core:8 pu:1\", or an hwloc XML file (*.xml)\n"
     "  --probe MIB       place MIB MiB on every domain (allocated and written by a thread\n"
     "                    bound to it) and check where every page landed (move_pages)\n"
+    "  --map MBxNB@DIST  a tile map of MB x NB tiles (DIST as for plan --from); prints the\n"
+    "                    tiles and bytes it puts on each domain\n"
+    "  --m M, --n N      the map's matrix size in elements (both needed with --map)\n"
+    "  --elem BYTES      the map's element size (default 8)\n"
+    "  --draw FILE.png   an lstopo-style picture with gnuplot: a box per domain with its cpus\n"
+    "                    and memory, and with --map its tiles and bytes (shade = share of\n"
+    "                    the bytes); FILE.dat (the data drawn) and FILE.gp are left beside it\n"
     "  --json            one JSON object: topology, physical_nodes, domains, domain_list\n"
-    "                    [{id, node, cpus, memory_bytes}], distances, distance_source,\n"
-    "                    oversubscribed (after the envelope of docs/json.md)\n";
+    "                    [{id, node, cpus, memory_bytes, memory_allowed}], distances,\n"
+    "                    distance_source, oversubscribed, source, source_text, allowed {limited_by,\n"
+    "                    cpus_left_out, memory_nodes_left_out, omp_note}; probe rows add\n"
+    "                    cpus_ran (cpus the domain's thread was seen on); with --map, map {dist,\n"
+    "                    m, n, mb, nb, elem, tiles, bytes}; with --draw, draw (after the\n"
+    "                    envelope of docs/json.md)\n"
+    "Domains hold only the cpus and memory nodes this process may use (cgroup cpuset,\n"
+    "taskset/launcher binding, OpenMP places, numactl memory binding); the cpus left out\n"
+    "are listed. HWLOC_SYNTHETIC / HWLOC_XMLFILE describe another machine, as in hwloc.\n";
+
+static const struct {
+    unsigned bit;
+    const char *name, *text;
+} limit_names[] = {
+    {NT_TOPO_LIMIT_CPUSET, "cpuset", "the cgroup cpuset"},
+    {NT_TOPO_LIMIT_AFFINITY, "affinity", "the process's cpu binding (taskset, a launcher)"},
+    {NT_TOPO_LIMIT_OMP_PLACES, "omp_places",
+     "the OpenMP places (OMP_PLACES, OMP_PROC_BIND)"},
+    {NT_TOPO_LIMIT_MEMBIND, "membind", "the process's memory binding (numactl --membind)"},
+};
+
+static json_t *int_array(const int *v, int n)
+{
+    json_t *a = json_array();
+    for (int k = 0; k < n; k++)
+        json_array_append_new(a, json_integer(v[k]));
+    return a;
+}
+
+// What the domains leave out of this machine, and why (nt_topo_limits()).
+static json_t *allowed_json(const nt_topo_t *t)
+{
+    json_t *why = json_array();
+    for (size_t k = 0; k < sizeof limit_names / sizeof *limit_names; k++)
+        if (nt_topo_limits(t) & limit_names[k].bit)
+            json_array_append_new(why, json_string(limit_names[k].name));
+    int nc, nn;
+    const int *c = nt_topo_cpus_left_out(t, &nc), *n = nt_topo_nodes_left_out(t, &nn);
+    const char *omp = nt_topo_omp_note(t);
+    return json_pack("{s:o, s:o, s:o, s:o}", "limited_by", why, "cpus_left_out",
+                     int_array(c, nc), "memory_nodes_left_out", int_array(n, nn), "omp_note",
+                     omp ? json_string(omp) : json_null());
+}
 
 static json_t *topo_json(const nt_topo_t *t)
 {
@@ -31,27 +83,38 @@ static json_t *topo_json(const nt_topo_t *t)
         json_t *cpus = json_array();
         for (int k = 0; k < info.ncpus; k++)
             json_array_append_new(cpus, json_integer(info.cpus[k]));
-        json_array_append_new(doms, json_pack("{s:i, s:i, s:o, s:I}", "id", d, "node",
-                                              info.node, "cpus", cpus, "memory_bytes",
-                                              (json_int_t)info.memory_bytes));
+        json_t *jd = json_pack("{s:i, s:i, s:o, s:I}", "id", d, "node", info.node, "cpus", cpus,
+                               "memory_bytes", (json_int_t)info.memory_bytes);
+        json_object_set_new(jd, "memory_allowed",
+                            json_boolean(nt_topo_node_memory_allowed(t, info.node)));
+        json_array_append_new(doms, jd);
         json_t *row = json_array();
         for (int e = 0; e < D; e++)
             json_array_append_new(row, json_integer(dist[d * D + e]));
         json_array_append_new(dm, row);
     }
-    return json_pack("{s:s, s:i, s:i, s:o, s:o, s:s, s:b}", "topology",
-                     nt_topo_kind_name(nt_topo_get_kind(t)), "physical_nodes",
-                     nt_topo_nphysical(t), "domains", D, "domain_list", doms, "distances", dm,
-                     "distance_source", nt_topo_dist_source_name(nt_topo_distance_source(t)),
-                     "oversubscribed", nt_topo_oversubscribed(t));
+    json_t *j = json_pack("{s:s, s:i, s:i, s:o, s:o, s:s, s:b}", "topology",
+                          nt_topo_kind_name(nt_topo_get_kind(t)), "physical_nodes",
+                          nt_topo_nphysical(t), "domains", D, "domain_list", doms, "distances", dm,
+                          "distance_source",
+                          nt_topo_dist_source_name(nt_topo_distance_source(t)),
+                          "oversubscribed", nt_topo_oversubscribed(t));
+    json_object_set_new(j, "source", json_string(nt_topo_source_name(nt_topo_get_source(t))));
+    json_object_set_new(j, "source_text", json_string(nt_topo_source_text(t)));
+    json_object_set_new(j, "allowed", allowed_json(t));
+    return j;
 }
 
 // Placement probe: one thread per domain allocates and writes its buffer; where the pages
 // landed is then read back page by page.
+// cpus sampled per probe thread (before, between and after the writes).
+enum { PROBE_SAMPLES = 3 };
+
 typedef struct probe_row {
     int node;
     int64_t pages, on_node;
     double seconds;
+    int ran_on[PROBE_SAMPLES]; // sched_getcpu() samples: where the bound thread ran
 } probe_row;
 
 typedef struct probe_ctx {
@@ -67,19 +130,25 @@ static nt_status probe_domain(int d, int rank, void *arg)
     nt_domain_info_t info;
     nt_topo_domain(c->t, d, &info);
     void *p;
+    int ran[PROBE_SAMPLES];
+    ran[0] = sched_getcpu();
     double t0 = bench_now();
     nt_status st = nt_mem_alloc(c->t, d, c->bytes, NT_MEM_NOTOUCH, &p);
     if (st)
         return st;
-    memset(p, 1, c->bytes);
+    memset(p, 1, c->bytes / 2);
+    ran[1] = sched_getcpu();
+    memset((char *)p + c->bytes / 2, 1, c->bytes - c->bytes / 2);
     double t1 = bench_now();
+    ran[2] = sched_getcpu();
     nt_page_hist_t h;
     st = nt_mem_where(p, c->bytes, &h);
     nt_mem_free(p, c->bytes);
     if (st)
         return st;
     c->rows[d] = (probe_row){info.node, h.pages,
-                             info.node < 64 ? h.per_node[info.node] : 0, t1 - t0};
+                             info.node < 64 ? h.per_node[info.node] : 0, t1 - t0,
+                             {ran[0], ran[1], ran[2]}};
     return NT_OK;
 }
 
@@ -115,14 +184,18 @@ static void probe_print(const nt_topo_t *t, int mib, const probe_row *rows)
 static json_t *probe_json(const nt_topo_t *t, int mib, const probe_row *rows)
 {
     json_t *a = json_array();
-    for (int d = 0; d < nt_topo_ndomains(t); d++)
-        if (rows[d].pages)
-            json_array_append_new(a, json_pack("{s:i, s:i, s:I, s:I, s:I, s:f}", "domain", d,
-                                               "node", rows[d].node, "bytes",
-                                               (json_int_t)mib << 20, "pages",
-                                               (json_int_t)rows[d].pages, "pages_on_node",
-                                               (json_int_t)rows[d].on_node, "seconds",
-                                               rows[d].seconds));
+    for (int d = 0; d < nt_topo_ndomains(t); d++) {
+        if (!rows[d].pages)
+            continue;
+        json_t *r = json_pack("{s:i, s:i, s:I, s:I, s:I, s:f}", "domain", d, "node",
+                              rows[d].node, "bytes", (json_int_t)mib << 20, "pages",
+                              (json_int_t)rows[d].pages, "pages_on_node",
+                              (json_int_t)rows[d].on_node, "seconds", rows[d].seconds);
+        // Where the domain's thread ran while it wrote: the check that binding stays inside
+        // the cpus the process may use.
+        json_object_set_new(r, "cpus_ran", int_array(rows[d].ran_on, PROBE_SAMPLES));
+        json_array_append_new(a, r);
+    }
     return a;
 }
 
@@ -158,12 +231,42 @@ static void print_domain_rows(const nt_topo_t *t, int shown, bool ranges)
         else
             for (int k = 0; k < info.ncpus; k++)
                 printf("%s%d", k ? "," : "", info.cpus[k]);
+        if (!nt_topo_node_memory_allowed(t, info.node))
+            printf(" (memory not allowed)");
         printf("\n");
     }
     int D = nt_topo_ndomains(t);
     if (shown < D)
         printf("... %d more domains (all of them with --json, or when the output is not a "
                "terminal)\n", D - shown);
+}
+
+// The restriction, when there is one: what limited the domains and what they leave out.
+static void print_allowed(const nt_topo_t *t)
+{
+    unsigned lim = nt_topo_limits(t);
+    if (!lim)
+        return;
+    printf("allowed: domains keep only what this process may use, limited by");
+    const char *sep = " ";
+    for (size_t k = 0; k < sizeof limit_names / sizeof *limit_names; k++)
+        if (lim & limit_names[k].bit) {
+            printf("%s%s", sep, limit_names[k].text);
+            sep = ", ";
+        }
+    printf("\n");
+    int nc, nn;
+    const int *c = nt_topo_cpus_left_out(t, &nc), *n = nt_topo_nodes_left_out(t, &nn);
+    if (nc) {
+        printf("  cpus left out: ");
+        print_cpu_ranges(c, nc);
+        printf("\n");
+    }
+    if (nn) {
+        printf("  memory of nodes left out (no allocation there): ");
+        print_cpu_ranges(n, nn);
+        printf("\n");
+    }
 }
 
 static void print_distances(const nt_topo_t *t, bool summary)
@@ -196,8 +299,11 @@ static void topo_print(const nt_topo_t *t)
            nt_topo_kind_name(nt_topo_get_kind(t)), D, D == 1 ? "" : "s", nt_topo_nphysical(t),
            nt_topo_nphysical(t) == 1 ? "" : "s",
            nt_topo_oversubscribed(t) ? " (oversubscribed: domains share cpus)" : "");
+    if (nt_topo_get_source(t) != NT_TOPO_FROM_THIS_MACHINE)
+        printf("described by %s: not this machine, for planning only\n", nt_topo_source_text(t));
     bool big = isatty(STDOUT_FILENO) && D > TERM_DOMAINS;
     print_domain_rows(t, big ? TERM_DOMAINS : D, isatty(STDOUT_FILENO));
+    print_allowed(t);
     print_distances(t, big);
 }
 
@@ -205,6 +311,8 @@ typedef struct topo_args {
     cli_common co;         // --json, --domains, --help
     const char *synthetic; // --synthetic DESC
     int probe_mib;         // --probe MIB, 0 = no probe
+    const char *draw;      // --draw FILE.png
+    topo_map map;          // --map MBxNB@DIST --m M --n N [--elem BYTES]
 } topo_args;
 
 static const struct option topo_options[] = {
@@ -213,12 +321,62 @@ static const struct option topo_options[] = {
     {"json", no_argument, 0, CLI_OPT_JSON},
     {"help", no_argument, 0, CLI_OPT_HELP},
     {"probe", required_argument, 0, 'p'},
+    {"draw", required_argument, 0, 'D'},
+    {"map", required_argument, 0, 'M'},
+    {"m", required_argument, 0, 'm'},
+    {"n", required_argument, 0, 'n'},
+    {"elem", required_argument, 0, 'e'},
     {0, 0, 0, 0}};
+
+// MBxNB@DIST or MB@DIST, as plan and redist take --from and --to.
+static bool parse_map(const char *s, topo_map *m)
+{
+    const char *at = strchr(s, '@');
+    char tile[64];
+    if (!at || at == s || !at[1] || (size_t)(at - s) >= sizeof tile)
+        return false;
+    memcpy(tile, s, (size_t)(at - s));
+    tile[at - s] = 0;
+    char *x = strchr(tile, 'x');
+    if (x)
+        *x = 0;
+    if (!cli_parse_i64(tile, 1, INT32_MAX, &m->mb) ||
+        !cli_parse_i64(x ? x + 1 : tile, 1, INT32_MAX, &m->nb))
+        return false;
+    m->dist = at + 1;
+    return true;
+}
+
+static bool ends_png(const char *s)
+{
+    size_t n = strlen(s);
+    return n > 4 && !strcasecmp(s + n - 4, ".png");
+}
+
+static int check_map_args(topo_args *a, bool have_m, bool have_n, bool have_elem)
+{
+    if (!a->map.dist) {
+        if (have_m || have_n || have_elem)
+            return cli_usage("topo", "--%s is the size of the --map matrix: give --map too",
+                             have_m ? "m" : have_n ? "n" : "elem");
+        return CLI_OK;
+    }
+    if (!have_m || !have_n)
+        return cli_usage("topo", "--map needs the matrix size: --%s missing",
+                         have_m ? "n" : "m");
+    int64_t e, b;
+    if (__builtin_mul_overflow(a->map.m, a->map.n, &e) ||
+        __builtin_mul_overflow(e, a->map.elem, &b))
+        return cli_usage("topo", "--m %lld x --n %lld x --elem %lld bytes overflows",
+                         (long long)a->map.m, (long long)a->map.n, (long long)a->map.elem);
+    return CLI_OK;
+}
 
 static int parse_args(int argc, char **argv, topo_args *a)
 {
-    *a = (topo_args){.co = {.cmd = "topo", .help = help}};
+    *a = (topo_args){.co = {.cmd = "topo", .help = help}, .map = {.elem = 8}};
     int c, rc;
+    bool have_m = false, have_n = false, have_elem = false;
     while ((c = cli_getopt(argc, argv, topo_options)) != -1) {
         switch (c) {
         case 's':
@@ -231,6 +389,29 @@ static int parse_args(int argc, char **argv, topo_args *a)
                 return cli_usage("topo", "--probe: '%s' is not a size in MiB (1..1048576)",
                                  optarg);
             break;
+        case 'D':
+            if (!ends_png(optarg) || strchr(optarg, '\''))
+                return cli_usage("topo", "--draw: '%s' is not a FILE.png name (without quotes)",
+                                 optarg);
+            a->draw = optarg;
+            break;
+        case 'M':
+            if (!parse_map(optarg, &a->map))
+                return cli_usage("topo", "--map: '%s' is not MBxNB@DIST", optarg);
+            break;
+        case 'm':
+        case 'n':
+            if (!cli_parse_i64(optarg, 1, INT32_MAX, c == 'm' ? &a->map.m : &a->map.n))
+                return cli_usage("topo", "--%c: '%s' is not a size in 1..%d", c, optarg,
+                                 INT32_MAX);
+            *(c == 'm' ? &have_m : &have_n) = true;
+            break;
+        case 'e':
+            if (!cli_parse_i64(optarg, 1, 1 << 20, &a->map.elem))
+                return cli_usage("topo", "--elem: '%s' is not a byte count in 1..1048576",
+                                 optarg);
+            have_elem = true;
+            break;
         default:
             if ((rc = cli_common_option(&a->co, c, argv)) != CLI_OK)
                 return rc;
@@ -241,7 +422,30 @@ static int parse_args(int argc, char **argv, topo_args *a)
     if (a->probe_mib && a->synthetic)
         return cli_usage("topo", "--probe needs this machine; a --synthetic topology has no "
                          "memory to place");
-    return CLI_OK;
+    return check_map_args(a, have_m, have_n, have_elem);
+}
+
+static json_t *map_json(const topo_args *a, int D, const int64_t *tiles, const int64_t *bytes)
+{
+    json_t *jt = json_array(), *jb = json_array();
+    for (int d = 0; d < D; d++) {
+        json_array_append_new(jt, json_integer(tiles[d]));
+        json_array_append_new(jb, json_integer(bytes[d]));
+    }
+    return json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:o}", "dist", a->map.dist, "m",
+                     (json_int_t)a->map.m, "n", (json_int_t)a->map.n, "mb",
+                     (json_int_t)a->map.mb, "nb", (json_int_t)a->map.nb, "elem",
+                     (json_int_t)a->map.elem, "tiles", jt, "bytes", jb);
+}
+
+static void map_print(const topo_args *a, int D, const int64_t *tiles, const int64_t *bytes)
+{
+    printf("map %lldx%lld@%s on %lld x %lld elements of %lld bytes:\n", (long long)a->map.mb,
+           (long long)a->map.nb, a->map.dist, (long long)a->map.m, (long long)a->map.n,
+           (long long)a->map.elem);
+    for (int d = 0; d < D; d++)
+        printf("  domain %d: %lld tiles, %lld bytes\n", d, (long long)tiles[d],
+               (long long)bytes[d]);
 }
 
 static int run(const topo_args *a)
@@ -252,23 +456,39 @@ static int run(const topo_args *a)
     if (st)
         return cli_lib_error("topo", st);
     cli_json_topology(t);
-    probe_row *rows = NULL;
-    if (a->probe_mib && (st = run_probe(t, a->probe_mib, &rows)) != NT_OK) {
-        nt_topo_destroy(t);
-        return cli_lib_error("topo", st);
+    int D = nt_topo_ndomains(t), rc = CLI_OK;
+    int64_t *tiles = NULL, *bytes = NULL;
+    if (a->map.dist) {
+        tiles = calloc((size_t)D, sizeof *tiles);
+        bytes = calloc((size_t)D, sizeof *bytes);
+        rc = tiles && bytes ? topo_map_holds(t, &a->map, tiles, bytes) : CLI_RUNTIME;
     }
-    int rc = CLI_OK;
-    if (a->co.json) {
+    probe_row *rows = NULL;
+    if (rc == CLI_OK && a->probe_mib && (st = run_probe(t, a->probe_mib, &rows)) != NT_OK)
+        rc = cli_lib_error("topo", st);
+    if (rc == CLI_OK && a->draw)
+        rc = topo_draw(t, a->draw, &a->map, tiles, bytes);
+    if (rc == CLI_OK && a->co.json) {
         json_t *j = topo_json(t);
         if (rows)
             json_object_set_new(j, "probe", probe_json(t, a->probe_mib, rows));
+        if (tiles)
+            json_object_set_new(j, "map", map_json(a, D, tiles, bytes));
+        if (a->draw)
+            json_object_set_new(j, "draw", json_string(a->draw));
         rc = cli_print_json(j);
-    } else {
+    } else if (rc == CLI_OK) {
         topo_print(t);
         if (rows)
             probe_print(t, a->probe_mib, rows);
+        if (tiles)
+            map_print(a, D, tiles, bytes);
+        if (a->draw)
+            printf("picture: %s\n", a->draw);
     }
     free(rows);
+    free(tiles);
+    free(bytes);
     nt_topo_destroy(t);
     return rc;
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_env.h"
 #include "commands.h"
 
 static const cli_cmd commands[] = {
@@ -79,8 +80,10 @@ int main(int argc, char **argv)
         return CLI_OK;
     }
     const cli_cmd *c = find_command(argv[1]);
-    if (c)
-        return c->run(argc - 1, argv + 1);
+    if (c) {
+        int rc = cli_env_check(c->name, argc - 1, argv + 1);
+        return rc != CLI_OK ? rc : c->run(argc - 1, argv + 1);
+    }
     cli_eprintf("numatile: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return CLI_USAGE;

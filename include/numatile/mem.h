@@ -53,7 +53,8 @@ size_t nt_mem_page_size(void);
  * @retval NT_OK       the request fits (as far as the system says: an unknown room passes).
  * @retval NT_ENOSPACE it does not; the message names the need and the room, e.g. "needs 29.8
  *                     GiB on domain 2, node 1 has 11.2 GiB free".
- * @retval NT_EINVAL   per_domain without topo.
+ * @retval NT_EINVAL   per_domain without topo, or bytes on a domain whose node's memory the
+ *                     process may not use (nt_topo_node_memory_allowed()).
  * @retval NT_ENOMEM   the check's own few bytes could not be allocated.
  */
 nt_status nt_mem_room(const nt_topo_t *topo, const uint64_t *per_domain, uint64_t anywhere,
@@ -71,7 +72,9 @@ nt_status nt_mem_room(const nt_topo_t *topo, const uint64_t *per_domain, uint64_
  * @param[in]  flags  a combination of ::nt_mem_flags.
  * @param[out] out    page-aligned buffer, to free with nt_mem_free(out, bytes); untouched on
  *                    failure.
- * @retval NT_EINVAL  NULL pointer, domain out of range, bytes == 0, unknown flag.
+ * @retval NT_EINVAL  NULL pointer, domain out of range, bytes == 0, unknown flag, or a domain
+ *                    whose node's memory the process may not use (cgroup cpuset, MPOL_BIND;
+ *                    see nt_topo_node_memory_allowed()).
  * @retval NT_ERANGE  bytes overflows when rounded to pages.
  * @retval NT_ENOTSUP synthetic topology.
  * @retval NT_ENOMEM  the mapping failed.

@@ -61,12 +61,36 @@ typedef struct nt_topo_opts {
     const char *synthetic;
 } nt_topo_opts_t;
 
+/** \brief Where a topology's description came from (nt_topo_get_source()). */
+typedef enum nt_topo_source {
+    NT_TOPO_FROM_THIS_MACHINE = 0, /**< hwloc read the machine this process runs on */
+    NT_TOPO_FROM_SYNTHETIC = 1,    /**< an hwloc synthetic description (nt_topo_opts_t.synthetic
+                                        or HWLOC_SYNTHETIC in the environment) */
+    NT_TOPO_FROM_XML = 2,          /**< an hwloc XML file (nt_topo_opts_t.synthetic or
+                                        HWLOC_XMLFILE in the environment) */
+    NT_TOPO_FROM_OTHER = 3         /**< another hwloc source that is not this machine (e.g.
+                                        HWLOC_FSROOT, or a caller's topology built so) */
+} nt_topo_source;
+
+/** \name What left cpus or memory nodes out of the domains (bits of nt_topo_limits())
+ *  @{ */
+/** the cgroup cpuset the process runs in (hwloc's allowed cpuset and nodeset) */
+#define NT_TOPO_LIMIT_CPUSET 1u
+/** the process's cpu binding (taskset, sched_setaffinity, a launcher's binding) */
+#define NT_TOPO_LIMIT_AFFINITY 2u
+/** the OpenMP places (OMP_PLACES, as the OpenMP runtime made them) */
+#define NT_TOPO_LIMIT_OMP_PLACES 4u
+/** the process's memory binding (numactl --membind, set_mempolicy(MPOL_BIND)) */
+#define NT_TOPO_LIMIT_MEMBIND 8u
+/** @} */
+
 /** \brief One domain, as returned by nt_topo_domain(). Pointers are owned by the topology. */
 typedef struct nt_domain_info {
     int id;                /**< domain index, 0..ndomains-1 */
     int node;              /**< OS index of the NUMA node holding this domain's memory */
-    int ncpus;             /**< number of cpus (PUs) this domain's threads may run on; 0 for a
-                                memory-only node */
+    int ncpus;             /**< number of cpus (PUs) this domain's threads may run on: those of
+                                the node that the process may use (nt_topo_limits()); 0 for a
+                                memory-only node or a node none of whose cpus are allowed */
     const int *cpus;       /**< OS indices of those cpus, ascending */
     uint64_t memory_bytes; /**< memory of the node; for virtual domains, the node's memory
                                 divided by the domains sharing it */
@@ -74,11 +98,25 @@ typedef struct nt_domain_info {
 
 /**
  * \brief Discover a topology.
+ *
+ * On this machine, domains are built from the cpus and memory nodes the process may use: the
+ * cgroup cpuset (hwloc's allowed sets), the process's cpu binding, or the OpenMP places when the
+ * OpenMP runtime made some (OMP_PLACES or OMP_PROC_BIND set: the runtime then binds the initial
+ * thread to one place, so the places tell the job's cpus), and a MPOL_BIND memory policy. Every
+ * NUMA node still gives a domain; one whose cpus are all left out is memory-only, one whose
+ * memory is left out refuses allocations (nt_topo_node_memory_allowed()).
+ *
+ * hwloc's environment is honoured as hwloc documents it: with opts->synthetic NULL,
+ * HWLOC_SYNTHETIC or HWLOC_XMLFILE describe the machine (sized as opts->synthetic would be), and
+ * unless HWLOC_THISSYSTEM=1 says the description is this machine, the topology is a synthetic
+ * one (planning only), its source given by nt_topo_get_source(). An opts->synthetic description
+ * takes precedence over the environment, as hwloc_topology_set_synthetic() does.
  * @param[in]  opts options, or NULL for one physical domain per NUMA node of this machine.
  * @param[out] out  the new topology, to free with nt_topo_destroy(); untouched on failure.
  * @retval NT_OK      success.
- * @retval NT_EINVAL  out is NULL, domains < 0, a malformed synthetic description, or fewer
- *                    domains than NUMA nodes with cpus (merging nodes is not supported).
+ * @retval NT_EINVAL  out is NULL, domains < 0, a malformed synthetic description (also in
+ *                    HWLOC_SYNTHETIC / HWLOC_XMLFILE, which hwloc would silently ignore), or
+ *                    fewer domains than NUMA nodes (merging nodes is not supported).
  * @retval NT_ERANGE  more than ::NT_TOPO_MAX_DOMAINS domains, or a synthetic description or
  *                    XML file of more than ::NT_TOPO_MAX_DOMAINS NUMA nodes or ::NT_TOPO_MAX_PUS
  *                    processing units (refused before hwloc builds it), or an XML file larger
@@ -87,6 +125,105 @@ typedef struct nt_domain_info {
  * @retval NT_ESYS    hwloc could not read this machine.
  */
 nt_status nt_topo_load(const nt_topo_opts_t *opts, nt_topo_t **out);
+
+/** \brief hwloc's topology handle (declared here so that this header needs no hwloc.h; it is
+ *         the structure behind hwloc_topology_t). */
+struct hwloc_topology;
+
+/**
+ * \brief Build a topology from an hwloc topology the caller already holds.
+ *
+ * The same domains as nt_topo_load() would build from that topology: on this machine
+ * (hwloc_topology_is_thissystem() true) restricted to what the process may use, otherwise a
+ * synthetic topology for planning only. Objects the caller's topology has filtered out (its
+ * allowed sets, HWLOC_TOPOLOGY_FLAG_RESTRICT_TO_CPUBINDING, hwloc_topology_restrict()) are absent
+ * from the domains too.
+ *
+ * Ownership: numatile only reads the caller's topology during the call and keeps nothing of it
+ * (the domains, cpus and distances are copied); it neither modifies nor destroys it, and it
+ * does not duplicate it. The caller may destroy it as soon as the call returns. Reading the same
+ * hwloc topology from several threads at once is safe as hwloc documents it for read-only use.
+ * @param[in]  topology a loaded hwloc topology (hwloc_topology_t), not NULL.
+ * @param[in]  opts     options, or NULL; opts->synthetic must be NULL (the caller's topology
+ *                      is the description); opts->domains as for nt_topo_load().
+ * @param[out] out      the new topology, to free with nt_topo_destroy(); untouched on failure.
+ * @retval NT_OK      success.
+ * @retval NT_EINVAL  topology or out NULL, opts->synthetic set, domains < 0 or fewer domains
+ *                    than NUMA nodes.
+ * @retval NT_ERANGE  more than ::NT_TOPO_MAX_DOMAINS domains or nodes, more than
+ *                    ::NT_TOPO_MAX_PUS processing units.
+ * @retval NT_ENOMEM  allocation failed.
+ * @retval NT_ESYS    the hwloc topology has no NUMA node or no processing unit.
+ */
+nt_status nt_topo_from_hwloc(struct hwloc_topology *topology, const nt_topo_opts_t *opts,
+                             nt_topo_t **out);
+
+/**
+ * \brief Where the topology's description came from.
+ * @param[in] topo a loaded topology (not NULL).
+ * @return ::NT_TOPO_FROM_THIS_MACHINE for physical and virtual topologies, else the kind of
+ *         description of a synthetic one.
+ */
+nt_topo_source nt_topo_get_source(const nt_topo_t *topo);
+
+/**
+ * \brief Name of a topology source, as printed by the tool.
+ * @param[in] src any value.
+ * @return "this-machine", "synthetic", "xml" or "other" ("unknown" for other values); a static
+ *         string, never NULL.
+ */
+const char *nt_topo_source_name(nt_topo_source src);
+
+/**
+ * \brief The description a topology was read from, in words, e.g. "HWLOC_SYNTHETIC=\"pack:2
+ *        numa:2 core:1 pu:1\" in the environment" or "this machine".
+ * @param[in] topo a loaded topology (not NULL).
+ * @return a string owned by the topology (valid until nt_topo_destroy()), never NULL.
+ */
+const char *nt_topo_source_text(const nt_topo_t *topo);
+
+/**
+ * \brief What left cpus or memory nodes of this machine out of the domains.
+ * @param[in] topo a loaded topology (not NULL).
+ * @return a mask of NT_TOPO_LIMIT_* bits; 0 when the process may use the whole machine, and
+ *         always 0 for a synthetic topology.
+ */
+unsigned nt_topo_limits(const nt_topo_t *topo);
+
+/**
+ * \brief The cpus of the machine that the process may not use, left out of every domain.
+ * @param[in]  topo a loaded topology (not NULL).
+ * @param[out] n    the number of cpus listed; not NULL.
+ * @return their OS indices, ascending, owned by the topology (valid until nt_topo_destroy());
+ *         NULL when *n is 0.
+ */
+const int *nt_topo_cpus_left_out(const nt_topo_t *topo, int *n);
+
+/**
+ * \brief The NUMA nodes whose memory the process may not use.
+ * @param[in]  topo a loaded topology (not NULL).
+ * @param[out] n    the number of nodes listed; not NULL.
+ * @return their OS indices, ascending, owned by the topology; NULL when *n is 0.
+ */
+const int *nt_topo_nodes_left_out(const nt_topo_t *topo, int *n);
+
+/**
+ * \brief Whether the process may place memory on a NUMA node.
+ * @param[in] topo a loaded topology (not NULL).
+ * @param[in] node OS index of the node (nt_domain_info_t.node).
+ * @return true for a node of the topology whose memory is allowed (every node of a synthetic
+ *         topology); false otherwise. nt_mem_alloc() refuses the others with ::NT_EINVAL.
+ */
+bool nt_topo_node_memory_allowed(const nt_topo_t *topo, int node);
+
+/**
+ * \brief Why numatile does not follow OMP_PLACES or OMP_PROC_BIND, in one or two sentences,
+ *        for a tool to print once at start; the library itself never prints.
+ * @param[in] topo a loaded topology (not NULL).
+ * @return a string owned by the topology, or NULL when there is nothing to say (neither is set,
+ *         or OMP_PLACES is set and followed: domains keep only the cpus of its places).
+ */
+const char *nt_topo_omp_note(const nt_topo_t *topo);
 
 /**
  * \brief Free a topology and everything it owns (domain cpu lists, distances).

@@ -1,7 +1,10 @@
 // `numatile topo`: the JSON contract of DESIGN.md and argument errors (exit 2, named argument).
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "numatile.h"
 #include "tool_run.h"
@@ -119,6 +122,195 @@ Test(cli_topo, bad_arguments_exit_2_naming_the_argument)
         cr_assert(strstr(r.err, cases[k].needle), "case %zu: stderr '%s' lacks '%s'", k, r.err,
                   cases[k].needle);
         cr_assert_str_eq(r.out, "", "case %zu: nothing on stdout", k);
+        tool_result_free(&r);
+    }
+}
+
+// ---- --map and --draw ----------------------------------------------------------------------
+
+typedef struct dat_row {
+    int domain, node, x, y, allowed;
+    char cpus[256];
+    long long memory, tiles, bytes;
+    double share;
+} dat_row;
+
+// The data file written beside the picture: one row per domain, '#' lines are comments.
+static int read_dat(const char *path, dat_row *rows, int cap)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "no data file %s", path);
+    char line[1024];
+    int n = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#')
+            continue;
+        cr_assert_lt(n, cap);
+        dat_row *r = &rows[n];
+        int got = sscanf(line, "%d %d %d %d \"%255[^\"]\" %lld %lld %lld %lf %d", &r->domain,
+                         &r->node, &r->x, &r->y, r->cpus, &r->memory, &r->tiles, &r->bytes,
+                         &r->share, &r->allowed);
+        cr_assert_eq(got, 10, "bad data line: %s", line);
+        cr_assert_eq(r->domain, n);
+        n++;
+    }
+    fclose(f);
+    return n;
+}
+
+static void assert_png(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "no picture %s", path);
+    unsigned char sig[8] = {0};
+    cr_assert_eq(fread(sig, 1, 8, f), 8);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fclose(f);
+    cr_assert_eq(memcmp(sig, "\x89PNG\r\n\x1a\n", 8), 0, "%s is not a PNG", path);
+    cr_assert_gt(size, 1000, "%s is only %ld bytes", path, size);
+}
+
+static bool have_gnuplot(void)
+{
+    return system("command -v gnuplot >/dev/null 2>&1") == 0;
+}
+
+// bc2d:PxQ:SMBxSNB over an m x n matrix of MB x NB tiles, counted element by element from
+// DESIGN.md's owner formula: the naive oracle for what --map puts on each domain.
+static void naive_bc2d(int64_t m, int64_t n, int64_t mb, int64_t nb, int P, int Q, int smb,
+                       int snb, int64_t elem, long long *tiles, long long *bytes)
+{
+    int64_t mt = (m + mb - 1) / mb, nt = (n + nb - 1) / nb;
+    for (int d = 0; d < P * Q; d++)
+        tiles[d] = bytes[d] = 0;
+    for (int64_t i = 0; i < mt; i++)
+        for (int64_t j = 0; j < nt; j++)
+            tiles[((i / smb) % P) * Q + (j / snb) % Q]++;
+    for (int64_t r = 0; r < m; r++)
+        for (int64_t c = 0; c < n; c++) {
+            int64_t i = r / mb, j = c / nb;
+            bytes[((i / smb) % P) * Q + (j / snb) % Q] += elem;
+        }
+}
+
+Test(cli_topo, draw_map_data_matches_a_naive_count)
+{
+    if (!tool_path())
+        cr_skip("NT_TOOL not set");
+    if (!have_gnuplot())
+        cr_skip("gnuplot not on PATH");
+    char dir[] = "/tmp/nt_draw_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char png[128], dat[128], gp[128];
+    snprintf(png, sizeof png, "%s/six.png", dir);
+    snprintf(dat, sizeof dat, "%s/six.dat", dir);
+    snprintf(gp, sizeof gp, "%s/six.gp", dir);
+    // Six described domains, partial edge tiles in both directions, super-blocks 2x1.
+    json_t *j = tool_json((const char *[]){"topo", "--synthetic", "pack:2 numa:3 core:2 pu:1",
+                                           "--map", "32x48@bc2d:2x3:2x1", "--m", "500", "--n",
+                                           "300", "--elem", "4", "--draw", png, "--json", NULL});
+    assert_png(png);
+    long long tiles[6], bytes[6];
+    naive_bc2d(500, 300, 32, 48, 2, 3, 2, 1, 4, tiles, bytes);
+    dat_row rows[16];
+    cr_assert_eq(read_dat(dat, rows, 16), 6);
+    json_t *map = json_object_get(j, "map");
+    long long sum = 0;
+    for (int d = 0; d < 6; d++) {
+        cr_assert_eq(rows[d].tiles, tiles[d], "domain %d: %lld tiles drawn, %lld in the map", d,
+                     rows[d].tiles, tiles[d]);
+        cr_assert_eq(rows[d].bytes, bytes[d], "domain %d: %lld bytes drawn, %lld in the map", d,
+                     rows[d].bytes, bytes[d]);
+        cr_assert_eq(json_integer_value(json_array_get(json_object_get(map, "tiles"),
+                                                       (size_t)d)), tiles[d]);
+        cr_assert_eq(json_integer_value(json_array_get(json_object_get(map, "bytes"),
+                                                       (size_t)d)), bytes[d]);
+        cr_assert_eq(rows[d].node, d);
+        cr_assert_eq(rows[d].allowed, 1);
+        sum += rows[d].bytes;
+    }
+    cr_assert_eq(sum, 500LL * 300 * 4);
+    // The script draws from that data file, and the picture is the one asked for.
+    FILE *f = fopen(gp, "r");
+    cr_assert_not_null(f);
+    char script[8192];
+    size_t len = fread(script, 1, sizeof script - 1, f);
+    script[len] = 0;
+    fclose(f);
+    cr_assert(strstr(script, dat), "the script does not read %s", dat);
+    cr_assert(strstr(script, png));
+    json_decref(j);
+    remove(png);
+    remove(dat);
+    remove(gp);
+    rmdir(dir);
+}
+
+// Without a map: the boxes of this machine, their cpus as the library lists them.
+Test(cli_topo, draw_this_machine_lists_each_domain)
+{
+    if (!tool_path())
+        cr_skip("NT_TOOL not set");
+    if (!have_gnuplot())
+        cr_skip("gnuplot not on PATH");
+    char dir[] = "/tmp/nt_draw_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char png[128], dat[128], gp[128];
+    snprintf(png, sizeof png, "%s/m.png", dir);
+    snprintf(dat, sizeof dat, "%s/m.dat", dir);
+    snprintf(gp, sizeof gp, "%s/m.gp", dir);
+    tool_result r = tool_run((const char *[]){"topo", "--domains", "3", "--draw", png, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert(strstr(r.out, "picture: "));
+    tool_result_free(&r);
+    assert_png(png);
+    dat_row rows[8];
+    cr_assert_eq(read_dat(dat, rows, 8), 3);
+    nt_topo_t *t;
+    cr_assert_eq(nt_topo_load(&(nt_topo_opts_t){.domains = 3}, &t), NT_OK);
+    for (int d = 0; d < 3; d++) {
+        nt_domain_info_t info;
+        nt_topo_domain(t, d, &info);
+        cr_assert_eq(rows[d].node, info.node);
+        cr_assert_eq(rows[d].memory, (long long)info.memory_bytes);
+        cr_assert_eq(rows[d].tiles, 0);
+        // "a" or "a-b" for this machine's one or two cpus per domain
+        int a = -1, b = -1;
+        int got = sscanf(rows[d].cpus, "%d-%d", &a, &b);
+        cr_assert_eq(a, info.cpus[0], "domain %d: cpus '%s'", d, rows[d].cpus);
+        cr_assert_eq(got == 2 ? b : a, info.cpus[info.ncpus - 1]);
+    }
+    nt_topo_destroy(t);
+    remove(png);
+    remove(dat);
+    remove(gp);
+    rmdir(dir);
+}
+
+Test(cli_topo, map_and_draw_arguments_exit_2)
+{
+    if (!tool_path())
+        cr_skip("NT_TOOL not set");
+    const struct { const char *args[12]; const char *needle; } cases[] = {
+        {{"topo", "--draw", "/tmp/x.jpg", NULL}, "--draw"},
+        {{"topo", "--draw", "/tmp/it's.png", NULL}, "--draw"},
+        {{"topo", "--map", "32x32@bc1d:2", "--m", "100", NULL}, "--n"},
+        {{"topo", "--m", "100", "--n", "100", NULL}, "--map"},
+        {{"topo", "--map", "32x@bc1d:2", "--m", "9", "--n", "9", NULL}, "--map"},
+        {{"topo", "--map", "32x32@bc2d:2x", "--m", "9", "--n", "9", NULL}, "--map"},
+        {{"topo", "--domains", "2", "--map", "8x8@bc2d:2x2", "--m", "64", "--n", "64", NULL},
+         "--map"},
+        {{"topo", "--map", "8@bc1d:1", "--m", "2147483647", "--n", "2147483647", "--elem",
+          "1048576", NULL}, "overflows"},
+        {{"topo", "--map", "8@bc1d:1", "--m", "0", "--n", "9", NULL}, "--m"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        tool_result r = tool_run(cases[k].args);
+        cr_assert_eq(r.status, 2, "case %zu: exit %d (%s)", k, r.status, r.err);
+        cr_assert(strstr(r.err, cases[k].needle), "case %zu: stderr '%s' lacks '%s'", k, r.err,
+                  cases[k].needle);
+        cr_assert_str_eq(r.out, "");
         tool_result_free(&r);
     }
 }
