@@ -1,0 +1,437 @@
+// The distributed executor: one packed message per pair of ranks, nonblocking point-to-point,
+// an agreement before the target is written (see numatile_mpi.h).
+#include <limits.h>
+#include <omp.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nt_mpi_int.h"
+
+enum { TAG = 0x4e54 };
+// Messages above this many bytes go in several parts (MPI counts are int).
+static const int64_t CHUNK = (int64_t)1 << 30;
+
+int64_t nt_mpi_numroc(int64_t n, int64_t nb, int iproc, int isrc, int nprocs)
+{
+    if (n < 0 || nb < 1 || nprocs < 1 || iproc < 0 || iproc >= nprocs || isrc < 0 ||
+        isrc >= nprocs)
+        return -1;
+    int64_t blocks = n / nb, mydist = ((int64_t)iproc - isrc + nprocs) % nprocs;
+    int64_t num = blocks / nprocs * nb, extra = blocks % nprocs;
+    if (mydist < extra)
+        num += nb;
+    else if (mydist == extra)
+        num += n % nb;
+    return num;
+}
+
+// One side of a grid as this rank sees it.
+typedef struct side {
+    const nt_mpi_grid_t *g;
+    int cell;       // this rank's cell, -1 outside the grid
+    int prow, pcol; // its coordinates
+    int64_t lrows;  // local rows here
+    int *rank_cell; // rank -> cell, -1 (comm size entries)
+} side;
+
+static nt_status check_grid(const char *name, const nt_mpi_grid_t *g, int size, side *sd,
+                            int me)
+{
+    if (!g)
+        return nt_mpi_fail(NT_EINVAL, "%s: NULL grid", name);
+    if (g->m < 0 || g->n < 0 || g->mb < 1 || g->nb < 1 || g->nprow < 1 || g->npcol < 1)
+        return nt_mpi_fail(NT_EINVAL, "%s: sizes m = %lld, n = %lld, mb = %lld, nb = %lld, grid "
+                           "%d x %d (need m, n >= 0, mb, nb, grid >= 1)", name, (long long)g->m,
+                           (long long)g->n, (long long)g->mb, (long long)g->nb, g->nprow,
+                           g->npcol);
+    if ((int64_t)g->nprow * g->npcol > size)
+        return nt_mpi_fail(NT_EINVAL, "%s: grid %d x %d larger than the %d ranks", name,
+                           g->nprow, g->npcol, size);
+    if (g->rsrc < 0 || g->rsrc >= g->nprow || g->csrc < 0 || g->csrc >= g->npcol)
+        return nt_mpi_fail(NT_EINVAL, "%s: rsrc = %d, csrc = %d outside the %d x %d grid", name,
+                           g->rsrc, g->csrc, g->nprow, g->npcol);
+    sd->g = g;
+    sd->cell = -1;
+    for (int r = 0; r < size; r++)
+        sd->rank_cell[r] = -1;
+    int cells = g->nprow * g->npcol;
+    for (int c = 0; c < cells; c++) {
+        int r = g->ranks ? g->ranks[c] : c;
+        if (r < 0 || r >= size || sd->rank_cell[r] >= 0)
+            return nt_mpi_fail(NT_EINVAL, "%s: ranks[%d] = %d is not a distinct rank of the "
+                               "communicator", name, c, r);
+        sd->rank_cell[r] = c;
+    }
+    sd->cell = sd->rank_cell[me];
+    sd->prow = sd->cell >= 0 ? sd->cell / g->npcol : -1;
+    sd->pcol = sd->cell >= 0 ? sd->cell % g->npcol : -1;
+    sd->lrows = sd->cell >= 0 ? nt_mpi_numroc(g->m, g->mb, sd->prow, g->rsrc, g->nprow) : 0;
+    return NT_OK;
+}
+
+static nt_status check_local(const char *name, const side *sd, const void *p, int64_t ld,
+                             bool nonempty)
+{
+    if (sd->cell < 0 || !nonempty)
+        return NT_OK;
+    int64_t lcols = nt_mpi_numroc(sd->g->n, sd->g->nb, sd->pcol, sd->g->csrc, sd->g->npcol);
+    if (!p && sd->lrows > 0 && lcols > 0)
+        return nt_mpi_fail(NT_EINVAL, "%s: NULL local array on a rank of its grid", name);
+    if (ld < (sd->lrows > 1 ? sd->lrows : 1))
+        return nt_mpi_fail(NT_EINVAL, "%s: leading dimension %lld < local rows %lld", name,
+                           (long long)ld, (long long)sd->lrows);
+    return NT_OK;
+}
+
+static nt_status check_args(int64_t rows, int64_t cols, size_t es, int64_t ia, int64_t ja,
+                            const side *a, int64_t ib, int64_t jb, const side *b)
+{
+    if (rows < 0 || cols < 0)
+        return nt_mpi_fail(NT_EINVAL, "rows = %lld, cols = %lld must be >= 0", (long long)rows,
+                           (long long)cols);
+    if (es < 1 || es > (size_t)INT32_MAX)
+        return nt_mpi_fail(NT_EINVAL, "elem_size = %zu out of range", es);
+    if (rows == 0 || cols == 0)
+        return NT_OK;
+    if (ia < 0 || ja < 0 || ia > a->g->m - rows || ja > a->g->n - cols)
+        return nt_mpi_fail(NT_EINVAL, "submatrix %lld x %lld at (ia, ja) = (%lld, %lld) outside "
+                           "A (%lld x %lld)", (long long)rows, (long long)cols, (long long)ia,
+                           (long long)ja, (long long)a->g->m, (long long)a->g->n);
+    if (ib < 0 || jb < 0 || ib > b->g->m - rows || jb > b->g->n - cols)
+        return nt_mpi_fail(NT_EINVAL, "submatrix %lld x %lld at (ib, jb) = (%lld, %lld) outside "
+                           "B (%lld x %lld)", (long long)rows, (long long)cols, (long long)ib,
+                           (long long)jb, (long long)b->g->m, (long long)b->g->n);
+    return NT_OK;
+}
+
+// Every rank learns the lowest rank with the most negative status and its message.
+static nt_status agree(MPI_Comm c, nt_status st, int me)
+{
+    int in[2] = {st, me}, out[2];
+    if (MPI_Allreduce(in, out, 1, MPI_2INT, MPI_MINLOC, c) != MPI_SUCCESS)
+        return nt_mpi_fail(NT_ESYS, "MPI_Allreduce of the agreement failed");
+    if (out[0] == NT_OK)
+        return NT_OK;
+    char msg[400];
+    snprintf(msg, sizeof msg, "rank %d: %s", me, nt_mpi_last_error());
+    if (MPI_Bcast(msg, sizeof msg, MPI_CHAR, out[1], c) != MPI_SUCCESS)
+        return nt_mpi_fail(NT_ESYS, "MPI_Bcast of the error message failed");
+    msg[sizeof msg - 1] = '\0';
+    nt_mpi_set_error(msg);
+    return (nt_status)out[0];
+}
+
+// The pieces of one rank in both dimensions, toward (as source) or from (as target) every
+// process row and column of the other grid.
+typedef struct pairs {
+    nt_mpi_pieces *rows, *cols; // [other grid's nprow], [other grid's npcol]
+    int nr, nc;
+} pairs;
+
+static void free_pairs(pairs *p)
+{
+    for (int i = 0; p->rows && i < p->nr; i++)
+        free(p->rows[i].v);
+    for (int i = 0; p->cols && i < p->nc; i++)
+        free(p->cols[i].v);
+    free(p->rows);
+    free(p->cols);
+    *p = (pairs){0};
+}
+
+// as_source: this rank is (prow, pcol) of `mine`, the pieces go to every process of `other`;
+// else the other way round. s/t dims are always source then target.
+static nt_status make_pairs(int64_t rows, int64_t cols, const nt_mpi_dim ds[2],
+                            const nt_mpi_dim dt[2], bool as_source, int prow, int pcol,
+                            pairs *out)
+{
+    const nt_mpi_dim *other = as_source ? dt : ds;
+    *out = (pairs){calloc((size_t)other[0].p, sizeof(nt_mpi_pieces)),
+                   calloc((size_t)other[1].p, sizeof(nt_mpi_pieces)), other[0].p, other[1].p};
+    if (!out->rows || !out->cols) {
+        free_pairs(out);
+        return nt_mpi_fail(NT_ENOMEM, "out of memory for the pieces");
+    }
+    nt_status st = NT_OK;
+    for (int k = 0; k < out->nr && !st; k++)
+        st = as_source ? nt_mpi_dim_pieces(rows, &ds[0], prow, &dt[0], k, &out->rows[k])
+                       : nt_mpi_dim_pieces(rows, &ds[0], k, &dt[0], prow, &out->rows[k]);
+    for (int k = 0; k < out->nc && !st; k++)
+        st = as_source ? nt_mpi_dim_pieces(cols, &ds[1], pcol, &dt[1], k, &out->cols[k])
+                       : nt_mpi_dim_pieces(cols, &ds[1], k, &dt[1], pcol, &out->cols[k]);
+    if (st)
+        free_pairs(out);
+    return st;
+}
+
+// Copy len elements; 8-byte elements (doubles) get a loop the compiler can vectorise, which
+// matters for the one-element pieces of element-cyclic layouts.
+static inline void copy_elems(char *d, const char *s, int64_t len, size_t es)
+{
+    if (es == 8 && len < 16) {
+        for (int64_t i = 0; i < len; i++)
+            memcpy(d + 8 * i, s + 8 * i, 8);
+    } else {
+        memcpy(d, s, (size_t)len * es);
+    }
+}
+
+// One block of rows x columns between a local array and a packed buffer (or another local
+// array): columns c of the column pieces, rows of the row pieces. to_buf: array -> buffer;
+// from_buf: buffer -> array; neither: array a -> array b directly.
+typedef enum dir { PACK, UNPACK, LOCAL } dir;
+
+static void move_block(dir how, const nt_mpi_pieces *rp, const nt_mpi_pieces *cp,
+                       const char *a, int64_t lda, char *b, int64_t ldb, char *buf, size_t es,
+                       int threads)
+{
+    // Columns shared evenly: each thread takes a contiguous range of the flat column list
+    // and walks the column pieces with its own cursor.
+    int64_t ncols = cp->sum, rowsum = rp->sum;
+#pragma omp parallel num_threads(threads)
+    {
+        int nth = omp_get_num_threads(), t = omp_get_thread_num();
+        int64_t c0 = ncols * t / nth, c1 = ncols * (t + 1) / nth, k = 0, base = 0;
+        while (k < cp->n && base + cp->v[k].len <= c0)
+            base += cp->v[k++].len;
+        for (int64_t c = c0; c < c1; c++) {
+            if (c - base >= cp->v[k].len)
+                base += cp->v[k++].len;
+            int64_t sc = cp->v[k].s + (c - base), dc = cp->v[k].d + (c - base);
+            char *col = buf ? buf + (size_t)(c * rowsum) * es : NULL;
+            const char *scol = a ? a + (size_t)(sc * lda) * es : NULL;
+            char *dcol = b ? b + (size_t)(dc * ldb) * es : NULL;
+            int64_t off = 0;
+            for (int64_t i = 0; i < rp->n; i++) {
+                const nt_mpi_piece *p = &rp->v[i];
+                if (how == PACK)
+                    copy_elems(col + (size_t)off * es, scol + (size_t)p->s * es, p->len, es);
+                else if (how == UNPACK)
+                    copy_elems(dcol + (size_t)p->d * es, col + (size_t)off * es, p->len, es);
+                else
+                    copy_elems(dcol + (size_t)p->d * es, scol + (size_t)p->s * es, p->len, es);
+                off += p->len;
+            }
+        }
+    }
+}
+
+static int injected_rank(void)
+{
+    const char *e = getenv("NT_MPI_FAIL_RANK");
+    if (!e || !*e)
+        return -1;
+    char *end;
+    long r = strtol(e, &end, 10);
+    return *end || r < 0 || r > INT_MAX ? -1 : (int)r;
+}
+
+// One message: peer rank, bytes, offset in the send or receive buffer, the pieces.
+typedef struct msg {
+    int rank;
+    int64_t bytes, off;
+    const nt_mpi_pieces *rp, *cp;
+} msg;
+
+typedef struct run {
+    MPI_Comm comm;
+    int me, size, threads;
+    size_t es;
+    side a, b;
+    pairs src, dst; // as source (to every target process), as target (from every source)
+    msg *out, *in;
+    int nout, nin;
+    char *sbuf, *rbuf;
+    MPI_Request *req;
+    int nreq;
+} run;
+
+static int64_t parts(int64_t bytes)
+{
+    return (bytes + CHUNK - 1) / CHUNK;
+}
+
+// The messages and the buffers; every size checked for overflow.
+static nt_status plan_messages(run *r)
+{
+    const nt_mpi_grid_t *ga = r->a.g, *gb = r->b.g;
+    r->out = calloc((size_t)r->size, sizeof *r->out);
+    r->in = calloc((size_t)r->size, sizeof *r->in);
+    if (!r->out || !r->in)
+        return nt_mpi_fail(NT_ENOMEM, "out of memory for the message table");
+    int64_t sbytes = 0, rbytes = 0, nreq = 0;
+    for (int c = 0; r->a.cell >= 0 && c < gb->nprow * gb->npcol; c++) {
+        int dest = gb->ranks ? gb->ranks[c] : c;
+        const nt_mpi_pieces *rp = &r->src.rows[c / gb->npcol], *cp = &r->src.cols[c % gb->npcol];
+        int64_t bytes;
+        if (__builtin_mul_overflow(rp->sum, cp->sum, &bytes) ||
+            __builtin_mul_overflow(bytes, (int64_t)r->es, &bytes))
+            return nt_mpi_fail(NT_ERANGE, "message to rank %d overflows", dest);
+        if (bytes == 0 || dest == r->me)
+            continue;
+        r->out[r->nout++] = (msg){dest, bytes, sbytes, rp, cp};
+        sbytes += bytes;
+        nreq += parts(bytes);
+    }
+    for (int c = 0; r->b.cell >= 0 && c < ga->nprow * ga->npcol; c++) {
+        int from = ga->ranks ? ga->ranks[c] : c;
+        const nt_mpi_pieces *rp = &r->dst.rows[c / ga->npcol], *cp = &r->dst.cols[c % ga->npcol];
+        int64_t bytes;
+        if (__builtin_mul_overflow(rp->sum, cp->sum, &bytes) ||
+            __builtin_mul_overflow(bytes, (int64_t)r->es, &bytes))
+            return nt_mpi_fail(NT_ERANGE, "message from rank %d overflows", from);
+        if (bytes == 0 || from == r->me)
+            continue;
+        r->in[r->nin++] = (msg){from, bytes, rbytes, rp, cp};
+        rbytes += bytes;
+        nreq += parts(bytes);
+    }
+    r->sbuf = malloc(sbytes ? (size_t)sbytes : 1);
+    r->rbuf = malloc(rbytes ? (size_t)rbytes : 1);
+    r->req = malloc((size_t)(nreq ? nreq : 1) * sizeof *r->req);
+    if (!r->sbuf || !r->rbuf || !r->req)
+        return nt_mpi_fail(NT_ENOMEM, "out of memory for %lld bytes of send and %lld of receive "
+                           "buffers", (long long)sbytes, (long long)rbytes);
+    return NT_OK;
+}
+
+static nt_status post(run *r, const msg *m, char *base, bool send)
+{
+    for (int64_t off = 0; off < m->bytes; off += CHUNK) {
+        int count = (int)(m->bytes - off < CHUNK ? m->bytes - off : CHUNK);
+        int tag = TAG + (int)(off / CHUNK);
+        int rc = send ? MPI_Isend(base + m->off + off, count, MPI_BYTE, m->rank, tag, r->comm,
+                                  &r->req[r->nreq])
+                      : MPI_Irecv(base + m->off + off, count, MPI_BYTE, m->rank, tag, r->comm,
+                                  &r->req[r->nreq]);
+        if (rc != MPI_SUCCESS)
+            return nt_mpi_fail(NT_ESYS, "MPI_%s %s rank %d failed", send ? "Isend" : "Irecv",
+                               send ? "to" : "from", m->rank);
+        r->nreq++;
+    }
+    return NT_OK;
+}
+
+// Receives posted first, then each message packed and sent at once; all completed here.
+static nt_status exchange(run *r, const void *a, int64_t lda, nt_mpi_stats_t *st)
+{
+    nt_status s = NT_OK;
+    for (int i = 0; i < r->nin && !s; i++)
+        s = post(r, &r->in[i], r->rbuf, false);
+    for (int i = 0; i < r->nout && !s; i++) {
+        const msg *m = &r->out[i];
+        move_block(PACK, m->rp, m->cp, a, lda, NULL, 0, r->sbuf + m->off, r->es, r->threads);
+        s = post(r, m, r->sbuf, true);
+        st->bytes_sent += m->bytes;
+        st->messages_sent += parts(m->bytes);
+        st->pieces += m->rp->n * m->cp->sum;
+    }
+    // Requests already posted complete even after a failure, so nothing is left in flight.
+    if (r->nreq && MPI_Waitall(r->nreq, r->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS && !s)
+        s = nt_mpi_fail(NT_ESYS, "MPI_Waitall failed");
+    for (int i = 0; i < r->nin; i++)
+        st->bytes_received += r->in[i].bytes;
+    return s;
+}
+
+static void cleanup(run *r)
+{
+    free_pairs(&r->src);
+    free_pairs(&r->dst);
+    free(r->out);
+    free(r->in);
+    free(r->sbuf);
+    free(r->rbuf);
+    free(r->req);
+    free(r->a.rank_cell);
+    free(r->b.rank_cell);
+    if (r->comm != MPI_COMM_NULL)
+        MPI_Comm_free(&r->comm);
+}
+
+// Arguments, pieces and buffers of this rank; the status is agreed on by the caller.
+static nt_status prepare(run *r, int64_t rows, int64_t cols, const void *a, int64_t lda,
+                         int64_t ia, int64_t ja, const nt_mpi_grid_t *ga, void *b, int64_t ldb,
+                         int64_t ib, int64_t jb, const nt_mpi_grid_t *gb)
+{
+    r->a.rank_cell = malloc((size_t)r->size * sizeof(int));
+    r->b.rank_cell = malloc((size_t)r->size * sizeof(int));
+    if (!r->a.rank_cell || !r->b.rank_cell)
+        return nt_mpi_fail(NT_ENOMEM, "out of memory for the rank tables");
+    nt_status s = check_grid("A", ga, r->size, &r->a, r->me);
+    if (!s)
+        s = check_grid("B", gb, r->size, &r->b, r->me);
+    if (!s)
+        s = check_args(rows, cols, r->es, ia, ja, &r->a, ib, jb, &r->b);
+    bool nonempty = rows > 0 && cols > 0;
+    if (!s)
+        s = check_local("A", &r->a, a, lda, nonempty);
+    if (!s)
+        s = check_local("B", &r->b, b, ldb, nonempty);
+    if (s || !nonempty)
+        return s;
+    nt_mpi_dim ds[2] = {{ga->mb, ia, ga->nprow, ga->rsrc}, {ga->nb, ja, ga->npcol, ga->csrc}};
+    nt_mpi_dim dt[2] = {{gb->mb, ib, gb->nprow, gb->rsrc}, {gb->nb, jb, gb->npcol, gb->csrc}};
+    if (r->a.cell >= 0)
+        s = make_pairs(rows, cols, ds, dt, true, r->a.prow, r->a.pcol, &r->src);
+    if (!s && r->b.cell >= 0)
+        s = make_pairs(rows, cols, ds, dt, false, r->b.prow, r->b.pcol, &r->dst);
+    return s ? s : plan_messages(r);
+}
+
+nt_status nt_mpi_redist(MPI_Comm comm, int64_t rows, int64_t cols, size_t elem_size,
+                        const void *a, int64_t lda, int64_t ia, int64_t ja,
+                        const nt_mpi_grid_t *ga, void *b, int64_t ldb, int64_t ib, int64_t jb,
+                        const nt_mpi_grid_t *gb, const nt_mpi_opts_t *opts,
+                        nt_mpi_stats_t *stats)
+{
+    double t0 = MPI_Wtime();
+    nt_mpi_stats_t st = {0};
+    if (comm == MPI_COMM_NULL)
+        return nt_mpi_fail(NT_EINVAL, "comm: MPI_COMM_NULL");
+    run r = {.comm = MPI_COMM_NULL, .es = elem_size};
+    r.threads = opts && opts->threads > 0 ? opts->threads : omp_get_max_threads();
+    // A private communicator: our tags never meet the caller's messages, and MPI errors
+    // come back as codes instead of aborting.
+    if (MPI_Comm_dup(comm, &r.comm) != MPI_SUCCESS)
+        return nt_mpi_fail(NT_ESYS, "MPI_Comm_dup failed");
+    MPI_Comm_set_errhandler(r.comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(r.comm, &r.me);
+    MPI_Comm_size(r.comm, &r.size);
+    nt_status s = prepare(&r, rows, cols, a, lda, ia, ja, ga, b, ldb, ib, jb, gb);
+    s = agree(r.comm, s, r.me);
+    double t1 = MPI_Wtime();
+    if (!s && rows > 0 && cols > 0) {
+        s = exchange(&r, a, lda, &st);
+        if (!s && injected_rank() == r.me)
+            s = nt_mpi_fail(NT_ESYS, "injected failure (NT_MPI_FAIL_RANK=%d)", r.me);
+        // Nothing of B is written before every rank has everything.
+        s = agree(r.comm, s, r.me);
+    }
+    double t2 = MPI_Wtime();
+    if (!s && rows > 0 && cols > 0) {
+        for (int i = 0; i < r.nin; i++) {
+            const msg *m = &r.in[i];
+            move_block(UNPACK, m->rp, m->cp, NULL, 0, b, ldb, r.rbuf + m->off, r.es, r.threads);
+        }
+        if (r.a.cell >= 0 && r.b.cell >= 0) {
+            const nt_mpi_pieces *rp = &r.src.rows[r.b.prow], *cp = &r.src.cols[r.b.pcol];
+            if (rp->sum > 0 && cp->sum > 0) {
+                move_block(LOCAL, rp, cp, a, lda, b, ldb, NULL, r.es, r.threads);
+                st.bytes_local = rp->sum * cp->sum * (int64_t)r.es;
+                st.pieces += rp->n * cp->sum;
+            }
+        }
+    }
+    double t3 = MPI_Wtime();
+    cleanup(&r);
+    st.seconds_plan = t1 - t0;
+    st.seconds_exchange = t2 - t1;
+    st.seconds_unpack = t3 - t2;
+    st.seconds = MPI_Wtime() - t0;
+    if (stats)
+        *stats = st;
+    return s;
+}
