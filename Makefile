@@ -377,7 +377,7 @@ MPI_ALL     := $(if $(SCALAPACK_FOUND),$(MPI_LIB_A) $(MPI_LIB_SO) $(MPI_TEST) $(
 # mpirun as root needs Open MPI's consent; 2 cores here, so ranks are oversubscribed.
 MPIRUN      ?= OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 \
                mpirun --oversubscribe --mca mpi_yield_when_idle 1
-MPI_TEST_CASES ?= 700
+MPI_TEST_CASES ?= 3000
 
 .PHONY: mpi test-mpi check-abi-mpi
 all: $(MPI_ALL)

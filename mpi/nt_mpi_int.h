@@ -12,6 +12,14 @@ nt_status nt_mpi_fail(nt_status code, const char *fmt, ...) __attribute__((forma
 // Set the message as is (the agreement copies another rank's message).
 void nt_mpi_set_error(const char *msg);
 
+// The private duplicate of comm (MPI errors returned, our tags apart from the caller's),
+// made at the first call on comm (collective) and cached as an attribute of comm.
+nt_status nt_mpi_private_comm(MPI_Comm comm, MPI_Comm *out);
+
+// Buffer which (0 = send, 1 = receive) of at least bytes, kept between calls and freed at
+// MPI_Finalize; NULL when it cannot be allocated.
+char *nt_mpi_buffer(int which, size_t bytes);
+
 // One contiguous piece of a dimension: len indices starting at local index s of the source and
 // local index d of the target.
 typedef struct nt_mpi_piece {

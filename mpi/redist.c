@@ -288,8 +288,8 @@ static nt_status plan_messages(run *r)
         rbytes += bytes;
         nreq += parts(bytes);
     }
-    r->sbuf = malloc(sbytes ? (size_t)sbytes : 1);
-    r->rbuf = malloc(rbytes ? (size_t)rbytes : 1);
+    r->sbuf = nt_mpi_buffer(0, (size_t)sbytes);
+    r->rbuf = nt_mpi_buffer(1, (size_t)rbytes);
     r->req = malloc((size_t)(nreq ? nreq : 1) * sizeof *r->req);
     if (!r->sbuf || !r->rbuf || !r->req)
         return nt_mpi_fail(NT_ENOMEM, "out of memory for %lld bytes of send and %lld of receive "
@@ -342,13 +342,9 @@ static void cleanup(run *r)
     free_pairs(&r->dst);
     free(r->out);
     free(r->in);
-    free(r->sbuf);
-    free(r->rbuf);
     free(r->req);
     free(r->a.rank_cell);
     free(r->b.rank_cell);
-    if (r->comm != MPI_COMM_NULL)
-        MPI_Comm_free(&r->comm);
 }
 
 // Arguments, pieces and buffers of this rank; the status is agreed on by the caller.
@@ -395,12 +391,12 @@ nt_status nt_mpi_redist(MPI_Comm comm, int64_t rows, int64_t cols, size_t elem_s
     r.threads = opts && opts->threads > 0 ? opts->threads : omp_get_max_threads();
     // A private communicator: our tags never meet the caller's messages, and MPI errors
     // come back as codes instead of aborting.
-    if (MPI_Comm_dup(comm, &r.comm) != MPI_SUCCESS)
-        return nt_mpi_fail(NT_ESYS, "MPI_Comm_dup failed");
-    MPI_Comm_set_errhandler(r.comm, MPI_ERRORS_RETURN);
+    nt_status s = nt_mpi_private_comm(comm, &r.comm);
+    if (s)
+        return s;
     MPI_Comm_rank(r.comm, &r.me);
     MPI_Comm_size(r.comm, &r.size);
-    nt_status s = prepare(&r, rows, cols, a, lda, ia, ja, ga, b, ldb, ib, jb, gb);
+    s = prepare(&r, rows, cols, a, lda, ia, ja, ga, b, ldb, ib, jb, gb);
     s = agree(r.comm, s, r.me);
     double t1 = MPI_Wtime();
     if (!s && rows > 0 && cols > 0) {
