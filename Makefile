@@ -418,10 +418,14 @@ check-abi-mpi: $(MPI_LIB_SO)
 	sh mpi/abi.sh check mpi/include $(MPICC) $(MPI_LIB_SO)
 
 # Random geometries against pdgemr2d and the owner oracle, failure injection, on 2, 3 and 4
-# ranks (MPI_TEST_CASES geometries per run).
+# ranks (MPI_TEST_CASES geometries per run), through the shared-memory windows of one node;
+# then on 3 ranks with them switched off (NT_MPI_NO_SHM=1: every message point-to-point, the
+# path between nodes).
 test-mpi: $(MPI_TEST) check-abi-mpi
 	for np in 2 3 4; do $(MPIRUN) -np $$np $(MPI_TEST) --cases $(MPI_TEST_CASES) --seed $$np \
 	  || exit 1; done
+	NT_MPI_NO_SHM=1 $(MPIRUN) -x NT_MPI_NO_SHM -np 3 $(MPI_TEST) --cases $(MPI_TEST_CASES) \
+	  --seed 5
 else
 test-mpi check-abi-mpi:
 	@echo "$@: not built (no $(MPICC) or no $(SCALAPACK_LIB); make deps installs them)"

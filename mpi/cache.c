@@ -1,8 +1,12 @@
-// What outlives one call: the private duplicate of each caller's communicator (an MPI
-// attribute of that communicator, freed with it) and the pack/receive buffers (kept between
-// calls so that a repeated redistribution does not fault fresh pages in each time; freed by
-// an attribute of MPI_COMM_SELF, whose delete callback MPI_Finalize runs first).
+// What outlives one call. Per caller's communicator (an MPI attribute of it, freed with it):
+// the private duplicate, the ranks that share this rank's memory (MPI_Comm_split_type
+// SHARED) and a shared-memory window (MPI_Win_allocate_shared) into which ranks of one node
+// pack their messages directly, saving the transport's copy. Per process: the pack and
+// receive buffers of the point-to-point path, kept so that a repeated redistribution does not
+// fault fresh pages in each time (freed by an attribute of MPI_COMM_SELF, whose delete
+// callback MPI_Finalize runs first).
 #include <stdlib.h>
+#include <string.h>
 
 #include "nt_mpi_int.h"
 
@@ -12,12 +16,32 @@ static struct {
     size_t size;
 } buf[2];
 
-static int free_dup(MPI_Comm comm, int key, void *val, void *extra)
+static void free_window(nt_mpi_ctx *c)
+{
+    if (c->win != MPI_WIN_NULL) {
+        MPI_Win_unlock_all(c->win);
+        MPI_Win_free(&c->win);
+    }
+    c->win = MPI_WIN_NULL;
+    c->base = NULL;
+    c->cap = 0;
+}
+
+static void free_ctx(nt_mpi_ctx *c)
+{
+    free_window(c);
+    if (c->node != MPI_COMM_NULL)
+        MPI_Comm_free(&c->node);
+    if (c->comm != MPI_COMM_NULL)
+        MPI_Comm_free(&c->comm);
+    free(c->node_rank);
+    free(c);
+}
+
+static int delete_ctx(MPI_Comm comm, int key, void *val, void *extra)
 {
     (void)comm, (void)key, (void)extra;
-    MPI_Comm *dup = val;
-    MPI_Comm_free(dup);
-    free(dup);
+    free_ctx(val);
     return MPI_SUCCESS;
 }
 
@@ -32,35 +56,102 @@ static int free_buffers(MPI_Comm comm, int key, void *val, void *extra)
     return MPI_SUCCESS;
 }
 
-nt_status nt_mpi_private_comm(MPI_Comm comm, MPI_Comm *out)
+// The node communicator and the rank translation; shm stays off if any step fails or
+// NT_MPI_NO_SHM is set (then every message goes through point-to-point).
+static void setup_node(nt_mpi_ctx *c)
+{
+    int size;
+    MPI_Comm_size(c->comm, &size);
+    c->node_rank = malloc((size_t)size * sizeof *c->node_rank);
+    const char *off = getenv("NT_MPI_NO_SHM");
+    int want = c->node_rank && !(off && *off && strcmp(off, "0"));
+    // Every rank must take the same path: the split is collective.
+    MPI_Allreduce(MPI_IN_PLACE, &want, 1, MPI_INT, MPI_MIN, c->comm);
+    if (!want || MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                                     &c->node) != MPI_SUCCESS) {
+        c->node = MPI_COMM_NULL;
+        return;
+    }
+    MPI_Group g, gn;
+    MPI_Comm_group(c->comm, &g);
+    MPI_Comm_group(c->node, &gn);
+    int *all = malloc((size_t)size * sizeof *all);
+    if (all) {
+        for (int i = 0; i < size; i++)
+            all[i] = i;
+        MPI_Group_translate_ranks(g, size, all, gn, c->node_rank);
+        for (int i = 0; i < size; i++)
+            if (c->node_rank[i] == MPI_UNDEFINED)
+                c->node_rank[i] = -1;
+        c->shm = true;
+    }
+    free(all);
+    MPI_Group_free(&g);
+    MPI_Group_free(&gn);
+}
+
+nt_status nt_mpi_context(MPI_Comm comm, nt_mpi_ctx **out)
 {
     if (comm_key == MPI_KEYVAL_INVALID &&
-        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_dup, &comm_key, NULL) != MPI_SUCCESS)
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_ctx, &comm_key, NULL) !=
+            MPI_SUCCESS)
         return nt_mpi_fail(NT_ESYS, "MPI_Comm_create_keyval failed");
     void *val;
     int found = 0;
     if (MPI_Comm_get_attr(comm, comm_key, &val, &found) != MPI_SUCCESS)
         return nt_mpi_fail(NT_ESYS, "comm: MPI_Comm_get_attr failed (not a communicator?)");
     if (found) {
-        *out = *(MPI_Comm *)val;
+        *out = val;
         return NT_OK;
     }
     // Collective, like the call that needs it; done once per communicator.
-    MPI_Comm *dup = malloc(sizeof *dup);
-    if (!dup)
+    nt_mpi_ctx *c = calloc(1, sizeof *c);
+    if (!c)
         return nt_mpi_fail(NT_ENOMEM, "out of memory");
-    if (MPI_Comm_dup(comm, dup) != MPI_SUCCESS) {
-        free(dup);
+    c->comm = c->node = MPI_COMM_NULL;
+    c->win = MPI_WIN_NULL;
+    if (MPI_Comm_dup(comm, &c->comm) != MPI_SUCCESS) {
+        free(c);
         return nt_mpi_fail(NT_ESYS, "MPI_Comm_dup failed");
     }
-    MPI_Comm_set_errhandler(*dup, MPI_ERRORS_RETURN);
-    if (MPI_Comm_set_attr(comm, comm_key, dup) != MPI_SUCCESS) {
-        MPI_Comm_free(dup);
-        free(dup);
+    MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
+    setup_node(c);
+    if (MPI_Comm_set_attr(comm, comm_key, c) != MPI_SUCCESS) {
+        free_ctx(c);
         return nt_mpi_fail(NT_ESYS, "MPI_Comm_set_attr failed");
     }
-    *out = *dup;
+    *out = c;
     return NT_OK;
+}
+
+nt_status nt_mpi_window_grow(nt_mpi_ctx *c, size_t bytes)
+{
+    size_t want = bytes > c->cap ? bytes + bytes / 4 : c->cap;
+    free_window(c);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    // Each rank's segment on its own pages (placed by first touch, on the receiver).
+    MPI_Info_set(info, "alloc_shared_noncontig", "true");
+    int rc = MPI_Win_allocate_shared((MPI_Aint)(want ? want : 1), 1, info, c->node, &c->base,
+                                     &c->win);
+    MPI_Info_free(&info);
+    if (rc != MPI_SUCCESS) {
+        c->win = MPI_WIN_NULL;
+        return nt_mpi_fail(NT_ENOMEM, "MPI_Win_allocate_shared of %zu bytes failed", want);
+    }
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, c->win);
+    c->cap = want;
+    return NT_OK;
+}
+
+char *nt_mpi_window_of(const nt_mpi_ctx *c, int rank)
+{
+    MPI_Aint size;
+    int disp;
+    char *p = NULL;
+    if (MPI_Win_shared_query(c->win, c->node_rank[rank], &size, &disp, &p) != MPI_SUCCESS)
+        return NULL;
+    return p;
 }
 
 char *nt_mpi_buffer(int which, size_t bytes)

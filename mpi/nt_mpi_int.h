@@ -2,6 +2,8 @@
 #ifndef NUMATILE_MPI_INT_H
 #define NUMATILE_MPI_INT_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "numatile_mpi.h"
@@ -12,9 +14,26 @@ nt_status nt_mpi_fail(nt_status code, const char *fmt, ...) __attribute__((forma
 // Set the message as is (the agreement copies another rank's message).
 void nt_mpi_set_error(const char *msg);
 
-// The private duplicate of comm (MPI errors returned, our tags apart from the caller's),
-// made at the first call on comm (collective) and cached as an attribute of comm.
-nt_status nt_mpi_private_comm(MPI_Comm comm, MPI_Comm *out);
+// What a caller's communicator keeps between calls (cache.c).
+typedef struct nt_mpi_ctx {
+    MPI_Comm comm;  // private duplicate: MPI errors returned, our tags apart from the caller's
+    MPI_Comm node;  // the ranks that share memory with this one (MPI_COMM_NULL: no shm)
+    int *node_rank; // comm rank -> rank in node, -1 on another node
+    bool shm;       // same-node messages are packed straight into the receiver's window
+    MPI_Win win;    // the shared window (MPI_WIN_NULL until first needed), lock_all held
+    char *base;     // this rank's segment of it
+    size_t cap;     // its size
+} nt_mpi_ctx;
+
+// The context of comm, made at the first call on comm (collective) and cached as an
+// attribute of comm (freed with it).
+nt_status nt_mpi_context(MPI_Comm comm, nt_mpi_ctx **out);
+
+// Replace the window by one of at least bytes on this rank; collective over c->node.
+nt_status nt_mpi_window_grow(nt_mpi_ctx *c, size_t bytes);
+
+// The window segment of a rank of the same node (comm rank), or NULL.
+char *nt_mpi_window_of(const nt_mpi_ctx *c, int rank);
 
 // Buffer which (0 = send, 1 = receive) of at least bytes, kept between calls and freed at
 // MPI_Finalize; NULL when it cannot be allocated.
@@ -44,6 +63,10 @@ typedef struct nt_mpi_dim {
 // nt_cyclic_intersect(); *out is empty (v NULL) when nothing crosses.
 nt_status nt_mpi_dim_pieces(int64_t count, const nt_mpi_dim *s, int ks, const nt_mpi_dim *t,
                             int kt, nt_mpi_pieces *out);
+
+// How many of the indices 0..count-1 process ks (of s) sends to process kt (of t).
+nt_status nt_mpi_dim_count(int64_t count, const nt_mpi_dim *s, int ks, const nt_mpi_dim *t,
+                           int kt, int64_t *total);
 
 // Local index of global index g in a dimension of block size b over p processes.
 static inline int64_t nt_mpi_local(int64_t g, int64_t b, int p)

@@ -17,16 +17,38 @@ static int by_x(const void *p, const void *q)
     return (a > b) - (a < b);
 }
 
+static void to_cyclic(const nt_mpi_dim *d, int k, nt_cyclic_t *c, int *nk)
+{
+    // numatile's CYCLIC(r) puts block k on process k mod p; ScaLAPACK puts it on
+    // (k + src) mod p, so ScaLAPACK's process k is numatile's (k - src) mod p.
+    *c = (nt_cyclic_t){d->b, d->p, d->off};
+    *nk = ((k - d->src) % d->p + d->p) % d->p;
+}
+
+nt_status nt_mpi_dim_count(int64_t count, const nt_mpi_dim *s, int ks, const nt_mpi_dim *t,
+                           int kt, int64_t *total)
+{
+    nt_cyclic_t cs, ct;
+    int ns, nt;
+    to_cyclic(s, ks, &cs, &ns);
+    to_cyclic(t, kt, &ct, &nt);
+    int64_t nruns;
+    *total = 0;
+    nt_status st = count ? nt_cyclic_intersect(count, &cs, ns, &ct, nt, NULL, 0, &nruns, total)
+                         : NT_OK;
+    return st ? nt_mpi_fail(st, "nt_cyclic_intersect: %s", nt_last_error()) : NT_OK;
+}
+
 nt_status nt_mpi_dim_pieces(int64_t count, const nt_mpi_dim *s, int ks, const nt_mpi_dim *t,
                             int kt, nt_mpi_pieces *out)
 {
     *out = (nt_mpi_pieces){0};
     if (count == 0)
         return NT_OK;
-    // numatile's CYCLIC(r) puts block k on process k mod p; ScaLAPACK puts it on
-    // (k + src) mod p, so ScaLAPACK's process k is numatile's (k - src) mod p.
-    nt_cyclic_t cs = {s->b, s->p, s->off}, ct = {t->b, t->p, t->off};
-    int ns = ((ks - s->src) % s->p + s->p) % s->p, nt = ((kt - t->src) % t->p + t->p) % t->p;
+    nt_cyclic_t cs, ct;
+    int ns, nt;
+    to_cyclic(s, ks, &cs, &ns);
+    to_cyclic(t, kt, &ct, &nt);
     int64_t nruns = 0, total = 0;
     nt_status st = nt_cyclic_intersect(count, &cs, ns, &ct, nt, NULL, 0, &nruns, &total);
     if (st)

@@ -106,21 +106,24 @@ static nt_status check_args(int64_t rows, int64_t cols, size_t es, int64_t ia, i
     return NT_OK;
 }
 
-// Every rank learns the lowest rank with the most negative status and its message.
-static nt_status agree(MPI_Comm c, nt_status st, int me)
+// Every rank learns the most negative status, the message of the lowest failing rank, and
+// (flag, may be NULL) whether any rank raised its flag.
+static nt_status agree(MPI_Comm c, nt_status st, int me, int *flag)
 {
-    int in[2] = {st, me}, out[2];
-    if (MPI_Allreduce(in, out, 1, MPI_2INT, MPI_MINLOC, c) != MPI_SUCCESS)
+    int v[3] = {st, flag ? -*flag : 0, st ? me : INT_MAX};
+    if (MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_INT, MPI_MIN, c) != MPI_SUCCESS)
         return nt_mpi_fail(NT_ESYS, "MPI_Allreduce of the agreement failed");
-    if (out[0] == NT_OK)
+    if (flag)
+        *flag = -v[1];
+    if (v[0] == NT_OK)
         return NT_OK;
     char msg[400];
     snprintf(msg, sizeof msg, "rank %d: %s", me, nt_mpi_last_error());
-    if (MPI_Bcast(msg, sizeof msg, MPI_CHAR, out[1], c) != MPI_SUCCESS)
+    if (MPI_Bcast(msg, sizeof msg, MPI_CHAR, v[2], c) != MPI_SUCCESS)
         return nt_mpi_fail(NT_ESYS, "MPI_Bcast of the error message failed");
     msg[sizeof msg - 1] = '\0';
     nt_mpi_set_error(msg);
-    return (nt_status)out[0];
+    return (nt_status)v[0];
 }
 
 // The pieces of one rank in both dimensions, toward (as source) or from (as target) every
@@ -228,14 +231,18 @@ static int injected_rank(void)
     return *end || r < 0 || r > INT_MAX ? -1 : (int)r;
 }
 
-// One message: peer rank, bytes, offset in the send or receive buffer, the pieces.
+// One message: peer rank, bytes, offset in the send buffer (outgoing) or in the receive
+// segment (incoming; for a direct outgoing message, in the receiver's segment), the pieces.
+// direct: the peer shares memory with this rank, the sender packs into the receiver's window.
 typedef struct msg {
     int rank;
     int64_t bytes, off;
+    bool direct;
     const nt_mpi_pieces *rp, *cp;
 } msg;
 
 typedef struct run {
+    nt_mpi_ctx *ctx;
     MPI_Comm comm;
     int me, size, threads;
     size_t es;
@@ -243,7 +250,10 @@ typedef struct run {
     pairs src, dst; // as source (to every target process), as target (from every source)
     msg *out, *in;
     int nout, nin;
-    char *sbuf, *rbuf;
+    int64_t rbytes;   // bytes this rank receives
+    char *sbuf, *rbase; // pack buffer of the point-to-point messages; receive segment
+    int64_t *rowtot, *coltot; // elements from every source process row/column to every target
+                              // one (pA x pB, qA x qB), for the offsets of direct messages
     MPI_Request *req;
     int nreq;
 } run;
@@ -251,6 +261,29 @@ typedef struct run {
 static int64_t parts(int64_t bytes)
 {
     return (bytes + CHUNK - 1) / CHUNK;
+}
+
+static int rank_of(const nt_mpi_grid_t *g, int cell)
+{
+    return g->ranks ? g->ranks[cell] : cell;
+}
+
+// Where the receiver (cell d of B, rank dest) expects this rank's message: after the messages
+// of the source cells before this rank's, in cell order, its own excluded (it copies those).
+static int64_t direct_offset(const run *r, int d, int dest)
+{
+    const nt_mpi_grid_t *ga = r->a.g, *gb = r->b.g;
+    int64_t off = 0;
+    for (int c = 0; c < r->a.cell; c++)
+        if (rank_of(ga, c) != dest)
+            off += r->rowtot[(c / ga->npcol) * gb->nprow + d / gb->npcol] *
+                   r->coltot[(c % ga->npcol) * gb->npcol + d % gb->npcol] * (int64_t)r->es;
+    return off;
+}
+
+static bool shares_memory(const run *r, int rank)
+{
+    return r->ctx->shm && r->ctx->node_rank[rank] >= 0;
 }
 
 // The messages and the buffers; every size checked for overflow.
@@ -263,7 +296,7 @@ static nt_status plan_messages(run *r)
         return nt_mpi_fail(NT_ENOMEM, "out of memory for the message table");
     int64_t sbytes = 0, rbytes = 0, nreq = 0;
     for (int c = 0; r->a.cell >= 0 && c < gb->nprow * gb->npcol; c++) {
-        int dest = gb->ranks ? gb->ranks[c] : c;
+        int dest = rank_of(gb, c);
         const nt_mpi_pieces *rp = &r->src.rows[c / gb->npcol], *cp = &r->src.cols[c % gb->npcol];
         int64_t bytes;
         if (__builtin_mul_overflow(rp->sum, cp->sum, &bytes) ||
@@ -271,27 +304,36 @@ static nt_status plan_messages(run *r)
             return nt_mpi_fail(NT_ERANGE, "message to rank %d overflows", dest);
         if (bytes == 0 || dest == r->me)
             continue;
-        r->out[r->nout++] = (msg){dest, bytes, sbytes, rp, cp};
-        sbytes += bytes;
-        nreq += parts(bytes);
+        bool direct = shares_memory(r, dest);
+        r->out[r->nout++] = (msg){dest, bytes, direct ? direct_offset(r, c, dest) : sbytes,
+                                  direct, rp, cp};
+        if (!direct) {
+            sbytes += bytes;
+            nreq += parts(bytes);
+        }
     }
     for (int c = 0; r->b.cell >= 0 && c < ga->nprow * ga->npcol; c++) {
-        int from = ga->ranks ? ga->ranks[c] : c;
+        int from = rank_of(ga, c);
         const nt_mpi_pieces *rp = &r->dst.rows[c / ga->npcol], *cp = &r->dst.cols[c % ga->npcol];
         int64_t bytes;
         if (__builtin_mul_overflow(rp->sum, cp->sum, &bytes) ||
-            __builtin_mul_overflow(bytes, (int64_t)r->es, &bytes))
+            __builtin_mul_overflow(bytes, (int64_t)r->es, &bytes) ||
+            __builtin_add_overflow(rbytes, bytes, &r->rbytes))
             return nt_mpi_fail(NT_ERANGE, "message from rank %d overflows", from);
         if (bytes == 0 || from == r->me)
             continue;
-        r->in[r->nin++] = (msg){from, bytes, rbytes, rp, cp};
+        bool direct = shares_memory(r, from);
+        r->in[r->nin++] = (msg){from, bytes, rbytes, direct, rp, cp};
         rbytes += bytes;
-        nreq += parts(bytes);
+        nreq += direct ? 0 : parts(bytes);
     }
+    r->rbytes = rbytes;
     r->sbuf = nt_mpi_buffer(0, (size_t)sbytes);
-    r->rbuf = nt_mpi_buffer(1, (size_t)rbytes);
+    // Without shared memory the receive segment is a private buffer; with it, the window
+    // (grown, if needed, once every rank agrees).
+    r->rbase = r->ctx->shm ? NULL : nt_mpi_buffer(1, (size_t)rbytes);
     r->req = malloc((size_t)(nreq ? nreq : 1) * sizeof *r->req);
-    if (!r->sbuf || !r->rbuf || !r->req)
+    if (!r->sbuf || (!r->ctx->shm && !r->rbase) || !r->req)
         return nt_mpi_fail(NT_ENOMEM, "out of memory for %lld bytes of send and %lld of receive "
                            "buffers", (long long)sbytes, (long long)rbytes);
     return NT_OK;
@@ -314,23 +356,34 @@ static nt_status post(run *r, const msg *m, char *base, bool send)
     return NT_OK;
 }
 
-// Receives posted first, then each message packed and sent at once; all completed here.
+// Receives posted first, then each message packed (into the receiver's window when it shares
+// memory with this rank, else into the send buffer and sent at once); all completed here.
 static nt_status exchange(run *r, const void *a, int64_t lda, nt_mpi_stats_t *st)
 {
     nt_status s = NT_OK;
     for (int i = 0; i < r->nin && !s; i++)
-        s = post(r, &r->in[i], r->rbuf, false);
+        if (!r->in[i].direct)
+            s = post(r, &r->in[i], r->rbase, false);
     for (int i = 0; i < r->nout && !s; i++) {
         const msg *m = &r->out[i];
-        move_block(PACK, m->rp, m->cp, a, lda, NULL, 0, r->sbuf + m->off, r->es, r->threads);
-        s = post(r, m, r->sbuf, true);
+        char *base = m->direct ? nt_mpi_window_of(r->ctx, m->rank) : r->sbuf;
+        if (!base) {
+            s = nt_mpi_fail(NT_ESYS, "MPI_Win_shared_query of rank %d failed", m->rank);
+            break;
+        }
+        move_block(PACK, m->rp, m->cp, a, lda, NULL, 0, base + m->off, r->es, r->threads);
+        if (!m->direct)
+            s = post(r, m, r->sbuf, true);
         st->bytes_sent += m->bytes;
-        st->messages_sent += parts(m->bytes);
+        st->messages_sent += m->direct ? 1 : parts(m->bytes);
         st->pieces += m->rp->n * m->cp->sum;
     }
     // Requests already posted complete even after a failure, so nothing is left in flight.
     if (r->nreq && MPI_Waitall(r->nreq, r->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS && !s)
         s = nt_mpi_fail(NT_ESYS, "MPI_Waitall failed");
+    // Our stores into other ranks' windows become visible to them after the agreement.
+    if (r->ctx->win != MPI_WIN_NULL)
+        MPI_Win_sync(r->ctx->win);
     for (int i = 0; i < r->nin; i++)
         st->bytes_received += r->in[i].bytes;
     return s;
@@ -343,8 +396,28 @@ static void cleanup(run *r)
     free(r->out);
     free(r->in);
     free(r->req);
+    free(r->rowtot);
+    free(r->coltot);
     free(r->a.rank_cell);
     free(r->b.rank_cell);
+}
+
+// Elements between every pair of process rows and of process columns (direct_offset()).
+static nt_status totals(run *r, int64_t rows, int64_t cols, const nt_mpi_dim *ds,
+                        const nt_mpi_dim *dt)
+{
+    r->rowtot = malloc((size_t)ds[0].p * (size_t)dt[0].p * sizeof *r->rowtot);
+    r->coltot = malloc((size_t)ds[1].p * (size_t)dt[1].p * sizeof *r->coltot);
+    if (!r->rowtot || !r->coltot)
+        return nt_mpi_fail(NT_ENOMEM, "out of memory for the pair totals");
+    nt_status s = NT_OK;
+    for (int i = 0; i < ds[0].p && !s; i++)
+        for (int j = 0; j < dt[0].p && !s; j++)
+            s = nt_mpi_dim_count(rows, &ds[0], i, &dt[0], j, &r->rowtot[i * dt[0].p + j]);
+    for (int i = 0; i < ds[1].p && !s; i++)
+        for (int j = 0; j < dt[1].p && !s; j++)
+            s = nt_mpi_dim_count(cols, &ds[1], i, &dt[1], j, &r->coltot[i * dt[1].p + j]);
+    return s;
 }
 
 // Arguments, pieces and buffers of this rank; the status is agreed on by the caller.
@@ -374,6 +447,8 @@ static nt_status prepare(run *r, int64_t rows, int64_t cols, const void *a, int6
         s = make_pairs(rows, cols, ds, dt, true, r->a.prow, r->a.pcol, &r->src);
     if (!s && r->b.cell >= 0)
         s = make_pairs(rows, cols, ds, dt, false, r->b.prow, r->b.pcol, &r->dst);
+    if (!s && r->a.cell >= 0 && r->ctx->shm)
+        s = totals(r, rows, cols, ds, dt);
     return s ? s : plan_messages(r);
 }
 
@@ -391,26 +466,40 @@ nt_status nt_mpi_redist(MPI_Comm comm, int64_t rows, int64_t cols, size_t elem_s
     r.threads = opts && opts->threads > 0 ? opts->threads : omp_get_max_threads();
     // A private communicator: our tags never meet the caller's messages, and MPI errors
     // come back as codes instead of aborting.
-    nt_status s = nt_mpi_private_comm(comm, &r.comm);
+    nt_status s = nt_mpi_context(comm, &r.ctx);
     if (s)
         return s;
+    r.comm = r.ctx->comm;
     MPI_Comm_rank(r.comm, &r.me);
     MPI_Comm_size(r.comm, &r.size);
     s = prepare(&r, rows, cols, a, lda, ia, ja, ga, b, ldb, ib, jb, gb);
-    s = agree(r.comm, s, r.me);
+    bool nonempty = rows > 0 && cols > 0;
+    int grow = !s && nonempty && r.ctx->shm && (size_t)r.rbytes > r.ctx->cap;
+    s = agree(r.comm, s, r.me, &grow);
+    if (!s && grow) {
+        // Collective over each node: every rank takes part once any rank needs more.
+        s = nt_mpi_window_grow(r.ctx, (size_t)r.rbytes);
+        s = agree(r.comm, s, r.me, NULL);
+    }
+    if (!s && r.ctx->shm)
+        r.rbase = r.ctx->base;
     double t1 = MPI_Wtime();
-    if (!s && rows > 0 && cols > 0) {
+    if (!s && nonempty) {
         s = exchange(&r, a, lda, &st);
         if (!s && injected_rank() == r.me)
             s = nt_mpi_fail(NT_ESYS, "injected failure (NT_MPI_FAIL_RANK=%d)", r.me);
         // Nothing of B is written before every rank has everything.
-        s = agree(r.comm, s, r.me);
+        s = agree(r.comm, s, r.me, NULL);
+        // The other ranks' stores into this rank's window are visible from here on.
+        if (r.ctx->win != MPI_WIN_NULL)
+            MPI_Win_sync(r.ctx->win);
     }
     double t2 = MPI_Wtime();
-    if (!s && rows > 0 && cols > 0) {
+    if (!s && nonempty) {
         for (int i = 0; i < r.nin; i++) {
             const msg *m = &r.in[i];
-            move_block(UNPACK, m->rp, m->cp, NULL, 0, b, ldb, r.rbuf + m->off, r.es, r.threads);
+            move_block(UNPACK, m->rp, m->cp, NULL, 0, b, ldb, r.rbase + m->off, r.es,
+                       r.threads);
         }
         if (r.a.cell >= 0 && r.b.cell >= 0) {
             const nt_mpi_pieces *rp = &r.src.rows[r.b.prow], *cp = &r.src.cols[r.b.pcol];
