@@ -379,7 +379,7 @@ MPIRUN      ?= OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM
                mpirun --oversubscribe --mca mpi_yield_when_idle 1
 MPI_TEST_CASES ?= 3000
 
-.PHONY: mpi test-mpi check-abi-mpi
+.PHONY: mpi test-mpi check-abi-mpi install-mpi
 all: $(MPI_ALL)
 mpi: $(MPI_ALL)
 
@@ -414,6 +414,16 @@ $(MPI_TOOL): $(BUILD)/obj/mpi/tools/numatile_mpi.o $(MPI_LIB_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(LDFLAGS) -o $@ $^ -ljansson $(MPI_LIBS)
 
+# Installed beside libnumatile: <numatile_mpi.h>, the libraries, the MPI program.
+install-mpi: $(MPI_ALL)
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin
+	install -m 644 mpi/include/numatile_mpi.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(MPI_LIB_A) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(MPI_LIB_SO) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libnumatile_mpi.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libnumatile_mpi.so.$(SOVERSION)
+	ln -sf libnumatile_mpi.so.$(SOVERSION) $(DESTDIR)$(PREFIX)/lib/libnumatile_mpi.so
+	install -m 755 $(MPI_TOOL) $(DESTDIR)$(PREFIX)/bin/
+
 check-abi-mpi: $(MPI_LIB_SO)
 	sh mpi/abi.sh check mpi/include $(MPICC) $(MPI_LIB_SO)
 
@@ -429,7 +439,9 @@ test-mpi: $(MPI_TEST) check-abi-mpi
 else
 test-mpi check-abi-mpi:
 	@echo "$@: not built (no $(MPICC) or no $(SCALAPACK_LIB); make deps installs them)"
+install-mpi:
 endif
+install: install-mpi
 
 clean:
 	rm -rf $(BUILD) build
