@@ -15,9 +15,16 @@
  *
  * Execution: for every pair of ranks the elements that cross are packed once, in one
  * contiguous buffer, straight from the local arrays (the pieces come from the closed-form
- * runs, never one record per element), exchanged with nonblocking point-to-point messages
- * (one per pair, MPI_Isend / MPI_Irecv), and unpacked by OpenMP threads on the receiving rank;
- * pieces that stay on a rank are copied directly.
+ * runs, never one record per element), and unpacked by OpenMP threads on the receiving rank;
+ * pieces that stay on a rank are copied directly. Ranks on one node (MPI_Comm_split_type
+ * SHARED) pack straight into the receiver's segment of an MPI-3 shared window
+ * (MPI_Win_allocate_shared), which saves the transport's copy; between nodes, and for every
+ * pair when the environment variable NT_MPI_NO_SHM is set to a value other than 0 at the
+ * first call on a communicator, one nonblocking point-to-point message per pair
+ * (MPI_Isend / MPI_Irecv). The window, the pack and receive buffers and a private duplicate of
+ * the communicator are kept between calls (attributes of the communicator and of
+ * MPI_COMM_SELF: freed with the communicator and at MPI_Finalize), so the first call on a
+ * communicator is collective in one more way (MPI_Comm_dup) and later calls fault no pages in.
  *
  * Transactional: the target is not written before every rank has received everything; an
  * agreement (MPI_Allreduce of the statuses) ends the exchange, so every rank returns the same
