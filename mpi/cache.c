@@ -27,13 +27,31 @@ static void free_window(nt_mpi_ctx *c)
     c->cap = 0;
 }
 
-static void free_ctx(nt_mpi_ctx *c)
+// Live contexts: MPI_Finalize deletes MPI_COMM_SELF's attributes first and the caller's
+// communicators' only later (Open MPI: after its one-sided layer is gone), so the windows and
+// communicators are released from MPI_COMM_SELF's callback. Every rank made its contexts in
+// the same order (collectively), so the collective frees match.
+enum { MAX_CTX = 64 };
+static nt_mpi_ctx *live[MAX_CTX];
+static int nlive;
+
+static void release_mpi(nt_mpi_ctx *c)
 {
     free_window(c);
     if (c->node != MPI_COMM_NULL)
         MPI_Comm_free(&c->node);
     if (c->comm != MPI_COMM_NULL)
         MPI_Comm_free(&c->comm);
+}
+
+static void free_ctx(nt_mpi_ctx *c)
+{
+    for (int i = 0; i < nlive; i++)
+        if (live[i] == c) {
+            live[i] = live[--nlive];
+            break;
+        }
+    release_mpi(c);
     free(c->node_rank);
     free(c);
 }
@@ -48,12 +66,25 @@ static int delete_ctx(MPI_Comm comm, int key, void *val, void *extra)
 static int free_buffers(MPI_Comm comm, int key, void *val, void *extra)
 {
     (void)comm, (void)key, (void)val, (void)extra;
+    for (int i = 0; i < nlive; i++)
+        release_mpi(live[i]);
     for (int i = 0; i < 2; i++) {
         free(buf[i].p);
         buf[i].p = NULL;
         buf[i].size = 0;
     }
     return MPI_SUCCESS;
+}
+
+static nt_status ensure_self_key(void)
+{
+    if (self_key != MPI_KEYVAL_INVALID)
+        return NT_OK;
+    if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_buffers, &self_key, NULL) !=
+            MPI_SUCCESS ||
+        MPI_Comm_set_attr(MPI_COMM_SELF, self_key, NULL) != MPI_SUCCESS)
+        return nt_mpi_fail(NT_ESYS, "MPI_COMM_SELF attribute failed");
+    return NT_OK;
 }
 
 // The node communicator and the rank translation; shm stays off if any step fails or
@@ -116,10 +147,13 @@ nt_status nt_mpi_context(MPI_Comm comm, nt_mpi_ctx **out)
     }
     MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
     setup_node(c);
-    if (MPI_Comm_set_attr(comm, comm_key, c) != MPI_SUCCESS) {
+    if (nlive == MAX_CTX || ensure_self_key() != NT_OK ||
+        MPI_Comm_set_attr(comm, comm_key, c) != MPI_SUCCESS) {
         free_ctx(c);
-        return nt_mpi_fail(NT_ESYS, "MPI_Comm_set_attr failed");
+        return nt_mpi_fail(NT_ESYS, "cannot keep the context of comm (more than %d "
+                           "communicators, or MPI_Comm_set_attr failed)", MAX_CTX);
     }
+    live[nlive++] = c;
     *out = c;
     return NT_OK;
 }
@@ -156,12 +190,8 @@ char *nt_mpi_window_of(const nt_mpi_ctx *c, int rank)
 
 char *nt_mpi_buffer(int which, size_t bytes)
 {
-    if (self_key == MPI_KEYVAL_INVALID) {
-        if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_buffers, &self_key, NULL) !=
-                MPI_SUCCESS ||
-            MPI_Comm_set_attr(MPI_COMM_SELF, self_key, NULL) != MPI_SUCCESS)
-            return NULL;
-    }
+    if (ensure_self_key() != NT_OK)
+        return NULL;
     if (bytes == 0)
         bytes = 1;
     if (buf[which].size >= bytes)
