@@ -374,8 +374,10 @@ MPI_TEST    := $(BUILD)/tests/test_pgemr2d
 MPI_TOOL    := $(BUILD)/bin/numatile-mpi
 MPI_LIBS    := $(SCALAPACK_LIB) $(LDLIBS)
 MPI_ALL     := $(if $(SCALAPACK_FOUND),$(MPI_LIB_A) $(MPI_LIB_SO) $(MPI_TEST) $(MPI_TOOL))
-# mpirun as root needs Open MPI's consent; 2 cores here, so ranks are oversubscribed.
+# mpirun as root needs Open MPI's consent; 2 cores here, so ranks are oversubscribed, and the
+# OpenMP threads some test cases ask for sleep instead of spinning when idle.
 MPIRUN      ?= OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 \
+               OMP_WAIT_POLICY=passive \
                mpirun --oversubscribe --mca mpi_yield_when_idle 1
 MPI_TEST_CASES ?= 3000
 

@@ -14,7 +14,11 @@
 //   - some cases run with 16-byte elements through nt_pgemr2d (oracle only);
 //   - failure injection (NT_MPI_FAIL_RANK) on one rank: every rank returns NT_ESYS with the same
 //     message, B and A unchanged;
-//   - a bad leading dimension on one rank: every rank returns NT_EINVAL, B unchanged.
+//   - a bad leading dimension on one rank: every rank returns NT_EINVAL, B unchanged;
+//   - some cases run with 3-byte elements through nt_mpi_redist itself, the grids given by
+//     their rank tables and 1 to 3 OpenMP threads (oracle only);
+//   - grids nt_mpi_redist must refuse (a rank twice, a rank outside the communicator, block
+//     size 0, RSRC outside the grid, no grid): NT_EINVAL on every rank, B untouched.
 // Rank 0 prints a summary; exit 0 when every check passed on every rank, 1 otherwise.
 #include <mpi.h>
 #include <stdbool.h>
@@ -191,14 +195,123 @@ static void draw(geom *g, int R)
     g->ib = uni(1, g->B.M - g->m + 1);
     g->jb = uni(1, g->B.N - g->n + 1);
     int k = uni(0, 99);
-    g->kind = k < 8 ? 1 : k < 13 ? 2 : k < 16 ? 3 : 0;
+    g->kind = k < 8 ? 1 : k < 13 ? 2 : k < 16 ? 3 : k < 24 ? 4 : 0;
     g->fail_rank = uni(0, R - 1);
 }
 
 typedef struct tally {
     int64_t cases, vs_pdgemr2d, vs_oracle, pdgemr2d_vs_oracle, a_changed, status, injected,
-        badarg, elem16, empty;
+        badarg, elem16, empty, direct3;
 } tally;
+enum { TALLY = 11 };
+
+static bool all_same(nt_status s, nt_status want);
+
+// 3 bytes of element (gi, gj) of matrix `which` (0 = A, 1 = B's initial value).
+static void bytes3(int which, int64_t gi, int64_t gj, unsigned char *out)
+{
+    uint64_t h = (uint64_t)gi * 0x9e3779b97f4a7c15ULL ^ (uint64_t)gj * 0xc2b2ae3d27d4eb4fULL ^
+                 (uint64_t)which * 0x165667b19e3779f9ULL;
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ULL;
+    h ^= h >> 32;
+    out[0] = (unsigned char)h;
+    out[1] = (unsigned char)(h >> 8);
+    out[2] = (unsigned char)(h >> 16);
+}
+
+static void fill3(const mat *x, unsigned char *v, int which)
+{
+    memset(v, 0x5a, x->count * 3);
+    for (int lj = 0; lj < x->nloc; lj++)
+        for (int li = 0; li < x->mloc; li++)
+            bytes3(which, l2g(li, x->mb, x->myrow, x->rsrc, x->p),
+                   l2g(lj, x->nb, x->mycol, x->csrc, x->q),
+                   v + ((size_t)li + (size_t)lj * x->lld) * 3);
+}
+
+static int64_t oracle3(const geom *g, const unsigned char *b)
+{
+    const mat *x = &g->B;
+    int64_t bad = 0;
+    for (int lj = 0; x->myrow >= 0 && lj < (x->nloc > 1 ? x->nloc : 1); lj++)
+        for (int li = 0; li < x->lld; li++) {
+            unsigned char want[3] = {0x5a, 0x5a, 0x5a};
+            if (li < x->mloc && lj < x->nloc) {
+                int64_t gi = l2g(li, x->mb, x->myrow, x->rsrc, x->p);
+                int64_t gj = l2g(lj, x->nb, x->mycol, x->csrc, x->q);
+                bool in = gi >= g->ib - 1 && gi < g->ib - 1 + g->m && gj >= g->jb - 1 &&
+                          gj < g->jb - 1 + g->n;
+                if (in)
+                    bytes3(0, gi - (g->ib - 1) + (g->ia - 1), gj - (g->jb - 1) + (g->ja - 1),
+                           want);
+                else
+                    bytes3(1, gi, gj, want);
+            }
+            bad += memcmp(want, b + ((size_t)li + (size_t)lj * x->lld) * 3, 3) != 0;
+        }
+    return bad;
+}
+
+static nt_mpi_grid_t grid_of(const mat *x)
+{
+    return (nt_mpi_grid_t){x->M, x->N, x->mb, x->nb, x->rsrc, x->csrc, x->p, x->q, x->map};
+}
+
+// 3-byte elements through nt_mpi_redist itself, the grids given by their rank tables (the
+// BLACS maps: a permuted table is what a relabelling of the target does).
+static void direct3(const geom *g, int rank, tally *t, bool verbose)
+{
+    unsigned char *a = malloc(g->A.count * 3), *a0 = malloc(g->A.count * 3);
+    unsigned char *b = malloc(g->B.count * 3);
+    if (!a || !a0 || !b) {
+        fprintf(stderr, "rank %d: out of memory\n", rank);
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    fill3(&g->A, a, 0);
+    fill3(&g->B, b, 1);
+    memcpy(a0, a, g->A.count * 3);
+    nt_mpi_grid_t ga = grid_of(&g->A), gb = grid_of(&g->B);
+    nt_mpi_opts_t o = {.threads = 1 + (int)(next() % 3)};
+    nt_status s = nt_mpi_redist(MPI_COMM_WORLD, g->m, g->n, 3, g->A.myrow >= 0 ? a : NULL,
+                                g->A.lld, g->ia - 1, g->ja - 1, &ga, g->B.myrow >= 0 ? b : NULL,
+                                g->B.lld, g->ib - 1, g->jb - 1, &gb, &o, NULL);
+    if (s && verbose)
+        fprintf(stderr, "rank %d: direct3: %s\n", rank, nt_mpi_last_error());
+    t->direct3++;
+    t->status += !all_same(s, NT_OK);
+    t->vs_oracle += oracle3(g, b);
+    t->a_changed += memcmp(a, a0, g->A.count * 3) != 0;
+    free(a);
+    free(a0);
+    free(b);
+}
+
+// Grids that nt_mpi_redist must refuse on every rank, with B untouched.
+static int64_t bad_grids(int R)
+{
+    int64_t bad = 0;
+    int dup[4] = {0, 0, 1, 1}, out_of_range[2] = {0, R};
+    double x[4] = {1, 2, 3, 4}, y[4] = {5, 6, 7, 8};
+    nt_mpi_grid_t ok = {2, 2, 1, 1, 0, 0, 1, 1, NULL};
+    nt_mpi_grid_t cases[4] = {
+        {2, 2, 1, 1, 0, 0, 2, 2, dup},          // a rank twice
+        {2, 2, 1, 1, 0, 0, 1, 2, out_of_range}, // a rank outside the communicator
+        {2, 2, 0, 1, 0, 0, 1, 1, NULL},         // block size 0
+        {2, 2, 1, 1, 1, 0, 1, 1, NULL},         // RSRC outside the grid
+    };
+    for (int k = 0; k < 4; k++) {
+        if (k == 0 && R < 4)
+            continue;
+        nt_status s = nt_mpi_redist(MPI_COMM_WORLD, 2, 2, 8, x, 2, 0, 0, &ok, y, 2, 0, 0,
+                                    &cases[k], NULL, NULL);
+        bad += !all_same(s, NT_EINVAL) || y[0] != 5 || y[3] != 8;
+    }
+    nt_status s = nt_mpi_redist(MPI_COMM_WORLD, 2, 2, 8, x, 2, 0, 0, NULL, y, 2, 0, 0, &ok,
+                                NULL, NULL);
+    bad += !all_same(s, NT_EINVAL) || y[0] != 5;
+    return bad;
+}
 
 static int64_t differ(const double *x, const double *y, size_t n)
 {
@@ -242,7 +355,9 @@ static void run_case(const geom *g0, int ictxt, int rank, tally *t, bool verbose
     bool st_ok = true;
     t->cases++;
     t->empty += empty;
-    if (g.kind == 0 || g.kind == 1) {
+    if (g.kind == 4) {
+        direct3(&g, rank, t, verbose);
+    } else if (g.kind == 0 || g.kind == 1) {
         nt_status s;
         if (g.kind == 0) {
             if (!empty) {
@@ -353,19 +468,23 @@ int main(int argc, char **argv)
         draw(&g, R);
         run_case(&g, ictxt, rank, &t, verbose);
     }
-    int64_t sum[10];
+    int64_t badgrid = bad_grids(R);
+    int64_t sum[TALLY];
     memcpy(sum, &t, sizeof sum);
-    MPI_Allreduce(MPI_IN_PLACE, sum, 10, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, sum, TALLY, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &badgrid, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     tally all;
     memcpy(&all, sum, sizeof all);
-    bool ok = !all.vs_pdgemr2d && !all.vs_oracle && !all.a_changed && !all.status;
+    bool ok = !all.vs_pdgemr2d && !all.vs_oracle && !all.a_changed && !all.status && !badgrid;
     if (rank == 0)
         printf("test_pgemr2d: %d ranks, %d cases (seed %ld, %lld empty, %lld with 16-byte "
-               "elements, %lld failure injections, %lld bad-argument cases) in %.1f s: "
+               "elements, %lld with 3-byte elements through nt_mpi_redist, %lld failure "
+               "injections, %lld bad-argument cases, bad grids refused: %s) in %.1f s: "
                "mismatches vs pdgemr2d %lld, vs oracle %lld (pdgemr2d itself vs oracle %lld), "
                "source changed %lld, status disagreements %lld: %s\n",
                R, cases, seed, (long long)all.empty / R, (long long)all.elem16 / R,
-               (long long)all.injected / R, (long long)all.badarg / R, MPI_Wtime() - t0,
+               (long long)all.direct3 / R, (long long)all.injected / R,
+               (long long)all.badarg / R, badgrid ? "NO" : "yes", MPI_Wtime() - t0,
                (long long)all.vs_pdgemr2d, (long long)all.vs_oracle,
                (long long)all.pdgemr2d_vs_oracle, (long long)all.a_changed,
                (long long)all.status / R, ok ? "PASS" : "FAIL");
