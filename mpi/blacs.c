@@ -2,6 +2,7 @@
 // the grids of nt_mpi_redist(). Ranks outside a grid do not know its shape or members, so every
 // process of ictxt contributes what it knows about both grids (one all-gather).
 #include <pthread.h>
+#include <stdint.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,4 +201,103 @@ nt_status nt_pdgemr2d(int m, int n, const double *a, int ia, int ja, const int *
                       double *b, int ib, int jb, const int *descb, int ictxt)
 {
     return nt_pgemr2d(sizeof(double), m, n, a, ia, ja, desca, b, ib, jb, descb, ictxt, NULL);
+}
+
+nt_status nt_mpi_grid_from_desc(const int *desc, int ictxt, nt_mpi_grid_t *grid, int *ranks,
+                                int ranks_cap)
+{
+    if (!desc || !grid || (!ranks && ranks_cap > 0))
+        return nt_mpi_fail(NT_EINVAL, "nt_mpi_grid_from_desc: NULL argument");
+    MPI_Comm comm = MPI_COMM_NULL;
+    nt_status s = ictxt_comm(ictxt, &comm);
+    if (s)
+        return s;
+    int size, np, nq, myr, myc;
+    MPI_Comm_size(comm, &size);
+    Cblacs_gridinfo(ictxt, &np, &nq, &myr, &myc);
+    int mine[2 * REC] = {0};
+    describe(desc, mine);
+    int *all = malloc((size_t)size * 2 * REC * sizeof *all);
+    int *cells = malloc((size_t)size * sizeof *cells);
+    int ok = all && cells;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+    if (ok && MPI_Allgather(mine, 2 * REC, MPI_INT, all, 2 * REC, MPI_INT, comm) != MPI_SUCCESS)
+        s = nt_mpi_fail(NT_ESYS, "MPI_Allgather of the descriptors failed");
+    else if (!ok)
+        s = nt_mpi_fail(NT_ENOMEM, "out of memory for %d descriptors (on some process)", size);
+    nt_mpi_grid_t g = {0};
+    bool any = false;
+    if (!s)
+        s = build_grid("", all, size, 0, cells, &g, &any);
+    if (!s && !any)
+        s = nt_mpi_fail(NT_EINVAL, "desc: no process of ictxt belongs to its grid");
+    if (!s && g.nprow * g.npcol > ranks_cap)
+        s = nt_mpi_fail(NT_ERANGE, "ranks_cap = %d, the grid has %d x %d processes", ranks_cap,
+                        g.nprow, g.npcol);
+    if (!s) {
+        // Process k of the ictxt communicator is ictxt's cell k (row-major): its BLACS number.
+        for (int c = 0; c < g.nprow * g.npcol; c++)
+            ranks[c] = Cblacs_pnum(ictxt, cells[c] / nq, cells[c] % nq);
+        g.ranks = ranks;
+        *grid = g;
+    }
+    free(all);
+    free(cells);
+    return s;
+}
+
+nt_status nt_mpi_desc_from_grid(const nt_mpi_grid_t *grid, int ctxt, int64_t lld, int *desc)
+{
+    if (!grid || !desc)
+        return nt_mpi_fail(NT_EINVAL, "nt_mpi_desc_from_grid: NULL argument");
+    int64_t v[5] = {grid->m, grid->n, grid->mb, grid->nb, lld};
+    for (int i = 0; i < 5; i++)
+        if (v[i] < (i < 2 ? 0 : 1) || v[i] > INT32_MAX)
+            return nt_mpi_fail(NT_ERANGE, "nt_mpi_desc_from_grid: %s = %lld does not fit a "
+                               "descriptor", (const char *[]){"m", "n", "mb", "nb", "lld"}[i],
+                               (long long)v[i]);
+    int d[9] = {1,          ctxt,       (int)grid->m, (int)grid->n, (int)grid->mb,
+                (int)grid->nb, grid->rsrc, grid->csrc, (int)lld};
+    memcpy(desc, d, sizeof d);
+    return NT_OK;
+}
+
+nt_status nt_mpi_matrix_desc(const nt_matrix_t *A, int nprow, int npcol, int domain, int ctxt,
+                             int *desc, void **local)
+{
+    if (!A || !desc || !local)
+        return nt_mpi_fail(NT_EINVAL, "nt_mpi_matrix_desc: NULL argument");
+    if (A->layout != NT_LAYOUT_SCALAPACK || !A->allocated)
+        return nt_mpi_fail(NT_EINVAL, "nt_mpi_matrix_desc: A needs the ScaLAPACK layout and "
+                           "memory");
+    // The grid is the caller's: a matrix of few tiles fits several grids.
+    int p = nprow, q = npcol;
+    if (p < 1 || q < 1 || (int64_t)p * q > A->ndomains)
+        return nt_mpi_fail(NT_EINVAL, "nt_mpi_matrix_desc: grid %d x %d does not fit A's %d "
+                           "domains", p, q, A->ndomains);
+    if (domain < 0 || domain >= p * q)
+        return nt_mpi_fail(NT_EINVAL, "nt_mpi_matrix_desc: domain %d outside 0..%d", domain,
+                           p * q - 1);
+    // ScaLAPACK's map: tile (i, j) on grid cell (i mod p, j mod q), cell (r, c) = domain
+    // r*q + c, checked tile by tile.
+    bool cyclic = true;
+    for (int64_t i = 0; cyclic && i < A->mt; i++)
+        for (int64_t j = 0; cyclic && j < A->nt; j++)
+            cyclic = A->owner[i * A->nt + j] == (int)(i % p) * q + (int)(j % q);
+    if (!cyclic)
+        return nt_mpi_fail(NT_ENOTSUP, "nt_mpi_matrix_desc: A's map is not bc2d:%dx%d (2D "
+                           "block-cyclic, one tile per block)", p, q);
+    if (A->m > INT32_MAX || A->n > INT32_MAX || A->lld[domain] > INT32_MAX)
+        return nt_mpi_fail(NT_ERANGE, "nt_mpi_matrix_desc: sizes do not fit a descriptor");
+    int r = domain / q, c = domain % q;
+    bool holds = r < A->mt && c < A->nt;
+    // A process without elements still needs LLD >= its local rows (it may have rows and
+    // no columns).
+    int64_t rows = nt_mpi_numroc(A->m, A->mb, r, 0, p);
+    int64_t lld = holds ? A->lld[domain] : rows > 1 ? rows : 1;
+    int d[9] = {1, ctxt, (int)A->m, (int)A->n, (int)A->mb, (int)A->nb, 0, 0, (int)lld};
+    memcpy(desc, d, sizeof d);
+    // The domain's local matrix starts with its first tile (no copy).
+    *local = holds ? nt_matrix_tile(A, r, c) : NULL;
+    return NT_OK;
 }

@@ -47,6 +47,7 @@
 #include <stdint.h>
 
 #include <numatile/error.h>
+#include <numatile/matrix.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -162,6 +163,57 @@ nt_status nt_pgemr2d(size_t elem_size, int m, int n, const void *a, int ia, int 
  */
 nt_status nt_pdgemr2d(int m, int n, const double *a, int ia, int ja, const int *desca,
                       double *b, int ib, int jb, const int *descb, int ictxt);
+
+/**
+ * \brief Import a ScaLAPACK descriptor: the grid of desc, with the rank table of its BLACS
+ *        grid, for nt_mpi_redist() on MPI_COMM_WORLD (BLACS process numbers are its ranks).
+ *        A relabelling of the target is then a permutation of ranks[] (see the file's
+ *        introduction). Collective over the processes of ictxt; processes outside desc's grid
+ *        pass it with CTXT = -1.
+ * @param[in]  desc      the 9-integer descriptor (not NULL).
+ * @param[in]  ictxt     a BLACS context containing every process of desc's grid.
+ * @param[out] grid      the grid; grid->ranks points to ranks.
+ * @param[out] ranks     caller's array of ranks_cap entries, filled row-major.
+ * @param[in]  ranks_cap its capacity, at least the grid's process count.
+ * @retval NT_OK success. @retval NT_EINVAL NULL argument, bad or inconsistent descriptors,
+ *         no process in the grid, caller outside ictxt. @retval NT_ERANGE ranks_cap too
+ *         small. @retval NT_ENOMEM, NT_ESYS allocation or MPI failure. The same status on
+ *         every process of ictxt.
+ */
+nt_status nt_mpi_grid_from_desc(const int *desc, int ictxt, nt_mpi_grid_t *grid, int *ranks,
+                                int ranks_cap);
+
+/**
+ * \brief Export a grid as this rank's 9-integer descriptor (DTYPE 1).
+ * @param[in]  grid the grid (not NULL).
+ * @param[in]  ctxt the BLACS context of the grid (-1 for a rank outside it).
+ * @param[in]  lld  this rank's leading dimension, >= 1.
+ * @param[out] desc 9 integers.
+ * @retval NT_OK success. @retval NT_EINVAL NULL argument. @retval NT_ERANGE a size outside
+ *         a descriptor's 32-bit integers.
+ */
+nt_status nt_mpi_desc_from_grid(const nt_mpi_grid_t *grid, int ctxt, int64_t lld, int *desc);
+
+/**
+ * \brief Export one domain of a numatile matrix as a ScaLAPACK local matrix, without copying:
+ *        for A in ::NT_LAYOUT_SCALAPACK with the map bc2d:nprowxnpcol (tile (i,j) on domain
+ *        (i mod nprow)*npcol + j mod npcol; its tiles are the blocks), the descriptor of the
+ *        process at grid cell (domain / npcol, domain mod npcol) (RSRC = CSRC = 0) and the
+ *        address of its local matrix inside A.
+ * @param[in]  A      the matrix (not NULL), with memory.
+ * @param[in]  nprow, npcol the process grid (a matrix of few tiles fits several grids, so the
+ *                    caller says which), nprow*npcol <= A->ndomains.
+ * @param[in]  domain 0..nprow*npcol-1.
+ * @param[in]  ctxt   the BLACS context to put in the descriptor.
+ * @param[out] desc   9 integers.
+ * @param[out] local  the local matrix (owned by A, valid while A lives), NULL when the domain
+ *                    holds no element (its LLD is then max(1, its local rows)).
+ * @retval NT_OK success. @retval NT_EINVAL NULL argument, no memory, another layout, a grid
+ *         larger than A's domains, domain out of range. @retval NT_ENOTSUP A's map is not
+ *         that grid's. @retval NT_ERANGE sizes beyond 32-bit descriptors.
+ */
+nt_status nt_mpi_matrix_desc(const nt_matrix_t *A, int nprow, int npcol, int domain, int ctxt,
+                             int *desc, void **local);
 
 /**
  * \brief Local rows (or columns) of a block-cyclic dimension held by process coordinate

@@ -17,6 +17,10 @@
 //   - a bad leading dimension on one rank: every rank returns NT_EINVAL, B unchanged;
 //   - some cases run with 3-byte elements through nt_mpi_redist itself, the grids given by
 //     their rank tables and 1 to 3 OpenMP threads (oracle only);
+//   - those cases import both grids from the descriptors (nt_mpi_grid_from_desc) and must
+//     get the drawn grids and rank tables back;
+//   - nt_mpi_matrix_desc: every domain of numatile ScaLAPACK-layout matrices, read through the
+//     exported descriptor and local address, against the matrix's own elements (rank 0);
 //   - grids nt_mpi_redist must refuse (a rank twice, a rank outside the communicator, block
 //     size 0, RSRC outside the grid, no grid): NT_EINVAL on every rank, B untouched.
 // Rank 0 prints a summary; exit 0 when every check passed on every rank, 1 otherwise.
@@ -26,6 +30,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <numatile/matrix.h>
+#include <numatile/topo.h>
 
 #include "numatile_mpi.h"
 
@@ -260,7 +267,17 @@ static nt_mpi_grid_t grid_of(const mat *x)
 
 // 3-byte elements through nt_mpi_redist itself, the grids given by their rank tables (the
 // BLACS maps: a permuted table is what a relabelling of the target does).
-static void direct3(const geom *g, int rank, tally *t, bool verbose)
+static bool same_grid(const nt_mpi_grid_t *x, const nt_mpi_grid_t *y)
+{
+    bool same = x->m == y->m && x->n == y->n && x->mb == y->mb && x->nb == y->nb &&
+                x->rsrc == y->rsrc && x->csrc == y->csrc && x->nprow == y->nprow &&
+                x->npcol == y->npcol;
+    for (int c = 0; same && c < x->nprow * x->npcol; c++)
+        same = x->ranks[c] == y->ranks[c];
+    return same;
+}
+
+static void direct3(const geom *g, int ictxt, int rank, tally *t, bool verbose)
 {
     unsigned char *a = malloc(g->A.count * 3), *a0 = malloc(g->A.count * 3);
     unsigned char *b = malloc(g->B.count * 3);
@@ -271,7 +288,21 @@ static void direct3(const geom *g, int rank, tally *t, bool verbose)
     fill3(&g->A, a, 0);
     fill3(&g->B, b, 1);
     memcpy(a0, a, g->A.count * 3);
-    nt_mpi_grid_t ga = grid_of(&g->A), gb = grid_of(&g->B);
+    // The grids imported from the descriptors (BLACS numbers = world ranks) must be the
+    // ones the case drew.
+    nt_mpi_grid_t ga, gb, wa = grid_of(&g->A), wb = grid_of(&g->B);
+    int ra[16], rb[16];
+    nt_status si = nt_mpi_grid_from_desc(g->A.desc, ictxt, &ga, ra, 16);
+    if (!si)
+        si = nt_mpi_grid_from_desc(g->B.desc, ictxt, &gb, rb, 16);
+    if (si || !same_grid(&ga, &wa) || !same_grid(&gb, &wb)) {
+        if (verbose)
+            fprintf(stderr, "rank %d: nt_mpi_grid_from_desc: %s\n", rank,
+                    si ? nt_mpi_last_error() : "another grid");
+        t->status++;
+        ga = wa;
+        gb = wb;
+    }
     nt_mpi_opts_t o = {.threads = 1 + (int)(next() % 3)};
     nt_status s = nt_mpi_redist(MPI_COMM_WORLD, g->m, g->n, 3, g->A.myrow >= 0 ? a : NULL,
                                 g->A.lld, g->ia - 1, g->ja - 1, &ga, g->B.myrow >= 0 ? b : NULL,
@@ -285,6 +316,76 @@ static void direct3(const geom *g, int rank, tally *t, bool verbose)
     free(a);
     free(a0);
     free(b);
+}
+
+// nt_mpi_matrix_desc: every domain's local matrix, read through its descriptor, holds A's
+// elements where ScaLAPACK's index arithmetic says; other maps and layouts refused.
+static int64_t matrix_export(void)
+{
+    static const int C[][6] = {{100, 77, 8, 5, 2, 3}, {33, 200, 64, 7, 1, 4},
+                               {5, 5, 10, 10, 2, 2},  {128, 128, 16, 16, 3, 1}};
+    int64_t bad = 0;
+    for (size_t k = 0; k < sizeof C / sizeof C[0]; k++) {
+        const int *c = C[k];
+        nt_topo_t *topo = NULL;
+        nt_matrix_t *A = NULL, *T = NULL;
+        nt_matrix_shape_t sh = {c[0], c[1], c[2], c[3], 8};
+        char spec[32];
+        snprintf(spec, sizeof spec, "bc2d:%dx%d", c[4], c[5]);
+        if (nt_topo_load(&(nt_topo_opts_t){.domains = c[4] * c[5]}, &topo) ||
+            nt_matrix_create_spec(topo, &sh, spec, 0, NT_LAYOUT_SCALAPACK, 0, &A) ||
+            nt_matrix_fill_pattern(A, 7) ||
+            nt_matrix_create_spec(topo, &sh, spec, 0, NT_LAYOUT_TILE, 0, &T)) {
+            bad++;
+        } else {
+            for (int d = 0; d < c[4] * c[5]; d++) {
+                int desc[9];
+                void *loc;
+                if (nt_mpi_matrix_desc(A, c[4], c[5], d, 42, desc, &loc)) {
+                    bad++;
+                    continue;
+                }
+                int pr = d / c[5], pc = d % c[5];
+                int mloc = numroc(c[0], c[2], pr, 0, c[4]), nloc = numroc(c[1], c[3], pc, 0, c[5]);
+                int64_t b0 = bad;
+                bad += desc[0] != 1 || desc[1] != 42 || desc[2] != c[0] || desc[3] != c[1] ||
+                       desc[4] != c[2] || desc[5] != c[3] || desc[8] < (mloc > 1 ? mloc : 1) ||
+                       ((mloc == 0 || nloc == 0) != (loc == NULL));
+                if (bad != b0)
+                    fprintf(stderr, "matrix_export case %zu domain %d: descriptor {%d %d %d %d "
+                            "%d %d %d %d %d}, local rows %d cols %d, local %p\n", k, d, desc[0],
+                            desc[1], desc[2], desc[3], desc[4], desc[5], desc[6], desc[7],
+                            desc[8], mloc, nloc, loc);
+                for (int lj = 0; loc && lj < nloc; lj++)
+                    for (int li = 0; li < mloc; li++)
+                        bad += memcmp((char *)loc + ((size_t)li + (size_t)lj * desc[8]) * 8,
+                                      nt_matrix_elem(A, l2g(li, c[2], pr, 0, c[4]),
+                                                     l2g(lj, c[3], pc, 0, c[5])), 8) != 0;
+            }
+            int desc[9];
+            void *loc;
+            bad += nt_mpi_matrix_desc(T, c[4], c[5], 0, 0, desc, &loc) != NT_EINVAL;
+            bad += nt_mpi_matrix_desc(A, c[4], c[5], c[4] * c[5], 0, desc, &loc) != NT_EINVAL;
+        }
+        nt_matrix_destroy(A);
+        nt_matrix_destroy(T);
+        nt_topo_destroy(topo);
+    }
+    // A map of another grid than the one asked for.
+    nt_topo_t *topo = NULL;
+    nt_matrix_t *R = NULL;
+    nt_matrix_shape_t sh = {64, 64, 8, 8, 8};
+    if (nt_topo_load(&(nt_topo_opts_t){.domains = 3}, &topo) ||
+        nt_matrix_create_spec(topo, &sh, "bc2d:3x1", 3, NT_LAYOUT_SCALAPACK, 0, &R)) {
+        bad++;
+    } else {
+        int desc[9];
+        void *loc;
+        bad += nt_mpi_matrix_desc(R, 1, 3, 0, 0, desc, &loc) != NT_ENOTSUP;
+    }
+    nt_matrix_destroy(R);
+    nt_topo_destroy(topo);
+    return bad;
 }
 
 // Grids that nt_mpi_redist must refuse on every rank, with B untouched.
@@ -356,7 +457,7 @@ static void run_case(const geom *g0, int ictxt, int rank, tally *t, bool verbose
     t->cases++;
     t->empty += empty;
     if (g.kind == 4) {
-        direct3(&g, rank, t, verbose);
+        direct3(&g, ictxt, rank, t, verbose);
     } else if (g.kind == 0 || g.kind == 1) {
         nt_status s;
         if (g.kind == 0) {
@@ -469,22 +570,27 @@ int main(int argc, char **argv)
         run_case(&g, ictxt, rank, &t, verbose);
     }
     int64_t badgrid = bad_grids(R);
+    int64_t badexport = rank == 0 ? matrix_export() : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &badexport, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     int64_t sum[TALLY];
     memcpy(sum, &t, sizeof sum);
     MPI_Allreduce(MPI_IN_PLACE, sum, TALLY, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, &badgrid, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     tally all;
     memcpy(&all, sum, sizeof all);
-    bool ok = !all.vs_pdgemr2d && !all.vs_oracle && !all.a_changed && !all.status && !badgrid;
+    bool ok = !all.vs_pdgemr2d && !all.vs_oracle && !all.a_changed && !all.status && !badgrid &&
+              !badexport;
     if (rank == 0)
         printf("test_pgemr2d: %d ranks, %d cases (seed %ld, %lld empty, %lld with 16-byte "
                "elements, %lld with 3-byte elements through nt_mpi_redist, %lld failure "
-               "injections, %lld bad-argument cases, bad grids refused: %s) in %.1f s: "
+               "injections, %lld bad-argument cases, bad grids refused: %s, matrix export: %s) in "
+               "%.1f s: "
                "mismatches vs pdgemr2d %lld, vs oracle %lld (pdgemr2d itself vs oracle %lld), "
                "source changed %lld, status disagreements %lld: %s\n",
                R, cases, seed, (long long)all.empty / R, (long long)all.elem16 / R,
                (long long)all.direct3 / R, (long long)all.injected / R,
-               (long long)all.badarg / R, badgrid ? "NO" : "yes", MPI_Wtime() - t0,
+               (long long)all.badarg / R, badgrid ? "NO" : "yes", badexport ? "WRONG" : "ok",
+               MPI_Wtime() - t0,
                (long long)all.vs_pdgemr2d, (long long)all.vs_oracle,
                (long long)all.pdgemr2d_vs_oracle, (long long)all.a_changed,
                (long long)all.status / R, ok ? "PASS" : "FAIL");
