@@ -372,7 +372,9 @@ MPI_LIB_SO  := $(BUILD)/lib/libnumatile_mpi.so.$(VERSION)
 MPI_MAP     := $(BUILD)/lib/numatile_mpi.map
 MPI_TEST    := $(BUILD)/tests/test_pgemr2d
 MPI_TOOL    := $(BUILD)/bin/numatile-mpi
-MPI_LIBS    := $(SCALAPACK_LIB) $(LDLIBS)
+# The MPI programs use none of numatile's BLAS objects, so they do not link BLIS/libFLAME (or
+# OpenBLAS) beside the BLAS that ScaLAPACK brings: one BLAS per program.
+MPI_LIBS    := $(SCALAPACK_LIB) $(filter-out $(BLAS_LIBS),$(LDLIBS))
 MPI_ALL     := $(if $(SCALAPACK_FOUND),$(MPI_LIB_A) $(MPI_LIB_SO) $(MPI_TEST) $(MPI_TOOL))
 # mpirun as root needs Open MPI's consent; 2 cores here, so ranks are oversubscribed, and the
 # OpenMP threads some test cases ask for sleep instead of spinning when idle.
