@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <numatile/sched.h>
+
 #include "nt_mpi_int.h"
 
 enum { TAG = 0x4e54 };
@@ -256,6 +258,9 @@ typedef struct run {
                               // one (pA x pB, qA x qB), for the offsets of direct messages
     MPI_Request *req;
     int nreq;
+    bool shm;              // this call packs into shared windows (ctx->shm, not steps)
+    bool steps;            // one-port phases
+    nt_schedule_t *sched;  // the phases (steps)
 } run;
 
 static int64_t parts(int64_t bytes)
@@ -283,7 +288,7 @@ static int64_t direct_offset(const run *r, int d, int dest)
 
 static bool shares_memory(const run *r, int rank)
 {
-    return r->ctx->shm && r->ctx->node_rank[rank] >= 0;
+    return r->shm && r->ctx->node_rank[rank] >= 0;
 }
 
 // The messages and the buffers; every size checked for overflow.
@@ -331,9 +336,9 @@ static nt_status plan_messages(run *r)
     r->sbuf = nt_mpi_buffer(0, (size_t)sbytes);
     // Without shared memory the receive segment is a private buffer; with it, the window
     // (grown, if needed, once every rank agrees).
-    r->rbase = r->ctx->shm ? NULL : nt_mpi_buffer(1, (size_t)rbytes);
+    r->rbase = r->shm ? NULL : nt_mpi_buffer(1, (size_t)rbytes);
     r->req = malloc((size_t)(nreq ? nreq : 1) * sizeof *r->req);
-    if (!r->sbuf || (!r->ctx->shm && !r->rbase) || !r->req)
+    if (!r->sbuf || (!r->shm && !r->rbase) || !r->req)
         return nt_mpi_fail(NT_ENOMEM, "out of memory for %lld bytes of send and %lld of receive "
                            "buffers", (long long)sbytes, (long long)rbytes);
     return NT_OK;
@@ -389,6 +394,105 @@ static nt_status exchange(run *r, const void *a, int64_t lda, nt_mpi_stats_t *st
     return s;
 }
 
+// The one-port schedule of the byte matrix between all ranks (the same on every rank: every
+// rank computes the whole matrix from the pair totals).
+static nt_status build_schedule(run *r)
+{
+    const nt_mpi_grid_t *ga = r->a.g, *gb = r->b.g;
+    int64_t *q = calloc((size_t)r->size * (size_t)r->size, sizeof *q);
+    if (!q)
+        return nt_mpi_fail(NT_ENOMEM, "out of memory for the %d x %d transfer matrix", r->size,
+                           r->size);
+    for (int ca = 0; ca < ga->nprow * ga->npcol; ca++)
+        for (int cb = 0; cb < gb->nprow * gb->npcol; cb++) {
+            int i = rank_of(ga, ca), k = rank_of(gb, cb);
+            if (i != k)
+                q[(size_t)i * r->size + k] =
+                    r->rowtot[(ca / ga->npcol) * gb->nprow + cb / gb->npcol] *
+                    r->coltot[(ca % ga->npcol) * gb->npcol + cb % gb->npcol] * (int64_t)r->es;
+        }
+    nt_status s = nt_sched_build(q, r->size, &r->sched);
+    free(q);
+    return s ? nt_mpi_fail(s, "nt_sched_build: %s", nt_last_error()) : NT_OK;
+}
+
+// One part of a message in one phase: bytes [off, off + bytes) of it.
+static nt_status post_part(run *r, char *base, int64_t bytes, int peer, bool send,
+                           MPI_Request **req, int *nreq)
+{
+    for (int64_t o = 0; o < bytes; o += CHUNK) {
+        int count = (int)(bytes - o < CHUNK ? bytes - o : CHUNK);
+        int rc = send ? MPI_Isend(base + o, count, MPI_BYTE, peer, TAG, r->comm, *req + *nreq)
+                      : MPI_Irecv(base + o, count, MPI_BYTE, peer, TAG, r->comm, *req + *nreq);
+        if (rc != MPI_SUCCESS)
+            return nt_mpi_fail(NT_ESYS, "MPI_%s %s rank %d failed", send ? "Isend" : "Irecv",
+                               send ? "to" : "from", peer);
+        (*nreq)++;
+    }
+    return NT_OK;
+}
+
+// Every message packed first; then phase by phase each rank sends its share of at most one
+// message and receives its share of at most one (numatile/sched.h), the phase completed
+// before the next starts (messages between two ranks keep their order, so one tag serves).
+static nt_status exchange_steps(run *r, const void *a, int64_t lda, nt_mpi_stats_t *st)
+{
+    int64_t *sent = calloc((size_t)r->size, sizeof *sent), *got = calloc((size_t)r->size,
+                                                                          sizeof *got);
+    int *oi = malloc((size_t)r->size * sizeof *oi), *ii = malloc((size_t)r->size * sizeof *ii);
+    if (!sent || !got || !oi || !ii) {
+        free(sent), free(got), free(oi), free(ii);
+        return nt_mpi_fail(NT_ENOMEM, "out of memory for the phase bookkeeping");
+    }
+    for (int k = 0; k < r->size; k++)
+        oi[k] = ii[k] = -1;
+    for (int i = 0; i < r->nout; i++) {
+        const msg *m = &r->out[i];
+        move_block(PACK, m->rp, m->cp, a, lda, NULL, 0, r->sbuf + m->off, r->es, r->threads);
+        oi[m->rank] = i;
+        st->bytes_sent += m->bytes;
+        st->pieces += m->rp->n * m->cp->sum;
+    }
+    for (int i = 0; i < r->nin; i++)
+        ii[r->in[i].rank] = i;
+    const nt_schedule_t *sc = r->sched;
+    nt_status s = NT_OK;
+    for (int t = 0; t < sc->nphases && !s; t++) {
+        int64_t c = sc->count[t];
+        int nreq = 0;
+        for (int64_t x = sc->first[t]; x < sc->first[t + 1] && !s; x++) {
+            int from = sc->src[x], to = sc->dst[x];
+            if (from == r->me && oi[to] >= 0) {
+                const msg *m = &r->out[oi[to]];
+                s = post_part(r, r->sbuf + m->off + sent[to], c, to, true, &r->req, &nreq);
+                sent[to] += c;
+                st->messages_sent += parts(c);
+            } else if (to == r->me && ii[from] >= 0) {
+                const msg *m = &r->in[ii[from]];
+                s = post_part(r, r->rbase + m->off + got[from], c, from, false, &r->req, &nreq);
+                got[from] += c;
+            }
+        }
+        if (nreq && MPI_Waitall(nreq, r->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS && !s)
+            s = nt_mpi_fail(NT_ESYS, "MPI_Waitall of phase %d failed", t);
+    }
+    // The phases must have carried every message exactly.
+    for (int i = 0; i < r->nout && !s; i++)
+        if (sent[r->out[i].rank] != r->out[i].bytes)
+            s = nt_mpi_fail(NT_ESYS, "the schedule sent %lld of %lld bytes to rank %d",
+                            (long long)sent[r->out[i].rank], (long long)r->out[i].bytes,
+                            r->out[i].rank);
+    for (int i = 0; i < r->nin && !s; i++) {
+        if (got[r->in[i].rank] != r->in[i].bytes)
+            s = nt_mpi_fail(NT_ESYS, "the schedule received %lld of %lld bytes from rank %d",
+                            (long long)got[r->in[i].rank], (long long)r->in[i].bytes,
+                            r->in[i].rank);
+        st->bytes_received += r->in[i].bytes;
+    }
+    free(sent), free(got), free(oi), free(ii);
+    return s;
+}
+
 static void cleanup(run *r)
 {
     free_pairs(&r->src);
@@ -398,6 +502,7 @@ static void cleanup(run *r)
     free(r->req);
     free(r->rowtot);
     free(r->coltot);
+    nt_sched_destroy(r->sched);
     free(r->a.rank_cell);
     free(r->b.rank_cell);
 }
@@ -447,8 +552,10 @@ static nt_status prepare(run *r, int64_t rows, int64_t cols, const void *a, int6
         s = make_pairs(rows, cols, ds, dt, true, r->a.prow, r->a.pcol, &r->src);
     if (!s && r->b.cell >= 0)
         s = make_pairs(rows, cols, ds, dt, false, r->b.prow, r->b.pcol, &r->dst);
-    if (!s && r->a.cell >= 0 && r->ctx->shm)
+    if (!s && ((r->a.cell >= 0 && r->shm) || r->steps))
         s = totals(r, rows, cols, ds, dt);
+    if (!s && r->steps)
+        s = build_schedule(r);
     return s ? s : plan_messages(r);
 }
 
@@ -470,22 +577,24 @@ nt_status nt_mpi_redist(MPI_Comm comm, int64_t rows, int64_t cols, size_t elem_s
     if (s)
         return s;
     r.comm = r.ctx->comm;
+    r.steps = opts && opts->steps;
+    r.shm = r.ctx->shm && !r.steps;
     MPI_Comm_rank(r.comm, &r.me);
     MPI_Comm_size(r.comm, &r.size);
     s = prepare(&r, rows, cols, a, lda, ia, ja, ga, b, ldb, ib, jb, gb);
     bool nonempty = rows > 0 && cols > 0;
-    int grow = !s && nonempty && r.ctx->shm && (size_t)r.rbytes > r.ctx->cap;
+    int grow = !s && nonempty && r.shm && (size_t)r.rbytes > r.ctx->cap;
     s = agree(r.comm, s, r.me, &grow);
     if (!s && grow) {
         // Collective over each node: every rank takes part once any rank needs more.
         s = nt_mpi_window_grow(r.ctx, (size_t)r.rbytes);
         s = agree(r.comm, s, r.me, NULL);
     }
-    if (!s && r.ctx->shm)
+    if (!s && r.shm)
         r.rbase = r.ctx->base;
     double t1 = MPI_Wtime();
     if (!s && nonempty) {
-        s = exchange(&r, a, lda, &st);
+        s = r.steps ? exchange_steps(&r, a, lda, &st) : exchange(&r, a, lda, &st);
         if (!s && injected_rank() == r.me)
             s = nt_mpi_fail(NT_ESYS, "injected failure (NT_MPI_FAIL_RANK=%d)", r.me);
         // Nothing of B is written before every rank has everything.

@@ -72,6 +72,10 @@ typedef struct nt_mpi_grid {
 typedef struct nt_mpi_opts {
     int threads; /**< OpenMP threads packing and unpacking on each rank; 0 = OpenMP's
                       default (OMP_NUM_THREADS) */
+    int steps;   /**< nonzero: one-port phases (numatile/sched.h, the schedule of the byte
+                      matrix between ranks): in each phase every rank sends to at most one rank
+                      and receives from at most one; every message point-to-point (no shared
+                      window). Must be the same on every rank. */
 } nt_mpi_opts_t;
 
 /** \brief What one rank did in nt_mpi_redist() (this rank's numbers only). */

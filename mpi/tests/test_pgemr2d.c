@@ -16,7 +16,7 @@
 //     message, B and A unchanged;
 //   - a bad leading dimension on one rank: every rank returns NT_EINVAL, B unchanged;
 //   - some cases run with 3-byte elements through nt_mpi_redist itself, the grids given by
-//     their rank tables and 1 to 3 OpenMP threads (oracle only);
+//     their rank tables, 1 to 3 OpenMP threads, half of them in one-port steps (oracle only);
 //   - those cases import both grids from the descriptors (nt_mpi_grid_from_desc) and must
 //     get the drawn grids and rank tables back;
 //   - nt_mpi_matrix_desc: every domain of numatile ScaLAPACK-layout matrices, read through the
@@ -208,9 +208,9 @@ static void draw(geom *g, int R)
 
 typedef struct tally {
     int64_t cases, vs_pdgemr2d, vs_oracle, pdgemr2d_vs_oracle, a_changed, status, injected,
-        badarg, elem16, empty, direct3;
+        badarg, elem16, empty, direct3, steps;
 } tally;
-enum { TALLY = 11 };
+enum { TALLY = 12 };
 
 static bool all_same(nt_status s, nt_status want);
 
@@ -303,7 +303,8 @@ static void direct3(const geom *g, int ictxt, int rank, tally *t, bool verbose)
         ga = wa;
         gb = wb;
     }
-    nt_mpi_opts_t o = {.threads = 1 + (int)(next() % 3)};
+    nt_mpi_opts_t o = {.threads = 1 + (int)(next() % 3), .steps = (int)(next() % 2)};
+    t->steps += o.steps;
     nt_status s = nt_mpi_redist(MPI_COMM_WORLD, g->m, g->n, 3, g->A.myrow >= 0 ? a : NULL,
                                 g->A.lld, g->ia - 1, g->ja - 1, &ga, g->B.myrow >= 0 ? b : NULL,
                                 g->B.lld, g->ib - 1, g->jb - 1, &gb, &o, NULL);
@@ -582,13 +583,14 @@ int main(int argc, char **argv)
               !badexport;
     if (rank == 0)
         printf("test_pgemr2d: %d ranks, %d cases (seed %ld, %lld empty, %lld with 16-byte "
-               "elements, %lld with 3-byte elements through nt_mpi_redist, %lld failure "
+               "elements, %lld with 3-byte elements through nt_mpi_redist (%lld in one-port steps), "
+               "%lld failure "
                "injections, %lld bad-argument cases, bad grids refused: %s, matrix export: %s) in "
                "%.1f s: "
                "mismatches vs pdgemr2d %lld, vs oracle %lld (pdgemr2d itself vs oracle %lld), "
                "source changed %lld, status disagreements %lld: %s\n",
                R, cases, seed, (long long)all.empty / R, (long long)all.elem16 / R,
-               (long long)all.direct3 / R, (long long)all.injected / R,
+               (long long)all.direct3 / R, (long long)all.steps / R, (long long)all.injected / R,
                (long long)all.badarg / R, badgrid ? "NO" : "yes", badexport ? "WRONG" : "ok",
                MPI_Wtime() - t0,
                (long long)all.vs_pdgemr2d, (long long)all.vs_oracle,

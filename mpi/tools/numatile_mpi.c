@@ -1,8 +1,8 @@
 // numatile-mpi: the MPI side of the numatile tool (which itself never links MPI).
 //
 //   mpirun -np R numatile-mpi redist --m M --n N --from TILE@DIST --to TILE@DIST [--sub S]
-//                                    [--elem B] [--threads T] [--reps K] [--seed S] [--verify]
-//                                    [--json]
+//                                    [--elem B] [--threads T] [--schedule free|steps]
+//                                    [--reps K] [--seed S] [--verify] [--json]
 //   mpirun -np 4 numatile-mpi bench [--n N] [--reps K] [--quick] [--json]
 //
 // `numatile redist --mpi ...` execs `numatile-mpi redist ...` with the same arguments.
@@ -190,7 +190,7 @@ static int print_json(json_t *o)
 typedef struct redist_args {
     dmat a, b;
     int64_t sub[6];
-    bool has_sub, verify, json;
+    bool has_sub, verify, json, steps;
     long elem, threads, reps, seed;
     char from[128], to[128];
 } redist_args;
@@ -228,6 +228,9 @@ static int parse_redist(int argc, char **argv, redist_args *r)
                 from = ok;
             else
                 to = ok;
+        } else if (!strcmp(o, "--schedule")) {
+            ok = v && (!strcmp(v, "free") || !strcmp(v, "steps"));
+            r->steps = ok && !strcmp(v, "steps");
         } else if (!strcmp(o, "--sub")) {
             long long s[6];
             char tail;
@@ -282,7 +285,7 @@ static int cmd_redist(int argc, char **argv)
         return 3;
     }
     nt_mpi_grid_t ga = grid_of(&r.a), gb = grid_of(&r.b);
-    nt_mpi_opts_t opts = {.threads = (int)r.threads};
+    nt_mpi_opts_t opts = {.threads = (int)r.threads, .steps = r.steps};
     double *sec = malloc((size_t)r.reps * sizeof *sec);
     nt_mpi_stats_t st = {0};
     nt_status s = sec ? NT_OK : NT_ENOMEM;
@@ -319,6 +322,7 @@ static int cmd_redist(int argc, char **argv)
             (json_int_t)tot[3], "reps", (int)r.reps, "seconds", med, "seconds_min", sec[0],
             "seconds_max", sec[r.reps - 1], "bandwidth_gbs", med > 0 ? bytes / med / 1e9 : 0.0);
         // The phases of the last repetition, slowest rank of each.
+        json_object_set_new(o, "schedule", json_string(r.steps ? "steps" : "free"));
         json_object_set_new(o, "plan_seconds", json_real(phase[0]));
         json_object_set_new(o, "exchange_seconds", json_real(phase[1]));
         json_object_set_new(o, "unpack_seconds", json_real(phase[2]));
