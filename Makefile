@@ -102,6 +102,7 @@ help:
 	@echo "make test         deps + build + unit tests + examples + docs + ASan/UBSan + fuzz replay"
 	@echo "                  + guest tests"
 	@echo "make test-unit    Criterion unit tests (and check-abi)"
+	@echo "make test-mpi     libnumatile_mpi against pdgemr2d on 2, 3 and 4 MPI ranks"
 	@echo "make test-openblas  build BLAS=openblas in build/openblas and run the unit tests there"
 	@echo "make check-abi    the .so exports exactly the functions of the public headers"
 	@echo "make check-json   every --json output against docs/json.schema.json; README and"
@@ -249,6 +250,7 @@ test: deps
 	$(MAKE) -j2 all
 	$(MAKE) test-unit
 	$(MAKE) check-json
+	$(MAKE) test-mpi
 	$(MAKE) test-openblas
 	$(MAKE) examples
 	$(MAKE) docs
@@ -369,6 +371,92 @@ info:
 	@echo "BLAS: $(BLAS) (headers $(BLAS_INC); links $(BLAS_LIBS)); build dir $(BUILD)"
 	@echo "flat OpenBLAS peer: $(if $(PEER),$(PEER),not built (no $(OPENBLAS_DIR)/libopenblas.so))"
 	@echo "pdgemr2d peer: $(if $(MPI_PEER),$(MPI_PEER),not built (no $(MPICC) or no $(SCALAPACK_LIB)))"
+
+# libnumatile_mpi (mpi/): the distributed executor and the ScaLAPACK entry, a library of its
+# own so that libnumatile never links MPI. Built with mpicc when mpicc and Debian's OpenMPI
+# ScaLAPACK are installed (SCALAPACK_FOUND above); its public header is
+# mpi/include/numatile_mpi.h, its exports checked against it by check-abi-mpi.
+MPI_LIB_SRC := $(sort $(wildcard mpi/*.c))
+MPI_LIB_OBJ := $(MPI_LIB_SRC:%.c=$(BUILD)/obj/%.o)
+MPI_LIB_A   := $(BUILD)/lib/libnumatile_mpi.a
+MPI_LIB_SO  := $(BUILD)/lib/libnumatile_mpi.so.$(VERSION)
+MPI_MAP     := $(BUILD)/lib/numatile_mpi.map
+MPI_TEST    := $(BUILD)/tests/test_pgemr2d
+MPI_TOOL    := $(BUILD)/bin/numatile-mpi
+# The MPI programs use none of numatile's BLAS objects, so they do not link BLIS/libFLAME (or
+# OpenBLAS) beside the BLAS that ScaLAPACK brings: one BLAS per program.
+MPI_LIBS    := $(SCALAPACK_LIB) $(filter-out $(BLAS_LIBS),$(LDLIBS))
+MPI_ALL     := $(if $(SCALAPACK_FOUND),$(MPI_LIB_A) $(MPI_LIB_SO) $(MPI_TEST) $(MPI_TOOL))
+# mpirun as root needs Open MPI's consent; 2 cores here, so ranks are oversubscribed, and the
+# OpenMP threads some test cases ask for sleep instead of spinning when idle.
+MPIRUN      ?= OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 \
+               OMP_WAIT_POLICY=passive \
+               mpirun --oversubscribe --mca mpi_yield_when_idle 1
+MPI_TEST_CASES ?= 3000
+
+.PHONY: mpi test-mpi check-abi-mpi install-mpi
+all: $(MPI_ALL)
+mpi: $(MPI_ALL)
+
+ifneq ($(SCALAPACK_FOUND),)
+-include $(MPI_LIB_OBJ:.o=.d) $(BUILD)/obj/mpi/tests/test_pgemr2d.d $(BUILD)/obj/mpi/tools/numatile_mpi.d
+$(BUILD)/obj/mpi/%.o: mpi/%.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) -Impi/include -Impi $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(MPI_LIB_A): $(MPI_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(MPI_MAP): mpi/include/numatile_mpi.h mpi/abi.sh
+	@mkdir -p $(dir $@)
+	sh mpi/abi.sh map mpi/include $(MPICC) > $@.tmp && mv $@.tmp $@
+
+$(MPI_LIB_SO): $(MPI_LIB_OBJ) $(MPI_MAP) $(LIB_SO)
+	$(MPICC) -shared -Wl,-soname,libnumatile_mpi.so.$(SOVERSION) \
+	  -Wl,--version-script=$(MPI_MAP) $(LDFLAGS) -o $@ $(MPI_LIB_OBJ) \
+	  -L$(BUILD)/lib -lnumatile $(SCALAPACK_LIB)
+	ln -sf libnumatile_mpi.so.$(VERSION) $(BUILD)/lib/libnumatile_mpi.so.$(SOVERSION)
+	ln -sf libnumatile_mpi.so.$(SOVERSION) $(BUILD)/lib/libnumatile_mpi.so
+
+# The test and the tool link both libraries statically, so they run from the build tree.
+$(MPI_TEST): $(BUILD)/obj/mpi/tests/test_pgemr2d.o $(MPI_LIB_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(LDFLAGS) -o $@ $^ $(MPI_LIBS)
+
+$(MPI_TOOL): $(BUILD)/obj/mpi/tools/numatile_mpi.o $(MPI_LIB_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(LDFLAGS) -o $@ $^ -ljansson $(MPI_LIBS)
+
+# Installed beside libnumatile: <numatile_mpi.h>, the libraries, the MPI program.
+install-mpi: $(MPI_ALL)
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin
+	install -m 644 mpi/include/numatile_mpi.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(MPI_LIB_A) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(MPI_LIB_SO) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libnumatile_mpi.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libnumatile_mpi.so.$(SOVERSION)
+	ln -sf libnumatile_mpi.so.$(SOVERSION) $(DESTDIR)$(PREFIX)/lib/libnumatile_mpi.so
+	install -m 755 $(MPI_TOOL) $(DESTDIR)$(PREFIX)/bin/
+
+check-abi-mpi: $(MPI_LIB_SO)
+	sh mpi/abi.sh check mpi/include $(MPICC) $(MPI_LIB_SO)
+
+# Random geometries against pdgemr2d and the owner oracle, failure injection, on 2, 3 and 4
+# ranks (MPI_TEST_CASES geometries per run), through the shared-memory windows of one node;
+# then on 3 ranks with them switched off (NT_MPI_NO_SHM=1: every message point-to-point, the
+# path between nodes).
+test-mpi: $(MPI_TEST) check-abi-mpi
+	for np in 2 3 4; do $(MPIRUN) -np $$np $(MPI_TEST) --cases $(MPI_TEST_CASES) --seed $$np \
+	  || exit 1; done
+	NT_MPI_NO_SHM=1 $(MPIRUN) -x NT_MPI_NO_SHM -np 3 $(MPI_TEST) --cases $(MPI_TEST_CASES) \
+	  --seed 5
+else
+test-mpi check-abi-mpi:
+	@echo "$@: not built (no $(MPICC) or no $(SCALAPACK_LIB); make deps installs them)"
+install-mpi:
+endif
+install: install-mpi
 
 clean:
 	rm -rf $(BUILD) build

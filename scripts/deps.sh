@@ -6,7 +6,8 @@ set -eu
 # clang-14, its runtime (sanitizers, libFuzzer), libfuzzer-14-dev and libomp-14-dev (clang's
 # OpenMP): `make fuzz`.
 # openmpi-bin, libopenmpi-dev, libscalapack-openmpi-dev: the pdgemr2d peer of `bench scalapack`
-# (mpicc, mpirun, ScaLAPACK's redistribution routine); libnumatile itself never links MPI.
+# and libnumatile_mpi (mpi/, `make test-mpi`) (mpicc, mpirun, ScaLAPACK's redistribution
+# routine and BLACS); libnumatile itself never links MPI.
 # python3-jsonschema: make check-json validates every --json output against docs/json.schema.json.
 # libopenblas-openmp-dev: the BLAS=openblas build and the flat OpenBLAS peer of `bench kernels`
 # (numatile links it from its own directory; installing it also makes OpenBLAS Debian's default

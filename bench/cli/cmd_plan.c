@@ -1,8 +1,10 @@
 // numatile plan / numatile redist: plan (and execute) a tiled-matrix redistribution.
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -43,6 +45,10 @@ static const char *help_redist =
     "                      default 0 = no limit); a larger need is refused before any copy\n"
     "  --verify            check every target element against the source (exit 1 if not)\n"
     "  --seed S            seed of the source's fill pattern (default 1)\n"
+    "  --mpi               under mpirun: run across the MPI ranks instead (exec numatile-mpi;\n"
+    "                      bc2d/bc1d maps, --sub, --elem, --threads, --schedule, --seed,\n"
+    "                      --verify, --json,\n"
+    "                      --reps K; each rank holds only its part; see numatile(1))\n"
     "  --json              the fields of 'plan', and seconds (execution), plan_seconds, order,\n"
     "                      alloc_seconds, fault_seconds (its first-touch page faults),\n"
     "                      bytes_alloc_fresh, bandwidth_gbs, bound_gbs (same-run parallel copy of\n"
@@ -728,7 +734,52 @@ int cmd_plan(int argc, char **argv)
     return run(argc, argv, false);
 }
 
+// redist --mpi: this program never links MPI, so it hands the whole command line (without
+// --mpi) to its sibling numatile-mpi, which is an MPI program; exec keeps the process that
+// mpirun started, so the sibling joins the job as this rank.
+static int exec_mpi(int argc, char **argv)
+{
+    char dir[PATH_MAX] = "", path[PATH_MAX + 32];
+    const char *env = getenv("NUMATILE_PEER_DIR");
+    if (env && *env)
+        snprintf(dir, sizeof dir, "%s", env);
+    else {
+        ssize_t k = readlink("/proc/self/exe", dir, sizeof dir - 1);
+        dir[k > 0 ? k : 0] = '\0';
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = '\0';
+    }
+    snprintf(path, sizeof path, "%s/numatile-mpi", dir);
+    if (access(path, X_OK) != 0)
+        return cli_usage("redist", "--mpi: no MPI program at %s (built by make when mpicc and "
+                         "libscalapack-openmpi-dev are installed; or set NUMATILE_PEER_DIR)",
+                         path);
+    char **nargv = calloc((size_t)argc + 2, sizeof *nargv);
+    if (!nargv)
+        return cli_usage("redist", "--mpi: out of memory");
+    int k = 0;
+    nargv[k++] = path;
+    nargv[k++] = "redist";
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--mpi"))
+            nargv[k++] = argv[i];
+    nargv[k] = NULL;
+    fflush(NULL);
+    execv(path, nargv);
+    cli_eprintf("numatile redist --mpi: cannot run %s\n", path);
+    free(nargv);
+    return CLI_USAGE;
+}
+
 int cmd_redist(int argc, char **argv)
 {
+    bool mpi = false, help = false;
+    for (int i = 1; i < argc; i++) {
+        mpi |= !strcmp(argv[i], "--mpi");
+        help |= !strcmp(argv[i], "--help");
+    }
+    if (mpi && !help)
+        return exec_mpi(argc, argv);
     return run(argc, argv, true);
 }

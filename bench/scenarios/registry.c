@@ -29,6 +29,8 @@ static const bench_scenario registry[] = {
      scn_lambert_partition},
     {"scalapack", "numatile vs ScaLAPACK pdgemr2d (under mpirun) on block-cyclic grid changes",
      scn_scalapack},
+    {"mpi-redist", "libnumatile_mpi vs pdgemr2d across 4 MPI ranks (under mpirun), nb 1..512",
+     scn_mpi_redist},
 };
 
 const bench_scenario *bench_registry(size_t *n)

@@ -1,0 +1,77 @@
+// Internals of libnumatile_mpi: its error message, the pieces of one dimension.
+#ifndef NUMATILE_MPI_INT_H
+#define NUMATILE_MPI_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "numatile_mpi.h"
+
+// Record a message for nt_mpi_last_error() and return code.
+nt_status nt_mpi_fail(nt_status code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+// Set the message as is (the agreement copies another rank's message).
+void nt_mpi_set_error(const char *msg);
+
+// What a caller's communicator keeps between calls (cache.c).
+typedef struct nt_mpi_ctx {
+    MPI_Comm comm;  // private duplicate: MPI errors returned, our tags apart from the caller's
+    MPI_Comm node;  // the ranks that share memory with this one (MPI_COMM_NULL: no shm)
+    int *node_rank; // comm rank -> rank in node, -1 on another node
+    bool shm;       // same-node messages are packed straight into the receiver's window
+    MPI_Win win;    // the shared window (MPI_WIN_NULL until first needed), lock_all held
+    char *base;     // this rank's segment of it
+    size_t cap;     // its size
+} nt_mpi_ctx;
+
+// The context of comm, made at the first call on comm (collective) and cached as an
+// attribute of comm (freed with it).
+nt_status nt_mpi_context(MPI_Comm comm, nt_mpi_ctx **out);
+
+// Replace the window by one of at least bytes on this rank; collective over c->node.
+nt_status nt_mpi_window_grow(nt_mpi_ctx *c, size_t bytes);
+
+// The window segment of a rank of the same node (comm rank), or NULL.
+char *nt_mpi_window_of(const nt_mpi_ctx *c, int rank);
+
+// Buffer which (0 = send, 1 = receive) of at least bytes, kept between calls and freed at
+// MPI_Finalize; NULL when it cannot be allocated.
+char *nt_mpi_buffer(int which, size_t bytes);
+
+// One contiguous piece of a dimension: len indices starting at local index s of the source and
+// local index d of the target.
+typedef struct nt_mpi_piece {
+    int64_t s, d, len;
+} nt_mpi_piece;
+
+typedef struct nt_mpi_pieces {
+    nt_mpi_piece *v;
+    int64_t n;   // pieces
+    int64_t sum; // indices in all pieces
+} nt_mpi_pieces;
+
+// One dimension of a block-cyclic matrix: block size b over p processes, the first block on
+// process src, the submatrix starting at global index off.
+typedef struct nt_mpi_dim {
+    int64_t b, off;
+    int p, src;
+} nt_mpi_dim;
+
+// The indices 0..count-1 of the submatrix held by process ks (of s) and process kt (of t), as
+// pieces in increasing order, adjacent pieces merged. From the closed-form runs of
+// nt_cyclic_intersect(); *out is empty (v NULL) when nothing crosses.
+nt_status nt_mpi_dim_pieces(int64_t count, const nt_mpi_dim *s, int ks, const nt_mpi_dim *t,
+                            int kt, nt_mpi_pieces *out);
+
+// How many of the indices 0..count-1 process ks (of s) sends to process kt (of t).
+nt_status nt_mpi_dim_count(int64_t count, const nt_mpi_dim *s, int ks, const nt_mpi_dim *t,
+                           int kt, int64_t *total);
+
+// Local index of global index g in a dimension of block size b over p processes.
+static inline int64_t nt_mpi_local(int64_t g, int64_t b, int p)
+{
+    return (g / b / p) * b + g % b;
+}
+
+#endif

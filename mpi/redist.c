@@ -1,0 +1,631 @@
+// The distributed executor: one packed message per pair of ranks, nonblocking point-to-point,
+// an agreement before the target is written (see numatile_mpi.h).
+#include <limits.h>
+#include <omp.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <numatile/sched.h>
+
+#include "nt_mpi_int.h"
+
+enum { TAG = 0x4e54 };
+// Messages above this many bytes go in several parts (MPI counts are int).
+static const int64_t CHUNK = (int64_t)1 << 30;
+
+int64_t nt_mpi_numroc(int64_t n, int64_t nb, int iproc, int isrc, int nprocs)
+{
+    if (n < 0 || nb < 1 || nprocs < 1 || iproc < 0 || iproc >= nprocs || isrc < 0 ||
+        isrc >= nprocs)
+        return -1;
+    int64_t blocks = n / nb, mydist = ((int64_t)iproc - isrc + nprocs) % nprocs;
+    int64_t num = blocks / nprocs * nb, extra = blocks % nprocs;
+    if (mydist < extra)
+        num += nb;
+    else if (mydist == extra)
+        num += n % nb;
+    return num;
+}
+
+// One side of a grid as this rank sees it.
+typedef struct side {
+    const nt_mpi_grid_t *g;
+    int cell;       // this rank's cell, -1 outside the grid
+    int prow, pcol; // its coordinates
+    int64_t lrows;  // local rows here
+    int *rank_cell; // rank -> cell, -1 (comm size entries)
+} side;
+
+static nt_status check_grid(const char *name, const nt_mpi_grid_t *g, int size, side *sd,
+                            int me)
+{
+    if (!g)
+        return nt_mpi_fail(NT_EINVAL, "%s: NULL grid", name);
+    if (g->m < 0 || g->n < 0 || g->mb < 1 || g->nb < 1 || g->nprow < 1 || g->npcol < 1)
+        return nt_mpi_fail(NT_EINVAL, "%s: sizes m = %lld, n = %lld, mb = %lld, nb = %lld, grid "
+                           "%d x %d (need m, n >= 0, mb, nb, grid >= 1)", name, (long long)g->m,
+                           (long long)g->n, (long long)g->mb, (long long)g->nb, g->nprow,
+                           g->npcol);
+    if ((int64_t)g->nprow * g->npcol > size)
+        return nt_mpi_fail(NT_EINVAL, "%s: grid %d x %d larger than the %d ranks", name,
+                           g->nprow, g->npcol, size);
+    if (g->rsrc < 0 || g->rsrc >= g->nprow || g->csrc < 0 || g->csrc >= g->npcol)
+        return nt_mpi_fail(NT_EINVAL, "%s: rsrc = %d, csrc = %d outside the %d x %d grid", name,
+                           g->rsrc, g->csrc, g->nprow, g->npcol);
+    sd->g = g;
+    sd->cell = -1;
+    for (int r = 0; r < size; r++)
+        sd->rank_cell[r] = -1;
+    int cells = g->nprow * g->npcol;
+    for (int c = 0; c < cells; c++) {
+        int r = g->ranks ? g->ranks[c] : c;
+        if (r < 0 || r >= size || sd->rank_cell[r] >= 0)
+            return nt_mpi_fail(NT_EINVAL, "%s: ranks[%d] = %d is not a distinct rank of the "
+                               "communicator", name, c, r);
+        sd->rank_cell[r] = c;
+    }
+    sd->cell = sd->rank_cell[me];
+    sd->prow = sd->cell >= 0 ? sd->cell / g->npcol : -1;
+    sd->pcol = sd->cell >= 0 ? sd->cell % g->npcol : -1;
+    sd->lrows = sd->cell >= 0 ? nt_mpi_numroc(g->m, g->mb, sd->prow, g->rsrc, g->nprow) : 0;
+    return NT_OK;
+}
+
+static nt_status check_local(const char *name, const side *sd, const void *p, int64_t ld,
+                             bool nonempty)
+{
+    if (sd->cell < 0 || !nonempty)
+        return NT_OK;
+    int64_t lcols = nt_mpi_numroc(sd->g->n, sd->g->nb, sd->pcol, sd->g->csrc, sd->g->npcol);
+    if (!p && sd->lrows > 0 && lcols > 0)
+        return nt_mpi_fail(NT_EINVAL, "%s: NULL local array on a rank of its grid", name);
+    if (ld < (sd->lrows > 1 ? sd->lrows : 1))
+        return nt_mpi_fail(NT_EINVAL, "%s: leading dimension %lld < local rows %lld", name,
+                           (long long)ld, (long long)sd->lrows);
+    return NT_OK;
+}
+
+static nt_status check_args(int64_t rows, int64_t cols, size_t es, int64_t ia, int64_t ja,
+                            const side *a, int64_t ib, int64_t jb, const side *b)
+{
+    if (rows < 0 || cols < 0)
+        return nt_mpi_fail(NT_EINVAL, "rows = %lld, cols = %lld must be >= 0", (long long)rows,
+                           (long long)cols);
+    if (es < 1 || es > (size_t)INT32_MAX)
+        return nt_mpi_fail(NT_EINVAL, "elem_size = %zu out of range", es);
+    if (rows == 0 || cols == 0)
+        return NT_OK;
+    if (ia < 0 || ja < 0 || ia > a->g->m - rows || ja > a->g->n - cols)
+        return nt_mpi_fail(NT_EINVAL, "submatrix %lld x %lld at (ia, ja) = (%lld, %lld) outside "
+                           "A (%lld x %lld)", (long long)rows, (long long)cols, (long long)ia,
+                           (long long)ja, (long long)a->g->m, (long long)a->g->n);
+    if (ib < 0 || jb < 0 || ib > b->g->m - rows || jb > b->g->n - cols)
+        return nt_mpi_fail(NT_EINVAL, "submatrix %lld x %lld at (ib, jb) = (%lld, %lld) outside "
+                           "B (%lld x %lld)", (long long)rows, (long long)cols, (long long)ib,
+                           (long long)jb, (long long)b->g->m, (long long)b->g->n);
+    return NT_OK;
+}
+
+// Every rank learns the most negative status, the message of the lowest failing rank, and
+// (flag, may be NULL) whether any rank raised its flag.
+static nt_status agree(MPI_Comm c, nt_status st, int me, int *flag)
+{
+    int v[3] = {st, flag ? -*flag : 0, st ? me : INT_MAX};
+    if (MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_INT, MPI_MIN, c) != MPI_SUCCESS)
+        return nt_mpi_fail(NT_ESYS, "MPI_Allreduce of the agreement failed");
+    if (flag)
+        *flag = -v[1];
+    if (v[0] == NT_OK)
+        return NT_OK;
+    char msg[400];
+    snprintf(msg, sizeof msg, "rank %d: %s", me, nt_mpi_last_error());
+    if (MPI_Bcast(msg, sizeof msg, MPI_CHAR, v[2], c) != MPI_SUCCESS)
+        return nt_mpi_fail(NT_ESYS, "MPI_Bcast of the error message failed");
+    msg[sizeof msg - 1] = '\0';
+    nt_mpi_set_error(msg);
+    return (nt_status)v[0];
+}
+
+// The pieces of one rank in both dimensions, toward (as source) or from (as target) every
+// process row and column of the other grid.
+typedef struct pairs {
+    nt_mpi_pieces *rows, *cols; // [other grid's nprow], [other grid's npcol]
+    int nr, nc;
+} pairs;
+
+static void free_pairs(pairs *p)
+{
+    for (int i = 0; p->rows && i < p->nr; i++)
+        free(p->rows[i].v);
+    for (int i = 0; p->cols && i < p->nc; i++)
+        free(p->cols[i].v);
+    free(p->rows);
+    free(p->cols);
+    *p = (pairs){0};
+}
+
+// as_source: this rank is (prow, pcol) of `mine`, the pieces go to every process of `other`;
+// else the other way round. s/t dims are always source then target.
+static nt_status make_pairs(int64_t rows, int64_t cols, const nt_mpi_dim ds[2],
+                            const nt_mpi_dim dt[2], bool as_source, int prow, int pcol,
+                            pairs *out)
+{
+    const nt_mpi_dim *other = as_source ? dt : ds;
+    *out = (pairs){calloc((size_t)other[0].p, sizeof(nt_mpi_pieces)),
+                   calloc((size_t)other[1].p, sizeof(nt_mpi_pieces)), other[0].p, other[1].p};
+    if (!out->rows || !out->cols) {
+        free_pairs(out);
+        return nt_mpi_fail(NT_ENOMEM, "out of memory for the pieces");
+    }
+    nt_status st = NT_OK;
+    for (int k = 0; k < out->nr && !st; k++)
+        st = as_source ? nt_mpi_dim_pieces(rows, &ds[0], prow, &dt[0], k, &out->rows[k])
+                       : nt_mpi_dim_pieces(rows, &ds[0], k, &dt[0], prow, &out->rows[k]);
+    for (int k = 0; k < out->nc && !st; k++)
+        st = as_source ? nt_mpi_dim_pieces(cols, &ds[1], pcol, &dt[1], k, &out->cols[k])
+                       : nt_mpi_dim_pieces(cols, &ds[1], k, &dt[1], pcol, &out->cols[k]);
+    if (st)
+        free_pairs(out);
+    return st;
+}
+
+// Copy len elements; 8-byte elements (doubles) get a loop the compiler can vectorise, which
+// matters for the one-element pieces of element-cyclic layouts.
+static inline void copy_elems(char *d, const char *s, int64_t len, size_t es)
+{
+    if (es == 8 && len < 16) {
+        for (int64_t i = 0; i < len; i++)
+            memcpy(d + 8 * i, s + 8 * i, 8);
+    } else {
+        memcpy(d, s, (size_t)len * es);
+    }
+}
+
+// One block of rows x columns between a local array and a packed buffer (or another local
+// array): columns c of the column pieces, rows of the row pieces. to_buf: array -> buffer;
+// from_buf: buffer -> array; neither: array a -> array b directly.
+typedef enum dir { PACK, UNPACK, LOCAL } dir;
+
+static void move_block(dir how, const nt_mpi_pieces *rp, const nt_mpi_pieces *cp,
+                       const char *a, int64_t lda, char *b, int64_t ldb, char *buf, size_t es,
+                       int threads)
+{
+    // Columns shared evenly: each thread takes a contiguous range of the flat column list
+    // and walks the column pieces with its own cursor.
+    int64_t ncols = cp->sum, rowsum = rp->sum;
+#pragma omp parallel num_threads(threads)
+    {
+        int nth = omp_get_num_threads(), t = omp_get_thread_num();
+        int64_t c0 = ncols * t / nth, c1 = ncols * (t + 1) / nth, k = 0, base = 0;
+        while (k < cp->n && base + cp->v[k].len <= c0)
+            base += cp->v[k++].len;
+        for (int64_t c = c0; c < c1; c++) {
+            if (c - base >= cp->v[k].len)
+                base += cp->v[k++].len;
+            int64_t sc = cp->v[k].s + (c - base), dc = cp->v[k].d + (c - base);
+            char *col = buf ? buf + (size_t)(c * rowsum) * es : NULL;
+            const char *scol = a ? a + (size_t)(sc * lda) * es : NULL;
+            char *dcol = b ? b + (size_t)(dc * ldb) * es : NULL;
+            int64_t off = 0;
+            for (int64_t i = 0; i < rp->n; i++) {
+                const nt_mpi_piece *p = &rp->v[i];
+                if (how == PACK)
+                    copy_elems(col + (size_t)off * es, scol + (size_t)p->s * es, p->len, es);
+                else if (how == UNPACK)
+                    copy_elems(dcol + (size_t)p->d * es, col + (size_t)off * es, p->len, es);
+                else
+                    copy_elems(dcol + (size_t)p->d * es, scol + (size_t)p->s * es, p->len, es);
+                off += p->len;
+            }
+        }
+    }
+}
+
+static int injected_rank(void)
+{
+    const char *e = getenv("NT_MPI_FAIL_RANK");
+    if (!e || !*e)
+        return -1;
+    char *end;
+    long r = strtol(e, &end, 10);
+    return *end || r < 0 || r > INT_MAX ? -1 : (int)r;
+}
+
+// One message: peer rank, bytes, offset in the send buffer (outgoing) or in the receive
+// segment (incoming; for a direct outgoing message, in the receiver's segment), the pieces.
+// direct: the peer shares memory with this rank, the sender packs into the receiver's window.
+typedef struct msg {
+    int rank;
+    int64_t bytes, off;
+    bool direct;
+    const nt_mpi_pieces *rp, *cp;
+} msg;
+
+typedef struct run {
+    nt_mpi_ctx *ctx;
+    MPI_Comm comm;
+    int me, size, threads;
+    size_t es;
+    side a, b;
+    pairs src, dst; // as source (to every target process), as target (from every source)
+    msg *out, *in;
+    int nout, nin;
+    int64_t rbytes;   // bytes this rank receives
+    char *sbuf, *rbase; // pack buffer of the point-to-point messages; receive segment
+    int64_t *rowtot, *coltot; // elements from every source process row/column to every target
+                              // one (pA x pB, qA x qB), for the offsets of direct messages
+    MPI_Request *req;
+    int nreq;
+    bool shm;              // this call packs into shared windows (ctx->shm, not steps)
+    bool steps;            // one-port phases
+    nt_schedule_t *sched;  // the phases (steps)
+} run;
+
+static int64_t parts(int64_t bytes)
+{
+    return (bytes + CHUNK - 1) / CHUNK;
+}
+
+static int rank_of(const nt_mpi_grid_t *g, int cell)
+{
+    return g->ranks ? g->ranks[cell] : cell;
+}
+
+// Where the receiver (cell d of B, rank dest) expects this rank's message: after the messages
+// of the source cells before this rank's, in cell order, its own excluded (it copies those).
+static int64_t direct_offset(const run *r, int d, int dest)
+{
+    const nt_mpi_grid_t *ga = r->a.g, *gb = r->b.g;
+    int64_t off = 0;
+    for (int c = 0; c < r->a.cell; c++)
+        if (rank_of(ga, c) != dest)
+            off += r->rowtot[(c / ga->npcol) * gb->nprow + d / gb->npcol] *
+                   r->coltot[(c % ga->npcol) * gb->npcol + d % gb->npcol] * (int64_t)r->es;
+    return off;
+}
+
+static bool shares_memory(const run *r, int rank)
+{
+    return r->shm && r->ctx->node_rank[rank] >= 0;
+}
+
+// The messages and the buffers; every size checked for overflow.
+static nt_status plan_messages(run *r)
+{
+    const nt_mpi_grid_t *ga = r->a.g, *gb = r->b.g;
+    r->out = calloc((size_t)r->size, sizeof *r->out);
+    r->in = calloc((size_t)r->size, sizeof *r->in);
+    if (!r->out || !r->in)
+        return nt_mpi_fail(NT_ENOMEM, "out of memory for the message table");
+    int64_t sbytes = 0, rbytes = 0, nreq = 0;
+    for (int c = 0; r->a.cell >= 0 && c < gb->nprow * gb->npcol; c++) {
+        int dest = rank_of(gb, c);
+        const nt_mpi_pieces *rp = &r->src.rows[c / gb->npcol], *cp = &r->src.cols[c % gb->npcol];
+        int64_t bytes;
+        if (__builtin_mul_overflow(rp->sum, cp->sum, &bytes) ||
+            __builtin_mul_overflow(bytes, (int64_t)r->es, &bytes))
+            return nt_mpi_fail(NT_ERANGE, "message to rank %d overflows", dest);
+        if (bytes == 0 || dest == r->me)
+            continue;
+        bool direct = shares_memory(r, dest);
+        r->out[r->nout++] = (msg){dest, bytes, direct ? direct_offset(r, c, dest) : sbytes,
+                                  direct, rp, cp};
+        if (!direct) {
+            sbytes += bytes;
+            nreq += parts(bytes);
+        }
+    }
+    for (int c = 0; r->b.cell >= 0 && c < ga->nprow * ga->npcol; c++) {
+        int from = rank_of(ga, c);
+        const nt_mpi_pieces *rp = &r->dst.rows[c / ga->npcol], *cp = &r->dst.cols[c % ga->npcol];
+        int64_t bytes;
+        if (__builtin_mul_overflow(rp->sum, cp->sum, &bytes) ||
+            __builtin_mul_overflow(bytes, (int64_t)r->es, &bytes) ||
+            __builtin_add_overflow(rbytes, bytes, &r->rbytes))
+            return nt_mpi_fail(NT_ERANGE, "message from rank %d overflows", from);
+        if (bytes == 0 || from == r->me)
+            continue;
+        bool direct = shares_memory(r, from);
+        r->in[r->nin++] = (msg){from, bytes, rbytes, direct, rp, cp};
+        rbytes += bytes;
+        nreq += direct ? 0 : parts(bytes);
+    }
+    r->rbytes = rbytes;
+    r->sbuf = nt_mpi_buffer(0, (size_t)sbytes);
+    // Without shared memory the receive segment is a private buffer; with it, the window
+    // (grown, if needed, once every rank agrees).
+    r->rbase = r->shm ? NULL : nt_mpi_buffer(1, (size_t)rbytes);
+    r->req = malloc((size_t)(nreq ? nreq : 1) * sizeof *r->req);
+    if (!r->sbuf || (!r->shm && !r->rbase) || !r->req)
+        return nt_mpi_fail(NT_ENOMEM, "out of memory for %lld bytes of send and %lld of receive "
+                           "buffers", (long long)sbytes, (long long)rbytes);
+    return NT_OK;
+}
+
+static nt_status post(run *r, const msg *m, char *base, bool send)
+{
+    for (int64_t off = 0; off < m->bytes; off += CHUNK) {
+        int count = (int)(m->bytes - off < CHUNK ? m->bytes - off : CHUNK);
+        int tag = TAG + (int)(off / CHUNK);
+        int rc = send ? MPI_Isend(base + m->off + off, count, MPI_BYTE, m->rank, tag, r->comm,
+                                  &r->req[r->nreq])
+                      : MPI_Irecv(base + m->off + off, count, MPI_BYTE, m->rank, tag, r->comm,
+                                  &r->req[r->nreq]);
+        if (rc != MPI_SUCCESS)
+            return nt_mpi_fail(NT_ESYS, "MPI_%s %s rank %d failed", send ? "Isend" : "Irecv",
+                               send ? "to" : "from", m->rank);
+        r->nreq++;
+    }
+    return NT_OK;
+}
+
+// Receives posted first, then each message packed (into the receiver's window when it shares
+// memory with this rank, else into the send buffer and sent at once); all completed here.
+static nt_status exchange(run *r, const void *a, int64_t lda, nt_mpi_stats_t *st)
+{
+    nt_status s = NT_OK;
+    for (int i = 0; i < r->nin && !s; i++)
+        if (!r->in[i].direct)
+            s = post(r, &r->in[i], r->rbase, false);
+    for (int i = 0; i < r->nout && !s; i++) {
+        const msg *m = &r->out[i];
+        char *base = m->direct ? nt_mpi_window_of(r->ctx, m->rank) : r->sbuf;
+        if (!base) {
+            s = nt_mpi_fail(NT_ESYS, "MPI_Win_shared_query of rank %d failed", m->rank);
+            break;
+        }
+        move_block(PACK, m->rp, m->cp, a, lda, NULL, 0, base + m->off, r->es, r->threads);
+        if (!m->direct)
+            s = post(r, m, r->sbuf, true);
+        st->bytes_sent += m->bytes;
+        st->messages_sent += m->direct ? 1 : parts(m->bytes);
+        st->pieces += m->rp->n * m->cp->sum;
+    }
+    // Requests already posted complete even after a failure, so nothing is left in flight.
+    if (r->nreq && MPI_Waitall(r->nreq, r->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS && !s)
+        s = nt_mpi_fail(NT_ESYS, "MPI_Waitall failed");
+    // Our stores into other ranks' windows become visible to them after the agreement.
+    if (r->ctx->win != MPI_WIN_NULL)
+        MPI_Win_sync(r->ctx->win);
+    for (int i = 0; i < r->nin; i++)
+        st->bytes_received += r->in[i].bytes;
+    return s;
+}
+
+// The one-port schedule of the byte matrix between all ranks (the same on every rank: every
+// rank computes the whole matrix from the pair totals).
+static nt_status build_schedule(run *r)
+{
+    const nt_mpi_grid_t *ga = r->a.g, *gb = r->b.g;
+    int64_t *q = calloc((size_t)r->size * (size_t)r->size, sizeof *q);
+    if (!q)
+        return nt_mpi_fail(NT_ENOMEM, "out of memory for the %d x %d transfer matrix", r->size,
+                           r->size);
+    for (int ca = 0; ca < ga->nprow * ga->npcol; ca++)
+        for (int cb = 0; cb < gb->nprow * gb->npcol; cb++) {
+            int i = rank_of(ga, ca), k = rank_of(gb, cb);
+            if (i != k)
+                q[(size_t)i * r->size + k] =
+                    r->rowtot[(ca / ga->npcol) * gb->nprow + cb / gb->npcol] *
+                    r->coltot[(ca % ga->npcol) * gb->npcol + cb % gb->npcol] * (int64_t)r->es;
+        }
+    nt_status s = nt_sched_build(q, r->size, &r->sched);
+    free(q);
+    return s ? nt_mpi_fail(s, "nt_sched_build: %s", nt_last_error()) : NT_OK;
+}
+
+// One part of a message in one phase: bytes [off, off + bytes) of it.
+static nt_status post_part(run *r, char *base, int64_t bytes, int peer, bool send,
+                           MPI_Request **req, int *nreq)
+{
+    for (int64_t o = 0; o < bytes; o += CHUNK) {
+        int count = (int)(bytes - o < CHUNK ? bytes - o : CHUNK);
+        int rc = send ? MPI_Isend(base + o, count, MPI_BYTE, peer, TAG, r->comm, *req + *nreq)
+                      : MPI_Irecv(base + o, count, MPI_BYTE, peer, TAG, r->comm, *req + *nreq);
+        if (rc != MPI_SUCCESS)
+            return nt_mpi_fail(NT_ESYS, "MPI_%s %s rank %d failed", send ? "Isend" : "Irecv",
+                               send ? "to" : "from", peer);
+        (*nreq)++;
+    }
+    return NT_OK;
+}
+
+// Every message packed first; then phase by phase each rank sends its share of at most one
+// message and receives its share of at most one (numatile/sched.h), the phase completed
+// before the next starts (messages between two ranks keep their order, so one tag serves).
+static nt_status exchange_steps(run *r, const void *a, int64_t lda, nt_mpi_stats_t *st)
+{
+    int64_t *sent = calloc((size_t)r->size, sizeof *sent), *got = calloc((size_t)r->size,
+                                                                          sizeof *got);
+    int *oi = malloc((size_t)r->size * sizeof *oi), *ii = malloc((size_t)r->size * sizeof *ii);
+    if (!sent || !got || !oi || !ii) {
+        free(sent), free(got), free(oi), free(ii);
+        return nt_mpi_fail(NT_ENOMEM, "out of memory for the phase bookkeeping");
+    }
+    for (int k = 0; k < r->size; k++)
+        oi[k] = ii[k] = -1;
+    for (int i = 0; i < r->nout; i++) {
+        const msg *m = &r->out[i];
+        move_block(PACK, m->rp, m->cp, a, lda, NULL, 0, r->sbuf + m->off, r->es, r->threads);
+        oi[m->rank] = i;
+        st->bytes_sent += m->bytes;
+        st->pieces += m->rp->n * m->cp->sum;
+    }
+    for (int i = 0; i < r->nin; i++)
+        ii[r->in[i].rank] = i;
+    const nt_schedule_t *sc = r->sched;
+    nt_status s = NT_OK;
+    for (int t = 0; t < sc->nphases && !s; t++) {
+        int64_t c = sc->count[t];
+        int nreq = 0;
+        for (int64_t x = sc->first[t]; x < sc->first[t + 1] && !s; x++) {
+            int from = sc->src[x], to = sc->dst[x];
+            if (from == r->me && oi[to] >= 0) {
+                const msg *m = &r->out[oi[to]];
+                s = post_part(r, r->sbuf + m->off + sent[to], c, to, true, &r->req, &nreq);
+                sent[to] += c;
+                st->messages_sent += parts(c);
+            } else if (to == r->me && ii[from] >= 0) {
+                const msg *m = &r->in[ii[from]];
+                s = post_part(r, r->rbase + m->off + got[from], c, from, false, &r->req, &nreq);
+                got[from] += c;
+            }
+        }
+        if (nreq && MPI_Waitall(nreq, r->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS && !s)
+            s = nt_mpi_fail(NT_ESYS, "MPI_Waitall of phase %d failed", t);
+    }
+    // The phases must have carried every message exactly.
+    for (int i = 0; i < r->nout && !s; i++)
+        if (sent[r->out[i].rank] != r->out[i].bytes)
+            s = nt_mpi_fail(NT_ESYS, "the schedule sent %lld of %lld bytes to rank %d",
+                            (long long)sent[r->out[i].rank], (long long)r->out[i].bytes,
+                            r->out[i].rank);
+    for (int i = 0; i < r->nin && !s; i++) {
+        if (got[r->in[i].rank] != r->in[i].bytes)
+            s = nt_mpi_fail(NT_ESYS, "the schedule received %lld of %lld bytes from rank %d",
+                            (long long)got[r->in[i].rank], (long long)r->in[i].bytes,
+                            r->in[i].rank);
+        st->bytes_received += r->in[i].bytes;
+    }
+    free(sent), free(got), free(oi), free(ii);
+    return s;
+}
+
+static void cleanup(run *r)
+{
+    free_pairs(&r->src);
+    free_pairs(&r->dst);
+    free(r->out);
+    free(r->in);
+    free(r->req);
+    free(r->rowtot);
+    free(r->coltot);
+    nt_sched_destroy(r->sched);
+    free(r->a.rank_cell);
+    free(r->b.rank_cell);
+}
+
+// Elements between every pair of process rows and of process columns (direct_offset()).
+static nt_status totals(run *r, int64_t rows, int64_t cols, const nt_mpi_dim *ds,
+                        const nt_mpi_dim *dt)
+{
+    r->rowtot = malloc((size_t)ds[0].p * (size_t)dt[0].p * sizeof *r->rowtot);
+    r->coltot = malloc((size_t)ds[1].p * (size_t)dt[1].p * sizeof *r->coltot);
+    if (!r->rowtot || !r->coltot)
+        return nt_mpi_fail(NT_ENOMEM, "out of memory for the pair totals");
+    nt_status s = NT_OK;
+    for (int i = 0; i < ds[0].p && !s; i++)
+        for (int j = 0; j < dt[0].p && !s; j++)
+            s = nt_mpi_dim_count(rows, &ds[0], i, &dt[0], j, &r->rowtot[i * dt[0].p + j]);
+    for (int i = 0; i < ds[1].p && !s; i++)
+        for (int j = 0; j < dt[1].p && !s; j++)
+            s = nt_mpi_dim_count(cols, &ds[1], i, &dt[1], j, &r->coltot[i * dt[1].p + j]);
+    return s;
+}
+
+// Arguments, pieces and buffers of this rank; the status is agreed on by the caller.
+static nt_status prepare(run *r, int64_t rows, int64_t cols, const void *a, int64_t lda,
+                         int64_t ia, int64_t ja, const nt_mpi_grid_t *ga, void *b, int64_t ldb,
+                         int64_t ib, int64_t jb, const nt_mpi_grid_t *gb)
+{
+    r->a.rank_cell = malloc((size_t)r->size * sizeof(int));
+    r->b.rank_cell = malloc((size_t)r->size * sizeof(int));
+    if (!r->a.rank_cell || !r->b.rank_cell)
+        return nt_mpi_fail(NT_ENOMEM, "out of memory for the rank tables");
+    nt_status s = check_grid("A", ga, r->size, &r->a, r->me);
+    if (!s)
+        s = check_grid("B", gb, r->size, &r->b, r->me);
+    if (!s)
+        s = check_args(rows, cols, r->es, ia, ja, &r->a, ib, jb, &r->b);
+    bool nonempty = rows > 0 && cols > 0;
+    if (!s)
+        s = check_local("A", &r->a, a, lda, nonempty);
+    if (!s)
+        s = check_local("B", &r->b, b, ldb, nonempty);
+    if (s || !nonempty)
+        return s;
+    nt_mpi_dim ds[2] = {{ga->mb, ia, ga->nprow, ga->rsrc}, {ga->nb, ja, ga->npcol, ga->csrc}};
+    nt_mpi_dim dt[2] = {{gb->mb, ib, gb->nprow, gb->rsrc}, {gb->nb, jb, gb->npcol, gb->csrc}};
+    if (r->a.cell >= 0)
+        s = make_pairs(rows, cols, ds, dt, true, r->a.prow, r->a.pcol, &r->src);
+    if (!s && r->b.cell >= 0)
+        s = make_pairs(rows, cols, ds, dt, false, r->b.prow, r->b.pcol, &r->dst);
+    if (!s && ((r->a.cell >= 0 && r->shm) || r->steps))
+        s = totals(r, rows, cols, ds, dt);
+    if (!s && r->steps)
+        s = build_schedule(r);
+    return s ? s : plan_messages(r);
+}
+
+nt_status nt_mpi_redist(MPI_Comm comm, int64_t rows, int64_t cols, size_t elem_size,
+                        const void *a, int64_t lda, int64_t ia, int64_t ja,
+                        const nt_mpi_grid_t *ga, void *b, int64_t ldb, int64_t ib, int64_t jb,
+                        const nt_mpi_grid_t *gb, const nt_mpi_opts_t *opts,
+                        nt_mpi_stats_t *stats)
+{
+    double t0 = MPI_Wtime();
+    nt_mpi_stats_t st = {0};
+    if (comm == MPI_COMM_NULL)
+        return nt_mpi_fail(NT_EINVAL, "comm: MPI_COMM_NULL");
+    run r = {.comm = MPI_COMM_NULL, .es = elem_size};
+    r.threads = opts && opts->threads > 0 ? opts->threads : omp_get_max_threads();
+    // A private communicator: our tags never meet the caller's messages, and MPI errors
+    // come back as codes instead of aborting.
+    nt_status s = nt_mpi_context(comm, &r.ctx);
+    if (s)
+        return s;
+    r.comm = r.ctx->comm;
+    r.steps = opts && opts->steps;
+    r.shm = r.ctx->shm && !r.steps;
+    MPI_Comm_rank(r.comm, &r.me);
+    MPI_Comm_size(r.comm, &r.size);
+    s = prepare(&r, rows, cols, a, lda, ia, ja, ga, b, ldb, ib, jb, gb);
+    bool nonempty = rows > 0 && cols > 0;
+    int grow = !s && nonempty && r.shm && (size_t)r.rbytes > r.ctx->cap;
+    s = agree(r.comm, s, r.me, &grow);
+    if (!s && grow) {
+        // Collective over each node: every rank takes part once any rank needs more.
+        s = nt_mpi_window_grow(r.ctx, (size_t)r.rbytes);
+        s = agree(r.comm, s, r.me, NULL);
+    }
+    if (!s && r.shm)
+        r.rbase = r.ctx->base;
+    double t1 = MPI_Wtime();
+    if (!s && nonempty) {
+        s = r.steps ? exchange_steps(&r, a, lda, &st) : exchange(&r, a, lda, &st);
+        if (!s && injected_rank() == r.me)
+            s = nt_mpi_fail(NT_ESYS, "injected failure (NT_MPI_FAIL_RANK=%d)", r.me);
+        // Nothing of B is written before every rank has everything.
+        s = agree(r.comm, s, r.me, NULL);
+        // The other ranks' stores into this rank's window are visible from here on.
+        if (r.ctx->win != MPI_WIN_NULL)
+            MPI_Win_sync(r.ctx->win);
+    }
+    double t2 = MPI_Wtime();
+    if (!s && nonempty) {
+        for (int i = 0; i < r.nin; i++) {
+            const msg *m = &r.in[i];
+            move_block(UNPACK, m->rp, m->cp, NULL, 0, b, ldb, r.rbase + m->off, r.es,
+                       r.threads);
+        }
+        if (r.a.cell >= 0 && r.b.cell >= 0) {
+            const nt_mpi_pieces *rp = &r.src.rows[r.b.prow], *cp = &r.src.cols[r.b.pcol];
+            if (rp->sum > 0 && cp->sum > 0) {
+                move_block(LOCAL, rp, cp, a, lda, b, ldb, NULL, r.es, r.threads);
+                st.bytes_local = rp->sum * cp->sum * (int64_t)r.es;
+                st.pieces += rp->n * cp->sum;
+            }
+        }
+    }
+    double t3 = MPI_Wtime();
+    cleanup(&r);
+    st.seconds_plan = t1 - t0;
+    st.seconds_exchange = t2 - t1;
+    st.seconds_unpack = t3 - t2;
+    st.seconds = MPI_Wtime() - t0;
+    if (stats)
+        *stats = st;
+    return s;
+}
