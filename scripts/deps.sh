@@ -8,7 +8,8 @@ set -eu
 # openmpi-bin, libopenmpi-dev, libscalapack-openmpi-dev: the pdgemr2d peer of `bench scalapack`
 # and libnumatile_mpi (mpi/, `make test-mpi`) (mpicc, mpirun, ScaLAPACK's redistribution
 # routine and BLACS); libnumatile itself never links MPI.
-# python3-jsonschema: make check-json validates every --json output against docs/json.schema.json.
+# python3-jsonschema: make check-json validates every --json output against docs/json.schema.json;
+# jq: the guide cuts a match instance from plan --dump with it (check-json runs the guide).
 # libopenblas-openmp-dev: the BLAS=openblas build and the flat OpenBLAS peer of `bench kernels`
 # (numatile links it from its own directory; installing it also makes OpenBLAS Debian's default
 # libblas.so.3 alternative for other programs).
@@ -16,7 +17,7 @@ PKGS="gcc make pkg-config libnuma-dev libhwloc-dev libblis-openmp-dev libflame-d
 libopenblas-openmp-dev libcriterion-dev libjansson-dev qemu-system-x86 busybox-static cpio gzip \
 gnuplot-nox doxygen valgrind python3 libudev-dev clang-14 libclang-rt-14-dev libfuzzer-14-dev \
 libomp-14-dev openmpi-bin libopenmpi-dev libscalapack-openmpi-dev \
-python3-jsonschema"
+python3-jsonschema jq"
 missing=""
 for p in $PKGS; do
     st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

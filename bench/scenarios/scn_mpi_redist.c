@@ -111,6 +111,7 @@ int scn_mpi_redist(bench_run *r)
     json_decref(shown);
     scn_note_load_end(r);
     bool ok = json_is_true(json_object_get(out, "verify"));
+    bench_summary(r, json_pack("{s:i, s:O, s:b}", "ranks", 4, "rows", rows, "verify", ok));
     json_decref(out);
     // Exit 1 is a failed check (the rows say which).
     return ok && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
