@@ -29,6 +29,8 @@ static const bench_scenario registry[] = {
      scn_lambert_partition},
     {"scalapack", "numatile vs ScaLAPACK pdgemr2d (under mpirun) on block-cyclic grid changes",
      scn_scalapack},
+    {"advise", "the advisor's predictions vs measurements: rank correlation, choice quality",
+     scn_advise},
 };
 
 const bench_scenario *bench_registry(size_t *n)

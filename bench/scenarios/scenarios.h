@@ -18,5 +18,6 @@ int scn_stencil(bench_run *r);
 int scn_kernels(bench_run *r);
 int scn_lambert_partition(bench_run *r);
 int scn_scalapack(bench_run *r);
+int scn_advise(bench_run *r);
 
 #endif
