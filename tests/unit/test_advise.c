@@ -187,6 +187,23 @@ Test(advise, cli, .timeout = 180)
     cr_assert_eq(json_integer_value(json_object_get(cal, "ndomains")), 2);
     cr_assert_eq(json_integer_value(json_object_get(cal, "format")), NT_PROFILE_FORMAT);
     json_decref(cal);
+    // partition --speeds measured:FILE: the profile's speeds, normalised.
+    nt_profile_t *prof;
+    cr_assert_eq(nt_profile_load(path, NULL, &prof), NT_OK);
+    double want[2];
+    cr_assert_eq(nt_profile_speeds(prof, want), NT_OK);
+    nt_profile_destroy(prof);
+    char spec[64];
+    snprintf(spec, sizeof spec, "measured:%s", path);
+    json_t *part = tool_json((const char *[]){"partition", "--speeds", spec, "--n", "8", "--algo",
+                                              "column", "--json", NULL});
+    json_t *sp = json_object_get(part, "speeds");
+    cr_assert_eq(json_array_size(sp), 2);
+    for (size_t k = 0; k < 2; k++)
+        cr_assert_float_eq(json_number_value(json_array_get(sp, k)), want[k], 1e-9);
+    json_decref(part);
+    expect_status(2, (const char *[]){"partition", "--speeds", "measured:/nonexistent/p.json",
+                                      "--n", "8", NULL}, "/nonexistent/p.json");
     json_t *o = tool_json((const char *[]){"advise", "--m", "512", "--n", "512", "--from",
                                            "64@skewed:2x1:3", "--kernel", "qr", "--profile", path,
                                            "--domains", "2", "--run", "--json", NULL});
