@@ -13,8 +13,10 @@
 
 #include "nt_core.h"
 #include "nt_kernels.h"
+#include "numatile/dist.h"
 #include "numatile/kernels.h"
 #include "numatile/mem.h"
+#include "numatile/plan.h"
 #include "numatile/profile.h"
 #include "numatile/version.h"
 
@@ -336,6 +338,60 @@ static void measure_tasks(cal *c, nt_profile_t *p)
     p->task_seconds = median(c->t, c->reps);
 }
 
+// A one-tile matrix (16 x 16 doubles, under a page: always copied) on domain d, with memory
+// unless noalloc.
+static nt_status tiny(const nt_topo_t *topo, int d, bool noalloc, nt_matrix_t **out)
+{
+    nt_tilemap_t *map;
+    nt_status st = nt_tilemap_create(1, 1, nt_topo_ndomains(topo), &map);
+    if (st)
+        return st;
+    map->owner[0] = d;
+    nt_matrix_shape_t sh = {16, 16, 16, 16, sizeof(double)};
+    st = nt_matrix_create(topo, &sh, map, NT_LAYOUT_TILE, noalloc ? NT_MATRIX_NOALLOC : 0, out);
+    nt_tilemap_destroy(map);
+    return st;
+}
+
+// The fixed costs around the work: an execution moving one small tile from the first to the
+// last domain (its timed parts, as nt_exec_stats_t reports them), and a GEMM of one small tile.
+static nt_status measure_fixed(cal *c, nt_profile_t *p)
+{
+    nt_status st = NT_OK;
+    double *tk = calloc((size_t)c->reps, sizeof *tk);
+    if (!tk)
+        return nt_fail(NT_ENOMEM, "nt_calibrate: out of memory");
+    for (int r = -1; r < c->reps && !st; r++) {
+        nt_matrix_t *S = NULL, *T = NULL, *B = NULL, *C = NULL;
+        nt_plan_t *plan = NULL;
+        nt_exec_stats_t es = {0};
+        nt_kernel_stats_t ks = {0};
+        nt_kernel_opts_t ko = {.threads_per_domain = p->threads_per_domain};
+        if (!(st = tiny(c->topo, 0, false, &S)) && !(st = tiny(c->topo, c->D - 1, true, &T)) &&
+            !(st = nt_plan_create(S, T, NULL, NULL, &plan)))
+            st = nt_plan_execute(plan, S, T, NULL, &es);
+        if (!st && !(st = tiny(c->topo, 0, false, &B)) && !(st = tiny(c->topo, 0, false, &C)))
+            st = nt_gemm(1.0, B, B, 0.0, C, &ko, &ks);
+        if (!st && r >= 0) {
+            c->t[r] = es.seconds_alloc + es.seconds;
+            tk[r] = ks.seconds;
+        }
+        nt_kernel_stats_free(&ks);
+        nt_exec_stats_free(&es);
+        nt_plan_destroy(plan);
+        nt_matrix_destroy(C);
+        nt_matrix_destroy(B);
+        nt_matrix_destroy(T);
+        nt_matrix_destroy(S);
+    }
+    if (!st) {
+        p->exec_seconds = median(c->t, c->reps);
+        p->kernel_run_seconds = median(tk, c->reps);
+    }
+    free(tk);
+    return st;
+}
+
 static void describe(cal *c, nt_profile_t *p)
 {
     snprintf(p->kind, sizeof p->kind, "%s", nt_topo_kind_name(nt_topo_get_kind(c->topo)));
@@ -428,6 +484,8 @@ nt_status nt_calibrate(const nt_topo_t *topo, const nt_calibrate_opts_t *opts,
             st = measure_tiles(&c, p, d);
         nt_blas_serial_end();
     }
+    if (!st)
+        st = measure_fixed(&c, p);
     if (!st) {
         measure_tasks(&c, p);
         describe(&c, p);

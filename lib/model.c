@@ -76,9 +76,9 @@ nt_status nt_model_redist_bytes(const nt_profile_t *p, const int64_t *copy,
         r.bytes_fresh += fresh[j];
         r.alloc_seconds = dmax(r.alloc_seconds, (double)fresh[j] / (p->fault_gbs[j] * 1e9));
     }
-    r.free_seconds = dmax(slowest, total / (p->concurrent_gbs * 1e9));
+    r.free_seconds = dmax(slowest, total / (p->concurrent_gbs * 1e9)) + p->exec_seconds;
     st = steps_time(p, q, &r.steps_seconds, &r.phases);
-    r.steps_seconds += local;
+    r.steps_seconds += local + p->exec_seconds;
     free(q);
     if (st)
         return st;
@@ -278,7 +278,7 @@ nt_status nt_model_kernel(const nt_profile_t *p, nt_advise_kernel kernel, const 
         model_qr(&m);
     for (int d = 0; d < p->ndomains; d++)
         m.r.work_seconds = dmax(m.r.work_seconds, m.busy[d] / p->threads_per_domain);
-    m.r.seconds = dmax(m.r.work_seconds, m.r.path_seconds);
+    m.r.seconds = dmax(m.r.work_seconds, m.r.path_seconds) + p->kernel_run_seconds;
     free(m.busy);
     free(m.ready);
     *out = m.r;

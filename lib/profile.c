@@ -109,6 +109,10 @@ nt_status nt_profile_check(const nt_profile_t *p, const nt_topo_t *topo)
         st = check_rate("migrate_gbs", p->migrate_gbs);
     if (!st)
         st = check_time("task_seconds", p->task_seconds);
+    if (!st)
+        st = check_time("exec_seconds", p->exec_seconds);
+    if (!st)
+        st = check_time("kernel_run_seconds", p->kernel_run_seconds);
     return st;
 }
 

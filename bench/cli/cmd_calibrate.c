@@ -63,7 +63,9 @@ static void print_profile(const nt_profile_t *p)
             printf(" %8.3f", 1e3 * p->tile_seconds[k][d]);
         printf("\n");
     }
-    printf("task overhead: %.2f us\n", 1e6 * p->task_seconds);
+    printf("task overhead: %.2f us; fixed cost of a redistribution %.2f ms, of a kernel run "
+           "%.2f ms\n", 1e6 * p->task_seconds, 1e3 * p->exec_seconds,
+           1e3 * p->kernel_run_seconds);
 }
 
 int cmd_calibrate(int argc, char **argv)

@@ -10,14 +10,16 @@
  * and together they cannot beat the aggregate rate: copy time = max(max_j that sum, sum of all
  * c_ij / concurrent_gbs). STEPS schedule: the one-port phases of nt_sched_build() over the
  * off-diagonal copy bytes, each phase as long as its slowest pair, plus the local copies
- * (max_j c_jj / copy_gbs[j][j]) and one task overhead per phase. Allocation and copy add.
+ * (max_j c_jj / copy_gbs[j][j]) and one task overhead per phase. Both schedules add the
+ * profile's fixed exec_seconds. Allocation and copy add.
  *
  * Kernel model (owner-computes, as nt_gemm() and nt_qr_factor() run it): every task runs on
  * the domain of the tile it writes; its time is its tile kernel's time on that domain
  * (tile_seconds scaled by the flops of edge tiles, rows x cols x inner / nb^3) plus, for each
  * tile it reads from another domain i, bytes x (1/read_gbs[i][d] - 1/read_gbs[d][d]) (at
  * least 0), plus task_seconds. Domain d is busy for the sum of its tasks over
- * threads_per_domain threads; the prediction is max(max_d busy_d, critical path), the
+ * threads_per_domain threads; the prediction is max(max_d busy_d, critical path) plus the
+ * profile's fixed kernel_run_seconds, the
  * critical path being the longest chain of the task graph with those task times (GEMM: one
  * task per C tile with its whole k loop; QR: PLASMA's flat-tree tile QR, GEQRT / UNMQR / TSQRT
  * / TSMQR with the dependences of lib/qr.c).
@@ -59,7 +61,7 @@ typedef struct nt_redist_pred {
 
 /** \brief Predicted kernel run. */
 typedef struct nt_kernel_pred {
-    double seconds;        /**< max(work_seconds, path_seconds) */
+    double seconds;        /**< max(work_seconds, path_seconds) + kernel_run_seconds */
     double work_seconds;   /**< max over domains of busy time / threads_per_domain */
     double path_seconds;   /**< critical path of the task graph */
     double remote_seconds; /**< sum over tasks of the remote-read surcharges */

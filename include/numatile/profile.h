@@ -15,7 +15,7 @@
  * "ib", "copy_gbs" and "read_gbs" (D x D arrays, row = the domain the memory is on, column =
  * the domain whose threads copy or read), "concurrent_gbs", "migrate_gbs", "fault_gbs" (D),
  * "tile_seconds" (an object with arrays "gemm", "geqrt", "unmqr", "tsqrt", "tsmqr" of D
- * seconds each), "task_seconds", and "machine" (object: "kind", "nodes", "host"), "version",
+ * seconds each), "task_seconds", "exec_seconds", "kernel_run_seconds", and "machine" (object: "kind", "nodes", "host"), "version",
  * "blas", "date" (strings). Every rate is > 0 and finite, every time >= 0 and finite.
  *
  * Errors follow numatile/error.h: NT_OK or a negative code, out-parameters untouched on
@@ -68,6 +68,10 @@ typedef struct nt_profile {
     double *tile_seconds[NT_TK_COUNT]; /**< per kernel, D: seconds of one call at nb on one
                                             thread of each domain */
     double task_seconds;    /**< overhead of one task (spawn and run of an empty task) */
+    double exec_seconds;    /**< fixed cost of one nt_plan_execute() (teams bound to the
+                                 domains, allocation and one small copy) */
+    double kernel_run_seconds; /**< fixed cost of one kernel run (team start, graph; one
+                                    small GEMM tile) */
     char kind[16];          /**< topology kind ("physical", "virtual", ...) */
     int nodes;              /**< physical NUMA nodes */
     char host[64];          /**< host name */

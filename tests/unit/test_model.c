@@ -75,6 +75,12 @@ Test(model, redist_bytes_by_hand)
     cr_assert_eq(nt_model_redist_bytes(p, copy, fresh, &r), NT_OK);
     EQ(r.steps_seconds, 2.5 + 0.25 * (double)r.phases);
     cr_assert(r.phases >= 1 && r.phases <= 2);
+    // The fixed cost of an execution adds to both schedules, not to the allocation.
+    p->exec_seconds = 0.5;
+    cr_assert_eq(nt_model_redist_bytes(p, copy, fresh, &r), NT_OK);
+    EQ(r.free_seconds, 2.5);
+    EQ(r.steps_seconds, 3.0 + 0.25 * (double)r.phases);
+    EQ(r.alloc_seconds, 5.0);
     copy[2] = -1;
     cr_assert_eq(nt_model_redist_bytes(p, copy, fresh, &r), NT_EINVAL);
     cr_assert(strstr(nt_last_error(), "copy_bytes[1][0]"), "%s", nt_last_error());
@@ -148,6 +154,11 @@ Test(model, qr_by_hand)
     p->threads_per_domain = 2;
     cr_assert_eq(nt_model_kernel(p, NT_ADVISE_QR, A, &k), NT_OK);
     EQ(k.seconds, 9e-3);
+    p->kernel_run_seconds = 1e-3; // a fixed cost per run
+    cr_assert_eq(nt_model_kernel(p, NT_ADVISE_QR, A, &k), NT_OK);
+    EQ(k.seconds, 10e-3);
+    EQ(k.path_seconds, 9e-3);
+    p->kernel_run_seconds = 0;
     nt_matrix_destroy(A);
     // Non-square tiles or a non-square GEMM are refused.
     nt_matrix_shape_t sh = {20, 30, 10, 10, 8};

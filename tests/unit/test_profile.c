@@ -29,6 +29,8 @@ static nt_profile_t *round_profile(void)
         for (int d = 0; d < 2; d++)
             p->tile_seconds[k][d] = (k + 1) * (d + 1) * 1e-3;
     p->task_seconds = 1e-6;
+    p->exec_seconds = 2e-3;
+    p->kernel_run_seconds = 3e-3;
     p->nb = 10;
     p->ib = 5;
     p->nodes = 1;
@@ -153,6 +155,7 @@ static void bad_format(json_t *o) { json_object_set_new(o, "format", json_intege
 static void bad_ib(json_t *o) { json_object_set_new(o, "ib", json_integer(11)); }
 static void no_host(json_t *o) { json_object_del(json_object_get(o, "machine"), "host"); }
 static void neg_task(json_t *o) { json_object_set_new(o, "task_seconds", json_real(-1)); }
+static void drop_exec(json_t *o) { json_object_del(o, "exec_seconds"); }
 static void zero_domains(json_t *o) { json_object_set_new(o, "ndomains", json_integer(0)); }
 
 Test(profile, bad_fields_named)
@@ -168,6 +171,7 @@ Test(profile, bad_fields_named)
     expect_bad(no_host, "machine.host");
     expect_bad(neg_task, "task_seconds");
     expect_bad(zero_domains, "ndomains");
+    expect_bad(drop_exec, "exec_seconds");
 }
 
 Test(profile, not_json_and_wrong_topology)
