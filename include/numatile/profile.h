@@ -66,12 +66,15 @@ typedef struct nt_profile {
     double migrate_gbs;     /**< GB/s of page migration (move_pages) */
     double *fault_gbs;      /**< D: GB/s of first touch of fresh memory on each domain */
     double *tile_seconds[NT_TK_COUNT]; /**< per kernel, D: seconds of one call at nb on one
-                                            thread of each domain */
+                                            thread of each domain (nt_calibrate() measures
+                                            the thread's CPU time, so that other jobs on a
+                                            shared machine do not count) */
     double task_seconds;    /**< overhead of one task (spawn and run of an empty task) */
     double exec_seconds;    /**< fixed cost of one nt_plan_execute() (teams bound to the
-                                 domains, allocation and one small copy) */
+                                 domains, allocation and one small copy; wall clock: mostly
+                                 waiting for threads, which a busy machine lengthens) */
     double kernel_run_seconds; /**< fixed cost of one kernel run (team start, graph; one
-                                    small GEMM tile) */
+                                    small GEMM tile; wall clock) */
     char kind[16];          /**< topology kind ("physical", "virtual", ...) */
     int nodes;              /**< physical NUMA nodes */
     char host[64];          /**< host name */
