@@ -90,10 +90,10 @@ nt_status nt_model_redist_bytes(const nt_profile_t *p, const int64_t *copy,
 // alone makes its target tile, is a whole tile of at least a page, and keeps its domain.
 typedef struct walk {
     const nt_matrix_t *src;
-    const nt_segment_t *prev;
+    nt_segment_t prev; // a copy: the plan may hand out segments from a buffer it reuses
+    bool have_prev, prev_alone_pending;
     int D;
     int64_t *copy, *fresh;
-    bool prev_alone_pending;
 } walk;
 
 static void account(walk *w, const nt_segment_t *g, bool alone)
@@ -111,10 +111,11 @@ static void account(walk *w, const nt_segment_t *g, bool alone)
 static int visit(const nt_segment_t *g, void *arg)
 {
     walk *w = arg;
-    if (w->prev)
-        account(w, w->prev, w->prev_alone_pending && w->prev->dst_tile != g->dst_tile);
-    w->prev_alone_pending = !w->prev || w->prev->dst_tile != g->dst_tile;
-    w->prev = g;
+    if (w->have_prev)
+        account(w, &w->prev, w->prev_alone_pending && w->prev.dst_tile != g->dst_tile);
+    w->prev_alone_pending = !w->have_prev || w->prev.dst_tile != g->dst_tile;
+    w->prev = *g;
+    w->have_prev = true;
     return 0;
 }
 
@@ -140,8 +141,8 @@ nt_status nt_model_redist(const nt_profile_t *p, const nt_plan_t *plan, const nt
         st = nt_fail(NT_ENOMEM, "nt_model_redist: out of memory");
     if (!st)
         st = nt_plan_foreach_segment(plan, visit, &w);
-    if (!st && w.prev)
-        account(&w, w.prev, w.prev_alone_pending);
+    if (!st && w.have_prev)
+        account(&w, &w.prev, w.prev_alone_pending);
     if (!st)
         st = nt_model_redist_bytes(p, w.copy, w.fresh, out);
     free(w.copy);
