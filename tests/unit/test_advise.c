@@ -244,3 +244,56 @@ Test(advise, cli, .timeout = 180)
     expect_status(2, (const char *[]){"calibrate", "--nb", "0", NULL}, "--nb");
     unlink(path);
 }
+
+static double field(const json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    cr_assert(json_is_number(v), "summary field %s missing", key);
+    return json_number_value(v);
+}
+
+// `bench advise --quick`: the summary's numbers agree with each other and with the raw rows.
+Test(advise, bench_quick, .timeout = 300)
+{
+    if (!tool_path())
+        cr_skip("NT_TOOL not set");
+    char dir[] = "/tmp/nt-bench-adv-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    json_t *s = tool_json((const char *[]){"bench", "advise", "--quick", "--json", "--out", dir,
+                                           NULL});
+    int n = (int)field(s, "instances");
+    cr_assert_eq(n, 6);
+    double within = field(s, "within_10pct"), best = field(s, "best_seconds");
+    cr_assert(within >= 0 && within <= n);
+    cr_assert_float_eq(field(s, "within_10pct_fraction"), within / n, 1e-4); // printed rounded
+    cr_assert(field(s, "advisor_seconds") >= best && field(s, "never_seconds") >= best &&
+              field(s, "always_seconds") >= best && best > 0);
+    for (int k = 0; k < 2; k++) {
+        double rho = field(s, k ? "spearman_kernel" : "spearman_redist");
+        cr_assert(rho >= -1 && rho <= 1);
+    }
+    // The raw rows: one chosen candidate per instance, its measured total the advisor's share.
+    char path[600];
+    snprintf(path, sizeof path, "%s/advise.json", dir);
+    json_t *doc = json_load_file(path, 0, NULL);
+    cr_assert_not_null(doc);
+    double chosen = 0;
+    int nchosen = 0;
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(doc, "raw"), i, r) {
+        if (json_is_true(json_object_get(r, "chosen"))) {
+            nchosen++;
+            chosen += field(r, "total_measured");
+        }
+        cr_assert_float_eq(field(r, "total_measured"),
+                           field(r, "redist_measured") + field(r, "kernel_measured"), 1e-6);
+    }
+    cr_assert_eq(nchosen, n);
+    cr_assert_float_eq(chosen, field(s, "advisor_seconds"), 1e-4 * chosen);
+    json_decref(doc);
+    json_decref(s);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
