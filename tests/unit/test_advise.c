@@ -174,7 +174,7 @@ static void expect_status(int want, const char *const *args, const char *needle)
     tool_result_free(&r);
 }
 
-Test(advise, cli, .timeout = 180)
+Test(advise, cli)
 {
     if (!tool_path())
         cr_skip("NT_TOOL not set");
@@ -253,7 +253,7 @@ static double field(const json_t *o, const char *key)
 }
 
 // `bench advise --quick`: the summary's numbers agree with each other and with the raw rows.
-Test(advise, bench_quick, .timeout = 300)
+Test(advise, bench_quick)
 {
     if (!tool_path())
         cr_skip("NT_TOOL not set");

@@ -223,7 +223,7 @@ Test(profile, speeds_from_gemm_times)
     nt_profile_destroy(p);
 }
 
-Test(profile, calibrate_two_virtual_domains, .timeout = 120)
+Test(profile, calibrate_two_virtual_domains)
 {
     nt_topo_t *t;
     nt_topo_opts_t to = {.domains = 2};
