@@ -404,6 +404,45 @@ static nt_status measure_fixed(cal *c, nt_profile_t *p)
     return st;
 }
 
+// The stencil's update (nt_stencil_update()) in CPU time, over an array as nt_stencil_run()
+// does (independent items, so the processor overlaps them), with no extra work and with 32
+// rounds: the cost of an item and of a round.
+static void measure_stencil(cal *c, nt_profile_t *p)
+{
+    enum { N = 1 << 15, ROUNDS = 32 };
+    double *x = malloc((N + 2) * sizeof *x), *y = malloc(N * sizeof *y);
+    double *t1 = malloc((size_t)c->reps * sizeof *t1);
+    if (!x || !y || !t1) { // leave the fields at 0: the model then prices the stencil at 0
+        free(x);
+        free(y);
+        free(t1);
+        return;
+    }
+    for (int k = 0; k < N + 2; k++)
+        x[k] = 1.0 / (k + 1);
+    for (int r = -1; r < c->reps; r++) {
+        double a = thread_cpu();
+        for (int k = 0; k < N; k++)
+            y[k] = nt_stencil_update(x[k], x[k + 1], x[k + 2], 0);
+        double b = thread_cpu();
+        for (int k = 0; k < N; k++)
+            y[k] += nt_stencil_update(x[k], x[k + 1], x[k + 2], ROUNDS);
+        double e = thread_cpu();
+        volatile double sink = y[N / 2];
+        (void)sink;
+        if (r >= 0) {
+            c->t[r] = (b - a) / N;
+            t1[r] = ((e - b) - (b - a)) / N / ROUNDS;
+        }
+    }
+    p->stencil_item_seconds = median(c->t, c->reps);
+    double round = median(t1, c->reps);
+    p->stencil_round_seconds = round > 0 ? round : 0;
+    free(x);
+    free(y);
+    free(t1);
+}
+
 static void describe(cal *c, nt_profile_t *p)
 {
     snprintf(p->kind, sizeof p->kind, "%s", nt_topo_kind_name(nt_topo_get_kind(c->topo)));
@@ -499,6 +538,7 @@ nt_status nt_calibrate(const nt_topo_t *topo, const nt_calibrate_opts_t *opts,
     if (!st)
         st = measure_fixed(&c, p);
     if (!st) {
+        measure_stencil(&c, p);
         measure_tasks(&c, p);
         describe(&c, p);
         st = nt_profile_check(p, topo);

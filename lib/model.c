@@ -285,3 +285,56 @@ nt_status nt_model_kernel(const nt_profile_t *p, nt_advise_kernel kernel, const 
     *out = m.r;
     return NT_OK;
 }
+
+// ---- stencil ------------------------------------------------------------------------------------
+
+nt_status nt_model_stencil(const nt_profile_t *p, const nt_dist1d_t *map, int64_t work,
+                           int64_t iters, nt_stencil_pred_t *out)
+{
+    if (!p || !map || !out)
+        return nt_fail(NT_EINVAL, "nt_model_stencil: NULL argument");
+    nt_status st = nt_profile_check(p, NULL);
+    if (st)
+        return st;
+    if (work < 0 || iters < 0)
+        return nt_fail(NT_EINVAL, "nt_model_stencil: %s < 0", work < 0 ? "work" : "iters");
+    if (map->ndomains > p->ndomains || map->n < 1)
+        return nt_fail(NT_EINVAL, "nt_model_stencil: the map has %d domains, the profile %d",
+                       map->ndomains, p->ndomains);
+    int D = p->ndomains;
+    double *busy = calloc((size_t)D, sizeof *busy);
+    int64_t *items = calloc((size_t)D, sizeof *items);
+    if (!busy || !items) {
+        free(busy);
+        free(items);
+        return nt_fail(NT_ENOMEM, "nt_model_stencil: out of memory");
+    }
+    nt_stencil_pred_t r = {0};
+    double upd = p->stencil_item_seconds + (double)work * p->stencil_round_seconds;
+    int64_t n = map->n;
+    for (int64_t x = 0; x < n; x++) {
+        int d = map->owner[x];
+        items[d]++;
+        busy[d] += upd / p->threads_per_domain;
+        // Item x is read by the domains of its neighbours; once per other domain.
+        int l = map->owner[(x + n - 1) % n], rt = map->owner[(x + 1) % n];
+        for (int k = 0; k < 2 && n > 1; k++) {
+            int e = k ? rt : l;
+            if (e == d || (k && e == l))
+                continue;
+            double s = 8e-9 * (1.0 / p->read_gbs[d * D + e] - 1.0 / p->read_gbs[e * D + e]);
+            busy[e] += s > 0 ? s : 0;
+            r.halo_items++;
+        }
+    }
+    for (int d = 0; d < D; d++) {
+        r.iter_seconds = dmax(r.iter_seconds, busy[d]);
+        r.max_items = items[d] > r.max_items ? items[d] : r.max_items;
+    }
+    r.iter_seconds += p->task_seconds;
+    r.seconds = (double)iters * r.iter_seconds + p->kernel_run_seconds;
+    free(busy);
+    free(items);
+    *out = r;
+    return NT_OK;
+}

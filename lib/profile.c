@@ -113,6 +113,10 @@ nt_status nt_profile_check(const nt_profile_t *p, const nt_topo_t *topo)
         st = check_time("exec_seconds", p->exec_seconds);
     if (!st)
         st = check_time("kernel_run_seconds", p->kernel_run_seconds);
+    if (!st)
+        st = check_time("stencil_item_seconds", p->stencil_item_seconds);
+    if (!st)
+        st = check_time("stencil_round_seconds", p->stencil_round_seconds);
     return st;
 }
 

@@ -40,14 +40,15 @@ nt_status nt_profile_dump(const nt_profile_t *p, char **text)
     for (int k = 0; k < NT_TK_COUNT; k++)
         json_object_set_new(tiles, nt_tk_name(k), vec_json(p->tile_seconds[k], D));
     json_t *o = json_pack(
-        "{s:i, s:i, s:i, s:I, s:I, s:o, s:o, s:f, s:f, s:o, s:o, s:f, s:f, s:f, s:{s:s, s:i, "
-        "s:s}, s:s, s:s, s:s}",
+        "{s:i, s:i, s:i, s:I, s:I, s:o, s:o, s:f, s:f, s:o, s:o, s:f, s:f, s:f, s:f, s:f, "
+        "s:{s:s, s:i, s:s}, s:s, s:s, s:s}",
         "format", NT_PROFILE_FORMAT, "ndomains", D, "threads_per_domain",
         p->threads_per_domain, "nb", (json_int_t)p->nb, "ib", (json_int_t)p->ib, "copy_gbs",
         mat_json(p->copy_gbs, D), "read_gbs", mat_json(p->read_gbs, D), "concurrent_gbs",
         p->concurrent_gbs, "migrate_gbs", p->migrate_gbs, "fault_gbs", vec_json(p->fault_gbs, D),
         "tile_seconds", tiles, "task_seconds", p->task_seconds, "exec_seconds",
-        p->exec_seconds, "kernel_run_seconds", p->kernel_run_seconds, "machine", "kind", p->kind,
+        p->exec_seconds, "kernel_run_seconds", p->kernel_run_seconds, "stencil_item_seconds",
+        p->stencil_item_seconds, "stencil_round_seconds", p->stencil_round_seconds, "machine", "kind", p->kind,
         "nodes", p->nodes, "host", p->host, "version", p->version, "blas", p->blas, "date",
         p->date);
     char *s = o ? json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) : NULL;
@@ -141,7 +142,11 @@ static nt_status parse_fields(const json_t *o, nt_profile_t *p)
         (st = get_num(o, "task_seconds", "task_seconds", &p->task_seconds)) != NT_OK ||
         (st = get_num(o, "exec_seconds", "exec_seconds", &p->exec_seconds)) != NT_OK ||
         (st = get_num(o, "kernel_run_seconds", "kernel_run_seconds",
-                      &p->kernel_run_seconds)) != NT_OK)
+                      &p->kernel_run_seconds)) != NT_OK ||
+        (st = get_num(o, "stencil_item_seconds", "stencil_item_seconds",
+                      &p->stencil_item_seconds)) != NT_OK ||
+        (st = get_num(o, "stencil_round_seconds", "stencil_round_seconds",
+                      &p->stencil_round_seconds)) != NT_OK)
         return st;
     json_t *tiles = json_object_get(o, "tile_seconds");
     if (!json_is_object(tiles))

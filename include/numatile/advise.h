@@ -33,6 +33,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "numatile/dist.h"
 #include "numatile/error.h"
 #include "numatile/match.h"
 #include "numatile/matrix.h"
@@ -104,6 +105,32 @@ nt_status nt_model_redist(const nt_profile_t *prof, const nt_plan_t *plan,
  */
 nt_status nt_model_kernel(const nt_profile_t *prof, nt_advise_kernel kernel,
                           const nt_matrix_t *A, nt_kernel_pred_t *out);
+
+/** \brief Predicted run of the 1D stencil (nt_stencil_run()). */
+typedef struct nt_stencil_pred {
+    double seconds;      /**< iters x iter_seconds + kernel_run_seconds */
+    double iter_seconds; /**< one iteration: the slowest domain */
+    int64_t halo_items;  /**< items read from another domain per iteration (an item counts
+                              once per domain that reads it) */
+    int64_t max_items;   /**< items of the busiest domain */
+} nt_stencil_pred_t;
+
+/**
+ * \brief Predict K iterations of the 3-point circular stencil on a 1D map: per iteration,
+ *        domain d updates its items (stencil_item_seconds + work x stencil_round_seconds each,
+ *        over threads_per_domain threads) and reads its halo (8 bytes per foreign neighbour,
+ *        priced as a remote read, see the file comment), plus one task_seconds for the
+ *        iteration's barrier; the slowest domain sets the iteration.
+ * @param[in]  prof  a profile (map->ndomains <= prof->ndomains).
+ * @param[in]  map   item -> domain.
+ * @param[in]  work  extra rounds per update, >= 0 (nt_stencil_opts_t::work).
+ * @param[in]  iters iterations, >= 0.
+ * @param[out] out   the prediction; untouched on failure.
+ * @retval NT_OK success. @retval NT_EINVAL NULL argument, bad profile, negative work or
+ *         iters, more domains than the profile.
+ */
+nt_status nt_model_stencil(const nt_profile_t *prof, const nt_dist1d_t *map, int64_t work,
+                           int64_t iters, nt_stencil_pred_t *out);
 
 /** \brief Options of nt_advise(). Zero-initialise for the defaults. */
 typedef struct nt_advise_opts {

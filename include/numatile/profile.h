@@ -15,7 +15,8 @@
  * "ib", "copy_gbs" and "read_gbs" (D x D arrays, row = the domain the memory is on, column =
  * the domain whose threads copy or read), "concurrent_gbs", "migrate_gbs", "fault_gbs" (D),
  * "tile_seconds" (an object with arrays "gemm", "geqrt", "unmqr", "tsqrt", "tsmqr" of D
- * seconds each), "task_seconds", "exec_seconds", "kernel_run_seconds", and "machine" (object: "kind", "nodes", "host"), "version",
+ * seconds each), "task_seconds", "exec_seconds", "kernel_run_seconds",
+ * "stencil_item_seconds", "stencil_round_seconds", and "machine" (object: "kind", "nodes", "host"), "version",
  * "blas", "date" (strings). Every rate is > 0 and finite, every time >= 0 and finite.
  *
  * Errors follow numatile/error.h: NT_OK or a negative code, out-parameters untouched on
@@ -75,6 +76,9 @@ typedef struct nt_profile {
                                  waiting for threads, which a busy machine lengthens) */
     double kernel_run_seconds; /**< fixed cost of one kernel run (team start, graph; one
                                     small GEMM tile; wall clock) */
+    double stencil_item_seconds;  /**< one nt_stencil_update() with work 0 (CPU time, domain
+                                       0's thread) */
+    double stencil_round_seconds; /**< each further round of work of an update */
     char kind[16];          /**< topology kind ("physical", "virtual", ...) */
     int nodes;              /**< physical NUMA nodes */
     char host[64];          /**< host name */

@@ -327,3 +327,63 @@ Test(model, redist_against_tile_count)
     redist_case(4);  // 128-byte tiles: nothing adopted
     redist_case(64); // 32 KiB tiles: the ones that stay are adopted
 }
+
+Test(model, stencil_by_hand)
+{
+    nt_profile_t *p = profile2(); // reads: local 1 GB/s, remote 0.5 GB/s
+    p->stencil_item_seconds = 1e-6;
+    p->stencil_round_seconds = 1e-7;
+    p->kernel_run_seconds = 5e-3;
+    nt_dist1d_t *m;
+    cr_assert_eq(nt_dist1d_create(8, 2, &m), NT_OK);
+    for (int x = 4; x < 8; x++)
+        m->owner[x] = 1; // 0 0 0 0 1 1 1 1 on a ring
+    nt_stencil_pred_t r;
+    cr_assert_eq(nt_model_stencil(p, m, 10, 3, &r), NT_OK);
+    // Each domain: 4 items of 1 us + 10 x 0.1 us, and 2 halo items (its ring neighbours) of
+    // 8 bytes at 0.5 GB/s instead of 1: 8 ns more each.
+    cr_assert_eq(r.halo_items, 4);
+    cr_assert_eq(r.max_items, 4);
+    EQ(r.iter_seconds, 4 * 2e-6 + 2 * 8e-9);
+    EQ(r.seconds, 3 * (4 * 2e-6 + 2 * 8e-9) + 5e-3);
+    p->threads_per_domain = 2;
+    p->task_seconds = 1e-6;
+    cr_assert_eq(nt_model_stencil(p, m, 10, 3, &r), NT_OK);
+    EQ(r.iter_seconds, 4 * 1e-6 + 2 * 8e-9 + 1e-6);
+    cr_assert_eq(nt_model_stencil(p, m, -1, 3, &r), NT_EINVAL);
+    cr_assert(strstr(nt_last_error(), "work"));
+    nt_dist1d_destroy(m);
+    nt_profile_destroy(p);
+}
+
+// The halo from the receiving side: domain e reads every foreign item next to one of its own.
+Test(model, stencil_halo_against_receivers)
+{
+    nt_profile_t *p = profile2();
+    p->stencil_item_seconds = 1e-7;
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        int64_t n = 1 + (int64_t)(seed * 7 % 23);
+        nt_dist1d_t *m;
+        cr_assert_eq(nt_dist1d_balanced(n, 2, seed, &m), NT_OK);
+        for (int64_t x = 0; x < n; x++)
+            if ((seed + (uint64_t)x) % 5 == 0)
+                m->owner[x] = 1 - m->owner[x]; // break the balance
+        int64_t halo = 0, own[2] = {0, 0}, in[2] = {0, 0};
+        for (int e = 0; e < 2; e++)
+            for (int64_t y = 0; y < n; y++) {
+                own[e] += m->owner[y] == e;
+                if (n > 1 && m->owner[y] != e &&
+                    (m->owner[(y + n - 1) % n] == e || m->owner[(y + 1) % n] == e)) {
+                    halo++;
+                    in[e]++;
+                }
+            }
+        nt_stencil_pred_t r;
+        cr_assert_eq(nt_model_stencil(p, m, 0, 1, &r), NT_OK);
+        cr_assert_eq(r.halo_items, halo, "seed %llu", (unsigned long long)seed);
+        double want = fmax(own[0] * 1e-7 + in[0] * 8e-9, own[1] * 1e-7 + in[1] * 8e-9);
+        EQ(r.iter_seconds, want);
+        nt_dist1d_destroy(m);
+    }
+    nt_profile_destroy(p);
+}

@@ -31,6 +31,8 @@ static nt_profile_t *round_profile(void)
     p->task_seconds = 1e-6;
     p->exec_seconds = 2e-3;
     p->kernel_run_seconds = 3e-3;
+    p->stencil_item_seconds = 4e-9;
+    p->stencil_round_seconds = 1e-9;
     p->nb = 10;
     p->ib = 5;
     p->nodes = 1;
@@ -156,6 +158,10 @@ static void bad_ib(json_t *o) { json_object_set_new(o, "ib", json_integer(11)); 
 static void no_host(json_t *o) { json_object_del(json_object_get(o, "machine"), "host"); }
 static void neg_task(json_t *o) { json_object_set_new(o, "task_seconds", json_real(-1)); }
 static void drop_exec(json_t *o) { json_object_del(o, "exec_seconds"); }
+static void neg_stencil(json_t *o)
+{
+    json_object_set_new(o, "stencil_round_seconds", json_real(-1e-9));
+}
 static void zero_domains(json_t *o) { json_object_set_new(o, "ndomains", json_integer(0)); }
 
 Test(profile, bad_fields_named)
@@ -172,6 +178,7 @@ Test(profile, bad_fields_named)
     expect_bad(neg_task, "task_seconds");
     expect_bad(zero_domains, "ndomains");
     expect_bad(drop_exec, "exec_seconds");
+    expect_bad(neg_stencil, "stencil_round_seconds");
 }
 
 Test(profile, not_json_and_wrong_topology)
