@@ -97,12 +97,15 @@ int cmd_calibrate(int argc, char **argv)
     if (st) {
         rc = cli_lib_error("calibrate", st);
     } else if (co.json) {
+        // The profile as one object through the tool's JSON printer (the file's own format).
         char *text;
+        json_t *obj = NULL;
         if ((st = nt_profile_dump(p, &text)) != NT_OK) {
             rc = cli_lib_error("calibrate", st);
         } else {
-            printf("%s\n", text);
+            obj = json_loads(text, 0, NULL);
             free(text);
+            rc = obj ? cli_print_json(obj) : CLI_RUNTIME;
         }
     } else {
         print_profile(p);
