@@ -54,7 +54,8 @@ override CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer \
                      -fno-sanitize-recover=undefined
 override LDFLAGS  += -fsanitize=address,undefined
 endif
-LDLIBS   := -lhwloc -lnuma $(BLAS_LIBS) -lm -lpthread
+# jansson: the machine profile's JSON file (lib/profile.c).
+LDLIBS   := -lhwloc -lnuma -ljansson $(BLAS_LIBS) -lm -lpthread
 override LDFLAGS  += -fopenmp
 
 LIB_SRC  := $(sort $(wildcard core/*.c numa/*.c partition/*.c lib/*.c) $(BLAS_SRC))

@@ -19,5 +19,7 @@
 #include "numatile/pool.h"
 #include "numatile/plan.h"
 #include "numatile/kernels.h"
+#include "numatile/profile.h"
+#include "numatile/advise.h"
 
 #endif

@@ -10,12 +10,15 @@
 #include "commands.h"
 #include "harness.h"
 #include "numatile/hetero.h"
+#include "numatile/profile.h"
 
 static const char *help =
     "usage: numatile partition --speeds S --n N [--algo A] [--round R] [--dump] [--json]\n"
     "  --speeds S   relative speeds s1,s2,... (positive numbers, normalised to sum 1);\n"
-    "               'topo' for the cores of this machine's domains; or a platform of\n"
-    "               Lambert's thesis: homo-5, homo-20, hetero-1, hetero-4\n"
+    "               'topo' for the cores of this machine's domains; 'measured:FILE' for\n"
+    "               the GEMM speeds of a profile from numatile calibrate, 'measured' to\n"
+    "               calibrate this machine now (quick); or a platform of Lambert's thesis:\n"
+    "               homo-5, homo-20, hetero-1, hetero-4\n"
     "  --n N        tile grid N x N (1..8192; a power of two for sfcp)\n"
     "  --algo A     column | rrp | snrrp | nrrp | sfcp | exact (m <= 3); default nrrp\n"
     "  --round R    precise (exact tile counts, default) | rounded (tile centres) |\n"
@@ -30,11 +33,37 @@ static const char *help =
 
 enum { MAX_SPEEDS = 4096 };
 
+// "measured[:FILE]": the GEMM speeds of a profile (read from FILE, or measured now).
+static int measured_speeds(const char *arg, double *s, int *m)
+{
+    nt_profile_t *p = NULL;
+    nt_topo_t *t = NULL;
+    nt_status st;
+    if (arg[8] == ':') {
+        st = nt_profile_load(arg + 9, NULL, &p);
+    } else {
+        nt_calibrate_opts_t co = {.quick = true};
+        if ((st = nt_topo_load(NULL, &t)) == NT_OK)
+            st = nt_calibrate(t, &co, &p);
+    }
+    if (!st && p->ndomains > MAX_SPEEDS)
+        st = NT_ERANGE;
+    if (!st)
+        st = nt_profile_speeds(p, s);
+    if (!st)
+        *m = p->ndomains;
+    nt_profile_destroy(p);
+    nt_topo_destroy(t);
+    return st ? cli_usage("partition", "--speeds %s: %s", arg, nt_last_error()) : CLI_OK;
+}
+
 // Parse "a,b,c" into positive speeds; 0 on success, else the CLI exit code.
 static int parse_speeds(const char *arg, double *s, int *m)
 {
     if (nt_hetero_platform(arg, MAX_SPEEDS, m, s) == NT_OK)
         return CLI_OK;
+    if (!strcmp(arg, "measured") || !strncmp(arg, "measured:", 9))
+        return measured_speeds(arg, s, m);
     if (strcmp(arg, "topo") == 0) {
         nt_topo_t *t;
         nt_status st = nt_topo_load(NULL, &t);

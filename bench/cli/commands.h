@@ -15,5 +15,7 @@ int cmd_qr(int argc, char **argv);
 int cmd_stencil(int argc, char **argv);
 int cmd_partition(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
+int cmd_advise(int argc, char **argv);
 
 #endif

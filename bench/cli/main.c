@@ -17,6 +17,8 @@ static const cli_cmd commands[] = {
     {"stencil", "1D stencil on domains, with or without repartitioning", cmd_stencil},
     {"partition", "heterogeneous partitions for matrix products", cmd_partition},
     {"bench", "benchmark scenarios (--list)", cmd_bench},
+    {"calibrate", "measure the machine profile the advisor uses", cmd_calibrate},
+    {"advise", "redistribute or not, and to what: ranked predictions", cmd_advise},
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

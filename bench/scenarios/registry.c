@@ -31,6 +31,8 @@ static const bench_scenario registry[] = {
      scn_scalapack},
     {"mpi-redist", "libnumatile_mpi vs pdgemr2d across 4 MPI ranks (under mpirun), nb 1..512",
      scn_mpi_redist},
+    {"advise", "the advisor's predictions vs measurements: rank correlation, choice quality",
+     scn_advise},
 };
 
 const bench_scenario *bench_registry(size_t *n)

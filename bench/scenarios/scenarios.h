@@ -19,5 +19,6 @@ int scn_kernels(bench_run *r);
 int scn_lambert_partition(bench_run *r);
 int scn_scalapack(bench_run *r);
 int scn_mpi_redist(bench_run *r);
+int scn_advise(bench_run *r);
 
 #endif

@@ -1,6 +1,9 @@
 // Scenario calibrate: the machine as numatile sees it (kind, domains, nodes, cpus, distances)
 // and the copy bound of every domain pair: a parallel memcpy from a buffer on domain i to a
 // buffer on domain j by threads bound to j (the side that runs a copy task in nt_plan_execute).
+// The measuring is the library's (nt_calibrate(), the machine profile of numatile advise): the
+// scenario calibrates `repetitions` times and reports the spread of each pair's copy rate, and
+// writes the last profile to DIR/profile.json.
 // Cao et al. 2022 bound a redistribution by the transport bandwidth; on one shared-memory
 // machine the transport is the memory system, so this matrix is the ceiling of every migration.
 #include <math.h>
@@ -12,7 +15,7 @@
 #include "harness.h"
 #include "scenarios.h"
 #include "numatile/error.h"
-#include "numatile/mem.h"
+#include "numatile/profile.h"
 #include "numatile/topo.h"
 #include "scn_util.h"
 
@@ -43,38 +46,6 @@ static int copy_threads(const nt_topo_t *topo, int d)
     return info.ncpus < 4 ? info.ncpus : 4;
 }
 
-// One timed parallel memcpy of bytes from a to b by `threads` threads bound to domain d, each
-// copying its contiguous share between two barriers. Seconds, or -1 if binding failed.
-static double timed_copy(const nt_topo_t *topo, int d, int threads, char *b, const char *a,
-                         size_t bytes)
-{
-    double t0 = 0, t1 = 0;
-    int failed = 0;
-#pragma omp parallel num_threads(threads)
-    {
-        cpu_set_t saved;
-        bool have = sched_getaffinity(0, sizeof saved, &saved) == 0;
-        bool bound = have && nt_bind_domain(topo, d) == NT_OK;
-        if (!bound) {
-#pragma omp atomic write
-            failed = 1;
-        }
-        size_t k = (size_t)omp_get_thread_num(), n = (size_t)omp_get_num_threads();
-        size_t lo = bytes / n * k, hi = k + 1 == n ? bytes : bytes / n * (k + 1);
-#pragma omp barrier
-#pragma omp master
-        t0 = bench_now();
-#pragma omp barrier
-        memcpy(b + lo, a + lo, hi - lo);
-#pragma omp barrier
-#pragma omp master
-        t1 = bench_now();
-        if (have)
-            sched_setaffinity(0, sizeof saved, &saved);
-    }
-    return failed ? -1 : t1 - t0;
-}
-
 // ---- parameters and measurement -----------------------------------------------------------------
 
 // The run: domains, repetitions, bytes per copy, and per domain pair the median/min/max GB/s.
@@ -83,97 +54,80 @@ typedef struct calib {
     int D, reps;
     size_t bytes;
     double *med, *lo, *hi; // D x D, row = source domain
-    double *t;             // GB/s of the repetitions of one pair
-    char **buf;            // 2 D buffers: a source and a target per domain
+    double *t;             // reps x D x D: GB/s of every pair in every calibration
+    nt_profile_t *last;    // the last profile measured
 } calib;
 
 static void parameters(bench_run *r, calib *c)
 {
     c->D = nt_topo_ndomains(c->topo);
     c->reps = bench_reps(r, 7, 3);
-    c->bytes = (size_t)(r->quick ? 16 : r->full ? 512 : 128) << 20; // > the LLC
+    c->bytes = (size_t)(r->quick ? 16 : 64) << 20; // nt_calibrate's buffers, > the LLC
     bench_param(r, "domains", json_integer(c->D));
     bench_param(r, "bytes_per_copy", json_integer((json_int_t)c->bytes));
     bench_param(r, "repetitions", json_integer(c->reps));
-    bench_param(r, "method", json_string("parallel memcpy, buffer on the source domain to a "
-                                         "buffer on the target domain, threads bound to the "
-                                         "target; one untimed warm-up copy per pair"));
+    bench_param(r, "method", json_string("nt_calibrate() per repetition: parallel memcpy, "
+                                         "buffer on the source domain to a buffer on the "
+                                         "target domain, threads bound to the target; median "
+                                         "of its own repetitions after a warm-up"));
     bench_labels(r, "src", "dst", NULL);
 }
 
-// Two buffers per domain, a source and a target, placed and touched by nt_mem_alloc; pair
-// (i, j) copies source buffer i into target buffer j, so every pair uses two mappings.
-static int alloc_buffers(bench_run *r, calib *c)
+static int alloc_calib(bench_run *r, calib *c)
 {
     size_t DD = (size_t)c->D * (size_t)c->D;
     c->med = calloc(DD, sizeof *c->med);
     c->lo = calloc(DD, sizeof *c->lo);
     c->hi = calloc(DD, sizeof *c->hi);
-    c->t = calloc((size_t)c->reps, sizeof *c->t);
-    c->buf = calloc(2 * (size_t)c->D, sizeof *c->buf);
-    if (!c->med || !c->lo || !c->hi || !c->t || !c->buf) {
+    c->t = calloc(DD * (size_t)c->reps, sizeof *c->t);
+    if (!c->med || !c->lo || !c->hi || !c->t) {
         fprintf(stderr, "numatile bench %s: out of memory\n", r->name);
         return 3;
-    }
-    for (int d = 0; d < 2 * c->D; d++) {
-        nt_status st = nt_mem_alloc(c->topo, d % c->D, c->bytes, 0, (void **)&c->buf[d]);
-        if (st != NT_OK) {
-            char what[40];
-            snprintf(what, sizeof what, "buffer on domain %d", d % c->D);
-            return scn_fail(r, what, st);
-        }
     }
     return 0;
 }
 
 static void free_calib(calib *c)
 {
-    for (int d = 0; d < 2 * c->D && c->buf; d++)
-        nt_mem_free(c->buf[d], c->bytes);
     free(c->med);
     free(c->lo);
     free(c->hi);
     free(c->t);
-    free(c->buf);
+    nt_profile_destroy(c->last);
 }
 
-// Pair (i, j): a warm-up copy, then reps timed ones, each a raw row.
-static int measure_pair(bench_run *r, calib *c, int i, int j)
-{
-    int threads = copy_threads(c->topo, j), at = i * c->D + j;
-    if (threads == 0) {
-        c->med[at] = c->lo[at] = c->hi[at] = NAN;
-        return 0;
-    }
-    for (int k = -1; k < c->reps; k++) {
-        double s = timed_copy(c->topo, j, threads, c->buf[c->D + j], c->buf[i], c->bytes);
-        if (s < 0) {
-            fprintf(stderr, "numatile bench %s: cannot bind threads to domain %d\n", r->name, j);
-            return 3;
-        }
-        if (k < 0)
-            continue;
-        c->t[k] = (double)c->bytes / s / 1e9;
-        bench_row(r, json_pack("{s:i, s:i, s:i, s:i, s:f, s:f}", "src", i, "dst", j, "rep", k,
-                               "threads", threads, "seconds", s, "gbs", c->t[k]));
-    }
-    double m3[3];
-    scn_stat3(m3, c->t, c->reps);
-    c->med[at] = m3[0];
-    c->lo[at] = m3[1];
-    c->hi[at] = m3[2];
-    return 0;
-}
-
+// reps calibrations; every pair of every one a raw row.
 static int measure(bench_run *r, calib *c)
 {
-    int rc = 0;
-    for (int i = 0; i < c->D && !rc; i++)
-        for (int j = 0; j < c->D && !rc; j++) {
-            rc = measure_pair(r, c, i, j);
-            bench_progress(r, i * c->D + j + 1, (int64_t)c->D * c->D, "domain pairs");
+    nt_calibrate_opts_t o = {.quick = r->quick};
+    int DD = c->D * c->D;
+    for (int k = 0; k < c->reps; k++) {
+        nt_profile_destroy(c->last);
+        c->last = NULL;
+        nt_status st = nt_calibrate(c->topo, &o, &c->last);
+        if (st != NT_OK)
+            return scn_fail(r, "calibrate", st);
+        for (int x = 0; x < DD; x++) {
+            double g = c->last->copy_gbs[x];
+            c->t[x * c->reps + k] = g;
+            bench_row(r, json_pack("{s:i, s:i, s:i, s:i, s:f, s:f}", "src", x / c->D, "dst",
+                                   x % c->D, "rep", k, "threads",
+                                   copy_threads(c->topo, x % c->D), "seconds",
+                                   (double)c->bytes / (g * 1e9), "gbs", g));
         }
-    return rc;
+        bench_progress(r, k + 1, c->reps, "calibrations");
+    }
+    for (int x = 0; x < DD; x++) {
+        double m3[3];
+        scn_stat3(m3, c->t + (size_t)x * (size_t)c->reps, c->reps);
+        c->med[x] = m3[0];
+        c->lo[x] = m3[1];
+        c->hi[x] = m3[2];
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/profile.json", r->dir);
+    nt_status st = nt_profile_save(c->last, path);
+    return st ? scn_fail(r, "profile.json", st) : 0;
 }
 
 // ---- report -------------------------------------------------------------------------------------
@@ -385,6 +339,12 @@ static json_t *summary(const calib *c)
     json_object_set_new(s, "gbs_max", matrix_json(c->hi, c->D));
     json_object_set_new(s, "local_gbs", isnan(loc) ? json_null() : json_real(loc));
     json_object_set_new(s, "remote_gbs", isnan(rem) ? json_null() : json_real(rem));
+    // The whole last profile (numatile/profile.h's format), as the advisor would read it.
+    char *text = NULL;
+    json_t *prof = c->last && nt_profile_dump(c->last, &text) == NT_OK ? json_loads(text, 0, NULL)
+                                                                      : NULL;
+    free(text);
+    json_object_set_new(s, "profile", prof ? prof : json_null());
     return s;
 }
 
@@ -420,7 +380,7 @@ int scn_calibrate(bench_run *r)
     calib c = {.topo = topo};
     parameters(r, &c);
     print_topology(r, topo);
-    int rc = alloc_buffers(r, &c);
+    int rc = alloc_calib(r, &c);
     if (!rc)
         rc = measure(r, &c);
     if (!rc) {

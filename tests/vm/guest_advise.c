@@ -1,0 +1,194 @@
+// Guest test of the advisor on a real multi-node kernel: nt_calibrate() on the guest's NUMA
+// nodes (a domain without cpus is refused by name), the profile's checks, then for a few
+// placements nt_advise() for QR and every candidate measured (place, redistribute, QR). Checks
+// what must hold anywhere (a usable profile, a ranked advice containing "owner", every
+// candidate runs); prints predicted against measured times and their rank correlation, which
+// are numbers to read, not to assert (the guest is emulated, its timings are not a machine's).
+#include <math.h>
+
+#include "guest_common.h"
+
+static void value(int64_t r, int64_t c, void *elem, size_t es, void *arg)
+{
+    (void)es;
+    uint64_t z = mix(*(const uint64_t *)arg * 0x9e3779b97f4a7c15ull + (uint64_t)r * 7919 +
+                     (uint64_t)c * 104729);
+    *(double *)elem = (double)(z >> 11) * 0x1.0p-53 * 2.0 - 1.0;
+}
+
+// Place a QR operand on `from`, move it to `target` (NULL = stay), factor it: seconds of the
+// move (allocation + copies) and of the factorisation.
+static nt_status measure(const nt_topo_t *t, const nt_matrix_shape_t *sh, const nt_tilemap_t *from,
+                         const int *target, int threads, double *redist, double *kernel)
+{
+    nt_matrix_t *A = NULL, *B = NULL;
+    nt_tilemap_t *map = NULL;
+    nt_plan_t *plan = NULL;
+    nt_exec_stats_t es = {0};
+    nt_kernel_stats_t ks = {0};
+    nt_qr_t *qr = NULL;
+    uint64_t seed = 5;
+    *redist = 0;
+    nt_status st = nt_matrix_create(t, sh, from, NT_LAYOUT_TILE, 0, &A);
+    if (!st)
+        st = nt_matrix_fill(A, value, &seed);
+    if (!st && target) {
+        nt_plan_opts_t po = {.explicit_segments = true};
+        if (!(st = nt_tilemap_create(from->mt, from->nt, from->ndomains, &map))) {
+            memcpy(map->owner, target, (size_t)(from->mt * from->nt) * sizeof(int));
+            st = nt_matrix_create(t, sh, map, NT_LAYOUT_TILE, NT_MATRIX_NOALLOC, &B);
+        }
+        if (!st)
+            st = nt_plan_create(A, B, NULL, &po, &plan);
+        if (!st)
+            st = nt_plan_execute(plan, A, B, NULL, &es);
+        *redist = es.seconds_alloc + es.seconds;
+    }
+    nt_kernel_opts_t ko = {.threads_per_domain = threads};
+    if (!st)
+        st = nt_qr_factor(target ? B : A, &ko, &qr, &ks);
+    *kernel = ks.seconds;
+    nt_qr_destroy(qr);
+    nt_kernel_stats_free(&ks);
+    nt_exec_stats_free(&es);
+    nt_plan_destroy(plan);
+    nt_tilemap_destroy(map);
+    nt_matrix_destroy(B);
+    nt_matrix_destroy(A);
+    return st;
+}
+
+static double spearman(const double *x, const double *y, int n)
+{
+    if (n < 3)
+        return NAN;
+    double rx[64], ry[64], mx = (n + 1) / 2.0, sxy = 0, sxx = 0, syy = 0;
+    for (int i = 0; i < n; i++) {
+        int lx = 0, sx = 0, ly = 0, sy = 0;
+        for (int j = 0; j < n; j++) {
+            lx += x[j] < x[i];
+            sx += x[j] == x[i];
+            ly += y[j] < y[i];
+            sy += y[j] == y[i];
+        }
+        rx[i] = lx + (sx + 1) / 2.0;
+        ry[i] = ly + (sy + 1) / 2.0;
+    }
+    for (int i = 0; i < n; i++) {
+        sxy += (rx[i] - mx) * (ry[i] - mx);
+        sxx += (rx[i] - mx) * (rx[i] - mx);
+        syy += (ry[i] - mx) * (ry[i] - mx);
+    }
+    return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : NAN;
+}
+
+static void advise_one(const nt_topo_t *t, const nt_profile_t *p, const char *spec,
+                       int *within, int *runs)
+{
+    nt_matrix_shape_t sh = {256, 256, 32, 32, 8};
+    nt_matrix_t *cur = NULL;
+    nt_advice_t *adv = NULL;
+    nt_advise_opts_t o = {.kernel = NT_ADVISE_QR};
+    nt_status st = nt_matrix_create_spec(t, &sh, spec, nt_topo_ndomains(t), NT_LAYOUT_TILE,
+                                         NT_MATRIX_NOALLOC, &cur);
+    if (!st)
+        st = nt_advise(p, cur, &o, &adv);
+    if (!check(st == NT_OK, "advise: QR 256 in 32 tiles from %s: %s", spec,
+               st ? nt_last_error() : "ok")) {
+        nt_matrix_destroy(cur);
+        return;
+    }
+    bool sorted = true, owner = false;
+    for (int c = 0; c < adv->count; c++) {
+        sorted = sorted && (c == 0 || adv->cand[c - 1].total_seconds <= adv->cand[c].total_seconds);
+        owner = owner || !strcmp(adv->cand[c].name, "owner");
+    }
+    int D = nt_topo_ndomains(t);
+    check(sorted && owner && adv->count >= (D > 1 ? 2 : 1),
+          "advise: %d candidates ranked, owner among them", adv->count);
+    nt_tilemap_t from = {cur->mt, cur->nt, cur->ndomains, cur->owner};
+    int n = adv->count < 64 ? adv->count : 64, ok = 0;
+    double pr[64], mr[64], pk[64], mk[64], best = INFINITY, total[64];
+    int nr = 0;
+    for (int c = 0; c < n; c++) {
+        const nt_candidate_t *cd = &adv->cand[c];
+        double r, k;
+        st = measure(t, &sh, &from, cd->redistribute ? cd->owner : NULL, p->threads_per_domain,
+                     &r, &k);
+        ok += st == NT_OK;
+        pk[c] = cd->kernel.seconds;
+        mk[c] = k;
+        total[c] = r + k;
+        best = fmin(best, total[c]);
+        if (cd->redistribute) {
+            pr[nr] = cd->redist_seconds;
+            mr[nr++] = r;
+        }
+        printf("advise:   %-26s predicted %.4f + %.4f s, measured %.4f + %.4f s\n", cd->name,
+               cd->redist_seconds, cd->kernel.seconds, r, k);
+    }
+    check(ok == n, "advise: %d of %d candidates ran", ok, n);
+    (*runs)++;
+    *within += total[0] <= 1.1 * best;
+    printf("advise: %s: choice %s measured %.4f s, best %.4f s; Spearman redistribution %.2f, "
+           "kernel %.2f\n", spec, adv->cand[0].name, total[0], best, spearman(pr, mr, nr),
+           spearman(pk, mk, n));
+    nt_advice_destroy(adv);
+    nt_matrix_destroy(cur);
+}
+
+int main(void)
+{
+    int nodes = guest_start("guest_advise");
+    nt_topo_t *t = NULL;
+    nt_status st = nt_topo_load(NULL, &t);
+    if (!check(st == NT_OK, "topo: load: %s", st ? nt_last_error() : "ok"))
+        return guest_summary("advise");
+    int D = nt_topo_ndomains(t), nocpu = -1;
+    for (int d = 0; d < D; d++) {
+        nt_domain_info_t info;
+        nt_topo_domain(t, d, &info);
+        if (info.ncpus == 0 && nocpu < 0)
+            nocpu = d;
+    }
+    nt_calibrate_opts_t co = {.nb = 32, .quick = true};
+    nt_profile_t *p = NULL;
+    double t0 = now();
+    st = nt_calibrate(t, &co, &p);
+    if (nocpu >= 0) {
+        char want[64];
+        snprintf(want, sizeof want, "domain %d has no cpus", nocpu);
+        check(st == NT_ENOTSUP && strstr(nt_last_error(), want),
+              "calibrate: refused with a memory-only domain (%s)", nt_last_error());
+        nt_topo_destroy(t);
+        return guest_summary("advise");
+    }
+    if (!check(st == NT_OK, "calibrate: %d domains (%d nodes) in %.1f s: %s", D, nodes,
+               now() - t0, st ? nt_last_error() : "ok")) {
+        nt_topo_destroy(t);
+        return guest_summary("advise");
+    }
+    check(nt_profile_check(p, t) == NT_OK && p->ndomains == D && p->nodes == nodes,
+          "calibrate: profile usable, %d domains on %d nodes", p->ndomains, p->nodes);
+    printf("advise: copy GB/s (row: memory domain):");
+    for (int i = 0; i < D * D; i++)
+        printf("%s%.2f", i % D ? " " : "\nadvise:   ", p->copy_gbs[i]);
+    printf("\nadvise: read GB/s (row: memory domain):");
+    for (int i = 0; i < D * D; i++)
+        printf("%s%.2f", i % D ? " " : "\nadvise:   ", p->read_gbs[i]);
+    printf("\nadvise: concurrent %.2f GB/s, migrate %.2f GB/s, gemm tile 32 %.3f ms, task %.2f us\n",
+           p->concurrent_gbs, p->migrate_gbs, 1e3 * p->tile_seconds[NT_TK_GEMM][0],
+           1e6 * p->task_seconds);
+    int within = 0, runs = 0;
+    const char *specs[] = {"chunk:%d:1", "random:2", "chunk:%d:3"};
+    for (int s = 0; s < 3; s++) {
+        char spec[32];
+        snprintf(spec, sizeof spec, specs[s], D);
+        advise_one(t, p, spec, &within, &runs);
+    }
+    printf("advise: choice within 10%% of the best measured in %d of %d placements\n", within,
+           runs);
+    nt_profile_destroy(p);
+    nt_topo_destroy(t);
+    return guest_summary("advise");
+}
