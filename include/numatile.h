@@ -19,5 +19,6 @@
 #include "numatile/pool.h"
 #include "numatile/plan.h"
 #include "numatile/kernels.h"
+#include "numatile/task.h"
 
 #endif
