@@ -204,9 +204,10 @@ nt_status nt_task_data_register(nt_task_graph_t *g, int domain, int64_t bytes,
  *
  * Every access is checked: a matrix must have memory and the graph's topology, its tile in
  * range; a handle must come from nt_task_data_register() on this graph. The same tile may
- * appear several times (the strongest mode counts for ordering). Matrices are identified by
- * their address: they must stay alive and unchanged until the graph is destroyed, and two
- * matrices sharing memory are not ordered against each other.
+ * appear several times (ordered as its strongest mode; each access is counted in the
+ * statistics). Matrices are identified by their address: they must stay alive and unchanged
+ * until the graph is destroyed, and two matrices sharing memory are not ordered against each
+ * other. On any failure no task is added.
  * @param[in,out] g        the graph.
  * @param[in]     fn       the task's function (not NULL).
  * @param[in]     arg      its argument: with arg_size > 0, arg_size bytes copied now (the
@@ -223,7 +224,6 @@ nt_status nt_task_data_register(nt_task_graph_t *g, int domain, int64_t bytes,
  *                   range, unknown handle), domain out of range, or ::NT_TASK_AUTO_DOMAIN for
  *                   a task without accesses (the message names the access).
  * @retval NT_ENOMEM out of memory.
- * On any failure no task is added.
  */
 nt_status nt_task_submit(nt_task_graph_t *g, nt_task_fn fn, const void *arg, size_t arg_size,
                          int naccess, const nt_task_access_t *access, int domain, int priority);
