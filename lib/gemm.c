@@ -15,8 +15,8 @@
 #include "nt_kernels.h"
 #include "numatile/mem.h"
 #include "numatile/task.h"
-#include "../numa/nt_numa.h"
 #include "numatile/topo.h"
+#include "../numa/nt_numa.h"
 
 // One cached tile: key identifies (operand, tile) -- i * A->nt + l for A(i,l), then
 // A->mt * A->nt + l * B->nt + j for B(l,j) -- so that a domain's copies, built in key order,
@@ -228,7 +228,7 @@ static nt_status cache_copy(const nt_task_info_t *info, void *arg)
 // The copy graph: each copy reads its source tile and writes its data handle on its domain.
 static nt_status cache_graph(const gemm_cache *k, const nt_topo_t *topo, int tpd)
 {
-    nt_task_graph_t *g;
+    nt_task_graph_t *g = NULL;
     nt_status st = nt_task_graph_create(topo, &g);
     for (int d = 0; d < k->ndomains && st == NT_OK; d++)
         for (int64_t x = k->first[d]; x < k->first[d + 1] && st == NT_OK; x++) {

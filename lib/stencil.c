@@ -1,14 +1,14 @@
 // 1D 3-point circular stencil on domains, owner-computes. Every domain stores its items
 // (ascending global order) in two buffers of its own (current and next iteration) and a halo:
-// the distinct neighbours of its items that live on other domains. One iteration is
-//   1. pull the halo from the owners' current buffers (the only cross-domain reads, counted);
-//   2. barrier; update every local item into the next buffer; barrier; swap.
+// the distinct neighbours of its items that live on other domains. One iteration is a task graph
+// of the public task API (numatile/task.h), run `iters` times in a row (each run after the
+// previous one, the buffers swapping roles by parity): per domain and chunk r of its tpd chunks,
+//   1. a halo task pulls chunk r of the halo from the owners' current buffers (the only
+//      cross-domain reads, counted);
+//   2. an update task computes chunk r of the items into the next buffer, after the halo chunks
+//      those items read.
 // Double buffering makes each iteration a pure function of the previous one, so the result is
 // the sequential loop's, bit for bit, whatever the map and the thread count.
-//
-// One iteration is a task graph of the public task API (numatile/task.h), run `iters` times in
-// a row: per domain and chunk r of its tpd chunks, a halo task pulls chunk r of the halo, and an
-// update task computes chunk r of the items after the halo chunks those items read.
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
