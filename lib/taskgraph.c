@@ -816,6 +816,14 @@ static nt_status check_run(const nt_task_graph_t *g, const nt_task_run_opts_t *o
         return nt_fail(NT_EINVAL, "task graph run: opts.repeat = %lld must be >= 0",
                        (long long)o.repeat);
     *repeat = o.repeat ? o.repeat : 1;
+    // The statistics multiply the per-run counts by the repetitions.
+    int64_t big = g->ntask;
+    const int64_t counts[] = {g->remote_read_bytes, g->remote_write_bytes, g->nacc};
+    for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++)
+        big = counts[k] > big ? counts[k] : big;
+    if (big > 0 && *repeat > INT64_MAX / big)
+        return nt_fail(NT_ERANGE, "task graph run: opts.repeat = %lld times the graph's counts "
+                       "overflows", (long long)*repeat);
     nt_kernel_opts_t ko = {.threads_per_domain = o.threads_per_domain, .sched = o.sched};
     return nt_kernel_opts_resolve(&ko, g->topo, tpd, sched);
 }

@@ -252,6 +252,7 @@ int64_t nt_task_graph_ntasks(const nt_task_graph_t *g);
  * @retval NT_OK success.
  * @retval NT_EINVAL g NULL, bad options (threads per domain, sched, repeat < 0), stats used
  *                   before with another number of domains.
+ * @retval NT_ERANGE repeat times the graph's task or byte counts overflows int64_t.
  * @retval NT_ENOTSUP no domain has cpus.
  * @retval NT_ENOMEM out of memory (no task ran).
  * @retval NT_ESYS   the team could not be started or bound (no task ran).

@@ -473,6 +473,8 @@ Test(task, bad_arguments_are_refused_and_leave_the_graph_as_it_was)
     for (size_t k = 0; k < sizeof bad_opts / sizeof bad_opts[0]; k++)
         cr_assert_eq(nt_task_graph_run(g, &bad_opts[k], NULL), NT_EINVAL, "case %zu", k);
     cr_assert_eq(nt_task_graph_run(NULL, NULL, NULL), NT_EINVAL);
+    nt_task_run_opts_t huge = {.repeat = INT64_MAX};
+    cr_assert_eq(nt_task_graph_run(g, &huge, NULL), NT_ERANGE);
     // Stats that counted a run on 3 domains.
     nt_topo_t *t3 = kt_topo(3);
     nt_task_graph_t *g3;
