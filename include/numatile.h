@@ -21,5 +21,6 @@
 #include "numatile/kernels.h"
 #include "numatile/profile.h"
 #include "numatile/advise.h"
+#include "numatile/task.h"
 
 #endif

@@ -4,16 +4,17 @@
 //
 // With opts.cache_inputs, every domain first gets a private copy of each remote A and B tile
 // its C tiles read (one copy per (domain, tile), in one slab per domain allocated up front), and
-// the tasks read the copies. The copies are written by a preliminary team bound to the domains
-// and freed at the end.
+// the tasks read the copies. The copies are written by a preliminary task graph, one task per
+// copy on the domain of the copy, and freed at the end. Both graphs use the public task API
+// (numatile/task.h) only.
 #include <stdlib.h>
 #include <string.h>
 
 #include "nt_core.h"
 #include "nt_kern_common.h"
 #include "nt_kernels.h"
-#include "nt_taskgraph.h"
 #include "numatile/mem.h"
+#include "numatile/task.h"
 #include "numatile/topo.h"
 #include "../numa/nt_numa.h"
 
@@ -22,19 +23,20 @@
 // can be binary-searched.
 typedef struct gemm_copy {
     int64_t key;
+    const nt_matrix_t *from; // A or B
+    int64_t fi, fj;          // the tile of it
     const double *src;
     int64_t src_ld, rows, cols;
     double *dst; // ld = rows
 } gemm_copy;
 
 typedef struct gemm_cache {
-    int ndomains, tpd;
+    int ndomains;
     int64_t ncopies, bytes; // copies and their data bytes (the remote traffic)
     gemm_copy *copy;        // grouped by domain, key order within a domain
     int64_t *first;         // copies of domain d: first[d] .. first[d+1]-1
     char **slab;            // per domain, from nt_mem_alloc
     size_t *slab_bytes;
-    int *exec;              // domain whose threads write domain d's copies
 } gemm_cache;
 
 typedef struct gemm_ctx {
@@ -66,17 +68,23 @@ static const double *tile_for(const gemm_cache *k, int d, int64_t key, const dou
     return src;
 }
 
-static nt_status gemm_task(void *arg, const nt_tg_task_t *t, void *work)
+// The argument of a task: C tile (i,j).
+typedef struct gemm_arg {
+    const gemm_ctx *c;
+    int64_t i, j;
+} gemm_arg;
+
+static nt_status gemm_task(const nt_task_info_t *info, void *arg)
 {
-    (void)work;
-    const gemm_ctx *c = arg;
-    int64_t i = t->a[0], j = t->a[1], boff = c->A->mt * c->A->nt;
+    const gemm_arg *ga = arg;
+    const gemm_ctx *c = ga->c;
+    int64_t i = ga->i, j = ga->j, boff = c->A->mt * c->A->nt;
     int64_t m = nt_matrix_tile_rows(c->C, i), n = nt_matrix_tile_cols(c->C, j);
     for (int64_t l = 0; l < c->A->nt; l++) {
         int64_t lda = nt_matrix_tile_ld(c->A, i, l), ldb = nt_matrix_tile_ld(c->B, l, j);
-        const double *a = tile_for(c->cache, t->owner, i * c->A->nt + l,
+        const double *a = tile_for(c->cache, info->domain, i * c->A->nt + l,
                                    nt_kern_tile(c->A, i, l), &lda);
-        const double *b = tile_for(c->cache, t->owner, boff + l * c->B->nt + j,
+        const double *b = tile_for(c->cache, info->domain, boff + l * c->B->nt + j,
                                    nt_kern_tile(c->B, l, j), &ldb);
         nt_status st = nt_kern_gemm(false, false, m, n, nt_matrix_tile_cols(c->A, l), c->alpha,
                                     a, lda, b, ldb, l == 0 ? c->beta : 1.0,
@@ -97,7 +105,6 @@ static void cache_free(gemm_cache *k)
     free(k->first);
     free(k->slab);
     free(k->slab_bytes);
-    free(k->exec);
     free(k);
 }
 
@@ -118,7 +125,7 @@ static int64_t list_copies(const nt_matrix_t *A, const nt_matrix_t *B, int d,
         for (int64_t l = 0; row[i] && l < A->nt; l++)
             if (nt_matrix_tile_domain(A, i, l) != d) {
                 if (out)
-                    out[n] = (gemm_copy){i * A->nt + l, nt_kern_tile(A, i, l),
+                    out[n] = (gemm_copy){i * A->nt + l, A, i, l, nt_kern_tile(A, i, l),
                                          nt_matrix_tile_ld(A, i, l), nt_matrix_tile_rows(A, i),
                                          nt_matrix_tile_cols(A, l), NULL};
                 n++;
@@ -127,7 +134,7 @@ static int64_t list_copies(const nt_matrix_t *A, const nt_matrix_t *B, int d,
         for (int64_t j = 0; j < B->nt; j++)
             if (col[j] && nt_matrix_tile_domain(B, l, j) != d) {
                 if (out)
-                    out[n] = (gemm_copy){boff + l * B->nt + j, nt_kern_tile(B, l, j),
+                    out[n] = (gemm_copy){boff + l * B->nt + j, B, l, j, nt_kern_tile(B, l, j),
                                          nt_matrix_tile_ld(B, l, j), nt_matrix_tile_rows(B, l),
                                          nt_matrix_tile_cols(B, j), NULL};
                 n++;
@@ -207,25 +214,39 @@ out:
     return st;
 }
 
-// Team work: the threads of domain e copy, round robin by rank, the tiles of every domain whose
-// tasks run on e (e itself, and the domains without cpus that e stands in for).
-static nt_status cache_copy(int domain, int rank, void *arg)
+// Task: one copy, run on the domain that gets it (its first touch).
+static nt_status cache_copy(const nt_task_info_t *info, void *arg)
 {
-    const gemm_cache *k = arg;
-    int64_t turn = 0;
-    for (int d = 0; d < k->ndomains; d++) {
-        if (k->exec[d] != domain)
-            continue;
-        for (int64_t x = k->first[d]; x < k->first[d + 1]; x++, turn++) {
-            if (turn % k->tpd != rank)
-                continue;
-            const gemm_copy *c = &k->copy[x];
-            for (int64_t col = 0; col < c->cols; col++)
-                memcpy(c->dst + col * c->rows, c->src + col * c->src_ld,
-                       (size_t)c->rows * sizeof(double));
-        }
-    }
+    (void)info;
+    const gemm_copy *c = arg;
+    for (int64_t col = 0; col < c->cols; col++)
+        memcpy(c->dst + col * c->rows, c->src + col * c->src_ld,
+               (size_t)c->rows * sizeof(double));
     return NT_OK;
+}
+
+// The copy graph: each copy reads its source tile and writes its data handle on its domain.
+static nt_status cache_graph(const gemm_cache *k, const nt_topo_t *topo, int tpd)
+{
+    nt_task_graph_t *g = NULL;
+    nt_status st = nt_task_graph_create(topo, &g);
+    for (int d = 0; d < k->ndomains && st == NT_OK; d++)
+        for (int64_t x = k->first[d]; x < k->first[d + 1] && st == NT_OK; x++) {
+            const gemm_copy *c = &k->copy[x];
+            int64_t h;
+            if ((st = nt_task_data_register(g, d, c->rows * c->cols * 8, &h)) != NT_OK)
+                break;
+            nt_task_access_t acc[2] = {nt_task_data(NT_TASK_WRITE, h),
+                                       nt_task_tile(NT_TASK_READ, c->from, c->fi, c->fj)};
+            st = nt_task_submit(g, cache_copy, c, 0, 2, acc, NT_TASK_AUTO_DOMAIN, 0);
+        }
+    // Bound threads write the copies, also under the OpenMP baseline (the cache is a
+    // placement, not part of the scheduling compared).
+    nt_task_run_opts_t ro = {.threads_per_domain = tpd, .sched = NT_KERNEL_OWNER};
+    if (st == NT_OK)
+        st = nt_task_graph_run(g, &ro, NULL);
+    nt_task_graph_destroy(g);
+    return st;
 }
 
 // Build, allocate and fill the per-domain caches; *out stays NULL on failure.
@@ -236,14 +257,10 @@ static nt_status cache_create(const nt_matrix_t *A, const nt_matrix_t *B, const 
     if (!k)
         return nt_fail(NT_ENOMEM, "gemm: out of memory for the input cache");
     k->ndomains = nt_topo_ndomains(C->topo);
-    k->tpd = tpd;
-    nt_status st;
-    if (!(k->exec = calloc((size_t)k->ndomains, sizeof *k->exec)))
-        st = nt_fail(NT_ENOMEM, "gemm: out of memory for the input cache");
-    else if ((st = nt_tg_exec_domains(C->topo, k->exec)) == NT_OK &&
-             (st = cache_fill(k, A, B, C)) == NT_OK && k->ncopies > 0) {
+    nt_status st = cache_fill(k, A, B, C);
+    if (st == NT_OK && k->ncopies > 0) {
         double t0 = nt_now();
-        st = nt_team_run(C->topo, tpd, cache_copy, k);
+        st = cache_graph(k, C->topo, tpd);
         *seconds = nt_now() - t0;
     }
     if (st) {
@@ -252,6 +269,29 @@ static nt_status cache_create(const nt_matrix_t *A, const nt_matrix_t *B, const 
     }
     *out = k;
     return NT_OK;
+}
+
+// The graph: one task per C tile, on C's domain, reading A's tile row and B's tile column
+// (with the cache, only their tiles on that domain: the others are read from the copies,
+// counted as the cache's remote reads).
+static nt_status gemm_graph(nt_task_graph_t *g, const gemm_ctx *c, nt_task_access_t *acc)
+{
+    const nt_matrix_t *A = c->A, *B = c->B, *C = c->C;
+    nt_status st = NT_OK;
+    for (int64_t i = 0; i < C->mt && st == NT_OK; i++)
+        for (int64_t j = 0; j < C->nt && st == NT_OK; j++) {
+            int own = nt_matrix_tile_domain(C, i, j), n = 0;
+            acc[n++] = nt_task_tile(NT_TASK_READWRITE, C, i, j);
+            for (int64_t l = 0; l < A->nt; l++) {
+                if (!c->cache || nt_matrix_tile_domain(A, i, l) == own)
+                    acc[n++] = nt_task_tile(NT_TASK_READ, A, i, l);
+                if (!c->cache || nt_matrix_tile_domain(B, l, j) == own)
+                    acc[n++] = nt_task_tile(NT_TASK_READ, B, l, j);
+            }
+            gemm_arg ga = {c, i, j};
+            st = nt_task_submit(g, gemm_task, &ga, sizeof ga, n, acc, own, 0);
+        }
+    return st;
 }
 
 nt_status nt_gemm(double alpha, const nt_matrix_t *A, const nt_matrix_t *B, double beta,
@@ -284,31 +324,23 @@ nt_status nt_gemm(double alpha, const nt_matrix_t *A, const nt_matrix_t *B, doub
     }
     bool cached = opts && opts->cache_inputs;
 
-    int D = nt_topo_ndomains(C->topo);
-    nt_tg_t *g;
-    if ((st = nt_tg_create(C->mt * C->nt, D, &g)) != NT_OK)
-        return st;
-    for (int64_t i = 0; i < C->mt && st == NT_OK; i++)
-        for (int64_t j = 0; j < C->nt && st == NT_OK; j++) {
-            int own = nt_matrix_tile_domain(C, i, j);
-            nt_tg_task_t t = {.kind = 0, .owner = own, .a = {i, j}};
-            nt_tg_access_t acc = {i * C->nt + j, NT_TG_RW, own, nt_kern_tile_bytes(C, i, j)};
-            if ((st = nt_tg_add(g, &t, 1, &acc)) != NT_OK)
-                break;
-            // With the cache every remote tile is read from a local copy; the copies are the
-            // remote reads, counted once per (domain, tile) below.
-            for (int64_t l = 0; l < A->nt && !cached; l++) {
-                nt_tg_count_read(g, nt_matrix_tile_domain(A, i, l), nt_kern_tile_bytes(A, i, l));
-                nt_tg_count_read(g, nt_matrix_tile_domain(B, l, j), nt_kern_tile_bytes(B, l, j));
-            }
-        }
+    if (2 * A->nt + 1 > NT_TASK_MAX_ACCESSES)
+        return nt_fail(NT_EINVAL, "gemm: %lld tile columns of A, at most %d", (long long)A->nt,
+                       (NT_TASK_MAX_ACCESSES - 1) / 2);
+    nt_task_access_t *acc = malloc((size_t)(2 * A->nt + 1) * sizeof *acc);
+    if (!acc)
+        return nt_fail(NT_ENOMEM, "gemm: out of memory");
     gemm_cache *cache = NULL;
     double copy_seconds = 0;
-    if (st == NT_OK && cached)
+    nt_task_graph_t *g = NULL;
+    // The cache is filled before the graph is built: the tasks read from it only what it has.
+    if (cached)
         st = cache_create(A, B, C, tpd, &cache, &copy_seconds);
-    if (st == NT_OK) {
-        gemm_ctx c = {alpha, beta, A, B, C, cache};
-        st = nt_tg_run(g, C->topo, tpd, sched, gemm_task, &c, 0, stats);
+    gemm_ctx c = {alpha, beta, A, B, C, cache};
+    if (st == NT_OK && (st = nt_task_graph_create(C->topo, &g)) == NT_OK &&
+        (st = gemm_graph(g, &c, acc)) == NT_OK) {
+        nt_task_run_opts_t ro = {.threads_per_domain = tpd, .sched = sched};
+        st = nt_task_graph_run(g, &ro, stats);
         if (st == NT_OK && stats) {
             stats->flops += 2.0 * (double)C->m * (double)C->n * (double)A->n;
             if (cache) {
@@ -319,8 +351,9 @@ nt_status nt_gemm(double alpha, const nt_matrix_t *A, const nt_matrix_t *B, doub
             }
         }
     }
+    nt_task_graph_destroy(g);
     cache_free(cache);
-    nt_tg_destroy(g);
+    free(acc);
     return st;
 }
 

@@ -3,7 +3,8 @@
 // task runs on the domain of the tile it writes (TSMQR: the lower tile of its pair). The T
 // factors of every tile live on that tile's domain. Q is applied (or formed) by replaying the
 // reflectors on another matrix with the same row tiling; least squares adds a tiled back
-// substitution with R.
+// substitution with R. The graphs use the public task API (numatile/task.h) only: the T tiles
+// and the R part of each diagonal tile are data handles of the graphs.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +12,8 @@
 #include "nt_core.h"
 #include "nt_kern_common.h"
 #include "nt_kernels.h"
-#include "nt_taskgraph.h"
 #include "numatile/mem.h"
+#include "numatile/task.h"
 #include "../numa/nt_numa.h"
 
 struct nt_qr {
@@ -55,14 +56,22 @@ typedef struct qr_ctx {
 
 #define TILE(M, i, j) nt_kern_tile((M), (i), (j)), nt_matrix_tile_ld((M), (i), (j))
 
-static nt_status qr_task(void *arg, const nt_tg_task_t *t, void *work)
+// The argument of a task: its kernel and tile indices.
+typedef struct qr_arg {
+    const qr_ctx *c;
+    int kind;
+    int64_t i, j, k;
+} qr_arg;
+
+static nt_status qr_task(const nt_task_info_t *info, void *arg)
 {
-    const qr_ctx *c = arg;
+    const qr_arg *t = arg;
+    const qr_ctx *c = t->c;
     const nt_qr_t *qr = c->qr;
     nt_matrix_t *A = qr->A, *B = c->B;
     int64_t ib = qr->ib, lw = c->lwork;
-    int64_t i = t->a[0], j = t->a[1], k = t->a[2];
-    double *Tk;
+    int64_t i = t->i, j = t->j, k = t->k;
+    double *Tk, *work = info->workspace;
     switch (t->kind) {
     case K_GEQRT:
         return nt_kern_geqrt(nt_matrix_tile_rows(A, k), nt_matrix_tile_cols(A, k),
@@ -207,63 +216,107 @@ static int64_t t_bytes(const nt_qr_t *qr, int64_t k)
     return qr->ib * nt_matrix_tile_cols(qr->A, k) * 8;
 }
 
-// Handles of the factorisation graph: A tiles (i * nt + j), then T tiles (hT + i * nt + j),
-// then the upper triangle (R part) of each diagonal tile (hR + k), kept apart from its strictly
-// lower part (V) so TSQRTs need not wait for the UNMQRs reading V.
-static int64_t handle_t(const nt_matrix_t *A, int64_t i, int64_t j)
+// A graph of a factorisation: its T tiles, and for factoring, the upper triangle (R part) of
+// each diagonal tile kept apart from its strictly lower part (V) so TSQRTs need not wait for the
+// UNMQRs reading V. Tasks are appended with their kernel, tile indices and domain.
+typedef struct qr_graph {
+    nt_task_graph_t *g;
+    const qr_ctx *c;
+    int64_t *hT; // mt * nt: data handle of T tile (i,k), i >= k, k < kt
+    int64_t *hR; // kt: data handle of R(k), or NULL
+    nt_status st;
+} qr_graph;
+
+static nt_status graph_open(qr_graph *q, const qr_ctx *c, bool with_r)
 {
-    return A->mt * A->nt + i * A->nt + j;
+    const nt_qr_t *qr = c->qr;
+    const nt_matrix_t *A = qr->A;
+    *q = (qr_graph){.c = c};
+    q->hT = malloc((size_t)(A->mt * A->nt) * sizeof *q->hT);
+    q->hR = with_r ? malloc((size_t)(qr->kt + 1) * sizeof *q->hR) : NULL;
+    if (!q->hT || (with_r && !q->hR))
+        return q->st = nt_fail(NT_ENOMEM, "qr: out of memory");
+    if ((q->st = nt_task_graph_create(A->topo, &q->g)) != NT_OK)
+        return q->st;
+    for (int64_t k = 0; k < qr->kt && q->st == NT_OK; k++) {
+        int dkk = nt_matrix_tile_domain(A, k, k);
+        if (with_r)
+            q->st = nt_task_data_register(q->g, dkk, nt_kern_tile_bytes(A, k, k), &q->hR[k]);
+        for (int64_t i = k; i < A->mt && q->st == NT_OK; i++)
+            q->st = nt_task_data_register(q->g, nt_matrix_tile_domain(A, i, k), t_bytes(qr, k),
+                                          &q->hT[i * A->nt + k]);
+    }
+    return q->st;
 }
 
-static int64_t handle_r(const nt_matrix_t *A, int64_t k)
+static void graph_close(qr_graph *q)
 {
-    return 2 * A->mt * A->nt + k;
+    nt_task_graph_destroy(q->g);
+    free(q->hT);
+    free(q->hR);
+}
+
+static nt_task_access_t acc_t(const qr_graph *q, nt_task_mode mode, int64_t i, int64_t k)
+{
+    return nt_task_data(mode, q->hT[i * q->c->qr->A->nt + k]);
+}
+
+// Append a task (after a failure, nothing: the first error stays in q->st).
+static void add(qr_graph *q, int kind, int64_t i, int64_t j, int64_t k, int domain, int prio,
+                int nacc, const nt_task_access_t *acc)
+{
+    if (q->st != NT_OK)
+        return;
+    qr_arg a = {q->c, kind, i, j, k};
+    q->st = nt_task_submit(q->g, qr_task, &a, sizeof a, nacc, acc, domain, prio);
 }
 
 // Step k's panel row: GEQRT on the diagonal tile, UNMQR on the tiles to its right.
-static nt_status add_geqrt_row(nt_tg_t *g, const nt_qr_t *qr, int64_t k)
+static void add_geqrt_row(qr_graph *q, int64_t k)
 {
-    const nt_matrix_t *A = qr->A;
-    int dkk = nt_matrix_tile_domain(A, k, k);
-    int64_t bkk = nt_kern_tile_bytes(A, k, k);
-    nt_tg_task_t t = {K_GEQRT, dkk, P_PANEL, {k, k, k, 0}};
-    nt_tg_access_t acc[4] = {{k * A->nt + k, NT_TG_RW, dkk, bkk},
-                             {handle_r(A, k), NT_TG_WRITE, dkk, bkk},
-                             {handle_t(A, k, k), NT_TG_WRITE, dkk, t_bytes(qr, k)}};
-    nt_status st = nt_tg_add(g, &t, 3, acc);
-    for (int64_t j = k + 1; j < A->nt && st == NT_OK; j++) {
-        int d = nt_matrix_tile_domain(A, k, j);
-        nt_tg_task_t u = {K_UNMQR, d, j == k + 1 ? P_NEXT : P_REST, {k, j, k, 0}};
-        nt_tg_access_t a2[3] = {{k * A->nt + k, NT_TG_READ, dkk, bkk},
-                                {handle_t(A, k, k), NT_TG_READ, dkk, t_bytes(qr, k)},
-                                {k * A->nt + j, NT_TG_RW, d, nt_kern_tile_bytes(A, k, j)}};
-        st = nt_tg_add(g, &u, 3, a2);
+    const nt_matrix_t *A = q->c->qr->A;
+    nt_task_access_t acc[3] = {nt_task_tile(NT_TASK_READWRITE, A, k, k),
+                               nt_task_data(NT_TASK_WRITE, q->hR[k]),
+                               acc_t(q, NT_TASK_WRITE, k, k)};
+    add(q, K_GEQRT, k, k, k, nt_matrix_tile_domain(A, k, k), P_PANEL, 3, acc);
+    for (int64_t j = k + 1; j < A->nt; j++) {
+        nt_task_access_t a2[3] = {nt_task_tile(NT_TASK_READ, A, k, k),
+                                  acc_t(q, NT_TASK_READ, k, k),
+                                  nt_task_tile(NT_TASK_READWRITE, A, k, j)};
+        add(q, K_UNMQR, k, j, k, nt_matrix_tile_domain(A, k, j), j == k + 1 ? P_NEXT : P_REST,
+            3, a2);
     }
-    return st;
 }
 
 // Step k's row i below the panel: TSQRT of tile (i,k) against R, TSMQR on the trailing pairs.
-static nt_status add_ts_row(nt_tg_t *g, const nt_qr_t *qr, int64_t k, int64_t i)
+static void add_ts_row(qr_graph *q, int64_t k, int64_t i)
 {
-    const nt_matrix_t *A = qr->A;
-    int dkk = nt_matrix_tile_domain(A, k, k), dik = nt_matrix_tile_domain(A, i, k);
-    int64_t bkk = nt_kern_tile_bytes(A, k, k), bik = nt_kern_tile_bytes(A, i, k);
-    nt_tg_task_t s = {K_TSQRT, dik, P_PANEL, {i, k, k, 0}};
-    nt_tg_access_t a3[3] = {{handle_r(A, k), NT_TG_RW, dkk, bkk},
-                            {i * A->nt + k, NT_TG_RW, dik, bik},
-                            {handle_t(A, i, k), NT_TG_WRITE, dik, t_bytes(qr, k)}};
-    nt_status st = nt_tg_add(g, &s, 3, a3);
-    for (int64_t j = k + 1; j < A->nt && st == NT_OK; j++) {
-        int dij = nt_matrix_tile_domain(A, i, j);
-        nt_tg_task_t u = {K_TSMQR, dij, j == k + 1 ? P_NEXT : P_REST, {i, j, k, 0}};
-        nt_tg_access_t a4[4] = {
-            {i * A->nt + k, NT_TG_READ, dik, bik},
-            {handle_t(A, i, k), NT_TG_READ, dik, t_bytes(qr, k)},
-            {k * A->nt + j, NT_TG_RW, nt_matrix_tile_domain(A, k, j),
-             nt_kern_tile_bytes(A, k, j)},
-            {i * A->nt + j, NT_TG_RW, dij, nt_kern_tile_bytes(A, i, j)}};
-        st = nt_tg_add(g, &u, 4, a4);
+    const nt_matrix_t *A = q->c->qr->A;
+    nt_task_access_t a3[3] = {nt_task_data(NT_TASK_READWRITE, q->hR[k]),
+                              nt_task_tile(NT_TASK_READWRITE, A, i, k),
+                              acc_t(q, NT_TASK_WRITE, i, k)};
+    add(q, K_TSQRT, i, k, k, nt_matrix_tile_domain(A, i, k), P_PANEL, 3, a3);
+    for (int64_t j = k + 1; j < A->nt; j++) {
+        nt_task_access_t a4[4] = {nt_task_tile(NT_TASK_READ, A, i, k),
+                                  acc_t(q, NT_TASK_READ, i, k),
+                                  nt_task_tile(NT_TASK_READWRITE, A, k, j),
+                                  nt_task_tile(NT_TASK_READWRITE, A, i, j)};
+        add(q, K_TSMQR, i, j, k, nt_matrix_tile_domain(A, i, j), j == k + 1 ? P_NEXT : P_REST,
+            4, a4);
     }
+}
+
+// Run a built graph with the kernels' per-thread workspace.
+static nt_status run_graph(qr_graph *q, int tpd, nt_kernel_sched sched, nt_kernel_stats_t *stats)
+{
+    if (q->st != NT_OK)
+        return q->st;
+    nt_task_run_opts_t ro = {.threads_per_domain = tpd, .sched = sched,
+                             .workspace_bytes = (size_t)q->c->lwork * sizeof(double)};
+    // libFLAME's LAPACK layer calls BLAS through BLIS's process-wide thread setting.
+    nt_blas_serial_begin();
+    nt_status st = nt_task_graph_run(q->g, &ro, stats);
+    nt_blas_serial_end();
     return st;
 }
 
@@ -272,26 +325,18 @@ static nt_status factor_graph(nt_qr_t *qr, int tpd, nt_kernel_sched sched,
                               nt_kernel_stats_t *stats)
 {
     nt_matrix_t *A = qr->A;
-    nt_tg_t *g;
-    nt_status st = nt_tg_create(2 * A->mt * A->nt + qr->kt, qr->ndomains, &g);
-    if (st)
-        return st;
-    for (int64_t k = 0; k < qr->kt && st == NT_OK; k++) {
-        st = add_geqrt_row(g, qr, k);
-        for (int64_t i = k + 1; i < A->mt && st == NT_OK; i++)
-            st = add_ts_row(g, qr, k, i);
-    }
-    if (st == NT_OK) {
-        qr_ctx c = {qr, NULL, true, nt_kern_qr_lwork(qr->ib, A->nb)};
-        size_t wb = (size_t)c.lwork * sizeof(double);
-        // libFLAME's LAPACK layer calls BLAS through BLIS's process-wide thread setting.
-        nt_blas_serial_begin();
-        st = nt_tg_run(g, A->topo, tpd, sched, qr_task, &c, wb, stats);
-        nt_blas_serial_end();
-        if (st == NT_OK && stats)
-            stats->flops += qr_flops((double)A->m, (double)A->n);
-    }
-    nt_tg_destroy(g);
+    qr_ctx c = {qr, NULL, true, nt_kern_qr_lwork(qr->ib, A->nb)};
+    qr_graph q;
+    if (graph_open(&q, &c, true) == NT_OK)
+        for (int64_t k = 0; k < qr->kt; k++) {
+            add_geqrt_row(&q, k);
+            for (int64_t i = k + 1; i < A->mt; i++)
+                add_ts_row(&q, k, i);
+        }
+    nt_status st = run_graph(&q, tpd, sched, stats);
+    if (st == NT_OK && stats)
+        stats->flops += qr_flops((double)A->m, (double)A->n);
+    graph_close(&q);
     return st;
 }
 
@@ -350,38 +395,28 @@ static nt_status check_rhs(const char *what, const nt_qr_t *qr, const nt_matrix_
 }
 
 // Append the tasks that apply Q (or Q^T) to tile column j of B.
-static nt_status add_apply(nt_tg_t *g, const nt_qr_t *qr, const nt_matrix_t *B, bool trans,
-                           int64_t j)
+static void add_apply(qr_graph *q, bool trans, int64_t j)
 {
-    const nt_matrix_t *A = qr->A;
-    nt_status st = NT_OK;
-    for (int64_t s = 0; s < qr->kt && st == NT_OK; s++) {
+    const nt_qr_t *qr = q->c->qr;
+    const nt_matrix_t *A = qr->A, *B = q->c->B;
+    for (int64_t s = 0; s < qr->kt; s++) {
         int64_t k = trans ? s : qr->kt - 1 - s;
         int dkj = nt_matrix_tile_domain(B, k, j);
-        nt_tg_access_t ak = {k * B->nt + j, NT_TG_RW, dkj, nt_kern_tile_bytes(B, k, j)};
-        nt_tg_task_t u = {K_QUNMQR, dkj, P_REST, {k, j, k, 0}};
-        if (trans) {
-            st = nt_tg_add(g, &u, 1, &ak);
-            nt_tg_count_read(g, nt_matrix_tile_domain(A, k, k), nt_kern_tile_bytes(A, k, k));
-            nt_tg_count_read(g, nt_matrix_tile_domain(A, k, k), t_bytes(qr, k));
-        }
-        for (int64_t r = 0; r < A->mt - k - 1 && st == NT_OK; r++) {
+        nt_task_access_t au[3] = {nt_task_tile(NT_TASK_READWRITE, B, k, j),
+                                  nt_task_tile(NT_TASK_READ, A, k, k),
+                                  acc_t(q, NT_TASK_READ, k, k)};
+        if (trans)
+            add(q, K_QUNMQR, k, j, k, dkj, P_REST, 3, au);
+        for (int64_t r = 0; r < A->mt - k - 1; r++) {
             int64_t i = trans ? k + 1 + r : A->mt - 1 - r;
-            int dij = nt_matrix_tile_domain(B, i, j);
-            nt_tg_task_t v = {K_QTSMQR, dij, P_REST, {i, j, k, 0}};
-            nt_tg_access_t a2[2] = {ak, {i * B->nt + j, NT_TG_RW, dij,
-                                         nt_kern_tile_bytes(B, i, j)}};
-            st = nt_tg_add(g, &v, 2, a2);
-            nt_tg_count_read(g, nt_matrix_tile_domain(A, i, k), nt_kern_tile_bytes(A, i, k));
-            nt_tg_count_read(g, nt_matrix_tile_domain(A, i, k), t_bytes(qr, k));
+            nt_task_access_t a4[4] = {au[0], nt_task_tile(NT_TASK_READWRITE, B, i, j),
+                                      nt_task_tile(NT_TASK_READ, A, i, k),
+                                      acc_t(q, NT_TASK_READ, i, k)};
+            add(q, K_QTSMQR, i, j, k, nt_matrix_tile_domain(B, i, j), P_REST, 4, a4);
         }
-        if (!trans && st == NT_OK) {
-            st = nt_tg_add(g, &u, 1, &ak);
-            nt_tg_count_read(g, nt_matrix_tile_domain(A, k, k), nt_kern_tile_bytes(A, k, k));
-            nt_tg_count_read(g, nt_matrix_tile_domain(A, k, k), t_bytes(qr, k));
-        }
+        if (!trans)
+            add(q, K_QUNMQR, k, j, k, dkj, P_REST, 3, au);
     }
-    return st;
 }
 
 static double apply_flops(const nt_qr_t *qr, const nt_matrix_t *B)
@@ -390,21 +425,14 @@ static double apply_flops(const nt_qr_t *qr, const nt_matrix_t *B)
     return 2.0 * p * k * (2.0 * m - k);
 }
 
-static nt_status run_graph(nt_tg_t *g, const nt_qr_t *qr, nt_matrix_t *B, bool trans,
-                           const nt_kernel_opts_t *opts, nt_kernel_stats_t *stats)
+// The context of the graphs on a right-hand side B, and the team options.
+static nt_status rhs_ctx(const nt_qr_t *qr, nt_matrix_t *B, bool trans,
+                         const nt_kernel_opts_t *opts, qr_ctx *c, int *tpd,
+                         nt_kernel_sched *sched)
 {
-    int tpd;
-    nt_kernel_sched sched;
-    nt_status st = nt_kernel_opts_resolve(opts, qr->A->topo, &tpd, &sched);
-    if (st)
-        return st;
     int64_t wcols = qr->A->nb > B->nb ? qr->A->nb : B->nb;
-    qr_ctx c = {qr, B, trans, nt_kern_qr_lwork(qr->ib, wcols)};
-    nt_blas_serial_begin();
-    st = nt_tg_run(g, qr->A->topo, tpd, sched, qr_task, &c, (size_t)c.lwork * sizeof(double),
-                   stats);
-    nt_blas_serial_end();
-    return st;
+    *c = (qr_ctx){qr, B, trans, nt_kern_qr_lwork(qr->ib, wcols)};
+    return nt_kernel_opts_resolve(opts, qr->A->topo, tpd, sched);
 }
 
 // Apply Q or Q^T to B column of tiles by column of tiles; with `identity` every tile is first
@@ -412,25 +440,25 @@ static nt_status run_graph(nt_tg_t *g, const nt_qr_t *qr, nt_matrix_t *B, bool t
 static nt_status apply_graph(const nt_qr_t *qr, bool trans, bool identity, nt_matrix_t *B,
                              const nt_kernel_opts_t *opts, nt_kernel_stats_t *stats)
 {
-    nt_tg_t *g;
-    nt_status st = nt_tg_create(B->mt * B->nt, qr->ndomains, &g);
+    qr_ctx c;
+    int tpd;
+    nt_kernel_sched sched;
+    nt_status st = rhs_ctx(qr, B, trans, opts, &c, &tpd, &sched);
     if (st != NT_OK)
         return st;
-    for (int64_t j = 0; j < B->nt && st == NT_OK; j++) {
-        for (int64_t i = 0; identity && i < B->mt && st == NT_OK; i++) {
-            int d = nt_matrix_tile_domain(B, i, j);
-            nt_tg_task_t t = {K_INIT, d, P_REST, {i, j, 0, 0}};
-            nt_tg_access_t a = {i * B->nt + j, NT_TG_WRITE, d, nt_kern_tile_bytes(B, i, j)};
-            st = nt_tg_add(g, &t, 1, &a);
+    qr_graph q;
+    if (graph_open(&q, &c, false) == NT_OK)
+        for (int64_t j = 0; j < B->nt; j++) {
+            for (int64_t i = 0; identity && i < B->mt; i++) {
+                nt_task_access_t a = nt_task_tile(NT_TASK_WRITE, B, i, j);
+                add(&q, K_INIT, i, j, 0, nt_matrix_tile_domain(B, i, j), P_REST, 1, &a);
+            }
+            add_apply(&q, trans, j);
         }
-        if (st == NT_OK)
-            st = add_apply(g, qr, B, trans, j);
-    }
-    if (st == NT_OK)
-        st = run_graph(g, qr, B, trans, opts, stats);
+    st = run_graph(&q, tpd, sched, stats);
     if (st == NT_OK && stats)
         stats->flops += apply_flops(qr, B);
-    nt_tg_destroy(g);
+    graph_close(&q);
     return st;
 }
 
@@ -484,33 +512,29 @@ nt_status nt_qr_solve_ls(const nt_qr_t *qr, nt_matrix_t *B, const nt_kernel_opts
                 return nt_fail(NT_EINVAL, "qr solve: R(%lld,%lld) = 0, A is rank deficient",
                                (long long)(k * A->nb + d), (long long)(k * A->nb + d));
     }
-    nt_tg_t *g;
-    if ((st = nt_tg_create(B->mt * B->nt, qr->ndomains, &g)) != NT_OK)
+    qr_ctx c;
+    if ((st = rhs_ctx(qr, B, true, opts, &c, &tpd, &sched)) != NT_OK)
         return st;
-    for (int64_t j = 0; j < B->nt && st == NT_OK; j++) {
-        st = add_apply(g, qr, B, true, j);
-        for (int64_t k = A->nt - 1; k >= 0 && st == NT_OK; k--) {
-            int dkj = nt_matrix_tile_domain(B, k, j);
-            nt_tg_access_t ak = {k * B->nt + j, NT_TG_RW, dkj, nt_kern_tile_bytes(B, k, j)};
-            nt_tg_task_t t = {K_TRSM, dkj, P_PANEL, {k, j, k, 0}};
-            st = nt_tg_add(g, &t, 1, &ak);
-            nt_tg_count_read(g, nt_matrix_tile_domain(A, k, k), nt_kern_tile_bytes(A, k, k));
-            for (int64_t i = 0; i < k && st == NT_OK; i++) {
-                int dij = nt_matrix_tile_domain(B, i, j);
-                nt_tg_task_t u = {K_LSGEMM, dij, P_REST, {i, j, k, 0}};
-                nt_tg_access_t a2[2] = {{k * B->nt + j, NT_TG_READ, dkj, ak.bytes},
-                                        {i * B->nt + j, NT_TG_RW, dij,
-                                         nt_kern_tile_bytes(B, i, j)}};
-                st = nt_tg_add(g, &u, 2, a2);
-                nt_tg_count_read(g, nt_matrix_tile_domain(A, i, k), nt_kern_tile_bytes(A, i, k));
+    qr_graph q;
+    if (graph_open(&q, &c, false) == NT_OK)
+        for (int64_t j = 0; j < B->nt; j++) {
+            add_apply(&q, true, j);
+            for (int64_t k = A->nt - 1; k >= 0; k--) {
+                nt_task_access_t ak[2] = {nt_task_tile(NT_TASK_READWRITE, B, k, j),
+                                          nt_task_tile(NT_TASK_READ, A, k, k)};
+                add(&q, K_TRSM, k, j, k, nt_matrix_tile_domain(B, k, j), P_PANEL, 2, ak);
+                for (int64_t i = 0; i < k; i++) {
+                    nt_task_access_t a3[3] = {nt_task_tile(NT_TASK_READ, B, k, j),
+                                              nt_task_tile(NT_TASK_READWRITE, B, i, j),
+                                              nt_task_tile(NT_TASK_READ, A, i, k)};
+                    add(&q, K_LSGEMM, i, j, k, nt_matrix_tile_domain(B, i, j), P_REST, 3, a3);
+                }
             }
         }
-    }
-    if (st == NT_OK)
-        st = run_graph(g, qr, B, true, opts, stats);
+    st = run_graph(&q, tpd, sched, stats);
     if (st == NT_OK && stats)
         stats->flops += apply_flops(qr, B) + (double)B->n * (double)A->n * (double)A->n;
-    nt_tg_destroy(g);
+    graph_close(&q);
     return st;
 }
 

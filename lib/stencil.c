@@ -1,20 +1,22 @@
 // 1D 3-point circular stencil on domains, owner-computes. Every domain stores its items
 // (ascending global order) in two buffers of its own (current and next iteration) and a halo:
-// the distinct neighbours of its items that live on other domains. One iteration is
-//   1. pull the halo from the owners' current buffers (the only cross-domain reads, counted);
-//   2. barrier; update every local item into the next buffer; barrier; swap.
+// the distinct neighbours of its items that live on other domains. One iteration is a task graph
+// of the public task API (numatile/task.h), run `iters` times in a row (each run after the
+// previous one, the buffers swapping roles by parity): per domain and chunk r of its tpd chunks,
+//   1. a halo task pulls chunk r of the halo from the owners' current buffers (the only
+//      cross-domain reads, counted);
+//   2. an update task computes chunk r of the items into the next buffer, after the halo chunks
+//      those items read.
 // Double buffering makes each iteration a pure function of the previous one, so the result is
 // the sequential loop's, bit for bit, whatever the map and the thread count.
-#include <omp.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nt_core.h"
-#include "nt_taskgraph.h"
 #include "numatile/kernels.h"
 #include "numatile/mem.h"
+#include "numatile/task.h"
 
 double nt_stencil_update(double left, double self, double right, int64_t work)
 {
@@ -42,16 +44,10 @@ typedef struct dom_data {
 
 typedef struct st_ctx {
     const nt_topo_t *topo;
-    int D, tpd, nthreads;
+    int D, tpd;
     dom_data *dd;
-    int *exec_dom;
-    const int *tdom;
     int64_t iters, work;
-    bool check_cpu;
-    _Atomic int setup_failed;
     _Atomic int64_t owner_updates;
-    nt_status err;
-    char msg[256];
 } st_ctx;
 
 static void free_domains(st_ctx *c)
@@ -208,48 +204,146 @@ static void chunk(int64_t n, int r, int t, int64_t *lo, int64_t *hi)
     *hi = n * (r + 1) / t;
 }
 
-static void worker(st_ctx *c, int e, int rank)
+// The argument of a task: items (or halo entries) [lo, hi) of domain d.
+typedef struct st_arg {
+    st_ctx *c;
+    int d;
+    int64_t lo, hi;
+} st_arg;
+
+// Halo pull from the owners' current buffers.
+static nt_status halo_task(const nt_task_info_t *info, void *arg)
 {
-    int64_t owner_done = 0;
-    for (int64_t it = 0; it < c->iters; it++) {
-        int cur = (int)(it & 1);
-        // 1. Halo pull from the owners' current buffers.
-        for (int d = 0; d < c->D; d++) {
-            if (c->exec_dom[d] != e)
-                continue;
-            dom_data *x = &c->dd[d];
-            int64_t lo, hi;
-            chunk(x->nhalo, rank, c->tpd, &lo, &hi);
-            for (int64_t h = lo; h < hi; h++)
-                x->halo[h] = c->dd[x->halo_dom[h]].buf[cur][x->halo_local[h]];
-        }
-#pragma omp barrier
-        // 2. Update the local items.
-        bool mine_checked = true;
-        if (c->check_cpu) {
-            int cd = -1, cpu = sched_getcpu();
-            mine_checked = cpu >= 0 && nt_topo_cpu_domain(c->topo, cpu, &cd) == NT_OK && cd == e;
-        }
-        for (int d = 0; d < c->D; d++) {
-            if (c->exec_dom[d] != e)
-                continue;
-            dom_data *x = &c->dd[d];
-            const double *in = x->buf[cur];
-            double *out = x->buf[1 - cur];
-            int64_t lo, hi;
-            chunk(x->n, rank, c->tpd, &lo, &hi);
-            for (int64_t k = lo; k < hi; k++) {
-                int64_t l = x->src[2 * k], r = x->src[2 * k + 1];
-                double lv = l >= 0 ? in[l] : x->halo[-1 - l];
-                double rv = r >= 0 ? in[r] : x->halo[-1 - r];
-                out[k] = nt_stencil_update(lv, in[k], rv, c->work);
-            }
-            if (d == e && mine_checked)
-                owner_done += hi - lo;
-        }
-#pragma omp barrier
+    const st_arg *a = arg;
+    int cur = (int)(info->repetition & 1);
+    dom_data *x = &a->c->dd[a->d];
+    for (int64_t h = a->lo; h < a->hi; h++)
+        x->halo[h] = a->c->dd[x->halo_dom[h]].buf[cur][x->halo_local[h]];
+    return NT_OK;
+}
+
+static nt_status update_task(const nt_task_info_t *info, void *arg)
+{
+    const st_arg *a = arg;
+    int cur = (int)(info->repetition & 1);
+    dom_data *x = &a->c->dd[a->d];
+    const double *in = x->buf[cur];
+    double *out = x->buf[1 - cur];
+    for (int64_t k = a->lo; k < a->hi; k++) {
+        int64_t l = x->src[2 * k], r = x->src[2 * k + 1];
+        double lv = l >= 0 ? in[l] : x->halo[-1 - l];
+        double rv = r >= 0 ? in[r] : x->halo[-1 - r];
+        out[k] = nt_stencil_update(lv, in[k], rv, a->c->work);
     }
-    atomic_fetch_add(&c->owner_updates, owner_done);
+    if (info->on_owner)
+        atomic_fetch_add(&a->c->owner_updates, a->hi - a->lo);
+    return NT_OK;
+}
+
+// The handles of one domain: its current buffer, and per chunk its halo part and next part.
+typedef struct st_handles {
+    int64_t *cur;       // per domain
+    int64_t *halo, *nxt; // per domain and chunk (d * tpd + r)
+    int64_t *hchunk;    // scratch: chunk of each halo entry of the domain being added
+    int *seen;          // scratch: stamp per chunk, then per domain
+} st_handles;
+
+static nt_status add_handles(st_ctx *c, nt_task_graph_t *g, st_handles *h)
+{
+    nt_status st = NT_OK;
+    for (int d = 0; d < c->D && st == NT_OK; d++) {
+        dom_data *x = &c->dd[d];
+        st = nt_task_data_register(g, d, (int64_t)x->bytes, &h->cur[d]);
+        for (int r = 0; r < c->tpd && st == NT_OK; r++) {
+            int64_t lo, hi, hlo, hhi;
+            chunk(x->n, r, c->tpd, &lo, &hi);
+            chunk(x->nhalo, r, c->tpd, &hlo, &hhi);
+            int64_t *hp = &h->halo[(size_t)d * (size_t)c->tpd + (size_t)r];
+            int64_t *np = &h->nxt[(size_t)d * (size_t)c->tpd + (size_t)r];
+            if ((st = nt_task_data_register(g, d, (hhi - hlo) * 8, hp)) == NT_OK)
+                st = nt_task_data_register(g, d, (hi - lo) * 8, np);
+        }
+    }
+    return st;
+}
+
+// Domain d's tasks: halo chunks, then the update chunks after the halo chunks they read.
+static nt_status add_domain(st_ctx *c, nt_task_graph_t *g, st_handles *h, int d,
+                            nt_task_access_t *acc, int *stamp)
+{
+    dom_data *x = &c->dd[d];
+    const int64_t *hh = h->halo + (size_t)d * (size_t)c->tpd;
+    nt_status st = NT_OK;
+    for (int r = 0; r < c->tpd && st == NT_OK; r++) {
+        int64_t lo, hi, n = 0;
+        chunk(x->nhalo, r, c->tpd, &lo, &hi);
+        for (int64_t k = lo; k < hi; k++)
+            h->hchunk[k] = r;
+        if (lo == hi)
+            continue;
+        acc[n++] = nt_task_data(NT_TASK_WRITE, hh[r]);
+        (*stamp)++;
+        for (int64_t k = lo; k < hi; k++)
+            if (h->seen[x->halo_dom[k]] != *stamp) {
+                h->seen[x->halo_dom[k]] = *stamp;
+                acc[n++] = nt_task_data(NT_TASK_READ, h->cur[x->halo_dom[k]]);
+            }
+        st_arg a = {c, d, lo, hi};
+        st = nt_task_submit(g, halo_task, &a, sizeof a, (int)n, acc, d, 1);
+    }
+    for (int r = 0; r < c->tpd && st == NT_OK; r++) {
+        int64_t lo, hi, n = 0;
+        chunk(x->n, r, c->tpd, &lo, &hi);
+        if (lo == hi)
+            continue;
+        acc[n++] = nt_task_data(NT_TASK_WRITE, h->nxt[(size_t)d * (size_t)c->tpd + (size_t)r]);
+        acc[n++] = nt_task_data(NT_TASK_READ, h->cur[d]);
+        (*stamp)++;
+        for (int64_t k = lo; k < hi; k++)
+            for (int s = 0; s < 2; s++) {
+                int64_t src = x->src[2 * k + s];
+                if (src < 0 && h->seen[h->hchunk[-1 - src]] != *stamp) {
+                    h->seen[h->hchunk[-1 - src]] = *stamp;
+                    acc[n++] = nt_task_data(NT_TASK_READ, hh[h->hchunk[-1 - src]]);
+                }
+            }
+        st_arg a = {c, d, lo, hi};
+        st = nt_task_submit(g, update_task, &a, sizeof a, (int)n, acc, d, 0);
+    }
+    return st;
+}
+
+// The graph of one iteration.
+static nt_status build_graph(st_ctx *c, nt_task_graph_t *g)
+{
+    size_t per = (size_t)c->D * (size_t)c->tpd + 1;
+    int64_t maxhalo = 1;
+    for (int d = 0; d < c->D; d++)
+        if (c->dd[d].nhalo > maxhalo)
+            maxhalo = c->dd[d].nhalo;
+    int nseen = c->D > c->tpd ? c->D : c->tpd, stamp = 0;
+    int nacc = c->D + c->tpd + 2; // a halo task: its chunk + domains; an update: 2 + chunks
+    st_handles h = {malloc(((size_t)c->D + 1) * sizeof(int64_t)), malloc(per * sizeof(int64_t)),
+                    malloc(per * sizeof(int64_t)), malloc((size_t)maxhalo * sizeof(int64_t)),
+                    calloc((size_t)nseen, sizeof(int))};
+    nt_task_access_t *acc = malloc((size_t)nacc * sizeof *acc);
+    nt_status st = NT_OK;
+    if (!h.cur || !h.halo || !h.nxt || !h.hchunk || !h.seen || !acc)
+        st = nt_fail(NT_ENOMEM, "stencil: out of memory");
+    else if (nacc > NT_TASK_MAX_ACCESSES)
+        st = nt_fail(NT_EINVAL, "stencil: %d domains and %d threads per domain are too many "
+                     "for one task's accesses", c->D, c->tpd);
+    else
+        st = add_handles(c, g, &h);
+    for (int d = 0; d < c->D && st == NT_OK; d++)
+        st = add_domain(c, g, &h, d, acc, &stamp);
+    free(h.cur);
+    free(h.halo);
+    free(h.nxt);
+    free(h.hchunk);
+    free(h.seen);
+    free(acc);
+    return st;
 }
 
 static nt_status check_args(const nt_topo_t *topo, const nt_dist1d_t *map, const double *values,
@@ -276,69 +370,33 @@ static nt_status check_args(const nt_topo_t *topo, const nt_dist1d_t *map, const
     return NT_OK;
 }
 
-// The team: tpd threads on every domain with cpus (tdom: team thread -> domain, allocated
-// here), and the domain whose threads update each domain's items (exec_dom).
-static nt_status stencil_team(st_ctx *c, int threads_per_domain, int **tdom)
+// Threads per domain: the option, or the kernels' default (the fewest cpus of a domain).
+static nt_status stencil_team(st_ctx *c, int threads_per_domain)
 {
     int fewest;
-    int total = nt_kernel_default_threads(c->topo, &fewest);
-    if (total == 0)
+    if (nt_kernel_default_threads(c->topo, &fewest) == 0)
         return nt_fail(NT_ENOTSUP, "stencil: no domain has cpus");
-    int nd = total / fewest; // domains with cpus
     c->tpd = threads_per_domain ? threads_per_domain : fewest;
-    c->nthreads = nd * c->tpd;
-    nt_status st = nt_tg_exec_domains(c->topo, c->exec_dom);
-    if (st)
-        return st;
-    if (!(*tdom = malloc((size_t)c->nthreads * sizeof **tdom)))
-        return nt_fail(NT_ENOMEM, "stencil: out of memory");
-    for (int d = 0, k = 0; d < c->D; d++) {
-        nt_domain_info_t info;
-        nt_topo_domain(c->topo, d, &info);
-        for (int r = 0; info.ncpus > 0 && r < c->tpd; r++)
-            (*tdom)[k++] = d;
-    }
-    c->tdom = *tdom;
     return NT_OK;
 }
 
-// Every team thread binds itself to its domain; the iterations start only when all of them
-// are bound, and not at all when one failed. Returns the wall time in *seconds.
-static nt_status run_team(st_ctx *c, double *seconds)
+// Build the graph of one iteration and run it iters times. Returns the wall time in *seconds.
+static nt_status run_iters(st_ctx *c, int threads_per_domain, double *seconds)
 {
+    nt_task_graph_t *g;
     double t0 = nt_now();
-#pragma omp parallel num_threads(c->nthreads)
-    {
-        int tid = omp_get_thread_num();
-        cpu_set_t saved;
-        bool restore = false;
-        nt_status ts = NT_OK;
-        if (omp_get_num_threads() != c->nthreads) {
-            ts = nt_fail(NT_ESYS, "stencil: OpenMP gave %d threads of the %d asked (nested "
-                         "parallel region or OMP_THREAD_LIMIT?)", omp_get_num_threads(),
-                         c->nthreads);
-        } else {
-            restore = sched_getaffinity(0, sizeof saved, &saved) == 0;
-            ts = nt_bind_domain(c->topo, c->tdom[tid]);
-        }
-        if (ts != NT_OK) {
-#pragma omp critical(nt_stencil_error)
-            if (!atomic_load(&c->setup_failed)) {
-                c->err = ts;
-                strncpy(c->msg, nt_last_error(), sizeof c->msg - 1);
-            }
-            atomic_store(&c->setup_failed, 1);
-        }
-#pragma omp barrier
-        if (!atomic_load(&c->setup_failed))
-            worker(c, c->tdom[tid], tid % c->tpd);
-        if (restore)
-            sched_setaffinity(0, sizeof saved, &saved);
+    nt_status st = nt_task_graph_create(c->topo, &g);
+    if (st)
+        return st;
+    if ((st = build_graph(c, g)) == NT_OK && c->iters > 0) {
+        t0 = nt_now();
+        nt_task_run_opts_t ro = {.threads_per_domain = threads_per_domain,
+                                 .repeat = c->iters};
+        st = nt_task_graph_run(g, &ro, NULL);
     }
     *seconds = nt_now() - t0;
-    if (atomic_load(&c->setup_failed))
-        return nt_fail(c->err, "%s", c->msg);
-    return NT_OK;
+    nt_task_graph_destroy(g);
+    return st;
 }
 
 // The final values back in global order, and the statistics (stats may be NULL).
@@ -372,18 +430,11 @@ nt_status nt_stencil_run(const nt_topo_t *topo, const nt_dist1d_t *map, double *
         return st;
     st_ctx c = {.topo = topo, .D = nt_topo_ndomains(topo), .iters = opts->iters,
                 .work = opts->work};
-    c.check_cpu = !nt_topo_oversubscribed(topo);
-    c.exec_dom = calloc((size_t)c.D, sizeof *c.exec_dom);
-    int *tdom = NULL;
     double seconds;
-    if (!c.exec_dom)
-        st = nt_fail(NT_ENOMEM, "stencil: out of memory");
-    else if ((st = stencil_team(&c, opts->threads_per_domain, &tdom)) == NT_OK &&
-             (st = build(&c, map, values)) == NT_OK &&
-             (st = run_team(&c, &seconds)) == NT_OK)
+    if ((st = stencil_team(&c, opts->threads_per_domain)) == NT_OK &&
+        (st = build(&c, map, values)) == NT_OK &&
+        (st = run_iters(&c, opts->threads_per_domain, &seconds)) == NT_OK)
         collect(&c, map, values, seconds, stats);
     free_domains(&c);
-    free(c.exec_dom);
-    free(tdom);
     return st;
 }
