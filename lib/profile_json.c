@@ -42,14 +42,14 @@ nt_status nt_profile_dump(const nt_profile_t *p, char **text)
     json_t *o = json_pack(
         "{s:i, s:i, s:i, s:I, s:I, s:o, s:o, s:f, s:f, s:o, s:o, s:f, s:f, s:f, s:f, s:f, "
         "s:{s:s, s:i, s:s}, s:s, s:s, s:s}",
-        "format", NT_PROFILE_FORMAT, "ndomains", D, "threads_per_domain",
+        "format", NT_PROFILE_FORMAT, "domains", D, "threads_per_domain",
         p->threads_per_domain, "nb", (json_int_t)p->nb, "ib", (json_int_t)p->ib, "copy_gbs",
         mat_json(p->copy_gbs, D), "read_gbs", mat_json(p->read_gbs, D), "concurrent_gbs",
         p->concurrent_gbs, "migrate_gbs", p->migrate_gbs, "fault_gbs", vec_json(p->fault_gbs, D),
         "tile_seconds", tiles, "task_seconds", p->task_seconds, "exec_seconds",
         p->exec_seconds, "kernel_run_seconds", p->kernel_run_seconds, "stencil_item_seconds",
-        p->stencil_item_seconds, "stencil_round_seconds", p->stencil_round_seconds, "machine", "kind", p->kind,
-        "nodes", p->nodes, "host", p->host, "version", p->version, "blas", p->blas, "date",
+        p->stencil_item_seconds, "stencil_round_seconds", p->stencil_round_seconds, "machine", "topology", p->kind,
+        "physical_nodes", p->nodes, "host", p->host, "version", p->version, "blas", p->blas, "date",
         p->date);
     char *s = o ? json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) : NULL;
     json_decref(o);
@@ -160,16 +160,16 @@ static nt_status parse_fields(const json_t *o, nt_profile_t *p)
     json_t *m = json_object_get(o, "machine");
     if (!json_is_object(m))
         return missing("machine", "an object");
-    if ((st = get_str(m, "kind", "machine.kind", p->kind, sizeof p->kind)) != NT_OK ||
+    if ((st = get_str(m, "topology", "machine.topology", p->kind, sizeof p->kind)) != NT_OK ||
         (st = get_str(m, "host", "machine.host", p->host, sizeof p->host)) != NT_OK ||
         (st = get_str(o, "version", "version", p->version, sizeof p->version)) != NT_OK ||
         (st = get_str(o, "blas", "blas", p->blas, sizeof p->blas)) != NT_OK ||
         (st = get_str(o, "date", "date", p->date, sizeof p->date)) != NT_OK)
         return st;
-    json_t *nodes = json_object_get(m, "nodes");
+    json_t *nodes = json_object_get(m, "physical_nodes");
     if (!json_is_integer(nodes) || json_integer_value(nodes) < 1 ||
         json_integer_value(nodes) > NT_TOPO_MAX_DOMAINS)
-        return missing("machine.nodes", "an integer in 1..4096");
+        return missing("machine.physical_nodes", "an integer in 1..4096");
     p->nodes = (int)json_integer_value(nodes);
     if (p->threads_per_domain < 0)
         return nt_fail(NT_EINVAL, "profile: threads_per_domain = %lld: must be in 1..1024",
@@ -193,7 +193,7 @@ nt_status nt_profile_parse(const char *text, const nt_topo_t *topo, nt_profile_t
     else if ((st = get_int(o, "format", &fmt)) == NT_OK && fmt != NT_PROFILE_FORMAT)
         st = nt_fail(NT_EINVAL, "profile: format %lld, this library reads format %d",
                      (long long)fmt, NT_PROFILE_FORMAT);
-    if (!st && (st = get_int(o, "ndomains", &D)) == NT_OK &&
+    if (!st && (st = get_int(o, "domains", &D)) == NT_OK &&
         (D < 1 || D > NT_TOPO_MAX_DOMAINS))
         st = nt_fail(NT_EINVAL, "profile: ndomains = %lld: must be in 1..%d", (long long)D,
                      NT_TOPO_MAX_DOMAINS);

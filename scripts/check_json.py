@@ -49,6 +49,11 @@ TYPICAL = {
     "topo": [["topo"], ["topo", "--domains", "2", "--probe", "1"],
              ["topo", "--synthetic", "pack:2 numa:2 core:2 pu:1"],
              ["topo", "--domains", "2", "--map", "16x16@bc2d:2x1", "--m", "64", "--n", "64"]],
+    "calibrate": [["calibrate", "--quick", "--nb", "32", "--domains", "2"]],
+    "advise": [["advise", "--m", "256", "--n", "256", "--from", "64@random:1", "--kernel", "qr",
+                "--domains", "2", "--profile", "{profile}"],
+               ["advise", "--m", "256", "--n", "256", "--from", "64@chunk:2:1", "--kernel", "gemm",
+                "--domains", "2", "--profile", "{profile}", "--run"]],
     "match": [["match", "--instance", "{inst}"], ["match", "--instance", "{inst}", "--objective",
                                                    "lex"],
               ["match", "--instance", "{inst}", "--ranks", "3"]],
@@ -74,6 +79,9 @@ TYPICAL = {
 SHAPE_AS_SHOWN_ONLY = {
     ("docs/guide.md", "numatile plan --m 1024 --n 1024 --from 128@chunk:4:1 --to 128@bc2d:2x2 "
      "--dump"): "the guide sets the source and target maps side by side (it says so)",
+    ("docs/guide.md", "numatile advise --m 1024 --n 1024 --from 128@chunk:2:1 --kernel qr "
+     "--profile prof.json --domains 2"): "the ranking shown is one machine's: the order of the "
+                                          "candidates follows the profile measured",
 }
 
 INSTANCE = "# 3 domains, 6 items: d p\n3 6\n0 1\n0 1\n1 2\n1 2\n2 0\n2 1\n"
@@ -173,6 +181,13 @@ class Check:
         inst = os.path.join(tmp, "inst.txt")
         with open(inst, "w", encoding="utf-8") as f:
             f.write(INSTANCE)
+        # advise reads a profile: one quick calibration, made once (its output is checked
+        # with calibrate's typical arguments below).
+        profile = os.path.join(tmp, "profile.json")
+        rc, _, err = self.run(["calibrate", "--quick", "--nb", "32", "--domains", "2", "--out",
+                               profile], cwd=tmp)
+        if rc:
+            self.fail("calibrate --out", "exit %d: %s" % (rc, err.strip()[-300:]))
         first_topo = None
         for name in names:
             if name != "bench" and "command:" + name not in self.defs:
@@ -181,7 +196,8 @@ class Check:
                 self.fail(name, "no typical arguments in scripts/check_json.py")
                 continue
             for args in TYPICAL[name]:
-                args = [a.replace("{inst}", inst) for a in args] + ["--json"]
+                args = [a.replace("{inst}", inst).replace("{profile}", profile)
+                        for a in args] + ["--json"]
                 doc = self.validate_output(" ".join(args), args, cwd=tmp)
                 if name == "topo" and doc is not None and first_topo is None:
                     first_topo = doc

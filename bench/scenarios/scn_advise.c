@@ -63,6 +63,7 @@ typedef struct acc {
     double rho_r_sum, rho_k_sum;
     int rho_r_n, rho_k_n, within, instances;
     double advisor, always, never, best;
+    json_t *rows; // one per instance
 } acc;
 
 static json_t *num_or_null(double x)
@@ -169,6 +170,12 @@ static int instance(bench_run *r, const nt_topo_t *t, const nt_profile_t *p, acc
             a->rho_k_sum += rho_k;
             a->rho_k_n++;
         }
+        json_array_append_new(
+            a->rows, json_pack("{s:i, s:s, s:s, s:i, s:s, s:f, s:f, s:o, s:o}", "instance", idx,
+                               "kernel", k == NT_ADVISE_GEMM ? "gemm" : "qr", "from", spec,
+                               "candidates", C, "choice", adv->cand[0].name, "choice_seconds",
+                               meas[0], "best_seconds", best, "spearman_redist",
+                               num_or_null(rho_r), "spearman_kernel", num_or_null(rho_k)));
         bench_printf(r, "%3d %-4s %-16s %3d cand.  choice %-24s %8.4f s  best %8.4f s  "
                         "rho redist %5.2f kernel %5.2f\n", idx,
                      k == NT_ADVISE_GEMM ? "gemm" : "qr", spec, C, adv->cand[0].name, meas[0],
@@ -217,7 +224,7 @@ int scn_advise(bench_run *r)
     int cap = ninst * 64;
     acc a = {.pr = calloc((size_t)cap, sizeof(double)), .mr = calloc((size_t)cap, sizeof(double)),
              .pk = calloc((size_t)cap, sizeof(double)), .mk = calloc((size_t)cap, sizeof(double)),
-             .cap = cap};
+             .cap = cap, .rows = json_array()};
     int rc = a.pr && a.mr && a.pk && a.mk ? 0 : scn_fail(r, "memory", NT_ENOMEM);
     int P, Q;
     scn_grid(D, &P, &Q);
@@ -248,7 +255,7 @@ int scn_advise(bench_run *r)
                      a.advisor, P, Q, a.always, a.never, a.best);
         scn_note_load_end(r);
         bench_summary(r, json_pack("{s:i, s:i, s:o, s:o, s:o, s:o, s:i, s:o, s:f, s:f, s:f, "
-                                   "s:f, s:s, s:s}", "domains", D, "instances", a.instances,
+                                   "s:f, s:s, s:s, s:O}", "domains", D, "instances", a.instances,
                                    "spearman_redist", num_or_null(rr), "spearman_kernel",
                                    num_or_null(rk), "spearman_redist_per_instance",
                                    num_or_null(a.rho_r_n ? a.rho_r_sum / a.rho_r_n : NAN),
@@ -257,9 +264,10 @@ int scn_advise(bench_run *r)
                                    "within_10pct", a.within, "within_10pct_fraction",
                                    num_or_null(frac), "advisor_seconds", a.advisor,
                                    "always_seconds", a.always, "never_seconds", a.never,
-                                   "best_seconds", a.best, "kind", p->kind, "profile_date",
-                                   p->date));
+                                   "best_seconds", a.best, "topology", p->kind, "profile_date",
+                                   p->date, "rows", a.rows));
     }
+    json_decref(a.rows);
     free(a.pr);
     free(a.mr);
     free(a.pk);

@@ -303,7 +303,7 @@ static void print_reference(bench_run *r, const nt_topo_t *topo)
         omp_get_num_procs());
 }
 
-// The machine part of the summary: kind, domains, nodes, distances, cpus, threads.
+// The machine part of the summary: topology kind, domains, physical nodes, distances, cpus, threads.
 static json_t *topology_json(const nt_topo_t *topo)
 {
     int D = nt_topo_ndomains(topo);
@@ -319,8 +319,8 @@ static json_t *topology_json(const nt_topo_t *topo)
         json_array_append_new(cpus, int_array(info.cpus, info.ncpus));
         json_array_append_new(thr, json_integer(copy_threads(topo, i)));
     }
-    return json_pack("{s:s, s:i, s:i, s:b, s:s, s:o, s:o, s:o}", "kind",
-                     nt_topo_kind_name(nt_topo_get_kind(topo)), "domains", D, "nodes",
+    return json_pack("{s:s, s:i, s:i, s:b, s:s, s:o, s:o, s:o}", "topology",
+                     nt_topo_kind_name(nt_topo_get_kind(topo)), "domains", D, "physical_nodes",
                      nt_topo_nphysical(topo), "oversubscribed", nt_topo_oversubscribed(topo),
                      "distance_source",
                      nt_topo_dist_source_name(nt_topo_distance_source(topo)), "distances", dist,
@@ -339,6 +339,16 @@ static json_t *summary(const calib *c)
     json_object_set_new(s, "gbs_max", matrix_json(c->hi, c->D));
     json_object_set_new(s, "local_gbs", isnan(loc) ? json_null() : json_real(loc));
     json_object_set_new(s, "remote_gbs", isnan(rem) ? json_null() : json_real(rem));
+    // One row per domain pair, as every scenario summary has (docs/json.md).
+    json_t *rows = json_array();
+    for (int i = 0; i < c->D; i++)
+        for (int j = 0; j < c->D; j++) {
+            int x = i * c->D + j;
+            json_array_append_new(rows, json_pack("{s:i, s:i, s:f, s:f, s:f}", "src", i, "dst", j,
+                                                  "gbs_median", c->med[x], "gbs_min", c->lo[x],
+                                                  "gbs_max", c->hi[x]));
+        }
+    json_object_set_new(s, "rows", rows);
     // The whole last profile (numatile/profile.h's format), as the advisor would read it.
     char *text = NULL;
     json_t *prof = c->last && nt_profile_dump(c->last, &text) == NT_OK ? json_loads(text, 0, NULL)

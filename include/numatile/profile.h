@@ -11,13 +11,13 @@
  * machine (topology kind, domains, nodes, host name), the numatile version, the BLAS and the
  * date.
  *
- * JSON file (format 1): an object with "format": 1, "ndomains", "threads_per_domain", "nb",
+ * JSON file (format 1): an object with "format": 1, "domains" (D), "threads_per_domain", "nb",
  * "ib", "copy_gbs" and "read_gbs" (D x D arrays, row = the domain the memory is on, column =
  * the domain whose threads copy or read), "concurrent_gbs", "migrate_gbs", "fault_gbs" (D),
  * "tile_seconds" (an object with arrays "gemm", "geqrt", "unmqr", "tsqrt", "tsmqr" of D
  * seconds each), "task_seconds", "exec_seconds", "kernel_run_seconds",
- * "stencil_item_seconds", "stencil_round_seconds", and "machine" (object: "kind", "nodes", "host"), "version",
- * "blas", "date" (strings). Every rate is > 0 and finite, every time >= 0 and finite.
+ * "stencil_item_seconds", "stencil_round_seconds", and "machine" (object: "topology",
+ * "physical_nodes", "host"), "version", "blas", "date" (strings). Every rate is > 0 and finite, every time >= 0 and finite.
  *
  * Errors follow numatile/error.h: NT_OK or a negative code, out-parameters untouched on
  * failure, nt_last_error() names the bad field or argument.

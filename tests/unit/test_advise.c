@@ -184,7 +184,7 @@ Test(advise, cli)
     close(fd);
     json_t *cal = tool_json((const char *[]){"calibrate", "--quick", "--nb", "64", "--domains",
                                              "2", "--out", path, "--json", NULL});
-    cr_assert_eq(json_integer_value(json_object_get(cal, "ndomains")), 2);
+    cr_assert_eq(json_integer_value(json_object_get(cal, "domains")), 2);
     cr_assert_eq(json_integer_value(json_object_get(cal, "format")), NT_PROFILE_FORMAT);
     json_decref(cal);
     // partition --speeds measured:FILE: the profile's speeds, normalised.
@@ -237,7 +237,7 @@ Test(advise, cli)
                                       "--kernel", "qr", NULL}, "TILE@DIST");
     expect_status(2, (const char *[]){"advise", "--m", "64", "--n", "64", "--from", "8@random:1",
                                       "--kernel", "qr", "--profile", path, "--domains", "3",
-                                      NULL}, "ndomains");
+                                      NULL}, "domains");
     expect_status(2, (const char *[]){"advise", "--m", "64", "--n", "64", "--from", "8@random:1",
                                       "--kernel", "qr", "--profile", "/nonexistent/p.json",
                                       NULL}, "/nonexistent/p.json");

@@ -162,7 +162,7 @@ static void neg_stencil(json_t *o)
 {
     json_object_set_new(o, "stencil_round_seconds", json_real(-1e-9));
 }
-static void zero_domains(json_t *o) { json_object_set_new(o, "ndomains", json_integer(0)); }
+static void zero_domains(json_t *o) { json_object_set_new(o, "domains", json_integer(0)); }
 
 Test(profile, bad_fields_named)
 {
@@ -176,7 +176,7 @@ Test(profile, bad_fields_named)
     expect_bad(bad_ib, "ib");
     expect_bad(no_host, "machine.host");
     expect_bad(neg_task, "task_seconds");
-    expect_bad(zero_domains, "ndomains");
+    expect_bad(zero_domains, "domains");
     expect_bad(drop_exec, "exec_seconds");
     expect_bad(neg_stencil, "stencil_round_seconds");
 }
