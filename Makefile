@@ -329,7 +329,7 @@ FUZZ_CLI_OBJ := $(filter-out $(BUILD)/obj/bench/cli/main.o,$(TOOL_OBJ)) \
                 $(BUILD)/obj/tests/fuzz/tool_main.o
 FUZZ_WRAP    := exit bench_execute nt_topo_load nt_tilemap_from_spec nt_matrix_create_spec \
                 nt_dist1d_block nt_dist1d_balanced nt_dist1d_skewed nt_stencil_run \
-                nt_hetero_tilemap nt_hetero_evaluate
+                nt_hetero_tilemap nt_hetero_evaluate nt_calibrate execv
 -include $(FUZZ_OBJ:.o=.d)
 
 $(BUILD)/obj/tests/fuzz/tool_main.o: bench/cli/main.c

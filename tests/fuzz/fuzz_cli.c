@@ -13,6 +13,7 @@
 // heterogeneous partitions beyond 256 x 256 tiles; scenarios of `bench` are not run (their
 // options are parsed); OMP_THREAD_LIMIT caps the threads. exit() inside a subcommand (`--help`
 // of the kernels) returns here.
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <setjmp.h>
@@ -37,6 +38,23 @@ _Noreturn void __real_exit(int code);
 _Noreturn void __wrap_exit(int code);
 int __wrap_bench_execute(const bench_scenario *s, const bench_opts *o, json_t **summary);
 nt_status __real_nt_topo_load(const nt_topo_opts_t *opts, nt_topo_t **out);
+// Calibration measures the machine for seconds with 64 MiB buffers per domain: never from
+// fuzzed arguments (advise without --profile then fails as on a calibration error).
+nt_status __wrap_nt_calibrate(const nt_topo_t *topo, const nt_calibrate_opts_t *opts,
+                              nt_profile_t **out)
+{
+    (void)topo, (void)opts, (void)out;
+    return NT_ENOMEM;
+}
+
+// redist --mpi replaces the process by numatile-mpi: the fuzzer must stay in this one.
+int __wrap_execv(const char *path, char *const argv[])
+{
+    (void)path, (void)argv;
+    errno = ENOENT;
+    return -1;
+}
+
 nt_status __wrap_nt_topo_load(const nt_topo_opts_t *opts, nt_topo_t **out);
 nt_status __real_nt_tilemap_from_spec(const char *spec, int64_t mt, int64_t nt, int ndomains,
                                       nt_tilemap_t **out);
@@ -68,6 +86,10 @@ nt_status __real_nt_hetero_evaluate(nt_hetero_algo algo, nt_hetero_round mode, i
                                     const double *speeds, int64_t n, nt_hetero_eval_t *out);
 nt_status __wrap_nt_hetero_evaluate(nt_hetero_algo algo, nt_hetero_round mode, int m,
                                     const double *speeds, int64_t n, nt_hetero_eval_t *out);
+
+nt_status __wrap_nt_calibrate(const nt_topo_t *topo, const nt_calibrate_opts_t *opts,
+                              nt_profile_t **out);
+int __wrap_execv(const char *path, char *const argv[]);
 
 static jmp_buf tool_exit;
 static int in_tool;
