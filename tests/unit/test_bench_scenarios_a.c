@@ -80,8 +80,19 @@ Test(bench_a, calibrate_quick)
     json_t *s = run_scenario("calibrate", dir, sizeof dir);
     int D = (int)num(s, "domains");
     cr_assert_geq(D, 2, "one node gives 2 virtual domains by default");
-    cr_assert_geq(num(s, "nodes"), 1);
-    cr_assert(json_is_string(json_object_get(s, "kind")));
+    cr_assert_geq(num(s, "physical_nodes"), 1);
+    cr_assert(json_is_string(json_object_get(s, "topology")));
+    // rows: one per domain pair, the same numbers as the matrices below.
+    json_t *rows = json_object_get(s, "rows");
+    cr_assert_eq(json_array_size(rows), (size_t)D * (size_t)D);
+    for (size_t k = 0; k < json_array_size(rows); k++) {
+        json_t *row = json_array_get(rows, k);
+        int i = (int)num(row, "src"), j = (int)num(row, "dst");
+        cr_assert(i >= 0 && i < D && j >= 0 && j < D);
+        cr_assert_eq(num(row, "gbs_median"),
+                     json_number_value(json_array_get(
+                         json_array_get(json_object_get(s, "gbs_median"), (size_t)i), (size_t)j)));
+    }
     json_t *med = json_object_get(s, "gbs_median"), *lo = json_object_get(s, "gbs_min");
     json_t *hi = json_object_get(s, "gbs_max"), *dist = json_object_get(s, "distances");
     cr_assert_eq(json_array_size(med), (size_t)D);
