@@ -3,6 +3,7 @@
 //   mpirun -np R numatile-mpi redist --m M --n N --from TILE@DIST --to TILE@DIST [--sub S]
 //                                    [--elem B] [--threads T] [--schedule free|steps]
 //                                    [--reps K] [--seed S] [--verify] [--json]
+//                                    [--match none|volume|steps|lex] [--domains D]
 //   mpirun -np 4 numatile-mpi bench [--n N] [--reps K] [--quick] [--json]
 //
 // `numatile redist --mpi ...` execs `numatile-mpi redist ...` with the same arguments.
@@ -65,6 +66,7 @@ static bool number(const char *s, long lo, long hi, long *out)
 typedef struct dmat {
     int64_t m, n, mb, nb;
     int p, q, prow, pcol; // prow = -1 outside the grid
+    const int *ranks;     // the rank of each cell (row-major), NULL = cell number
     int64_t mloc, nloc, lld;
     char *a;
 } dmat;
@@ -115,8 +117,12 @@ static void value(const dmat *d, uint64_t seed, int64_t gi, int64_t gj, char *ou
 // This rank's part, filled from pattern seed (every element) or left for the caller.
 static bool alloc_dmat(dmat *d, size_t es, uint64_t seed)
 {
-    d->prow = rank < d->p * d->q ? rank / d->q : -1;
-    d->pcol = rank < d->p * d->q ? rank % d->q : -1;
+    int cell = -1;
+    for (int c = 0; c < d->p * d->q; c++)
+        if ((d->ranks ? d->ranks[c] : c) == rank)
+            cell = c;
+    d->prow = cell >= 0 ? cell / d->q : -1;
+    d->pcol = cell >= 0 ? cell % d->q : -1;
     d->a = NULL;
     d->mloc = d->nloc = 0;
     d->lld = 1;
@@ -140,7 +146,7 @@ static bool alloc_dmat(dmat *d, size_t es, uint64_t seed)
 
 static nt_mpi_grid_t grid_of(const dmat *d)
 {
-    return (nt_mpi_grid_t){d->m, d->n, d->mb, d->nb, 0, 0, d->p, d->q, NULL};
+    return (nt_mpi_grid_t){d->m, d->n, d->mb, d->nb, 0, 0, d->p, d->q, d->ranks};
 }
 
 // Elements of B that differ from the oracle: A's pattern inside the submatrix, B's own outside.
@@ -191,7 +197,8 @@ typedef struct redist_args {
     dmat a, b;
     int64_t sub[6];
     bool has_sub, verify, json, steps;
-    long elem, threads, reps, seed;
+    long elem, threads, reps, seed, domains; // domains: --domains (0 = not given)
+    nt_match_objective match;
     char from[128], to[128];
 } redist_args;
 
@@ -228,6 +235,14 @@ static int parse_redist(int argc, char **argv, redist_args *r)
                 from = ok;
             else
                 to = ok;
+        } else if (!strcmp(o, "--match")) {
+            ok = v && nt_match_objective_parse(v, &r->match) == NT_OK &&
+                 r->match != NT_MATCH_DISTANCE;
+            if (!ok)
+                return usage("--match: '%s' is not none|canonical|volume|steps|lex (with --mpi)",
+                             v ? v : "");
+        } else if (!strcmp(o, "--domains")) {
+            ok = number(v, 1, 4096, &r->domains);
         } else if (!strcmp(o, "--schedule")) {
             ok = v && (!strcmp(v, "free") || !strcmp(v, "steps"));
             r->steps = ok && !strcmp(v, "steps");
@@ -285,10 +300,34 @@ static int cmd_redist(int argc, char **argv)
         return 3;
     }
     nt_mpi_grid_t ga = grid_of(&r.a), gb = grid_of(&r.b);
-    nt_mpi_opts_t opts = {.threads = (int)r.threads, .steps = r.steps};
+    // Where the target lives is ours to choose: the rank-level relabelling permutes its rank
+    // table (the same result on every rank), and B is allocated on the ranks it names.
+    int *bran = malloc((size_t)nranks * sizeof *bran), *perm = malloc((size_t)nranks * sizeof *perm);
+    nt_mpi_relabel_cost_t can = {0}, ch = {0};
+    nt_status s = bran && perm ? NT_OK : NT_ENOMEM;
+    if (!s)
+        s = nt_mpi_relabel(nranks, r.sub[0], r.sub[1], es, r.sub[2], r.sub[3], &ga, r.sub[4],
+                           r.sub[5], &gb, r.match, bran, perm, &can, &ch);
+    nt_mpi_topo_t *topo = NULL;
+    if (!s && r.domains) {
+        nt_topo_opts_t to = {.domains = (int)r.domains};
+        s = nt_mpi_topo_create(MPI_COMM_WORLD, &to, 0, &topo);
+    }
+    if (s) {
+        if (rank == 0)
+            fprintf(stderr, "numatile-mpi redist: %s: %s\n", nt_strerror(s), nt_mpi_last_error());
+        free(bran), free(perm), free(r.a.a), free(r.b.a);
+        return s == NT_EINVAL ? 2 : 3;
+    }
+    free(r.b.a);
+    r.b.ranks = bran;
+    ok = alloc_dmat(&r.b, es, (uint64_t)r.seed + 1);
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    gb = grid_of(&r.b);
+    nt_mpi_opts_t opts = {.threads = (int)r.threads, .steps = r.steps, .topo = topo};
     double *sec = malloc((size_t)r.reps * sizeof *sec);
     nt_mpi_stats_t st = {0};
-    nt_status s = sec ? NT_OK : NT_ENOMEM;
+    s = sec && ok ? NT_OK : NT_ENOMEM;
     for (long k = 0; k < r.reps && !s; k++) {
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
@@ -323,6 +362,25 @@ static int cmd_redist(int argc, char **argv)
             "seconds_max", sec[r.reps - 1], "bandwidth_gbs", med > 0 ? bytes / med / 1e9 : 0.0);
         // The phases of the last repetition, slowest rank of each.
         json_object_set_new(o, "schedule", json_string(r.steps ? "steps" : "free"));
+        json_t *pj = json_array(), *tj = json_array();
+        for (int k = 0; k < nranks; k++)
+            json_array_append_new(pj, json_integer(perm[k]));
+        for (int c = 0; c < r.b.p * r.b.q; c++)
+            json_array_append_new(tj, json_integer(bran[c]));
+        json_object_set_new(o, "match", json_string(nt_match_objective_name(r.match)));
+        json_object_set_new(o, "rank_perm", pj);
+        json_object_set_new(o, "target_ranks", tj);
+        json_object_set_new(o, "inter_rank_bytes", json_integer(ch.inter_bytes));
+        json_object_set_new(o, "intra_rank_bytes", json_integer(ch.intra_bytes));
+        json_object_set_new(o, "inter_rank_steps", json_integer(ch.inter_steps));
+        json_object_set_new(o, "canonical_inter_rank_bytes", json_integer(can.inter_bytes));
+        json_object_set_new(o, "canonical_intra_rank_bytes", json_integer(can.intra_bytes));
+        json_object_set_new(o, "canonical_inter_rank_steps", json_integer(can.inter_steps));
+        if (topo) {
+            json_object_set_new(o, "domains", json_integer(nt_mpi_topo_ndomains(topo)));
+            json_object_set_new(o, "inter_rank_distance",
+                                json_integer(nt_mpi_topo_inter_distance(topo)));
+        }
         json_object_set_new(o, "plan_seconds", json_real(phase[0]));
         json_object_set_new(o, "exchange_seconds", json_real(phase[1]));
         json_object_set_new(o, "unpack_seconds", json_real(phase[2]));
@@ -339,12 +397,26 @@ static int cmd_redist(int argc, char **argv)
                    r.from, r.to, (long long)bytes, (long long)tot[0], (long long)tot[3],
                    (long long)tot[1], med, r.reps, med > 0 ? bytes / med / 1e9 : 0.0,
                    r.verify ? (bad ? "; verify FAILED" : "; verify ok") : "");
+            printf("match %s: %lld bytes between ranks, %lld within them, one-port bound %lld "
+                   "(canonical: %lld, %lld, %lld); target ranks", nt_match_objective_name(r.match),
+                   (long long)ch.inter_bytes, (long long)ch.intra_bytes,
+                   (long long)ch.inter_steps, (long long)can.inter_bytes,
+                   (long long)can.intra_bytes, (long long)can.inter_steps);
+            for (int c = 0; c < r.b.p * r.b.q; c++)
+                printf(" %d", bran[c]);
+            if (topo)
+                printf("; %d domains over the ranks (inter-rank distance %u)",
+                       nt_mpi_topo_ndomains(topo), nt_mpi_topo_inter_distance(topo));
+            printf("\n");
             json_decref(o);
         }
     }
     free(sec);
     free(r.a.a);
     free(r.b.a);
+    free(bran);
+    free(perm);
+    nt_mpi_topo_destroy(topo);
     return rc;
 }
 
