@@ -287,6 +287,7 @@ typedef struct run {
     int nreq;
     bool shm;              // this call packs into shared windows (ctx->shm, not steps)
     bool steps;            // one-port phases
+    bool a2a;              // one MPI_Alltoallv
     nt_schedule_t *sched;  // the phases (steps)
 } run;
 
@@ -520,6 +521,50 @@ static nt_status exchange_steps(run *r, const void *a, int64_t lda, nt_mpi_stats
     return s;
 }
 
+// Every message packed into the send buffer, then one MPI_Alltoallv (collective: every rank of
+// the communicator takes part, with zero counts when it has nothing).
+static nt_status exchange_alltoallv(run *r, const void *a, int64_t lda, nt_mpi_stats_t *st)
+{
+    int *v = calloc(4 * (size_t)r->size, sizeof *v);
+    if (!v)
+        return nt_mpi_fail(NT_ENOMEM, "out of memory for the MPI_Alltoallv counts");
+    int *sc = v, *sd = v + r->size, *rc = v + 2 * r->size, *rd = v + 3 * r->size;
+    nt_status s = NT_OK;
+    for (int i = 0; i < r->nout; i++) {
+        const msg *m = &r->out[i];
+        if (m->off + m->bytes > INT_MAX)
+            s = nt_mpi_fail(NT_ERANGE, "MPI_Alltoallv: %lld bytes to send, above MPI's int "
+                            "counts", (long long)(m->off + m->bytes));
+        move_block(PACK, m->rp, m->cp, a, lda, NULL, 0, r->sbuf + m->off, r->es, r->threads);
+        sc[m->rank] = (int)m->bytes;
+        sd[m->rank] = (int)m->off;
+        st->bytes_sent += m->bytes;
+        st->messages_sent++;
+        st->pieces += m->rp->n * m->cp->sum;
+    }
+    for (int i = 0; i < r->nin; i++) {
+        const msg *m = &r->in[i];
+        if (m->off + m->bytes > INT_MAX)
+            s = nt_mpi_fail(NT_ERANGE, "MPI_Alltoallv: %lld bytes to receive, above MPI's int "
+                            "counts", (long long)(m->off + m->bytes));
+        rc[m->rank] = (int)m->bytes;
+        rd[m->rank] = (int)m->off;
+        st->bytes_received += m->bytes;
+    }
+    // A size failure on one rank must not leave the others inside the collective.
+    int bad = s != NT_OK;
+    if (MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, r->comm) != MPI_SUCCESS && !s)
+        s = nt_mpi_fail(NT_ESYS, "MPI_Allreduce before MPI_Alltoallv failed");
+    if (!s && bad)
+        s = nt_mpi_fail(NT_ERANGE, "MPI_Alltoallv: another rank's buffer is above MPI's int "
+                        "counts");
+    if (!s && MPI_Alltoallv(r->sbuf, sc, sd, MPI_BYTE, r->rbase, rc, rd, MPI_BYTE, r->comm) !=
+                  MPI_SUCCESS)
+        s = nt_mpi_fail(NT_ESYS, "MPI_Alltoallv failed");
+    free(v);
+    return s;
+}
+
 static void cleanup(run *r)
 {
     free_pairs(&r->src);
@@ -638,7 +683,8 @@ nt_status nt_mpi_redist(MPI_Comm comm, int64_t rows, int64_t cols, size_t elem_s
         return s;
     r.comm = r.ctx->comm;
     r.steps = opts && opts->steps;
-    r.shm = r.ctx->shm && !r.steps;
+    r.a2a = opts && opts->alltoallv && !r.steps;
+    r.shm = r.ctx->shm && !r.steps && !r.a2a;
     MPI_Comm_rank(r.comm, &r.me);
     MPI_Comm_size(r.comm, &r.size);
     s = prepare(&r, rows, cols, a, lda, ia, ja, ga, b, ldb, ib, jb, gb);
@@ -654,7 +700,9 @@ nt_status nt_mpi_redist(MPI_Comm comm, int64_t rows, int64_t cols, size_t elem_s
         r.rbase = r.ctx->base;
     double t1 = MPI_Wtime();
     if (!s && nonempty) {
-        s = r.steps ? exchange_steps(&r, a, lda, &st) : exchange(&r, a, lda, &st);
+        s = r.steps ? exchange_steps(&r, a, lda, &st)
+            : r.a2a ? exchange_alltoallv(&r, a, lda, &st)
+                    : exchange(&r, a, lda, &st);
         if (!s && injected_rank() == r.me)
             s = nt_mpi_fail(NT_ESYS, "injected failure (NT_MPI_FAIL_RANK=%d)", r.me);
         // Nothing of B is written before every rank has everything.

@@ -81,6 +81,11 @@ typedef struct nt_mpi_opts {
                       matrix between ranks): in each phase every rank sends to at most one rank
                       and receives from at most one; every message point-to-point (no shared
                       window). Must be the same on every rank. */
+    int alltoallv; /**< nonzero (and steps zero): every message packed into one send buffer
+                      and exchanged by one MPI_Alltoallv over the communicator (no shared
+                      window, no point-to-point); a rank's message to one rank must stay below
+                      2 GiB (MPI's int counts), else NT_ERANGE. Must be the same on every
+                      rank. */
     const nt_mpi_topo_t *topo; /**< NULL, or this rank's distributed topology on a physical
                       or virtual (not synthetic) local topology: the received pieces and the
                       local copy are then written by one thread bound to each local domain,

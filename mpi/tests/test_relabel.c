@@ -15,7 +15,7 @@
 //     inter-rank bytes; steps: least one-port bound; lex: least bound, then least bytes among
 //     those), canonical = gb's table, volume <= canonical, inter + intra = all bytes;
 //   - the redistribution into the relabelled grid (nt_mpi_redist, some cases with opts.topo, the
-//     unpack threads bound to local domains) element by element against the naive oracle under
+//     unpack threads bound to local domains, half of them through MPI_Alltoallv) element by element against the naive oracle under
 //     the relabelled map, and its bytes sent/local summed over ranks equal the relabel costs;
 //   - failure injection (NT_MPI_FAIL_RANK) into a relabelled redistribution: every rank gets
 //     NT_ESYS, B unchanged.
@@ -359,7 +359,8 @@ static void test_case(const geo *x, int k, const nt_mpi_topo_t *topo, long *impr
         local a, b;
         alloc_local(&x->ga, &a, true);
         alloc_local(&gr, &b, false);
-        nt_mpi_opts_t opt = {.threads = 1 + (k + o) % 2, .topo = (k + o) % 3 == 0 ? topo : NULL};
+        nt_mpi_opts_t opt = {.threads = 1 + (k + o) % 2, .topo = (k + o) % 3 == 0 ? topo : NULL,
+                             .alltoallv = (k + o) % 4 >= 2};
         nt_mpi_stats_t st;
         s = nt_mpi_redist(MPI_COMM_WORLD, x->rows, x->cols, 8, a.v, a.ld, x->ia, x->ja, &x->ga,
                           b.v, b.ld, x->ib, x->jb, &gr, &opt, &st);

@@ -4,6 +4,7 @@
 //                                    [--elem B] [--threads T] [--schedule free|steps]
 //                                    [--reps K] [--seed S] [--verify] [--json]
 //                                    [--match none|volume|steps|lex] [--domains D]
+//                                    [--transport p2p|alltoallv]
 //   mpirun -np 4 numatile-mpi bench [--n N] [--reps K] [--quick] [--json]
 //
 // `numatile redist --mpi ...` execs `numatile-mpi redist ...` with the same arguments.
@@ -196,7 +197,7 @@ static int print_json(json_t *o)
 typedef struct redist_args {
     dmat a, b;
     int64_t sub[6];
-    bool has_sub, verify, json, steps;
+    bool has_sub, verify, json, steps, a2a;
     long elem, threads, reps, seed, domains; // domains: --domains (0 = not given)
     nt_match_objective match;
     char from[128], to[128];
@@ -241,6 +242,9 @@ static int parse_redist(int argc, char **argv, redist_args *r)
             if (!ok)
                 return usage("--match: '%s' is not none|canonical|volume|steps|lex (with --mpi)",
                              v ? v : "");
+        } else if (!strcmp(o, "--transport")) {
+            ok = v && (!strcmp(v, "p2p") || !strcmp(v, "alltoallv"));
+            r->a2a = ok && !strcmp(v, "alltoallv");
         } else if (!strcmp(o, "--domains")) {
             ok = number(v, 1, 4096, &r->domains);
         } else if (!strcmp(o, "--schedule")) {
@@ -324,7 +328,8 @@ static int cmd_redist(int argc, char **argv)
     ok = alloc_dmat(&r.b, es, (uint64_t)r.seed + 1);
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     gb = grid_of(&r.b);
-    nt_mpi_opts_t opts = {.threads = (int)r.threads, .steps = r.steps, .topo = topo};
+    nt_mpi_opts_t opts = {.threads = (int)r.threads, .steps = r.steps, .alltoallv = r.a2a,
+                          .topo = topo};
     double *sec = malloc((size_t)r.reps * sizeof *sec);
     nt_mpi_stats_t st = {0};
     s = sec && ok ? NT_OK : NT_ENOMEM;
@@ -367,6 +372,8 @@ static int cmd_redist(int argc, char **argv)
             json_array_append_new(pj, json_integer(perm[k]));
         for (int c = 0; c < r.b.p * r.b.q; c++)
             json_array_append_new(tj, json_integer(bran[c]));
+        json_object_set_new(o, "transport", json_string(r.steps ? "p2p" : r.a2a ? "alltoallv"
+                                                                                : "p2p"));
         json_object_set_new(o, "match", json_string(nt_match_objective_name(r.match)));
         json_object_set_new(o, "rank_perm", pj);
         json_object_set_new(o, "target_ranks", tj);
