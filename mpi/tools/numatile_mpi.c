@@ -115,7 +115,9 @@ static void value(const dmat *d, uint64_t seed, int64_t gi, int64_t gj, char *ou
     }
 }
 
-// This rank's part, filled from pattern seed (every element) or left for the caller.
+static void fill_dmat(dmat *d, size_t es, uint64_t seed);
+
+// This rank's part, filled from pattern seed (every element).
 static bool alloc_dmat(dmat *d, size_t es, uint64_t seed)
 {
     int cell = -1;
@@ -136,13 +138,19 @@ static bool alloc_dmat(dmat *d, size_t es, uint64_t seed)
     d->a = malloc(count * es);
     if (!d->a)
         return false;
+    fill_dmat(d, es, seed);
+    return true;
+}
+
+// This rank's part from pattern seed, every element.
+static void fill_dmat(dmat *d, size_t es, uint64_t seed)
+{
     for (int64_t lj = 0; lj < d->nloc; lj++)
         for (int64_t li = 0; li < d->mloc; li++) {
             int64_t gi, gj;
             local_index_to_global(d, li, lj, &gi, &gj);
             value(d, seed, gi, gj, d->a + (size_t)(li + lj * d->lld) * es, es);
         }
-    return true;
 }
 
 static nt_mpi_grid_t grid_of(const dmat *d)
@@ -498,7 +506,12 @@ static json_t *bench_geom(const geom *g, int n, int reps, int gctx, bool *fail)
     side a, b;
     int ok = make_side(n, g->mba, g->pa, g->qa, 1, &a) & make_side(n, g->mbb, g->pb, g->qb, 2, &b);
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    double tp[MAX_REPS], tn[MAX_REPS];
+    double tp[MAX_REPS], tn[MAX_REPS], tv[MAX_REPS];
+    // The same copy through one MPI_Alltoallv (opts.alltoallv); the BLACS grids are row-major
+    // over ranks 0.., as grid_of() says.
+    nt_mpi_grid_t gva = grid_of(&a.d), gvb = grid_of(&b.d);
+    nt_mpi_opts_t vopt = {.alltoallv = 1};
+    int64_t bad_av = 0;
     int s[6];
     sub_of(g, n, s);
     int ia = s[2] + 1, ja = s[3] + 1, ib = s[4] + 1, jb = s[5] + 1;
@@ -514,6 +527,21 @@ static json_t *bench_geom(const geom *g, int n, int reps, int gctx, bool *fail)
         tp[k] = MPI_Wtime() - t0;
         if (k == 0 && b.d.a)
             bad_pd = check(&b.d, 8, 1, sub64);
+        // B back to its initial values before the first Alltoallv run, so the check sees it.
+        if (k == 0 && b.d.a)
+            fill_dmat(&b.d, 8, 2);
+        MPI_Barrier(MPI_COMM_WORLD);
+        t0 = MPI_Wtime();
+        st = nt_mpi_redist(MPI_COMM_WORLD, s[0], s[1], 8, a.d.a, a.d.lld, s[2], s[3], &gva,
+                           b.d.a, b.d.lld, s[4], s[5], &gvb, &vopt, NULL);
+        MPI_Barrier(MPI_COMM_WORLD);
+        tv[k] = MPI_Wtime() - t0;
+        if (k == 0 && b.d.a && !st)
+            bad_av = check(&b.d, 8, 1, sub64);
+        if (st)
+            break;
+        if (k == 0 && b.d.a)
+            fill_dmat(&b.d, 8, 2);
         nt_mpi_stats_t ms;
         MPI_Barrier(MPI_COMM_WORLD);
         t0 = MPI_Wtime();
@@ -526,8 +554,8 @@ static json_t *bench_geom(const geom *g, int n, int reps, int gctx, bool *fail)
     // numatile's result is checked after its last run (pdgemr2d's after its first).
     if (ok && !st && b.d.a)
         bad_nt = check(&b.d, 8, 1, sub64);
-    int64_t sums[4] = {bad_pd, bad_nt, crossed, local};
-    MPI_Allreduce(MPI_IN_PLACE, sums, 4, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    int64_t sums[5] = {bad_pd, bad_nt, crossed, local, bad_av};
+    MPI_Allreduce(MPI_IN_PLACE, sums, 5, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     free_side(&a);
     free_side(&b);
     if (!ok || st) {
@@ -537,10 +565,10 @@ static json_t *bench_geom(const geom *g, int n, int reps, int gctx, bool *fail)
                     !ok ? "out of memory" : nt_mpi_last_error());
         return NULL;
     }
-    if (sums[0] || sums[1])
+    if (sums[0] || sums[1] || sums[4])
         *fail = true;
-    double pd = median(tp, reps), nt = median(tn, reps);
-    return json_pack("{s:s, s:i, s:[iiiiii], s:[iii], s:[iii], s:I, s:I, s:I, s:f, s:f, s:f, "
+    double pd = median(tp, reps), nt = median(tn, reps), av = median(tv, reps);
+    json_t *row = json_pack("{s:s, s:i, s:[iiiiii], s:[iii], s:[iii], s:I, s:I, s:I, s:f, s:f, s:f, "
                      "s:f, s:f, s:f, s:f, s:b, s:b}", "geometry", g->name, "n", n, "sub", s[0],
                      s[1], s[2], s[3], s[4], s[5], "from", g->mba, g->pa, g->qa, "to", g->mbb,
                      g->pb, g->qb, "bytes", (json_int_t)s[0] * s[1] * 8, "bytes_crossing",
@@ -549,6 +577,11 @@ static json_t *bench_geom(const geom *g, int n, int reps, int gctx, bool *fail)
                      nt, "numatile_min", tn[0], "numatile_max", tn[reps - 1], "speedup",
                      nt > 0 ? pd / nt : 0.0, "pdgemr2d_verify", sums[0] == 0, "numatile_verify",
                      sums[1] == 0);
+    json_object_set_new(row, "alltoallv_seconds", json_real(av));
+    json_object_set_new(row, "alltoallv_min", json_real(tv[0]));
+    json_object_set_new(row, "alltoallv_max", json_real(tv[reps - 1]));
+    json_object_set_new(row, "alltoallv_verify", json_boolean(sums[4] == 0));
+    return row;
 }
 
 static int cmd_bench(int argc, char **argv)
@@ -585,20 +618,22 @@ static int cmd_bench(int argc, char **argv)
     lib[strcspn(lib, ",\n")] = '\0';
     if (rank == 0 && !json)
         printf("bench mpi-redist: %d ranks, N = %ld doubles, %ld repetitions (median, slowest "
-               "rank), %s\n%-26s %12s %11s %11s %8s  verify\n", nranks, n, reps, lib, "geometry",
-               "crossing MB", "pdgemr2d s", "numatile s", "speedup");
+               "rank), %s\n%-26s %12s %11s %11s %8s %11s  verify\n", nranks, n, reps, lib,
+               "geometry", "crossing MB", "pdgemr2d s", "numatile s", "speedup", "alltoallv s");
     for (int k = 0; k < NGEOMS; k++) {
         json_t *row = bench_geom(&GEOMS[k], (int)n, (int)reps, gctx, &fail);
         if (!row)
             break;
         if (rank == 0 && !json)
-            printf("%-26s %12.1f %11.4f %11.4f %8.2f  %s/%s\n", GEOMS[k].name,
+            printf("%-26s %12.1f %11.4f %11.4f %8.2f %11.4f  %s/%s/%s\n", GEOMS[k].name,
                    json_integer_value(json_object_get(row, "bytes_crossing")) / 1e6,
                    json_real_value(json_object_get(row, "pdgemr2d_seconds")),
                    json_real_value(json_object_get(row, "numatile_seconds")),
                    json_real_value(json_object_get(row, "speedup")),
+                   json_real_value(json_object_get(row, "alltoallv_seconds")),
                    json_is_true(json_object_get(row, "pdgemr2d_verify")) ? "ok" : "FAIL",
-                   json_is_true(json_object_get(row, "numatile_verify")) ? "ok" : "FAIL");
+                   json_is_true(json_object_get(row, "numatile_verify")) ? "ok" : "FAIL",
+                   json_is_true(json_object_get(row, "alltoallv_verify")) ? "ok" : "FAIL");
         if (rank == 0)
             fflush(stdout);
         json_array_append_new(rows, row);
