@@ -396,7 +396,7 @@ MPIRUN      ?= OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM
                OMP_WAIT_POLICY=passive \
                mpirun --oversubscribe --mca mpi_yield_when_idle 1
 MPI_TEST_CASES ?= 3000
-MPI_RELABEL_CASES ?= 150
+MPI_RELABEL_CASES ?= 400
 
 .PHONY: mpi test-mpi check-abi-mpi install-mpi
 all: $(MPI_ALL)

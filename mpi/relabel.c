@@ -94,10 +94,13 @@ nt_status nt_mpi_rank_bytes(int nranks, int64_t rows, int64_t cols, size_t es, i
     return s;
 }
 
-// Costs of bytes[s][k] when what gb puts on rank k goes to rank perm[k].
-static void costs(int n, const int64_t *q, const int *perm, nt_mpi_relabel_cost_t *c)
+// Costs of bytes[s][k] when what gb puts on rank k goes to rank perm[k] (NULL: k); snd and rcv
+// are n entries of scratch.
+static void costs(int n, const int64_t *q, const int *perm, int64_t *snd, int64_t *rcv,
+                  nt_mpi_relabel_cost_t *c)
 {
-    int64_t *snd = calloc((size_t)n, sizeof *snd), *rcv = calloc((size_t)n, sizeof *rcv);
+    memset(snd, 0, (size_t)n * sizeof *snd);
+    memset(rcv, 0, (size_t)n * sizeof *rcv);
     *c = (nt_mpi_relabel_cost_t){0};
     for (int s = 0; s < n; s++)
         for (int k = 0; k < n; k++) {
@@ -107,17 +110,14 @@ static void costs(int n, const int64_t *q, const int *perm, nt_mpi_relabel_cost_
                 c->intra_bytes += v;
             } else {
                 c->inter_bytes += v;
-                if (snd)
-                    snd[s] += v;
-                if (rcv)
-                    rcv[to] += v;
+                snd[s] += v;
+                rcv[to] += v;
             }
         }
-    for (int r = 0; snd && rcv && r < n; r++) {
+    for (int r = 0; r < n; r++) {
         int64_t m = snd[r] > rcv[r] ? snd[r] : rcv[r];
         c->inter_steps = m > c->inter_steps ? m : c->inter_steps;
     }
-    free(snd), free(rcv);
 }
 
 nt_status nt_mpi_relabel(int nranks, int64_t rows, int64_t cols, size_t es, int64_t ia,
@@ -138,7 +138,9 @@ nt_status nt_mpi_relabel(int nranks, int64_t rows, int64_t cols, size_t es, int6
     int64_t *q = malloc(n2 * sizeof *q);
     int *rank_of = malloc((size_t)nranks * sizeof *rank_of);
     int *sigma = malloc((size_t)nranks * sizeof *sigma);
-    nt_status s = q && rank_of && sigma ? NT_OK : nt_mpi_fail(NT_ENOMEM, "out of memory");
+    int64_t *scratch = malloc(2 * (size_t)nranks * sizeof *scratch);
+    nt_status s = q && rank_of && sigma && scratch ? NT_OK
+                                                  : nt_mpi_fail(NT_ENOMEM, "out of memory");
     if (!s)
         s = nt_mpi_rank_bytes(nranks, rows, cols, es, ia, ja, ga, ib, jb, gb, q);
     if (!s) {
@@ -158,10 +160,10 @@ nt_status nt_mpi_relabel(int nranks, int64_t rows, int64_t cols, size_t es, int6
         if (perm)
             memcpy(perm, sigma, (size_t)nranks * sizeof *perm);
         if (canonical)
-            costs(nranks, q, NULL, canonical);
+            costs(nranks, q, NULL, scratch, scratch + nranks, canonical);
         if (chosen)
-            costs(nranks, q, sigma, chosen);
+            costs(nranks, q, sigma, scratch, scratch + nranks, chosen);
     }
-    free(q), free(rank_of), free(sigma);
+    free(q), free(rank_of), free(sigma), free(scratch);
     return s;
 }
