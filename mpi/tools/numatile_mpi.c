@@ -115,10 +115,10 @@ static void value(const dmat *d, uint64_t seed, int64_t gi, int64_t gj, char *ou
     }
 }
 
-static void fill_dmat(dmat *d, size_t es, uint64_t seed);
+static void fill_cols(dmat *d, size_t es, uint64_t seed, int64_t c0, int64_t c1);
 
-// This rank's part, filled from pattern seed (every element).
-static bool alloc_dmat(dmat *d, size_t es, uint64_t seed)
+// This rank's part, not filled (its pages untouched).
+static bool alloc_dmat_only(dmat *d, size_t es)
 {
     int cell = -1;
     for (int c = 0; c < d->p * d->q; c++)
@@ -136,16 +136,27 @@ static bool alloc_dmat(dmat *d, size_t es, uint64_t seed)
     d->lld = d->mloc > 1 ? d->mloc : 1;
     size_t count = (size_t)d->lld * (size_t)(d->nloc > 1 ? d->nloc : 1);
     d->a = malloc(count * es);
-    if (!d->a)
+    return d->a != NULL;
+}
+
+// This rank's part, filled from pattern seed (every element).
+static bool alloc_dmat(dmat *d, size_t es, uint64_t seed)
+{
+    if (!alloc_dmat_only(d, es))
         return false;
-    fill_dmat(d, es, seed);
+    fill_cols(d, es, seed, 0, d->nloc);
     return true;
 }
 
-// This rank's part from pattern seed, every element.
 static void fill_dmat(dmat *d, size_t es, uint64_t seed)
 {
-    for (int64_t lj = 0; lj < d->nloc; lj++)
+    fill_cols(d, es, seed, 0, d->nloc);
+}
+
+// Local columns [c0, c1) of this rank's part from pattern seed.
+static void fill_cols(dmat *d, size_t es, uint64_t seed, int64_t c0, int64_t c1)
+{
+    for (int64_t lj = c0; lj < c1; lj++)
         for (int64_t li = 0; li < d->mloc; li++) {
             int64_t gi, gj;
             local_index_to_global(d, li, lj, &gi, &gj);
@@ -295,6 +306,24 @@ static int parse_redist(int argc, char **argv, redist_args *r)
     return 0;
 }
 
+typedef struct fill_arg {
+    dmat *d;
+    size_t es;
+    uint64_t seed;
+    const nt_mpi_topo_t *topo;
+} fill_arg;
+
+static nt_status fill_domain(int domain, int thread, void *arg)
+{
+    (void)thread;
+    fill_arg *f = arg;
+    int64_t c0, c1;
+    nt_status s = nt_mpi_topo_columns(f->topo, f->d->nloc, domain, &c0, &c1);
+    if (!s)
+        fill_cols(f->d, f->es, f->seed, c0, c1);
+    return s;
+}
+
 static int cmd_redist(int argc, char **argv)
 {
     redist_args r;
@@ -333,7 +362,18 @@ static int cmd_redist(int argc, char **argv)
     }
     free(r.b.a);
     r.b.ranks = bran;
-    ok = alloc_dmat(&r.b, es, (uint64_t)r.seed + 1);
+    ok = alloc_dmat_only(&r.b, es);
+    // With --domains, B's columns are first touched by a thread bound to the local domain
+    // that later writes them (nt_mpi_topo_columns), so its pages are on that domain.
+    fill_arg fa = {&r.b, es, (uint64_t)r.seed + 1, topo};
+    if (ok && (!topo || nt_team_run(nt_mpi_topo_local(topo), 1, fill_domain, &fa) != NT_OK))
+        fill_dmat(&r.b, es, (uint64_t)r.seed + 1);
+    else if (ok) // nt_team_run gives no thread to a domain without cpus
+        for (int d = 0; d < nt_topo_ndomains(nt_mpi_topo_local(topo)); d++) {
+            nt_domain_info_t info;
+            if (nt_topo_domain(nt_mpi_topo_local(topo), d, &info) == NT_OK && !info.ncpus)
+                fill_domain(d, 0, &fa);
+        }
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     gb = grid_of(&r.b);
     nt_mpi_opts_t opts = {.threads = (int)r.threads, .steps = r.steps, .alltoallv = r.a2a,
