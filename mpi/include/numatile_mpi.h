@@ -11,7 +11,12 @@
  * part of a block-cyclic matrix (ScaLAPACK layout: a column-major local array with a leading
  * dimension). A process grid is described by ::nt_mpi_grid_t; its rank table ranks[] maps grid
  * cells (labels) to ranks, so a relabelling of the target (a permutation of its labels, as
- * numatile/match.h computes at rank level) is applied by permuting that table before the call.
+ * numatile/match.h computes at rank level) is applied by permuting that table before the call:
+ * nt_mpi_relabel() chooses it (only where the caller lets numatile choose where the target
+ * lives; never under pdgemr2d's semantics, where the caller fixes the target grid). The NUMA
+ * domains of every rank, with global ids and an inter-rank distance level, are a
+ * ::nt_mpi_topo_t (nt_mpi_topo_create()); given to nt_mpi_redist() they bind the threads that
+ * write the target to the local domains.
  *
  * Execution: for every pair of ranks the elements that cross are packed once, in one
  * contiguous buffer, straight from the local arrays (the pieces come from the closed-form
