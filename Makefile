@@ -383,24 +383,28 @@ MPI_LIB_A   := $(BUILD)/lib/libnumatile_mpi.a
 MPI_LIB_SO  := $(BUILD)/lib/libnumatile_mpi.so.$(VERSION)
 MPI_MAP     := $(BUILD)/lib/numatile_mpi.map
 MPI_TEST    := $(BUILD)/tests/test_pgemr2d
+MPI_TEST_RL := $(BUILD)/tests/test_relabel
 MPI_TOOL    := $(BUILD)/bin/numatile-mpi
 # The MPI programs use none of numatile's BLAS objects, so they do not link BLIS/libFLAME (or
 # OpenBLAS) beside the BLAS that ScaLAPACK brings: one BLAS per program.
 MPI_LIBS    := $(SCALAPACK_LIB) $(filter-out $(BLAS_LIBS),$(LDLIBS))
-MPI_ALL     := $(if $(SCALAPACK_FOUND),$(MPI_LIB_A) $(MPI_LIB_SO) $(MPI_TEST) $(MPI_TOOL))
+MPI_ALL     := $(if $(SCALAPACK_FOUND),$(MPI_LIB_A) $(MPI_LIB_SO) $(MPI_TEST) $(MPI_TEST_RL) \
+               $(MPI_TOOL))
 # mpirun as root needs Open MPI's consent; 2 cores here, so ranks are oversubscribed, and the
 # OpenMP threads some test cases ask for sleep instead of spinning when idle.
 MPIRUN      ?= OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 \
                OMP_WAIT_POLICY=passive \
                mpirun --oversubscribe --mca mpi_yield_when_idle 1
 MPI_TEST_CASES ?= 3000
+MPI_RELABEL_CASES ?= 400
 
 .PHONY: mpi test-mpi check-abi-mpi install-mpi
 all: $(MPI_ALL)
 mpi: $(MPI_ALL)
 
 ifneq ($(SCALAPACK_FOUND),)
--include $(MPI_LIB_OBJ:.o=.d) $(BUILD)/obj/mpi/tests/test_pgemr2d.d $(BUILD)/obj/mpi/tools/numatile_mpi.d
+-include $(MPI_LIB_OBJ:.o=.d) $(BUILD)/obj/mpi/tests/test_pgemr2d.d $(BUILD)/obj/mpi/tools/numatile_mpi.d \
+  $(BUILD)/obj/mpi/tests/test_relabel.d
 $(BUILD)/obj/mpi/%.o: mpi/%.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CPPFLAGS) -Impi/include -Impi $(CFLAGS) -MMD -MP -c $< -o $@
@@ -426,6 +430,10 @@ $(MPI_TEST): $(BUILD)/obj/mpi/tests/test_pgemr2d.o $(MPI_LIB_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(LDFLAGS) -o $@ $^ $(MPI_LIBS)
 
+$(MPI_TEST_RL): $(BUILD)/obj/mpi/tests/test_relabel.o $(MPI_LIB_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(LDFLAGS) -o $@ $^ $(MPI_LIBS)
+
 $(MPI_TOOL): $(BUILD)/obj/mpi/tools/numatile_mpi.o $(MPI_LIB_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(LDFLAGS) -o $@ $^ -ljansson $(MPI_LIBS)
@@ -447,9 +455,13 @@ check-abi-mpi: $(MPI_LIB_SO)
 # ranks (MPI_TEST_CASES geometries per run), through the shared-memory windows of one node;
 # then on 3 ranks with them switched off (NT_MPI_NO_SHM=1: every message point-to-point, the
 # path between nodes).
-test-mpi: $(MPI_TEST) check-abi-mpi
+# test_relabel: distributed domains, relabelling at rank level against brute force and the
+# oracle, on 2, 3 and 4 ranks.
+test-mpi: $(MPI_TEST) $(MPI_TEST_RL) check-abi-mpi
 	for np in 2 3 4; do $(MPIRUN) -np $$np $(MPI_TEST) --cases $(MPI_TEST_CASES) --seed $$np \
 	  || exit 1; done
+	for np in 2 3 4; do $(MPIRUN) -np $$np $(MPI_TEST_RL) --cases $(MPI_RELABEL_CASES) \
+	  --seed $$np || exit 1; done
 	NT_MPI_NO_SHM=1 $(MPIRUN) -x NT_MPI_NO_SHM -np 3 $(MPI_TEST) --cases $(MPI_TEST_CASES) \
 	  --seed 5
 else

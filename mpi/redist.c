@@ -223,6 +223,33 @@ static void move_block(dir how, const nt_mpi_pieces *rp, const nt_mpi_pieces *cp
     }
 }
 
+// Unpack (or copy locally) only the target local columns [d0, d1): one thread bound to a
+// local domain writes that domain's share of B (opts.topo).
+static void move_cols(dir how, const nt_mpi_pieces *rp, const nt_mpi_pieces *cp, const char *a,
+                      int64_t lda, char *b, int64_t ldb, const char *buf, size_t es, int64_t d0,
+                      int64_t d1)
+{
+    int64_t rowsum = rp->sum, c = 0;
+    for (int64_t k = 0; k < cp->n; c += cp->v[k++].len) {
+        const nt_mpi_piece *q = &cp->v[k];
+        int64_t lo = q->d > d0 ? q->d : d0, hi = q->d + q->len < d1 ? q->d + q->len : d1;
+        for (int64_t dc = lo; dc < hi; dc++) {
+            int64_t off = c + (dc - q->d);
+            char *dcol = b + (size_t)(dc * ldb) * es;
+            const char *col = buf ? buf + (size_t)(off * rowsum) * es : NULL;
+            const char *scol = a ? a + (size_t)((q->s + dc - q->d) * lda) * es : NULL;
+            int64_t o = 0;
+            for (int64_t i = 0; i < rp->n; i++) {
+                const nt_mpi_piece *p = &rp->v[i];
+                copy_elems(dcol + (size_t)p->d * es,
+                           how == UNPACK ? col + (size_t)o * es : scol + (size_t)p->s * es,
+                           p->len, es);
+                o += p->len;
+            }
+        }
+    }
+}
+
 static int injected_rank(void)
 {
     const char *e = getenv("NT_MPI_FAIL_RANK");
@@ -260,6 +287,7 @@ typedef struct run {
     int nreq;
     bool shm;              // this call packs into shared windows (ctx->shm, not steps)
     bool steps;            // one-port phases
+    bool a2a;              // one MPI_Alltoallv
     nt_schedule_t *sched;  // the phases (steps)
 } run;
 
@@ -493,6 +521,50 @@ static nt_status exchange_steps(run *r, const void *a, int64_t lda, nt_mpi_stats
     return s;
 }
 
+// Every message packed into the send buffer, then one MPI_Alltoallv (collective: every rank of
+// the communicator takes part, with zero counts when it has nothing).
+static nt_status exchange_alltoallv(run *r, const void *a, int64_t lda, nt_mpi_stats_t *st)
+{
+    int *v = calloc(4 * (size_t)r->size, sizeof *v);
+    if (!v)
+        return nt_mpi_fail(NT_ENOMEM, "out of memory for the MPI_Alltoallv counts");
+    int *sc = v, *sd = v + r->size, *rc = v + 2 * r->size, *rd = v + 3 * r->size;
+    nt_status s = NT_OK;
+    for (int i = 0; i < r->nout; i++) {
+        const msg *m = &r->out[i];
+        if (m->off + m->bytes > INT_MAX)
+            s = nt_mpi_fail(NT_ERANGE, "MPI_Alltoallv: %lld bytes to send, above MPI's int "
+                            "counts", (long long)(m->off + m->bytes));
+        move_block(PACK, m->rp, m->cp, a, lda, NULL, 0, r->sbuf + m->off, r->es, r->threads);
+        sc[m->rank] = (int)m->bytes;
+        sd[m->rank] = (int)m->off;
+        st->bytes_sent += m->bytes;
+        st->messages_sent++;
+        st->pieces += m->rp->n * m->cp->sum;
+    }
+    for (int i = 0; i < r->nin; i++) {
+        const msg *m = &r->in[i];
+        if (m->off + m->bytes > INT_MAX)
+            s = nt_mpi_fail(NT_ERANGE, "MPI_Alltoallv: %lld bytes to receive, above MPI's int "
+                            "counts", (long long)(m->off + m->bytes));
+        rc[m->rank] = (int)m->bytes;
+        rd[m->rank] = (int)m->off;
+        st->bytes_received += m->bytes;
+    }
+    // A size failure on one rank must not leave the others inside the collective.
+    int bad = s != NT_OK;
+    if (MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, r->comm) != MPI_SUCCESS && !s)
+        s = nt_mpi_fail(NT_ESYS, "MPI_Allreduce before MPI_Alltoallv failed");
+    if (!s && bad)
+        s = nt_mpi_fail(NT_ERANGE, "MPI_Alltoallv: another rank's buffer is above MPI's int "
+                        "counts");
+    if (!s && MPI_Alltoallv(r->sbuf, sc, sd, MPI_BYTE, r->rbase, rc, rd, MPI_BYTE, r->comm) !=
+                  MPI_SUCCESS)
+        s = nt_mpi_fail(NT_ESYS, "MPI_Alltoallv failed");
+    free(v);
+    return s;
+}
+
 static void cleanup(run *r)
 {
     free_pairs(&r->src);
@@ -559,6 +631,39 @@ static nt_status prepare(run *r, int64_t rows, int64_t cols, const void *a, int6
     return s ? s : plan_messages(r);
 }
 
+typedef struct bound_arg {
+    const run *r;
+    const void *a;
+    int64_t lda;
+    void *b;
+    int64_t ldb;
+    const nt_mpi_topo_t *topo;
+    const nt_mpi_grid_t *gb;
+    int64_t lcols; // this rank's local columns of B
+} bound_arg;
+
+// Domain d (-1: all of them, unbound) writes its columns of every received message and of the
+// local copy.
+static nt_status unpack_domain(int d, int thread, void *arg)
+{
+    (void)thread;
+    const bound_arg *x = arg;
+    const run *r = x->r;
+    int64_t d0 = 0, d1 = x->lcols;
+    if (d >= 0 && nt_mpi_topo_columns(x->topo, x->lcols, d, &d0, &d1) != NT_OK)
+        return NT_EINVAL;
+    for (int i = 0; i < r->nin; i++) {
+        const msg *m = &r->in[i];
+        move_cols(UNPACK, m->rp, m->cp, NULL, 0, x->b, x->ldb, r->rbase + m->off, r->es, d0, d1);
+    }
+    if (r->a.cell >= 0) {
+        const nt_mpi_pieces *rp = &r->src.rows[r->b.prow], *cp = &r->src.cols[r->b.pcol];
+        if (rp->sum > 0 && cp->sum > 0)
+            move_cols(LOCAL, rp, cp, x->a, x->lda, x->b, x->ldb, NULL, r->es, d0, d1);
+    }
+    return NT_OK;
+}
+
 nt_status nt_mpi_redist(MPI_Comm comm, int64_t rows, int64_t cols, size_t elem_size,
                         const void *a, int64_t lda, int64_t ia, int64_t ja,
                         const nt_mpi_grid_t *ga, void *b, int64_t ldb, int64_t ib, int64_t jb,
@@ -578,7 +683,8 @@ nt_status nt_mpi_redist(MPI_Comm comm, int64_t rows, int64_t cols, size_t elem_s
         return s;
     r.comm = r.ctx->comm;
     r.steps = opts && opts->steps;
-    r.shm = r.ctx->shm && !r.steps;
+    r.a2a = opts && opts->alltoallv && !r.steps;
+    r.shm = r.ctx->shm && !r.steps && !r.a2a;
     MPI_Comm_rank(r.comm, &r.me);
     MPI_Comm_size(r.comm, &r.size);
     s = prepare(&r, rows, cols, a, lda, ia, ja, ga, b, ldb, ib, jb, gb);
@@ -594,7 +700,9 @@ nt_status nt_mpi_redist(MPI_Comm comm, int64_t rows, int64_t cols, size_t elem_s
         r.rbase = r.ctx->base;
     double t1 = MPI_Wtime();
     if (!s && nonempty) {
-        s = r.steps ? exchange_steps(&r, a, lda, &st) : exchange(&r, a, lda, &st);
+        s = r.steps ? exchange_steps(&r, a, lda, &st)
+            : r.a2a ? exchange_alltoallv(&r, a, lda, &st)
+                    : exchange(&r, a, lda, &st);
         if (!s && injected_rank() == r.me)
             s = nt_mpi_fail(NT_ESYS, "injected failure (NT_MPI_FAIL_RANK=%d)", r.me);
         // Nothing of B is written before every rank has everything.
@@ -604,7 +712,28 @@ nt_status nt_mpi_redist(MPI_Comm comm, int64_t rows, int64_t cols, size_t elem_s
             MPI_Win_sync(r.ctx->win);
     }
     double t2 = MPI_Wtime();
-    if (!s && nonempty) {
+    if (!s && nonempty && opts && opts->topo && r.b.cell >= 0) {
+        // Each local domain's thread writes its columns; binding cannot fail the call any
+        // more (the agreement is over), so a refused binding leaves the copy to this thread.
+        bound_arg ba = {&r, a, lda, b, ldb, opts->topo, r.b.g, 0};
+        ba.lcols = nt_mpi_numroc(r.b.g->n, r.b.g->nb, r.b.pcol, r.b.g->csrc, r.b.g->npcol);
+        const nt_topo_t *lt = nt_mpi_topo_local(opts->topo);
+        if (nt_team_run(lt, 1, unpack_domain, &ba) != NT_OK) {
+            unpack_domain(-1, 0, &ba);
+        } else {
+            // nt_team_run gives no thread to a domain without cpus: its columns here.
+            for (int d = 0; d < nt_topo_ndomains(lt); d++) {
+                nt_domain_info_t info;
+                if (nt_topo_domain(lt, d, &info) == NT_OK && info.ncpus == 0)
+                    unpack_domain(d, 0, &ba);
+            }
+        }
+        if (r.a.cell >= 0) {
+            const nt_mpi_pieces *rp = &r.src.rows[r.b.prow], *cp = &r.src.cols[r.b.pcol];
+            st.bytes_local = rp->sum * cp->sum * (int64_t)r.es;
+            st.pieces += rp->sum > 0 && cp->sum > 0 ? rp->n * cp->sum : 0;
+        }
+    } else if (!s && nonempty) {
         for (int i = 0; i < r.nin; i++) {
             const msg *m = &r.in[i];
             move_block(UNPACK, m->rp, m->cp, NULL, 0, b, ldb, r.rbase + m->off, r.es,

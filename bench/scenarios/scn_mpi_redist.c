@@ -50,7 +50,8 @@ static const bench_col COLS[] = {
     {"pdgemr2d_seconds", "pdgemr2d\ns", "%.4f", 9, NULL, 0, NULL},
     {"numatile_seconds", "numatile\ns", "%.4f", 9, NULL, 0, NULL},
     {"speedup", "speed-up\npd/nt", "%.2f", 8, NULL, 0, NULL},
-    {"_verify", "verify\npd/nt", "%s", 7, NULL, 0, NULL},
+    {"alltoallv_seconds", "alltoallv\ns", "%.4f", 9, NULL, 0, NULL},
+    {"_verify", "verify\npd/nt/a2a", "%s", 10, NULL, 0, NULL},
     {NULL, NULL, NULL, 0, NULL, 0, NULL}};
 
 int scn_mpi_redist(bench_run *r)
@@ -99,10 +100,11 @@ int scn_mpi_redist(bench_run *r)
     json_t *shown = json_array();
     json_array_foreach(rows, i, row) {
         json_t *copy = json_deep_copy(row);
-        char v[16];
-        snprintf(v, sizeof v, "%s/%s",
+        char v[24];
+        snprintf(v, sizeof v, "%s/%s/%s",
                  json_is_true(json_object_get(row, "pdgemr2d_verify")) ? "ok" : "FAIL",
-                 json_is_true(json_object_get(row, "numatile_verify")) ? "ok" : "FAIL");
+                 json_is_true(json_object_get(row, "numatile_verify")) ? "ok" : "FAIL",
+                 json_is_true(json_object_get(row, "alltoallv_verify")) ? "ok" : "FAIL");
         json_object_set_new(copy, "_verify", json_string(v));
         json_array_append(shown, copy);
         bench_row(r, copy);

@@ -11,7 +11,12 @@
  * part of a block-cyclic matrix (ScaLAPACK layout: a column-major local array with a leading
  * dimension). A process grid is described by ::nt_mpi_grid_t; its rank table ranks[] maps grid
  * cells (labels) to ranks, so a relabelling of the target (a permutation of its labels, as
- * numatile/match.h computes at rank level) is applied by permuting that table before the call.
+ * numatile/match.h computes at rank level) is applied by permuting that table before the call:
+ * nt_mpi_relabel() chooses it (only where the caller lets numatile choose where the target
+ * lives; never under pdgemr2d's semantics, where the caller fixes the target grid). The NUMA
+ * domains of every rank, with global ids and an inter-rank distance level, are a
+ * ::nt_mpi_topo_t (nt_mpi_topo_create()); given to nt_mpi_redist() they bind the threads that
+ * write the target to the local domains.
  *
  * Execution: for every pair of ranks the elements that cross are packed once, in one
  * contiguous buffer, straight from the local arrays (the pieces come from the closed-form
@@ -47,7 +52,9 @@
 #include <stdint.h>
 
 #include <numatile/error.h>
+#include <numatile/match.h>
 #include <numatile/matrix.h>
+#include <numatile/topo.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -68,6 +75,9 @@ typedef struct nt_mpi_grid {
                            ranks[prow*npcol + pcol]; NULL = prow*npcol + pcol */
 } nt_mpi_grid_t;
 
+/** \brief Domains across the ranks of a communicator (nt_mpi_topo_create()); opaque. */
+typedef struct nt_mpi_topo nt_mpi_topo_t;
+
 /** \brief Options of nt_mpi_redist(). Zero-initialise for the defaults. */
 typedef struct nt_mpi_opts {
     int threads; /**< OpenMP threads packing and unpacking on each rank; 0 = OpenMP's
@@ -76,6 +86,16 @@ typedef struct nt_mpi_opts {
                       matrix between ranks): in each phase every rank sends to at most one rank
                       and receives from at most one; every message point-to-point (no shared
                       window). Must be the same on every rank. */
+    int alltoallv; /**< nonzero (and steps zero): every message packed into one send buffer
+                      and exchanged by one MPI_Alltoallv over the communicator (no shared
+                      window, no point-to-point); a rank's message to one rank must stay below
+                      2 GiB (MPI's int counts), else NT_ERANGE. Must be the same on every
+                      rank. */
+    const nt_mpi_topo_t *topo; /**< NULL, or this rank's distributed topology on a physical
+                      or virtual (not synthetic) local topology: the received pieces and the
+                      local copy are then written by one thread bound to each local domain,
+                      domain d writing the local columns nt_mpi_topo_columns() gives it (its
+                      share of the target's pages, when the caller touched them so first) */
 } nt_mpi_opts_t;
 
 /** \brief What one rank did in nt_mpi_redist() (this rank's numbers only). */
@@ -230,6 +250,182 @@ nt_status nt_mpi_matrix_desc(const nt_matrix_t *A, int nprow, int npcol, int dom
  * @return the count, or -1 for an invalid argument.
  */
 int64_t nt_mpi_numroc(int64_t n, int64_t nb, int iproc, int isrc, int nprocs);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Distributed domains                                                                        */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * \brief Build the domains of every rank of comm: each rank loads its own topology with
+ *        nt_topo_load(opts) (physical or virtual domains, as on one machine; ranks may pass
+ *        different opts, e.g. different domain counts), and every rank learns every rank's
+ *        domain count and distance matrix (an all-gather). Global domain ids are rank-major:
+ *        rank r's local domain l is first(r) + l (nt_mpi_topo_global()). The global distance
+ *        matrix has each rank's own matrix on its diagonal block and inter_distance in every
+ *        entry between domains of different ranks (one inter-rank level: nothing is measured).
+ *        Collective over comm.
+ * @param[in]  comm           the communicator (not MPI_COMM_NULL); the topology keeps its size
+ *                            and this rank's number, not the communicator.
+ * @param[in]  opts           this rank's nt_topo_load() options, or NULL (one domain per NUMA
+ *                            node).
+ * @param[in]  inter_distance the distance between domains of different ranks; 0 = the default,
+ *                            twice the largest distance inside any rank (so 40 between ranks of
+ *                            the usual 10/20 matrices); otherwise at least that largest
+ *                            distance. Must be the same on every rank.
+ * @param[out] out            the topology, to free with nt_mpi_topo_destroy(); untouched on
+ *                            failure.
+ * @retval NT_OK success. @retval NT_EINVAL comm is MPI_COMM_NULL, out NULL, inter_distance
+ *         below the largest intra-rank distance or not the same on every rank, or nt_topo_load()
+ *         refused a rank's opts (the message names the rank). @retval NT_ERANGE the global
+ *         domain count overflows an int, or nt_topo_load() refused a size.
+ * @retval NT_ENOMEM, NT_ESYS allocation, hwloc or MPI failure. Every rank returns the same
+ *         status.
+ */
+nt_status nt_mpi_topo_create(MPI_Comm comm, const nt_topo_opts_t *opts, uint32_t inter_distance,
+                             nt_mpi_topo_t **out);
+
+/**
+ * \brief Free a distributed topology (and its local topology). Not collective; NULL is allowed.
+ * @param[in] topo the topology or NULL.
+ */
+void nt_mpi_topo_destroy(nt_mpi_topo_t *topo);
+
+/**
+ * \brief Number of ranks the topology spans (the communicator's size).
+ * @param[in] topo the topology (not NULL).
+ * @return the count, or -1 when topo is NULL.
+ */
+int nt_mpi_topo_nranks(const nt_mpi_topo_t *topo);
+
+/**
+ * \brief Number of global domains (the sum of every rank's domains).
+ * @param[in] topo the topology (not NULL).
+ * @return the count, or -1 when topo is NULL.
+ */
+int nt_mpi_topo_ndomains(const nt_mpi_topo_t *topo);
+
+/**
+ * \brief The domains of one rank: global ids first .. first + count - 1.
+ * @param[in]  topo  the topology (not NULL).
+ * @param[in]  rank  0..nranks-1.
+ * @param[out] first its first global id, or NULL.
+ * @param[out] count its number of domains, or NULL.
+ * @retval NT_OK success. @retval NT_EINVAL topo NULL or rank out of range.
+ */
+nt_status nt_mpi_topo_rank_domains(const nt_mpi_topo_t *topo, int rank, int *first, int *count);
+
+/**
+ * \brief Global id -> (rank, local domain).
+ * @param[in]  topo   the topology (not NULL).
+ * @param[in]  global 0..ndomains-1.
+ * @param[out] rank   its rank, or NULL.
+ * @param[out] local  its local domain on that rank, or NULL.
+ * @retval NT_OK success. @retval NT_EINVAL topo NULL or global out of range.
+ */
+nt_status nt_mpi_topo_domain(const nt_mpi_topo_t *topo, int global, int *rank, int *local);
+
+/**
+ * \brief (rank, local domain) -> global id.
+ * @param[in]  topo   the topology (not NULL).
+ * @param[in]  rank   0..nranks-1.
+ * @param[in]  local  0..(that rank's domains)-1.
+ * @param[out] global the id.
+ * @retval NT_OK success. @retval NT_EINVAL NULL pointer, rank or local out of range.
+ */
+nt_status nt_mpi_topo_global(const nt_mpi_topo_t *topo, int rank, int local, int *global);
+
+/**
+ * \brief The global distance matrix, row-major ndomains x ndomains, owned by the topology.
+ * @param[in] topo the topology (not NULL).
+ * @return the matrix, or NULL when topo is NULL.
+ */
+const uint32_t *nt_mpi_topo_distances(const nt_mpi_topo_t *topo);
+
+/**
+ * \brief The distance between domains of different ranks (given, or the default).
+ * @param[in] topo the topology (not NULL).
+ * @return the distance, 0 when topo is NULL.
+ */
+uint32_t nt_mpi_topo_inter_distance(const nt_mpi_topo_t *topo);
+
+/**
+ * \brief This rank's own topology (for nt_bind_domain(), nt_team_run(), ...), owned by topo.
+ * @param[in] topo the topology (not NULL).
+ * @return the local topology, or NULL when topo is NULL.
+ */
+const nt_topo_t *nt_mpi_topo_local(const nt_mpi_topo_t *topo);
+
+/**
+ * \brief The local columns of a local array that a local domain owns under opts.topo: the
+ *        ncols columns cut into this rank's domain count of contiguous, nearly equal ranges,
+ *        domain d getting [ncols * d / D, ncols * (d + 1) / D). A caller first-touching its
+ *        local array from threads bound so puts each range's pages on its domain.
+ * @param[in]  topo   the topology (not NULL).
+ * @param[in]  ncols  local columns, >= 0.
+ * @param[in]  domain local domain, 0..D-1.
+ * @param[out] c0     first column (not NULL).
+ * @param[out] c1     one past the last column (not NULL).
+ * @retval NT_OK success. @retval NT_EINVAL NULL pointer, ncols < 0, domain out of range.
+ */
+nt_status nt_mpi_topo_columns(const nt_mpi_topo_t *topo, int64_t ncols, int domain,
+                              int64_t *c0, int64_t *c1);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Relabelling at rank level                                                                  */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * \brief The bytes that nt_mpi_redist() with these arguments sends from every rank to every
+ *        rank (the diagonal: what stays on a rank). Pure computation from the closed-form
+ *        communication sets, the same on every rank; not collective.
+ * @param[in]  nranks    ranks of the communicator, >= 1 (every rank of both grids below it).
+ * @param[in]  rows, cols, elem_size, ia, ja, ga, ib, jb, gb  as nt_mpi_redist().
+ * @param[out] bytes     nranks x nranks row-major: bytes[s * nranks + k] from rank s to rank k.
+ *                       Untouched on failure.
+ * @retval NT_OK success. @retval NT_EINVAL a bad argument (as nt_mpi_redist()), nranks < 1,
+ *         bytes NULL. @retval NT_ERANGE a count overflows. @retval NT_ENOMEM scratch.
+ */
+nt_status nt_mpi_rank_bytes(int nranks, int64_t rows, int64_t cols, size_t elem_size,
+                            int64_t ia, int64_t ja, const nt_mpi_grid_t *ga, int64_t ib,
+                            int64_t jb, const nt_mpi_grid_t *gb, int64_t *bytes);
+
+/** \brief Bytes of a redistribution between ranks and within them (nt_mpi_relabel()). */
+typedef struct nt_mpi_relabel_cost {
+    int64_t inter_bytes; /**< bytes that cross from one rank to another */
+    int64_t intra_bytes; /**< bytes that stay on their rank (copied locally) */
+    int64_t inter_steps; /**< one-port bound: max over ranks of max(bytes it sends to other
+                              ranks, bytes it receives from them) */
+} nt_mpi_relabel_cost_t;
+
+/**
+ * \brief Choose where the target lives: a permutation of the ranks that the caller's target
+ *        grid gb would use, chosen at rank level by nt_match_hier_solve() (one domain per rank,
+ *        the count matrix nt_mpi_rank_bytes()) under obj, returned as the relabelled rank table
+ *        of gb. The target grid with that table holds the same matrix in the same block-cyclic
+ *        layout, on other ranks: use it when the caller chooses where the result lives
+ *        (numatile redist --mpi --match); it does not apply to pdgemr2d's semantics, where the
+ *        caller fixes the target grid. Pure computation, the same result on every rank (call
+ *        it on every rank with the same arguments); not collective.
+ * @param[in]  nranks   ranks of the communicator, >= 1; the permutation is over 0..nranks-1,
+ *                      so the relabelled grid may use ranks that gb did not.
+ * @param[in]  rows, cols, elem_size, ia, ja, ga, ib, jb, gb  as nt_mpi_redist().
+ * @param[in]  obj      NT_MATCH_CANONICAL (gb's own table), NT_MATCH_VOLUME (least
+ *                      inter-rank bytes), NT_MATCH_STEPS (least one-port bound between ranks)
+ *                      or NT_MATCH_LEX (least bound, then least inter-rank bytes); exact over
+ *                      the nranks! permutations.
+ * @param[out] ranks    gb->nprow * gb->npcol entries: the relabelled table (row-major, as
+ *                      nt_mpi_grid_t::ranks). Untouched on failure.
+ * @param[out] perm     nranks entries: rank k of gb's table becomes perm[k]; or NULL.
+ * @param[out] canonical the costs with gb as given, or NULL.
+ * @param[out] chosen   the costs with the relabelled table, or NULL.
+ * @retval NT_OK success. @retval NT_EINVAL as nt_mpi_rank_bytes(), ranks NULL, obj not
+ *         listed. @retval NT_ERANGE a count overflows, nranks above ::NT_MATCH_MAX_P.
+ * @retval NT_ENOMEM scratch.
+ */
+nt_status nt_mpi_relabel(int nranks, int64_t rows, int64_t cols, size_t elem_size, int64_t ia,
+                         int64_t ja, const nt_mpi_grid_t *ga, int64_t ib, int64_t jb,
+                         const nt_mpi_grid_t *gb, nt_match_objective obj, int *ranks, int *perm,
+                         nt_mpi_relabel_cost_t *canonical, nt_mpi_relabel_cost_t *chosen);
 
 /**
  * \brief Message of the last failure of this library on the calling thread.

@@ -3,6 +3,8 @@
 //   mpirun -np R numatile-mpi redist --m M --n N --from TILE@DIST --to TILE@DIST [--sub S]
 //                                    [--elem B] [--threads T] [--schedule free|steps]
 //                                    [--reps K] [--seed S] [--verify] [--json]
+//                                    [--match none|volume|steps|lex] [--domains D]
+//                                    [--transport p2p|alltoallv]
 //   mpirun -np 4 numatile-mpi bench [--n N] [--reps K] [--quick] [--json]
 //
 // `numatile redist --mpi ...` execs `numatile-mpi redist ...` with the same arguments.
@@ -65,6 +67,7 @@ static bool number(const char *s, long lo, long hi, long *out)
 typedef struct dmat {
     int64_t m, n, mb, nb;
     int p, q, prow, pcol; // prow = -1 outside the grid
+    const int *ranks;     // the rank of each cell (row-major), NULL = cell number
     int64_t mloc, nloc, lld;
     char *a;
 } dmat;
@@ -112,11 +115,17 @@ static void value(const dmat *d, uint64_t seed, int64_t gi, int64_t gj, char *ou
     }
 }
 
-// This rank's part, filled from pattern seed (every element) or left for the caller.
-static bool alloc_dmat(dmat *d, size_t es, uint64_t seed)
+static void fill_cols(dmat *d, size_t es, uint64_t seed, int64_t c0, int64_t c1);
+
+// This rank's part, not filled (its pages untouched).
+static bool alloc_dmat_only(dmat *d, size_t es)
 {
-    d->prow = rank < d->p * d->q ? rank / d->q : -1;
-    d->pcol = rank < d->p * d->q ? rank % d->q : -1;
+    int cell = -1;
+    for (int c = 0; c < d->p * d->q; c++)
+        if ((d->ranks ? d->ranks[c] : c) == rank)
+            cell = c;
+    d->prow = cell >= 0 ? cell / d->q : -1;
+    d->pcol = cell >= 0 ? cell % d->q : -1;
     d->a = NULL;
     d->mloc = d->nloc = 0;
     d->lld = 1;
@@ -127,20 +136,37 @@ static bool alloc_dmat(dmat *d, size_t es, uint64_t seed)
     d->lld = d->mloc > 1 ? d->mloc : 1;
     size_t count = (size_t)d->lld * (size_t)(d->nloc > 1 ? d->nloc : 1);
     d->a = malloc(count * es);
-    if (!d->a)
+    return d->a != NULL;
+}
+
+// This rank's part, filled from pattern seed (every element).
+static bool alloc_dmat(dmat *d, size_t es, uint64_t seed)
+{
+    if (!alloc_dmat_only(d, es))
         return false;
-    for (int64_t lj = 0; lj < d->nloc; lj++)
+    fill_cols(d, es, seed, 0, d->nloc);
+    return true;
+}
+
+static void fill_dmat(dmat *d, size_t es, uint64_t seed)
+{
+    fill_cols(d, es, seed, 0, d->nloc);
+}
+
+// Local columns [c0, c1) of this rank's part from pattern seed.
+static void fill_cols(dmat *d, size_t es, uint64_t seed, int64_t c0, int64_t c1)
+{
+    for (int64_t lj = c0; lj < c1; lj++)
         for (int64_t li = 0; li < d->mloc; li++) {
             int64_t gi, gj;
             local_index_to_global(d, li, lj, &gi, &gj);
             value(d, seed, gi, gj, d->a + (size_t)(li + lj * d->lld) * es, es);
         }
-    return true;
 }
 
 static nt_mpi_grid_t grid_of(const dmat *d)
 {
-    return (nt_mpi_grid_t){d->m, d->n, d->mb, d->nb, 0, 0, d->p, d->q, NULL};
+    return (nt_mpi_grid_t){d->m, d->n, d->mb, d->nb, 0, 0, d->p, d->q, d->ranks};
 }
 
 // Elements of B that differ from the oracle: A's pattern inside the submatrix, B's own outside.
@@ -190,8 +216,9 @@ static int print_json(json_t *o)
 typedef struct redist_args {
     dmat a, b;
     int64_t sub[6];
-    bool has_sub, verify, json, steps;
-    long elem, threads, reps, seed;
+    bool has_sub, verify, json, steps, a2a;
+    long elem, threads, reps, seed, domains; // domains: --domains (0 = not given)
+    nt_match_objective match;
     char from[128], to[128];
 } redist_args;
 
@@ -228,6 +255,17 @@ static int parse_redist(int argc, char **argv, redist_args *r)
                 from = ok;
             else
                 to = ok;
+        } else if (!strcmp(o, "--match")) {
+            ok = v && nt_match_objective_parse(v, &r->match) == NT_OK &&
+                 r->match != NT_MATCH_DISTANCE;
+            if (!ok)
+                return usage("--match: '%s' is not none|canonical|volume|steps|lex (with --mpi)",
+                             v ? v : "");
+        } else if (!strcmp(o, "--transport")) {
+            ok = v && (!strcmp(v, "p2p") || !strcmp(v, "alltoallv"));
+            r->a2a = ok && !strcmp(v, "alltoallv");
+        } else if (!strcmp(o, "--domains")) {
+            ok = number(v, 1, 4096, &r->domains);
         } else if (!strcmp(o, "--schedule")) {
             ok = v && (!strcmp(v, "free") || !strcmp(v, "steps"));
             r->steps = ok && !strcmp(v, "steps");
@@ -268,6 +306,24 @@ static int parse_redist(int argc, char **argv, redist_args *r)
     return 0;
 }
 
+typedef struct fill_arg {
+    dmat *d;
+    size_t es;
+    uint64_t seed;
+    const nt_mpi_topo_t *topo;
+} fill_arg;
+
+static nt_status fill_domain(int domain, int thread, void *arg)
+{
+    (void)thread;
+    fill_arg *f = arg;
+    int64_t c0, c1;
+    nt_status s = nt_mpi_topo_columns(f->topo, f->d->nloc, domain, &c0, &c1);
+    if (!s)
+        fill_cols(f->d, f->es, f->seed, c0, c1);
+    return s;
+}
+
 static int cmd_redist(int argc, char **argv)
 {
     redist_args r;
@@ -285,10 +341,46 @@ static int cmd_redist(int argc, char **argv)
         return 3;
     }
     nt_mpi_grid_t ga = grid_of(&r.a), gb = grid_of(&r.b);
-    nt_mpi_opts_t opts = {.threads = (int)r.threads, .steps = r.steps};
+    // Where the target lives is ours to choose: the rank-level relabelling permutes its rank
+    // table (the same result on every rank), and B is allocated on the ranks it names.
+    int *bran = malloc((size_t)nranks * sizeof *bran), *perm = malloc((size_t)nranks * sizeof *perm);
+    nt_mpi_relabel_cost_t can = {0}, ch = {0};
+    nt_status s = bran && perm ? NT_OK : NT_ENOMEM;
+    if (!s)
+        s = nt_mpi_relabel(nranks, r.sub[0], r.sub[1], es, r.sub[2], r.sub[3], &ga, r.sub[4],
+                           r.sub[5], &gb, r.match, bran, perm, &can, &ch);
+    nt_mpi_topo_t *topo = NULL;
+    if (!s && r.domains) {
+        nt_topo_opts_t to = {.domains = (int)r.domains};
+        s = nt_mpi_topo_create(MPI_COMM_WORLD, &to, 0, &topo);
+    }
+    if (s) {
+        if (rank == 0)
+            fprintf(stderr, "numatile-mpi redist: %s: %s\n", nt_strerror(s), nt_mpi_last_error());
+        free(bran), free(perm), free(r.a.a), free(r.b.a);
+        return s == NT_EINVAL ? 2 : 3;
+    }
+    free(r.b.a);
+    r.b.ranks = bran;
+    ok = alloc_dmat_only(&r.b, es);
+    // With --domains, B's columns are first touched by a thread bound to the local domain
+    // that later writes them (nt_mpi_topo_columns), so its pages are on that domain.
+    fill_arg fa = {&r.b, es, (uint64_t)r.seed + 1, topo};
+    if (ok && (!topo || nt_team_run(nt_mpi_topo_local(topo), 1, fill_domain, &fa) != NT_OK))
+        fill_dmat(&r.b, es, (uint64_t)r.seed + 1);
+    else if (ok) // nt_team_run gives no thread to a domain without cpus
+        for (int d = 0; d < nt_topo_ndomains(nt_mpi_topo_local(topo)); d++) {
+            nt_domain_info_t info;
+            if (nt_topo_domain(nt_mpi_topo_local(topo), d, &info) == NT_OK && !info.ncpus)
+                fill_domain(d, 0, &fa);
+        }
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    gb = grid_of(&r.b);
+    nt_mpi_opts_t opts = {.threads = (int)r.threads, .steps = r.steps, .alltoallv = r.a2a,
+                          .topo = topo};
     double *sec = malloc((size_t)r.reps * sizeof *sec);
     nt_mpi_stats_t st = {0};
-    nt_status s = sec ? NT_OK : NT_ENOMEM;
+    s = sec && ok ? NT_OK : NT_ENOMEM;
     for (long k = 0; k < r.reps && !s; k++) {
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
@@ -323,6 +415,27 @@ static int cmd_redist(int argc, char **argv)
             "seconds_max", sec[r.reps - 1], "bandwidth_gbs", med > 0 ? bytes / med / 1e9 : 0.0);
         // The phases of the last repetition, slowest rank of each.
         json_object_set_new(o, "schedule", json_string(r.steps ? "steps" : "free"));
+        json_t *pj = json_array(), *tj = json_array();
+        for (int k = 0; k < nranks; k++)
+            json_array_append_new(pj, json_integer(perm[k]));
+        for (int c = 0; c < r.b.p * r.b.q; c++)
+            json_array_append_new(tj, json_integer(bran[c]));
+        json_object_set_new(o, "transport", json_string(r.steps ? "p2p" : r.a2a ? "alltoallv"
+                                                                                : "p2p"));
+        json_object_set_new(o, "match", json_string(nt_match_objective_name(r.match)));
+        json_object_set_new(o, "rank_perm", pj);
+        json_object_set_new(o, "target_ranks", tj);
+        json_object_set_new(o, "inter_rank_bytes", json_integer(ch.inter_bytes));
+        json_object_set_new(o, "intra_rank_bytes", json_integer(ch.intra_bytes));
+        json_object_set_new(o, "inter_rank_steps", json_integer(ch.inter_steps));
+        json_object_set_new(o, "canonical_inter_rank_bytes", json_integer(can.inter_bytes));
+        json_object_set_new(o, "canonical_intra_rank_bytes", json_integer(can.intra_bytes));
+        json_object_set_new(o, "canonical_inter_rank_steps", json_integer(can.inter_steps));
+        if (topo) {
+            json_object_set_new(o, "domains", json_integer(nt_mpi_topo_ndomains(topo)));
+            json_object_set_new(o, "inter_rank_distance",
+                                json_integer(nt_mpi_topo_inter_distance(topo)));
+        }
         json_object_set_new(o, "plan_seconds", json_real(phase[0]));
         json_object_set_new(o, "exchange_seconds", json_real(phase[1]));
         json_object_set_new(o, "unpack_seconds", json_real(phase[2]));
@@ -339,12 +452,26 @@ static int cmd_redist(int argc, char **argv)
                    r.from, r.to, (long long)bytes, (long long)tot[0], (long long)tot[3],
                    (long long)tot[1], med, r.reps, med > 0 ? bytes / med / 1e9 : 0.0,
                    r.verify ? (bad ? "; verify FAILED" : "; verify ok") : "");
+            printf("match %s: %lld bytes between ranks, %lld within them, one-port bound %lld "
+                   "(canonical: %lld, %lld, %lld); target ranks", nt_match_objective_name(r.match),
+                   (long long)ch.inter_bytes, (long long)ch.intra_bytes,
+                   (long long)ch.inter_steps, (long long)can.inter_bytes,
+                   (long long)can.intra_bytes, (long long)can.inter_steps);
+            for (int c = 0; c < r.b.p * r.b.q; c++)
+                printf(" %d", bran[c]);
+            if (topo)
+                printf("; %d domains over the ranks (inter-rank distance %u)",
+                       nt_mpi_topo_ndomains(topo), nt_mpi_topo_inter_distance(topo));
+            printf("\n");
             json_decref(o);
         }
     }
     free(sec);
     free(r.a.a);
     free(r.b.a);
+    free(bran);
+    free(perm);
+    nt_mpi_topo_destroy(topo);
     return rc;
 }
 
@@ -419,7 +546,12 @@ static json_t *bench_geom(const geom *g, int n, int reps, int gctx, bool *fail)
     side a, b;
     int ok = make_side(n, g->mba, g->pa, g->qa, 1, &a) & make_side(n, g->mbb, g->pb, g->qb, 2, &b);
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    double tp[MAX_REPS], tn[MAX_REPS];
+    double tp[MAX_REPS], tn[MAX_REPS], tv[MAX_REPS];
+    // The same copy through one MPI_Alltoallv (opts.alltoallv); the BLACS grids are row-major
+    // over ranks 0.., as grid_of() says.
+    nt_mpi_grid_t gva = grid_of(&a.d), gvb = grid_of(&b.d);
+    nt_mpi_opts_t vopt = {.alltoallv = 1};
+    int64_t bad_av = 0;
     int s[6];
     sub_of(g, n, s);
     int ia = s[2] + 1, ja = s[3] + 1, ib = s[4] + 1, jb = s[5] + 1;
@@ -435,6 +567,21 @@ static json_t *bench_geom(const geom *g, int n, int reps, int gctx, bool *fail)
         tp[k] = MPI_Wtime() - t0;
         if (k == 0 && b.d.a)
             bad_pd = check(&b.d, 8, 1, sub64);
+        // B back to its initial values before the first Alltoallv run, so the check sees it.
+        if (k == 0 && b.d.a)
+            fill_dmat(&b.d, 8, 2);
+        MPI_Barrier(MPI_COMM_WORLD);
+        t0 = MPI_Wtime();
+        st = nt_mpi_redist(MPI_COMM_WORLD, s[0], s[1], 8, a.d.a, a.d.lld, s[2], s[3], &gva,
+                           b.d.a, b.d.lld, s[4], s[5], &gvb, &vopt, NULL);
+        MPI_Barrier(MPI_COMM_WORLD);
+        tv[k] = MPI_Wtime() - t0;
+        if (k == 0 && b.d.a && !st)
+            bad_av = check(&b.d, 8, 1, sub64);
+        if (st)
+            break;
+        if (k == 0 && b.d.a)
+            fill_dmat(&b.d, 8, 2);
         nt_mpi_stats_t ms;
         MPI_Barrier(MPI_COMM_WORLD);
         t0 = MPI_Wtime();
@@ -447,8 +594,8 @@ static json_t *bench_geom(const geom *g, int n, int reps, int gctx, bool *fail)
     // numatile's result is checked after its last run (pdgemr2d's after its first).
     if (ok && !st && b.d.a)
         bad_nt = check(&b.d, 8, 1, sub64);
-    int64_t sums[4] = {bad_pd, bad_nt, crossed, local};
-    MPI_Allreduce(MPI_IN_PLACE, sums, 4, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    int64_t sums[5] = {bad_pd, bad_nt, crossed, local, bad_av};
+    MPI_Allreduce(MPI_IN_PLACE, sums, 5, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     free_side(&a);
     free_side(&b);
     if (!ok || st) {
@@ -458,10 +605,10 @@ static json_t *bench_geom(const geom *g, int n, int reps, int gctx, bool *fail)
                     !ok ? "out of memory" : nt_mpi_last_error());
         return NULL;
     }
-    if (sums[0] || sums[1])
+    if (sums[0] || sums[1] || sums[4])
         *fail = true;
-    double pd = median(tp, reps), nt = median(tn, reps);
-    return json_pack("{s:s, s:i, s:[iiiiii], s:[iii], s:[iii], s:I, s:I, s:I, s:f, s:f, s:f, "
+    double pd = median(tp, reps), nt = median(tn, reps), av = median(tv, reps);
+    json_t *row = json_pack("{s:s, s:i, s:[iiiiii], s:[iii], s:[iii], s:I, s:I, s:I, s:f, s:f, s:f, "
                      "s:f, s:f, s:f, s:f, s:b, s:b}", "geometry", g->name, "n", n, "sub", s[0],
                      s[1], s[2], s[3], s[4], s[5], "from", g->mba, g->pa, g->qa, "to", g->mbb,
                      g->pb, g->qb, "bytes", (json_int_t)s[0] * s[1] * 8, "bytes_crossing",
@@ -470,6 +617,11 @@ static json_t *bench_geom(const geom *g, int n, int reps, int gctx, bool *fail)
                      nt, "numatile_min", tn[0], "numatile_max", tn[reps - 1], "speedup",
                      nt > 0 ? pd / nt : 0.0, "pdgemr2d_verify", sums[0] == 0, "numatile_verify",
                      sums[1] == 0);
+    json_object_set_new(row, "alltoallv_seconds", json_real(av));
+    json_object_set_new(row, "alltoallv_min", json_real(tv[0]));
+    json_object_set_new(row, "alltoallv_max", json_real(tv[reps - 1]));
+    json_object_set_new(row, "alltoallv_verify", json_boolean(sums[4] == 0));
+    return row;
 }
 
 static int cmd_bench(int argc, char **argv)
@@ -506,20 +658,22 @@ static int cmd_bench(int argc, char **argv)
     lib[strcspn(lib, ",\n")] = '\0';
     if (rank == 0 && !json)
         printf("bench mpi-redist: %d ranks, N = %ld doubles, %ld repetitions (median, slowest "
-               "rank), %s\n%-26s %12s %11s %11s %8s  verify\n", nranks, n, reps, lib, "geometry",
-               "crossing MB", "pdgemr2d s", "numatile s", "speedup");
+               "rank), %s\n%-26s %12s %11s %11s %8s %11s  verify\n", nranks, n, reps, lib,
+               "geometry", "crossing MB", "pdgemr2d s", "numatile s", "speedup", "alltoallv s");
     for (int k = 0; k < NGEOMS; k++) {
         json_t *row = bench_geom(&GEOMS[k], (int)n, (int)reps, gctx, &fail);
         if (!row)
             break;
         if (rank == 0 && !json)
-            printf("%-26s %12.1f %11.4f %11.4f %8.2f  %s/%s\n", GEOMS[k].name,
+            printf("%-26s %12.1f %11.4f %11.4f %8.2f %11.4f  %s/%s/%s\n", GEOMS[k].name,
                    json_integer_value(json_object_get(row, "bytes_crossing")) / 1e6,
                    json_real_value(json_object_get(row, "pdgemr2d_seconds")),
                    json_real_value(json_object_get(row, "numatile_seconds")),
                    json_real_value(json_object_get(row, "speedup")),
+                   json_real_value(json_object_get(row, "alltoallv_seconds")),
                    json_is_true(json_object_get(row, "pdgemr2d_verify")) ? "ok" : "FAIL",
-                   json_is_true(json_object_get(row, "numatile_verify")) ? "ok" : "FAIL");
+                   json_is_true(json_object_get(row, "numatile_verify")) ? "ok" : "FAIL",
+                   json_is_true(json_object_get(row, "alltoallv_verify")) ? "ok" : "FAIL");
         if (rank == 0)
             fflush(stdout);
         json_array_append_new(rows, row);
