@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "harness.h"
 #include "numatile/matrix.h"
 #include "numatile/plan.h"
 
@@ -742,19 +743,8 @@ int cmd_plan(int argc, char **argv)
 // mpirun started, so the sibling joins the job as this rank.
 static int exec_mpi(int argc, char **argv)
 {
-    char dir[PATH_MAX] = "", path[PATH_MAX + 32];
-    const char *env = getenv("NUMATILE_PEER_DIR");
-    if (env && *env)
-        snprintf(dir, sizeof dir, "%s", env);
-    else {
-        ssize_t k = readlink("/proc/self/exe", dir, sizeof dir - 1);
-        dir[k > 0 ? k : 0] = '\0';
-        char *slash = strrchr(dir, '/');
-        if (slash)
-            *slash = '\0';
-    }
-    snprintf(path, sizeof path, "%s/numatile-mpi", dir);
-    if (access(path, X_OK) != 0)
+    char path[PATH_MAX + 32];
+    if (!bench_sibling("numatile-mpi", path, sizeof path))
         return cli_usage("redist", "--mpi: no MPI program at %s (built by make when mpicc and "
                          "libscalapack-openmpi-dev are installed; or set NUMATILE_PEER_DIR)",
                          path);

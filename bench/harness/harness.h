@@ -303,4 +303,8 @@ const char *bench_compiler(void);
 // Whether an executable named prog is on PATH. (plot.c)
 bool bench_have_program(const char *prog);
 
+// path = NAME in $NUMATILE_PEER_DIR, else in this executable's directory (filled even when
+// absent, for messages); true when it is there and executable. (sibling.c)
+bool bench_sibling(const char *name, char *path, size_t len);
+
 #endif

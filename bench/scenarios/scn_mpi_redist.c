@@ -20,19 +20,7 @@
 // numatile-mpi in $NUMATILE_PEER_DIR, else beside this program; false (why filled) if absent.
 static bool find_tool(char *path, size_t len, char *why, size_t wlen)
 {
-    char dir[PATH_MAX] = "";
-    const char *env = getenv("NUMATILE_PEER_DIR");
-    if (env && *env)
-        snprintf(dir, sizeof dir, "%s", env);
-    else {
-        ssize_t k = readlink("/proc/self/exe", dir, sizeof dir - 1);
-        dir[k > 0 ? k : 0] = '\0';
-        char *slash = strrchr(dir, '/');
-        if (slash)
-            *slash = '\0';
-    }
-    int n = snprintf(path, len, "%s/numatile-mpi", dir);
-    if (n < 0 || (size_t)n >= len || access(path, X_OK) != 0) {
+    if (!bench_sibling("numatile-mpi", path, len)) {
         snprintf(why, wlen, "no numatile-mpi at %s (built by make when mpicc and "
                  "libscalapack-openmpi-dev are installed; or set NUMATILE_PEER_DIR)", path);
         return false;

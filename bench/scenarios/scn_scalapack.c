@@ -131,19 +131,7 @@ static void reset_rss_peak(void)
 // reason in why) when it is not there or mpirun is not on PATH.
 static void find_peer(ctx *c, char *why, size_t len)
 {
-    char dir[PATH_MAX] = "";
-    const char *env = getenv("NUMATILE_PEER_DIR");
-    if (env && *env)
-        snprintf(dir, sizeof dir, "%s", env);
-    else {
-        ssize_t k = readlink("/proc/self/exe", dir, sizeof dir - 1);
-        dir[k > 0 ? k : 0] = '\0';
-        char *slash = strrchr(dir, '/');
-        if (slash)
-            *slash = '\0';
-    }
-    int len_peer = snprintf(c->peer, sizeof c->peer, "%s/pdgemr2d_peer", dir);
-    if (len_peer < 0 || (size_t)len_peer >= sizeof c->peer || access(c->peer, X_OK) != 0) {
+    if (!bench_sibling("pdgemr2d_peer", c->peer, sizeof c->peer)) {
         snprintf(why, len, "no pdgemr2d peer at %s (built by make when mpicc and "
                  "libscalapack-openmpi-dev are installed; or set NUMATILE_PEER_DIR)", c->peer);
         c->peer[0] = '\0';
