@@ -22,9 +22,12 @@ static bool set(const char *var)
 
 int cli_env_check(const char *cmd, int argc, char **argv)
 {
-    static const char *const threads[] = {"topo", "redist", "gemm", "qr", "stencil", "bench", NULL};
-    // The commands that always place memory and bind threads on this machine.
-    static const char *const machine[] = {"redist", "gemm", "qr", "stencil", NULL};
+    static const char *const threads[] = {"topo",  "redist", "gemm",      "qr",
+                                          "stencil", "bench", "calibrate", NULL};
+    // The commands that always place memory and bind threads on this machine (bench: its
+    // scenarios measure this machine; calibrate: it is the measurement).
+    static const char *const machine[] = {"redist", "gemm", "qr", "stencil", "bench", "calibrate",
+                                          NULL};
     if (!listed(cmd, threads))
         return CLI_OK;
     for (int i = 1; i < argc; i++)

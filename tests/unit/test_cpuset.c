@@ -271,6 +271,8 @@ Test(cpuset, hwloc_synthetic_env_is_a_described_machine)
         {"redist", "--m", "64", "--n", "64", "--from", "16x16@bc1d:4", "--to", "16x16@bc1d:2",
          NULL},
         {"stencil", "--items", "64", "--per-item", "8", "--iters", "2", NULL},
+        {"bench", "migrate", "--quick", NULL},
+        {"calibrate", "--quick", NULL},
     };
     for (size_t k = 0; k < sizeof cmds / sizeof *cmds; k++) {
         tool_result r = tool_run(cmds[k]);
