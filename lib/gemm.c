@@ -1,6 +1,7 @@
 // Tiled GEMM, owner-computes: one task per C tile, run on C tile's domain, looping over the k
 // tiles with the BLIS kernel (beta applied at the first product only). A and B are only read,
-// so the tasks are independent; their tile reads are counted, not ordered.
+// so the tasks are independent; their tile reads are counted, not ordered. The element type is
+// C's (s, d, c, z; an untyped 8-byte C is double), A and B must share it.
 //
 // With opts.cache_inputs, every domain first gets a private copy of each remote A and B tile
 // its C tiles read (one copy per (domain, tile), in one slab per domain allocated up front), and

@@ -4,7 +4,9 @@
 // factors of every tile live on that tile's domain. Q is applied (or formed) by replaying the
 // reflectors on another matrix with the same row tiling; least squares adds a tiled back
 // substitution with R. The graphs use the public task API (numatile/task.h) only: the T tiles
-// and the R part of each diagonal tile are data handles of the graphs.
+// and the R part of each diagonal tile are data handles of the graphs. The element type is A's
+// (s, d, c, z; untyped 8-byte = double), kept in the handle: T tiles and workspaces are sized
+// by it, and the matrices Q is applied to must have it.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
