@@ -12,7 +12,8 @@
 static const char *gemm_help =
     "usage: numatile gemm --n N --nb NB --dist DIST [--from DIST --match MODE] [options]\n"
     "  C = A B with A, B, C n x n in NB x NB tiles placed by DIST, one task per C tile run on\n"
-    "  C tile's domain (BLIS single-threaded per task).\n"
+    "  C tile's domain (BLIS single-threaded per task); --verify checks C v = A (B v) per row\n"
+    "  within 4 (2n + 2) eps (8 for c, z) times the row's sum of absolute products.\n"
     "  --cache       copy the remote A and B tiles each domain needs into a per-domain cache\n"
     "                first (remote_reads then counts the copies; cache_seconds their time)\n"
     KERN_OPTIONS_HELP;
