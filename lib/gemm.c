@@ -1,6 +1,7 @@
 // Tiled GEMM, owner-computes: one task per C tile, run on C tile's domain, looping over the k
 // tiles with the BLIS kernel (beta applied at the first product only). A and B are only read,
-// so the tasks are independent; their tile reads are counted, not ordered.
+// so the tasks are independent; their tile reads are counted, not ordered. The element type is
+// C's (s, d, c, z; an untyped 8-byte C is double), A and B must share it.
 //
 // With opts.cache_inputs, every domain first gets a private copy of each remote A and B tile
 // its C tiles read (one copy per (domain, tile), in one slab per domain allocated up front), and
@@ -25,13 +26,14 @@ typedef struct gemm_copy {
     int64_t key;
     const nt_matrix_t *from; // A or B
     int64_t fi, fj;          // the tile of it
-    const double *src;
+    const char *src;
     int64_t src_ld, rows, cols;
-    double *dst; // ld = rows
+    char *dst; // ld = rows
 } gemm_copy;
 
 typedef struct gemm_cache {
     int ndomains;
+    size_t es;              // element size of the operands
     int64_t ncopies, bytes; // copies and their data bytes (the remote traffic)
     gemm_copy *copy;        // grouped by domain, key order within a domain
     int64_t *first;         // copies of domain d: first[d] .. first[d+1]-1
@@ -41,14 +43,15 @@ typedef struct gemm_cache {
 
 typedef struct gemm_ctx {
     double alpha, beta;
+    nt_dtype t; // the operands' element type
     const nt_matrix_t *A, *B;
     nt_matrix_t *C;
     const gemm_cache *cache; // NULL: read A and B where they are
 } gemm_ctx;
 
 // The tile to read for key on domain d: its copy in d's cache if there is one, else src.
-static const double *tile_for(const gemm_cache *k, int d, int64_t key, const double *src,
-                              int64_t *ld)
+static const void *tile_for(const gemm_cache *k, int d, int64_t key, const void *src,
+                            int64_t *ld)
 {
     if (!k)
         return src;
@@ -82,13 +85,14 @@ static nt_status gemm_task(const nt_task_info_t *info, void *arg)
     int64_t m = nt_matrix_tile_rows(c->C, i), n = nt_matrix_tile_cols(c->C, j);
     for (int64_t l = 0; l < c->A->nt; l++) {
         int64_t lda = nt_matrix_tile_ld(c->A, i, l), ldb = nt_matrix_tile_ld(c->B, l, j);
-        const double *a = tile_for(c->cache, info->domain, i * c->A->nt + l,
-                                   nt_kern_tile(c->A, i, l), &lda);
-        const double *b = tile_for(c->cache, info->domain, boff + l * c->B->nt + j,
-                                   nt_kern_tile(c->B, l, j), &ldb);
-        nt_status st = nt_kern_gemm(false, false, m, n, nt_matrix_tile_cols(c->A, l), c->alpha,
-                                    a, lda, b, ldb, l == 0 ? c->beta : 1.0,
-                                    nt_kern_tile(c->C, i, j), nt_matrix_tile_ld(c->C, i, j));
+        const void *a = tile_for(c->cache, info->domain, i * c->A->nt + l,
+                                 nt_matrix_tile(c->A, i, l), &lda);
+        const void *b = tile_for(c->cache, info->domain, boff + l * c->B->nt + j,
+                                 nt_matrix_tile(c->B, l, j), &ldb);
+        nt_status st = nt_kern_gemm_typed(c->t, 1, false, false, m, n,
+                                          nt_matrix_tile_cols(c->A, l), c->alpha, a, lda, b, ldb,
+                                          l == 0 ? c->beta : 1.0, nt_matrix_tile(c->C, i, j),
+                                          nt_matrix_tile_ld(c->C, i, j));
         if (st)
             return st;
     }
@@ -125,7 +129,7 @@ static int64_t list_copies(const nt_matrix_t *A, const nt_matrix_t *B, int d,
         for (int64_t l = 0; row[i] && l < A->nt; l++)
             if (nt_matrix_tile_domain(A, i, l) != d) {
                 if (out)
-                    out[n] = (gemm_copy){i * A->nt + l, A, i, l, nt_kern_tile(A, i, l),
+                    out[n] = (gemm_copy){i * A->nt + l, A, i, l, nt_matrix_tile(A, i, l),
                                          nt_matrix_tile_ld(A, i, l), nt_matrix_tile_rows(A, i),
                                          nt_matrix_tile_cols(A, l), NULL};
                 n++;
@@ -134,7 +138,7 @@ static int64_t list_copies(const nt_matrix_t *A, const nt_matrix_t *B, int d,
         for (int64_t j = 0; j < B->nt; j++)
             if (col[j] && nt_matrix_tile_domain(B, l, j) != d) {
                 if (out)
-                    out[n] = (gemm_copy){boff + l * B->nt + j, B, l, j, nt_kern_tile(B, l, j),
+                    out[n] = (gemm_copy){boff + l * B->nt + j, B, l, j, nt_matrix_tile(B, l, j),
                                          nt_matrix_tile_ld(B, l, j), nt_matrix_tile_rows(B, l),
                                          nt_matrix_tile_cols(B, j), NULL};
                 n++;
@@ -180,7 +184,7 @@ static nt_status cache_fill(gemm_cache *k, const nt_matrix_t *A, const nt_matrix
         int64_t sb = 0;
         for (int64_t x = k->first[d]; x < k->first[d + 1]; x++) {
             // A tile is at most a whole operand, whose size the matrix has already checked.
-            int64_t b = k->copy[x].rows * k->copy[x].cols * 8;
+            int64_t b = k->copy[x].rows * k->copy[x].cols * (int64_t)k->es;
             k->bytes += b;
             sb += round64(b);
         }
@@ -204,8 +208,8 @@ static nt_status cache_fill(gemm_cache *k, const nt_matrix_t *A, const nt_matrix
         k->slab[d] = p;
         int64_t off = 0;
         for (int64_t x = k->first[d]; x < k->first[d + 1]; x++) {
-            k->copy[x].dst = (double *)(k->slab[d] + off);
-            off += round64(k->copy[x].rows * k->copy[x].cols * 8);
+            k->copy[x].dst = k->slab[d] + off;
+            off += round64(k->copy[x].rows * k->copy[x].cols * (int64_t)k->es);
         }
     }
 out:
@@ -219,9 +223,10 @@ static nt_status cache_copy(const nt_task_info_t *info, void *arg)
 {
     (void)info;
     const gemm_copy *c = arg;
+    size_t es = c->from->elem_size;
     for (int64_t col = 0; col < c->cols; col++)
-        memcpy(c->dst + col * c->rows, c->src + col * c->src_ld,
-               (size_t)c->rows * sizeof(double));
+        memcpy(c->dst + (size_t)(col * c->rows) * es, c->src + (size_t)(col * c->src_ld) * es,
+               (size_t)c->rows * es);
     return NT_OK;
 }
 
@@ -234,7 +239,7 @@ static nt_status cache_graph(const gemm_cache *k, const nt_topo_t *topo, int tpd
         for (int64_t x = k->first[d]; x < k->first[d + 1] && st == NT_OK; x++) {
             const gemm_copy *c = &k->copy[x];
             int64_t h;
-            if ((st = nt_task_data_register(g, d, c->rows * c->cols * 8, &h)) != NT_OK)
+            if ((st = nt_task_data_register(g, d, c->rows * c->cols * (int64_t)k->es, &h)) != NT_OK)
                 break;
             nt_task_access_t acc[2] = {nt_task_data(NT_TASK_WRITE, h),
                                        nt_task_tile(NT_TASK_READ, c->from, c->fi, c->fj)};
@@ -257,6 +262,7 @@ static nt_status cache_create(const nt_matrix_t *A, const nt_matrix_t *B, const 
     if (!k)
         return nt_fail(NT_ENOMEM, "gemm: out of memory for the input cache");
     k->ndomains = nt_topo_ndomains(C->topo);
+    k->es = C->elem_size;
     nt_status st = cache_fill(k, A, B, C);
     if (st == NT_OK && k->ncopies > 0) {
         double t0 = nt_now();
@@ -298,9 +304,10 @@ nt_status nt_gemm(double alpha, const nt_matrix_t *A, const nt_matrix_t *B, doub
                   nt_matrix_t *C, const nt_kernel_opts_t *opts, nt_kernel_stats_t *stats)
 {
     nt_status st;
-    if ((st = nt_kern_check_matrix("gemm: C", C, NULL)) != NT_OK ||
-        (st = nt_kern_check_matrix("gemm: A", A, C->topo)) != NT_OK ||
-        (st = nt_kern_check_matrix("gemm: B", B, C->topo)) != NT_OK)
+    // C's type (an untyped 8-byte C is double) is the call's; A and B must have it too.
+    if ((st = nt_kern_check_matrix_typed("gemm: C", C, NULL, NT_DTYPE_NONE)) != NT_OK ||
+        (st = nt_kern_check_matrix_typed("gemm: A", A, C->topo, nt_kern_dtype(C))) != NT_OK ||
+        (st = nt_kern_check_matrix_typed("gemm: B", B, C->topo, nt_kern_dtype(C))) != NT_OK)
         return st;
     if (A->m != C->m || B->n != C->n || A->n != B->m)
         return nt_fail(NT_EINVAL, "gemm: sizes do not conform: A %lldx%lld, B %lldx%lld, "
@@ -336,13 +343,16 @@ nt_status nt_gemm(double alpha, const nt_matrix_t *A, const nt_matrix_t *B, doub
     // The cache is filled before the graph is built: the tasks read from it only what it has.
     if (cached)
         st = cache_create(A, B, C, tpd, &cache, &copy_seconds);
-    gemm_ctx c = {alpha, beta, A, B, C, cache};
+    nt_dtype t = nt_kern_dtype(C);
+    gemm_ctx c = {alpha, beta, t, A, B, C, cache};
     if (st == NT_OK && (st = nt_task_graph_create(C->topo, &g)) == NT_OK &&
         (st = gemm_graph(g, &c, acc)) == NT_OK) {
         nt_task_run_opts_t ro = {.threads_per_domain = tpd, .sched = sched};
         st = nt_task_graph_run(g, &ro, stats);
         if (st == NT_OK && stats) {
-            stats->flops += 2.0 * (double)C->m * (double)C->n * (double)A->n;
+            // A complex multiply-add is 4 real multiplies and 4 real adds.
+            double cx = t == NT_DTYPE_C || t == NT_DTYPE_Z ? 4.0 : 1.0;
+            stats->flops += cx * 2.0 * (double)C->m * (double)C->n * (double)A->n;
             if (cache) {
                 stats->remote_reads += cache->ncopies;
                 stats->remote_read_bytes += cache->bytes;

@@ -4,7 +4,9 @@
 // factors of every tile live on that tile's domain. Q is applied (or formed) by replaying the
 // reflectors on another matrix with the same row tiling; least squares adds a tiled back
 // substitution with R. The graphs use the public task API (numatile/task.h) only: the T tiles
-// and the R part of each diagonal tile are data handles of the graphs.
+// and the R part of each diagonal tile are data handles of the graphs. The element type is A's
+// (s, d, c, z; untyped 8-byte = double), kept in the handle: T tiles and workspaces are sized
+// by it, and the matrices Q is applied to must have it.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +22,8 @@ struct nt_qr {
     nt_matrix_t *A;
     int64_t ib;       // inner block (rows of every T tile, its leading dimension)
     int64_t kt;       // panel steps: min(mt, nt)
-    double **T;       // mt * nt (row-major): T of tile (i,k), i >= k, k < kt; NULL elsewhere
+    nt_dtype t;       // element type of A, and of every matrix Q is applied to
+    void **T;         // mt * nt (row-major): T of tile (i,k), i >= k, k < kt; NULL elsewhere
     int ndomains;
     char **slab;      // per domain: the T tiles of that domain
     size_t *slab_bytes;
@@ -54,7 +57,7 @@ typedef struct qr_ctx {
     int64_t lwork;
 } qr_ctx;
 
-#define TILE(M, i, j) nt_kern_tile((M), (i), (j)), nt_matrix_tile_ld((M), (i), (j))
+#define TILE(M, i, j) nt_matrix_tile((M), (i), (j)), nt_matrix_tile_ld((M), (i), (j))
 
 // The argument of a task: its kernel and tile indices.
 typedef struct qr_arg {
@@ -71,50 +74,52 @@ static nt_status qr_task(const nt_task_info_t *info, void *arg)
     nt_matrix_t *A = qr->A, *B = c->B;
     int64_t ib = qr->ib, lw = c->lwork;
     int64_t i = t->i, j = t->j, k = t->k;
-    double *Tk, *work = info->workspace;
+    void *Tk, *work = info->workspace;
+    nt_dtype ty = qr->t;
     switch (t->kind) {
     case K_GEQRT:
-        return nt_kern_geqrt(nt_matrix_tile_rows(A, k), nt_matrix_tile_cols(A, k),
-                             ib_geqrt(qr, k), TILE(A, k, k), qr->T[k * A->nt + k], ib, work, lw);
+        return nt_kern_geqrt_typed(ty, nt_matrix_tile_rows(A, k), nt_matrix_tile_cols(A, k),
+                                   ib_geqrt(qr, k), TILE(A, k, k), qr->T[k * A->nt + k], ib,
+                                   work, lw);
     case K_UNMQR:
-        return nt_kern_unmqr(true, nt_matrix_tile_rows(A, k), nt_matrix_tile_cols(A, j),
-                             min64(nt_matrix_tile_rows(A, k), nt_matrix_tile_cols(A, k)),
-                             ib_geqrt(qr, k), TILE(A, k, k), qr->T[k * A->nt + k], ib,
-                             TILE(A, k, j), work, lw);
+        return nt_kern_unmqr_typed(ty, true, nt_matrix_tile_rows(A, k),
+                                   nt_matrix_tile_cols(A, j),
+                                   min64(nt_matrix_tile_rows(A, k), nt_matrix_tile_cols(A, k)),
+                                   ib_geqrt(qr, k), TILE(A, k, k), qr->T[k * A->nt + k], ib,
+                                   TILE(A, k, j), work, lw);
     case K_TSQRT:
-        return nt_kern_tsqrt(nt_matrix_tile_rows(A, i), nt_matrix_tile_cols(A, k), ib_ts(qr, k),
-                             TILE(A, k, k), TILE(A, i, k), qr->T[i * A->nt + k], ib, work, lw);
+        return nt_kern_tsqrt_typed(ty, nt_matrix_tile_rows(A, i), nt_matrix_tile_cols(A, k),
+                                   ib_ts(qr, k), TILE(A, k, k), TILE(A, i, k),
+                                   qr->T[i * A->nt + k], ib, work, lw);
     case K_TSMQR:
-        return nt_kern_tsmqr(true, nt_matrix_tile_rows(A, i), nt_matrix_tile_cols(A, j),
-                             nt_matrix_tile_cols(A, k), ib_ts(qr, k), TILE(A, i, k),
-                             qr->T[i * A->nt + k], ib, TILE(A, k, j), TILE(A, i, j), work, lw);
+        return nt_kern_tsmqr_typed(ty, true, nt_matrix_tile_rows(A, i),
+                                   nt_matrix_tile_cols(A, j), nt_matrix_tile_cols(A, k),
+                                   ib_ts(qr, k), TILE(A, i, k), qr->T[i * A->nt + k], ib,
+                                   TILE(A, k, j), TILE(A, i, j), work, lw);
     case K_QUNMQR:
-        return nt_kern_unmqr(c->trans, nt_matrix_tile_rows(A, k), nt_matrix_tile_cols(B, j),
-                             min64(nt_matrix_tile_rows(A, k), nt_matrix_tile_cols(A, k)),
-                             ib_geqrt(qr, k), TILE(A, k, k), qr->T[k * A->nt + k], ib,
-                             TILE(B, k, j), work, lw);
+        return nt_kern_unmqr_typed(ty, c->trans, nt_matrix_tile_rows(A, k),
+                                   nt_matrix_tile_cols(B, j),
+                                   min64(nt_matrix_tile_rows(A, k), nt_matrix_tile_cols(A, k)),
+                                   ib_geqrt(qr, k), TILE(A, k, k), qr->T[k * A->nt + k], ib,
+                                   TILE(B, k, j), work, lw);
     case K_QTSMQR:
         Tk = qr->T[i * A->nt + k];
-        return nt_kern_tsmqr(c->trans, nt_matrix_tile_rows(A, i), nt_matrix_tile_cols(B, j),
-                             nt_matrix_tile_cols(A, k), ib_ts(qr, k), TILE(A, i, k), Tk, ib,
-                             TILE(B, k, j), TILE(B, i, j), work, lw);
-    case K_INIT: {
+        return nt_kern_tsmqr_typed(ty, c->trans, nt_matrix_tile_rows(A, i),
+                                   nt_matrix_tile_cols(B, j), nt_matrix_tile_cols(A, k),
+                                   ib_ts(qr, k), TILE(A, i, k), Tk, ib, TILE(B, k, j),
+                                   TILE(B, i, j), work, lw);
+    case K_INIT:
         // Tile (i,j) of [I; 0]: ones where the global row equals the global column.
-        int64_t m = nt_matrix_tile_rows(B, i), n = nt_matrix_tile_cols(B, j);
-        int64_t ld = nt_matrix_tile_ld(B, i, j);
-        double *p = nt_kern_tile(B, i, j);
-        for (int64_t y = 0; y < n; y++)
-            for (int64_t x = 0; x < m; x++)
-                p[x + y * ld] = i * B->mb + x == j * B->nb + y ? 1.0 : 0.0;
+        nt_kern_set_identity(ty, nt_matrix_tile_rows(B, i), nt_matrix_tile_cols(B, j),
+                             j * B->nb - i * B->mb, TILE(B, i, j));
         return NT_OK;
-    }
     case K_TRSM:
-        return nt_kern_trsm_upper(nt_matrix_tile_cols(A, k), nt_matrix_tile_cols(B, j),
-                                  TILE(A, k, k), TILE(B, k, j));
+        return nt_kern_trsm_upper_typed(ty, nt_matrix_tile_cols(A, k), nt_matrix_tile_cols(B, j),
+                                        TILE(A, k, k), TILE(B, k, j));
     case K_LSGEMM:
-        return nt_kern_gemm(false, false, nt_matrix_tile_rows(B, i), nt_matrix_tile_cols(B, j),
-                            nt_matrix_tile_cols(A, k), -1.0, TILE(A, i, k), TILE(B, k, j), 1.0,
-                            TILE(B, i, j));
+        return nt_kern_gemm_typed(ty, 1, false, false, nt_matrix_tile_rows(B, i),
+                                  nt_matrix_tile_cols(B, j), nt_matrix_tile_cols(A, k), -1.0,
+                                  TILE(A, i, k), TILE(B, k, j), 1.0, TILE(B, i, j));
     default:
         return nt_fail(NT_EINVAL, "qr: unknown task kind %d", t->kind);
     }
@@ -143,14 +148,14 @@ int64_t nt_qr_ib(const nt_qr_t *qr)
     return qr ? qr->ib : 0;
 }
 
-// T tiles (ib x nb doubles each), one slab per domain holding the tiles of that domain.
+// T tiles (ib x nb elements each), one slab per domain holding the tiles of that domain.
 static nt_status qr_alloc_t(nt_qr_t *qr)
 {
     nt_matrix_t *A = qr->A;
     int D = qr->ndomains;
     size_t tile_bytes, ntiles = (size_t)(A->mt * A->nt);
     if (!nt_mul_size((size_t)qr->ib, (size_t)A->nb, &tile_bytes) ||
-        !nt_mul_size(tile_bytes, sizeof(double), &tile_bytes))
+        !nt_mul_size(tile_bytes, A->elem_size, &tile_bytes))
         return nt_fail(NT_ERANGE, "qr: T tile size overflows");
     qr->T = calloc(ntiles, sizeof *qr->T);
     qr->slab = calloc((size_t)D, sizeof *qr->slab);
@@ -186,7 +191,7 @@ static nt_status qr_alloc_t(nt_qr_t *qr)
     for (int64_t k = 0; k < qr->kt; k++)
         for (int64_t i = k; i < A->mt; i++) {
             int d = nt_matrix_tile_domain(A, i, k);
-            qr->T[i * A->nt + k] = (double *)(qr->slab[d] + used[d]);
+            qr->T[i * A->nt + k] = qr->slab[d] + used[d];
             used[d] += tile_bytes;
         }
     free(used);
@@ -205,6 +210,12 @@ static nt_status resolve_ib(const nt_kernel_opts_t *opts, int64_t nb, int64_t *i
     return NT_OK;
 }
 
+// Real flops per operation counted: a complex multiply-add is 4 real multiplies and 4 adds.
+static double cplx_factor(const nt_qr_t *qr)
+{
+    return qr->t == NT_DTYPE_C || qr->t == NT_DTYPE_Z ? 4.0 : 1.0;
+}
+
 static double qr_flops(double m, double n)
 {
     return m >= n ? 2.0 * n * n * (m - n / 3.0) : 2.0 * m * m * (n - m / 3.0);
@@ -213,7 +224,7 @@ static double qr_flops(double m, double n)
 // Bytes of T tile (i,k) as used.
 static int64_t t_bytes(const nt_qr_t *qr, int64_t k)
 {
-    return qr->ib * nt_matrix_tile_cols(qr->A, k) * 8;
+    return qr->ib * nt_matrix_tile_cols(qr->A, k) * (int64_t)qr->A->elem_size;
 }
 
 // A graph of a factorisation: its T tiles, and for factoring, the upper triangle (R part) of
@@ -312,7 +323,7 @@ static nt_status run_graph(qr_graph *q, int tpd, nt_kernel_sched sched, nt_kerne
     if (q->st != NT_OK)
         return q->st;
     nt_task_run_opts_t ro = {.threads_per_domain = tpd, .sched = sched,
-                             .workspace_bytes = (size_t)q->c->lwork * sizeof(double)};
+                             .workspace_bytes = (size_t)q->c->lwork * q->c->qr->A->elem_size};
     // libFLAME's LAPACK layer calls BLAS through BLIS's process-wide thread setting.
     nt_blas_serial_begin();
     nt_status st = nt_task_graph_run(q->g, &ro, stats);
@@ -335,7 +346,7 @@ static nt_status factor_graph(nt_qr_t *qr, int tpd, nt_kernel_sched sched,
         }
     nt_status st = run_graph(&q, tpd, sched, stats);
     if (st == NT_OK && stats)
-        stats->flops += qr_flops((double)A->m, (double)A->n);
+        stats->flops += cplx_factor(qr) * qr_flops((double)A->m, (double)A->n);
     graph_close(&q);
     return st;
 }
@@ -344,7 +355,7 @@ nt_status nt_qr_factor(nt_matrix_t *A, const nt_kernel_opts_t *opts, nt_qr_t **o
                        nt_kernel_stats_t *stats)
 {
     nt_status st;
-    if ((st = nt_kern_check_matrix("qr: A", A, NULL)) != NT_OK)
+    if ((st = nt_kern_check_matrix_typed("qr: A", A, NULL, NT_DTYPE_NONE)) != NT_OK)
         return st;
     if (!out)
         return nt_fail(NT_EINVAL, "qr: out is NULL");
@@ -361,6 +372,7 @@ nt_status nt_qr_factor(nt_matrix_t *A, const nt_kernel_opts_t *opts, nt_qr_t **o
     if (!qr)
         return nt_fail(NT_ENOMEM, "qr: out of memory");
     qr->A = A;
+    qr->t = nt_kern_dtype(A);
     qr->ib = ib;
     qr->kt = min64(A->mt, A->nt);
     qr->ndomains = nt_topo_ndomains(A->topo);
@@ -380,7 +392,7 @@ static nt_status check_rhs(const char *what, const nt_qr_t *qr, const nt_matrix_
         return nt_fail(NT_EINVAL, "%s: qr is NULL", what);
     char name[64];
     snprintf(name, sizeof name, "%s: B", what);
-    if ((st = nt_kern_check_matrix(name, B, qr->A->topo)) != NT_OK)
+    if ((st = nt_kern_check_matrix_typed(name, B, qr->A->topo, qr->t)) != NT_OK)
         return st;
     if (B->m != qr->A->m || B->mb != qr->A->mb)
         return nt_fail(NT_EINVAL, "%s: B has %lld rows in tiles of %lld, the factored matrix "
@@ -422,7 +434,7 @@ static void add_apply(qr_graph *q, bool trans, int64_t j)
 static double apply_flops(const nt_qr_t *qr, const nt_matrix_t *B)
 {
     double m = (double)qr->A->m, k = (double)min64(qr->A->m, qr->A->n), p = (double)B->n;
-    return 2.0 * p * k * (2.0 * m - k);
+    return cplx_factor(qr) * 2.0 * p * k * (2.0 * m - k);
 }
 
 // The context of the graphs on a right-hand side B, and the team options.
@@ -505,12 +517,11 @@ nt_status nt_qr_solve_ls(const nt_qr_t *qr, nt_matrix_t *B, const nt_kernel_opts
     // A zero on R's diagonal would make the back substitution divide by zero: refuse before
     // B is touched.
     for (int64_t k = 0; k < A->nt; k++) {
-        const double *p = nt_kern_tile(A, k, k);
-        int64_t ld = nt_matrix_tile_ld(A, k, k);
-        for (int64_t d = 0; d < nt_matrix_tile_cols(A, k); d++)
-            if (p[d + d * ld] == 0.0)
-                return nt_fail(NT_EINVAL, "qr solve: R(%lld,%lld) = 0, A is rank deficient",
-                               (long long)(k * A->nb + d), (long long)(k * A->nb + d));
+        int64_t d = nt_kern_first_zero_diag(qr->t, nt_matrix_tile_cols(A, k),
+                                            nt_matrix_tile(A, k, k), nt_matrix_tile_ld(A, k, k));
+        if (d >= 0)
+            return nt_fail(NT_EINVAL, "qr solve: R(%lld,%lld) = 0, A is rank deficient",
+                           (long long)(k * A->nb + d), (long long)(k * A->nb + d));
     }
     qr_ctx c;
     if ((st = rhs_ctx(qr, B, true, opts, &c, &tpd, &sched)) != NT_OK)
@@ -533,7 +544,8 @@ nt_status nt_qr_solve_ls(const nt_qr_t *qr, nt_matrix_t *B, const nt_kernel_opts
         }
     st = run_graph(&q, tpd, sched, stats);
     if (st == NT_OK && stats)
-        stats->flops += apply_flops(qr, B) + (double)B->n * (double)A->n * (double)A->n;
+        stats->flops += apply_flops(qr, B) +
+                        cplx_factor(qr) * (double)B->n * (double)A->n * (double)A->n;
     graph_close(&q);
     return st;
 }

@@ -2,6 +2,7 @@
 // (after a redistribution under --from), its values, and the report of the run.
 #include "kern_cli.h"
 
+#include <float.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -97,12 +98,12 @@ int kern_parse(const char *cmd, const char *help, int argc, char **argv, kopts *
         return cli_usage(cmd, "--m is required");
     if (o->match && !o->from)
         return cli_usage(cmd, "--match needs --from");
-    // The tile kernels exist in every type (lib/nt_kernels.h) but the tiled drivers nt_gemm and
-    // nt_qr_* still take double matrices only: refuse before anything is allocated.
-    if (o->type != NT_DTYPE_D)
-        return cli_usage(cmd, "--type %s: the tiled %s runs in double only for now (--type d)",
-                         nt_dtype_name(o->type), cmd);
     return CLI_OK;
+}
+
+double kern_eps(nt_dtype t)
+{
+    return t == NT_DTYPE_S || t == NT_DTYPE_C ? (double)FLT_EPSILON : DBL_EPSILON;
 }
 
 // Element (r,c): uniform in [-1, 1), a splitmix64 function of (seed, r, c); for complex types

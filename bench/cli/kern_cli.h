@@ -3,6 +3,7 @@
 #ifndef NUMATILE_BENCH_KERN_CLI_H
 #define NUMATILE_BENCH_KERN_CLI_H
 
+#include <complex.h>
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -20,7 +21,9 @@
     "  --match MODE  none|volume|steps|lex: relabel --dist onto the domains (with --from)\n"     \
     "  --seed S      seed of the matrix values (default 1)\n"                                    \
     "  --type T      element type: s, d, c, z (float, double, complex float, complex double);\n" \
-    "                default d. The tiled drivers run d only for now: the others exit 2\n"      \
+    "                default d; complex values have non-zero imaginary parts. --verify holds\n" \
+    "                every type to the same multiple of its own eps (FLT_EPSILON for s, c;\n"  \
+    "                DBL_EPSILON for d, z)\n"                                                  \
     "  --verify      check the result (exit 1 on failure)\n"                                     \
     "  --json        one JSON object: flops, seconds, gflops, remote_reads, remote_read_bytes,\n" \
     "                owner_fraction, tasks, tasks_per_domain, ... (+ redistribution, total)\n"
@@ -59,10 +62,31 @@ nt_status kern_place(const nt_topo_t *t, const kopts *o, int64_t m, int64_t n, u
 int kern_report(const char *cmd, const kopts *o, const nt_topo_t *t, nt_kernel_stats_t *s,
                 const redist_sum *rs, int verify_rc, json_t *extra);
 
-// Element (r,c) of a matrix of doubles.
-static inline double kern_elem(const nt_matrix_t *A, int64_t r, int64_t c)
+// Element (r,c) of a matrix of type t (s, d, c or z), widened to double complex.
+static inline double complex kern_get(nt_dtype t, const nt_matrix_t *A, int64_t r, int64_t c)
 {
-    return *(const double *)nt_matrix_elem(A, r, c);
+    const void *p = nt_matrix_elem(A, r, c);
+    switch (t) {
+    case NT_DTYPE_S: return *(const float *)p;
+    case NT_DTYPE_C: return *(const float complex *)p;
+    case NT_DTYPE_Z: return *(const double complex *)p;
+    default: return *(const double *)p;
+    }
 }
+
+// Store v (its real part for s and d) as element (r,c) of a matrix of type t.
+static inline void kern_set(nt_dtype t, nt_matrix_t *A, int64_t r, int64_t c, double complex v)
+{
+    void *p = nt_matrix_elem(A, r, c);
+    switch (t) {
+    case NT_DTYPE_S: *(float *)p = (float)creal(v); break;
+    case NT_DTYPE_C: *(float complex *)p = (float complex)v; break;
+    case NT_DTYPE_Z: *(double complex *)p = v; break;
+    default: *(double *)p = creal(v);
+    }
+}
+
+// Unit roundoff the --verify bounds of type t are stated in.
+double kern_eps(nt_dtype t);
 
 #endif

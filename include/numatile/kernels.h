@@ -9,10 +9,19 @@
  * can report how many tasks each domain ran, the fraction run by the owning domain, and the
  * tiles read across domains.
  *
- * Matrices are double (element size 8), allocated, on a physical or virtual topology, in either
- * layout of numatile/matrix.h. All operands of one call share one topology. Arguments are
- * validated before anything is computed; a call that fails on invalid input leaves every
- * operand untouched. BLIS and libFLAME run single-threaded inside the tasks.
+ * Element types: GEMM and QR run in the element type of their matrices (::nt_dtype, set with
+ * nt_matrix_set_dtype()): float (s), double (d), complex float (c) or complex double (z). An
+ * untyped matrix of 8-byte elements is double (matrices made before types existed); any other
+ * untyped matrix is refused. All operands of one call have the same type (NT_EINVAL naming the
+ * operand otherwise). For complex types "transpose" is the conjugate transpose (Q^H); GEMM's
+ * alpha and beta are real for every type; the stats' flops count real operations (a complex
+ * multiply-add is 8 of them, 4x the real count). The flat references nt_gemm_flat() and
+ * nt_qr_flat() and the stencil are double only.
+ *
+ * Matrices are allocated, on a physical or virtual topology, in either layout of
+ * numatile/matrix.h. All operands of one call share one topology. Arguments are validated
+ * before anything is computed; a call that fails on invalid input leaves every operand
+ * untouched. BLIS and libFLAME run single-threaded inside the tasks.
  *
  * Errors follow numatile/error.h.
  *
@@ -113,17 +122,19 @@ int nt_kernel_default_threads(const nt_topo_t *topo, int *threads_per_domain);
  * \brief Tiled GEMM: C = alpha A B + beta C, one task per C tile, run on C's domain; A and B
  *        tiles are read where they are, or from per-domain copies with
  *        nt_kernel_opts_t::cache_inputs (the same result, bit for bit).
- * @param[in]     alpha  scalar.
- * @param[in]     A      m x k matrix, A->mb = C->mb, A->nb = B->mb.
- * @param[in]     B      k x n matrix, B->nb = C->nb.
+ *        Runs in C's element type (s, d, c, z; untyped 8-byte = d); A and B must have it.
+ * @param[in]     alpha  real scalar (for every type).
+ * @param[in]     A      m x k matrix, A->mb = C->mb, A->nb = B->mb, C's type.
+ * @param[in]     B      k x n matrix, B->nb = C->nb, C's type.
  * @param[in]     beta   scalar (0 overwrites C, NaNs included).
  * @param[in,out] C      m x n matrix, distinct from A and B (no shared tiles).
  * @param[in]     opts   options, or NULL for the defaults.
  * @param[in,out] stats  accumulates the run's statistics, or NULL.
  * @retval NT_OK      success.
- * @retval NT_EINVAL  NULL operand, no memory, element size not 8, sizes or tile sizes do not
- *                    conform, C shares a tile with A or B, operands on different topologies,
- *                    bad options.
+ * @retval NT_EINVAL  NULL operand, no memory, C untyped with an element size other than 8, A
+ *                    or B of another type than C (the message names the operand), sizes or
+ *                    tile sizes do not conform, C shares a tile with A or B, operands on
+ *                    different topologies, bad options.
  * @retval NT_ENOTSUP synthetic topology.
  * @retval NT_ENOSPACE the input cache does not fit the domains' nodes (checked before it is
  *                    allocated; C untouched).
@@ -143,12 +154,16 @@ typedef struct nt_qr nt_qr_t;
  * \brief Tiled Householder QR in place (PLASMA's GEQRT / UNMQR / TSQRT / TSMQR): A is
  *        overwritten by R (upper triangle) and the Householder vectors; the T factors go to
  *        the new handle. TSMQR, which updates two tiles, runs on the domain of the lower one.
- * @param[in,out] A     m x n matrix (any m, n), square tiles (mb = nb). Must outlive *out.
+ *        Runs in A's element type (s, d, c, z; untyped 8-byte = d), which the factorisation
+ *        keeps: the matrices later given to it must have that type.
+ * @param[in,out] A     m x n matrix (any m, n), square tiles (mb = nb). Must outlive *out and
+ *                      keep its type.
  * @param[in]     opts  options, or NULL.
  * @param[out]    out   the factorisation, to free with nt_qr_destroy(); untouched on failure.
  * @param[in,out] stats accumulates statistics, or NULL.
  * @retval NT_OK success.
- * @retval NT_EINVAL NULL argument, no memory, element size not 8, mb != nb, ib out of range.
+ * @retval NT_EINVAL NULL argument, no memory, untyped with an element size other than 8,
+ *                   mb != nb, ib out of range.
  * @retval NT_ENOTSUP synthetic topology.
  * @retval NT_ENOSPACE the T tiles do not fit the domains' nodes (checked before allocating).
  * @retval NT_ENOMEM, NT_ESYS allocation or team start failed (A untouched).
@@ -163,14 +178,17 @@ nt_status nt_qr_factor(nt_matrix_t *A, const nt_kernel_opts_t *opts, nt_qr_t **o
 void nt_qr_destroy(nt_qr_t *qr);
 
 /**
- * \brief B = Q^T B (trans) or B = Q B with the Q of a factorisation (Q is m x m).
+ * \brief B = Q^T B (trans; Q^H for complex types) or B = Q B with the Q of a factorisation
+ *        (Q is m x m).
  * @param[in]     qr    a factorisation of an m x n matrix.
- * @param[in]     trans true for Q^T.
- * @param[in,out] B     m x p matrix with the factored matrix's row tiling (B->mb = A->mb),
- *                      any column tiling, same topology.
+ * @param[in]     trans true for Q^T (Q^H).
+ * @param[in,out] B     m x p matrix of the factored matrix's type, with its row tiling
+ *                      (B->mb = A->mb), any column tiling, same topology.
  * @param[in]     opts  options, or NULL.
  * @param[in,out] stats accumulates statistics, or NULL.
- * @retval NT_OK success. @retval NT_EINVAL bad argument. @retval NT_ENOMEM, NT_ESYS as above.
+ * @retval NT_OK success.
+ * @retval NT_EINVAL bad argument, B of another type than the factored matrix (B untouched).
+ * @retval NT_ENOMEM, NT_ESYS as above.
  */
 nt_status nt_qr_apply_q(const nt_qr_t *qr, bool trans, nt_matrix_t *B,
                         const nt_kernel_opts_t *opts, nt_kernel_stats_t *stats);
@@ -178,25 +196,30 @@ nt_status nt_qr_apply_q(const nt_qr_t *qr, bool trans, nt_matrix_t *B,
 /**
  * \brief Form the first Q->n columns of Q explicitly: Q = Q_full [I; 0].
  * @param[in]     qr    a factorisation of an m x n matrix.
- * @param[in,out] Q     m x q matrix (q <= m) with the factored matrix's row tiling; its content
- *                      is overwritten.
+ * @param[in,out] Q     m x q matrix (q <= m) of the factored matrix's type, with its row
+ *                      tiling; its content is overwritten.
  * @param[in]     opts  options, or NULL.
  * @param[in,out] stats accumulates statistics, or NULL.
- * @retval NT_OK success. @retval NT_EINVAL bad argument. @retval NT_ENOMEM, NT_ESYS as above.
+ * @retval NT_OK success.
+ * @retval NT_EINVAL bad argument, Q of another type than the factored matrix (Q untouched).
+ * @retval NT_ENOMEM, NT_ESYS as above.
  */
 nt_status nt_qr_form_q(const nt_qr_t *qr, nt_matrix_t *Q, const nt_kernel_opts_t *opts,
                        nt_kernel_stats_t *stats);
 
 /**
  * \brief Least squares: minimise ||A X - B||_F for the factored m x n A (m >= n, full rank).
- *        B becomes Q^T B; its first n rows then hold X (by tiled back substitution with R),
- *        and the norms of its remaining rows' columns are the residual norms.
+ *        B becomes Q^T B (Q^H B for complex types); its first n rows then hold X (by tiled
+ *        back substitution with R), and the norms of its remaining rows' columns are the
+ *        residual norms.
  * @param[in]     qr    a factorisation of an m x n matrix with m >= n.
- * @param[in,out] B     m x p right-hand sides with the factored matrix's row tiling.
+ * @param[in,out] B     m x p right-hand sides of the factored matrix's type, with its row
+ *                      tiling.
  * @param[in]     opts  options, or NULL.
  * @param[in,out] stats accumulates statistics, or NULL.
  * @retval NT_OK success.
- * @retval NT_EINVAL bad argument, m < n, or R has a zero on its diagonal (B untouched: the
+ * @retval NT_EINVAL bad argument, B of another type than the factored matrix, m < n, or R
+ *                   has a zero on its diagonal (real and imaginary parts; B untouched: the
  *                   diagonal is checked first).
  * @retval NT_ENOMEM, NT_ESYS as above.
  */
@@ -212,7 +235,7 @@ int64_t nt_qr_ib(const nt_qr_t *qr);
 
 /**
  * \brief Flat reference GEMM: C = alpha A B + beta C on plain column-major arrays with
- *        nthreads BLIS threads (the baseline of the tiled GEMM benchmark).
+ *        nthreads BLIS threads (the baseline of the tiled GEMM benchmark). Double only.
  * @param[in] nthreads >= 1.
  * @param[in] m, n, k  sizes, >= 0: C is m x n, A is m x k, B is k x n.
  * @param[in] alpha    scale of A B.
@@ -229,7 +252,8 @@ nt_status nt_gemm_flat(int nthreads, int64_t m, int64_t n, int64_t k, double alp
 
 /**
  * \brief Flat reference QR: libFLAME's FLA_QR_UT on a plain column-major array with nthreads
- *        BLIS threads (the baseline of the tiled QR benchmark). A is overwritten.
+ *        BLIS threads (the baseline of the tiled QR benchmark). A is overwritten. Double
+ *        only.
  * @param[in] nthreads >= 1.
  * @param[in] m, n     sizes, >= 1.
  * @param[in,out] A    the matrix. @param[in] lda >= m.

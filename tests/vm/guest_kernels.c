@@ -16,7 +16,9 @@
 // - the tile kernels in every precision (s, d, c, z) on tiles of typed matrices placed on two
 //   different nodes: a GEMM of tiles from two nodes against a naive loop, and the QR of a tile
 //   column spanning both (GEQRT, TSQRT; Q formed with TSMQR, UNMQR) with ||A - QR|| and
-//   ||Q^H Q - I|| over each type's own eps, as in tests/unit/test_precision.c.
+//   ||Q^H Q - I|| over each type's own eps, as in tests/unit/test_precision.c;
+// - the tiled drivers nt_gemm and nt_qr_factor / nt_qr_form_q in every precision on maps over
+//   all domains: GEMM against a naive loop, QR residuals, each below 10 in the type's eps.
 // Prints one line per check, then "guest: kernels tests=T passed=P failed=F".
 #include <float.h>
 #include <math.h>
@@ -566,6 +568,116 @@ out:
     free(C2);
 }
 
+// The tiled drivers in one precision on the physical domains: nt_gemm (ragged 90 x 70 x 50,
+// 24 x 24 tiles, A and B on a random map over all domains, C bc2d) against a naive loop, and
+// nt_qr_factor + nt_qr_form_q (100 x 60, random map) with ||A - QR|| / (||A|| m eps_t) and
+// ||Q^H Q - I|| / (m eps_t) below 10, every operand's pages on its domain's node afterwards.
+static nt_matrix_t *make_typed(const nt_topo_t *t, nt_dtype ty, int64_t m, int64_t n,
+                               const char *spec, uint64_t seed, const char *what)
+{
+    nt_matrix_shape_t sh = {m, n, 24, 24, nt_dtype_size(ty)};
+    nt_matrix_t *A = NULL;
+    nt_status st = nt_matrix_create_spec(t, &sh, spec, ndom, NT_LAYOUT_TILE, 0, &A);
+    if (st == NT_OK && (st = nt_matrix_set_dtype(A, ty)) != NT_OK) {
+        nt_matrix_destroy(A);
+        A = NULL;
+    }
+    if (!check(st == NT_OK, "drivers %s: create %s on %s: %s", nt_dtype_name(ty), what, spec,
+               st ? nt_last_error() : "ok"))
+        return NULL;
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            uint64_t h = mix(seed * 0x9e3779b97f4a7c15ULL + (uint64_t)(i * 1000 + j));
+            lcx v = (long double)(h >> 11) * 0x1.0p-53L * 2 - 1;
+            if (is_cplx(ty))
+                __imag__ v = (0.1L + 0.9L * (long double)(mix(h) >> 11) * 0x1.0p-53L) *
+                             (h & 1 ? 1 : -1);
+            pput(ty, nt_matrix_elem(A, i, j), 0, v);
+        }
+    return A;
+}
+
+static lcx eget(nt_dtype ty, const nt_matrix_t *A, int64_t i, int64_t j)
+{
+    return pget(ty, nt_matrix_elem(A, i, j), 0);
+}
+
+static void test_precision_drivers(const nt_topo_t *t, nt_dtype ty, const char *bc)
+{
+    const char *tn = nt_dtype_name(ty);
+    const long double eps = ty == NT_DTYPE_S || ty == NT_DTYPE_C ? FLT_EPSILON : DBL_EPSILON;
+    const int64_t m = 90, n = 70, k = 50, qm = 100, qn = 60;
+    nt_matrix_t *A = make_typed(t, ty, m, k, "random:31", 1, "A");
+    nt_matrix_t *B = make_typed(t, ty, k, n, "random:32", 2, "B");
+    nt_matrix_t *C = make_typed(t, ty, m, n, bc, 3, "C");
+    nt_matrix_t *F = make_typed(t, ty, qm, qn, "random:33", 4, "QR's A");
+    nt_matrix_t *A0 = make_typed(t, ty, qm, qn, bc, 4, "QR's A copy");
+    nt_matrix_t *Q = make_typed(t, ty, qm, qm, bc, 5, "Q");
+    nt_qr_t *qr = NULL;
+    if (!A || !B || !C || !F || !A0 || !Q)
+        goto out;
+    nt_kernel_stats_t s = {0};
+    nt_status st = nt_gemm(1.5, A, B, 0.0, C, NULL, &s);
+    long double err = 0, na = 0, nb2 = 0;
+    for (int64_t j = 0; st == NT_OK && j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            lcx r = 0;
+            for (int64_t l = 0; l < k; l++)
+                r += eget(ty, A, i, l) * eget(ty, B, l, j);
+            err += sq(eget(ty, C, i, j) - 1.5L * r);
+        }
+    for (int64_t j = 0; j < k; j++)
+        for (int64_t i = 0; i < m; i++)
+            na += sq(eget(ty, A, i, j));
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < k; i++)
+            nb2 += sq(eget(ty, B, i, j));
+    long double rg = sqrtl(err) / (1.5L * sqrtl(na) * sqrtl(nb2) * k * eps);
+    check(st == NT_OK && rg < 10 && s.tasks == 4 * 3, "drivers %s: nt_gemm %lldx%lldx%lld on %d "
+          "nodes: ||C - C_ref|| / (||A|| ||B|| k eps) = %.3Lg (< 10), %lld tasks%s", tn,
+          (long long)m, (long long)n, (long long)k, ndom, rg, (long long)s.tasks,
+          st ? nt_last_error() : "");
+    nt_kernel_stats_free(&s);
+    st = nt_qr_factor(F, NULL, &qr, NULL);
+    if (st == NT_OK)
+        st = nt_qr_form_q(qr, Q, NULL, NULL);
+    long double e2 = 0, o2 = 0, an = 0;
+    for (int64_t j = 0; st == NT_OK && j < qn; j++)
+        for (int64_t i = 0; i < qm; i++) {
+            lcx r = eget(ty, A0, i, j);
+            an += sq(r);
+            for (int64_t l = 0; l <= j; l++)
+                r -= eget(ty, Q, i, l) * eget(ty, F, l, j);
+            e2 += sq(r);
+        }
+    for (int64_t j = 0; st == NT_OK && j < qm; j++)
+        for (int64_t i = 0; i < qm; i++) {
+            lcx r = i == j ? -1.0L : 0.0L;
+            for (int64_t l = 0; l < qm; l++)
+                r += __builtin_conjl(eget(ty, Q, l, i)) * eget(ty, Q, l, j);
+            o2 += sq(r);
+        }
+    long double r1 = sqrtl(e2) / (sqrtl(an) * qm * eps), r2 = sqrtl(o2) / (qm * eps);
+    check(st == NT_OK && r1 < 10 && r2 < 10, "drivers %s: nt_qr_factor + form_q %lldx%lld on "
+          "%d nodes: ||A - QR|| / (||A|| m eps) = %.3Lg, ||Q^H Q - I|| / (m eps) = %.3Lg "
+          "(< 10)%s", tn, (long long)qm, (long long)qn, ndom, r1, r2, st ? nt_last_error() : "");
+    const nt_matrix_t *ops[] = {A, B, C, F, Q};
+    const char *names[] = {"A", "B", "C", "QR's A", "Q"};
+    for (int x = 0; x < 5; x++) {
+        char what[48];
+        snprintf(what, sizeof what, "drivers %s: %s after", tn, names[x]);
+        check_placed(ops[x], what);
+    }
+out:
+    nt_qr_destroy(qr);
+    nt_matrix_destroy(A);
+    nt_matrix_destroy(B);
+    nt_matrix_destroy(C);
+    nt_matrix_destroy(F);
+    nt_matrix_destroy(A0);
+    nt_matrix_destroy(Q);
+}
+
 int main(void)
 {
     double t_start = now();
@@ -640,6 +752,8 @@ int main(void)
 
     for (nt_dtype ty = NT_DTYPE_S; ty <= NT_DTYPE_Z; ty++)
         test_precision(t, ty, 0, ndom - 1);
+    for (nt_dtype ty = NT_DTYPE_S; ty <= NT_DTYPE_Z; ty++)
+        test_precision_drivers(t, ty, bc);
 
     test_stencil(t, 0, 2000, 25, 1);
     test_stencil(t, 1, 1500, 20, 0);
