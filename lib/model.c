@@ -1,6 +1,7 @@
 // The time model of numatile/advise.h: a redistribution priced from its bytes per domain pair,
-// a kernel from its task graph with per-domain tile-kernel times. The arithmetic is spelled out
-// in the header; the tests check it against hand-computed cases.
+// a kernel by list-scheduling its task graph (per-domain tile-kernel times, per-domain threads,
+// the runtime's priorities). The arithmetic is spelled out in the header; the tests check it
+// against hand-computed cases and hand-made graphs.
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
