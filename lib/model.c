@@ -1,12 +1,15 @@
 // The time model of numatile/advise.h: a redistribution priced from its bytes per domain pair,
-// a kernel from its task graph with per-domain tile-kernel times. The arithmetic is spelled out
-// in the header; the tests check it against hand-computed cases.
+// a kernel by list-scheduling its task graph (per-domain tile-kernel times, per-domain threads,
+// the runtime's priorities). The arithmetic is spelled out in the header; the tests check it
+// against hand-computed cases and hand-made graphs.
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nt_core.h"
 #include "nt_matrix.h"
+#include "nt_model.h"
 #include "numatile/advise.h"
 #include "numatile/sched.h"
 
@@ -150,14 +153,185 @@ nt_status nt_model_redist(const nt_profile_t *p, const nt_plan_t *plan, const nt
     return st;
 }
 
+// ---- the schedule ------------------------------------------------------------------------------
+
+// Ready queue of one domain: a binary max-heap on (prio, -id), as lib/taskgraph.c's.
+typedef struct simq {
+    int64_t n, *heap;
+} simq;
+
+static bool sim_higher(const nt_sim_task_t *t, int64_t a, int64_t b)
+{
+    return t[a].prio != t[b].prio ? t[a].prio > t[b].prio : a < b;
+}
+
+static void simq_push(simq *q, const nt_sim_task_t *t, int64_t x)
+{
+    int64_t i = q->n++;
+    while (i > 0 && sim_higher(t, x, q->heap[(i - 1) / 2])) {
+        q->heap[i] = q->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    q->heap[i] = x;
+}
+
+static int64_t simq_pop(simq *q, const nt_sim_task_t *t)
+{
+    int64_t top = q->heap[0], last = q->heap[--q->n], i = 0;
+    for (;;) {
+        int64_t l = 2 * i + 1, best = i, bt = last;
+        if (l < q->n && sim_higher(t, q->heap[l], bt))
+            bt = q->heap[best = l];
+        if (l + 1 < q->n && sim_higher(t, q->heap[l + 1], bt))
+            best = l + 1;
+        if (best == i)
+            break;
+        q->heap[i] = q->heap[best];
+        i = best;
+    }
+    if (q->n > 0)
+        q->heap[i] = last;
+    return top;
+}
+
+// Running tasks: a min-heap on (finish, id).
+typedef struct simev {
+    double t;
+    int64_t id;
+} simev;
+
+static bool ev_before(simev a, simev b)
+{
+    return a.t != b.t ? a.t < b.t : a.id < b.id;
+}
+
+static void ev_push(simev *h, int64_t *n, simev e)
+{
+    int64_t i = (*n)++;
+    while (i > 0 && ev_before(e, h[(i - 1) / 2])) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = e;
+}
+
+static simev ev_pop(simev *h, int64_t *n)
+{
+    simev top = h[0], last = h[--*n];
+    int64_t i = 0;
+    for (;;) {
+        int64_t l = 2 * i + 1, best = i;
+        simev bt = last;
+        if (l < *n && ev_before(h[l], bt))
+            bt = h[best = l];
+        if (l + 1 < *n && ev_before(h[l + 1], bt))
+            best = l + 1;
+        if (best == i)
+            break;
+        h[i] = h[best];
+        i = best;
+    }
+    if (*n > 0)
+        h[i] = last;
+    return top;
+}
+
+nt_status nt_model_schedule(const nt_sim_task_t *task, int64_t n, int ndomains, int threads,
+                            double *makespan)
+{
+    if ((!task && n > 0) || !makespan || n < 0 || ndomains < 1 || threads < 1)
+        return nt_fail(NT_EINVAL, "nt_model_schedule: bad argument");
+    for (int64_t x = 0; x < n; x++) {
+        const nt_sim_task_t *t = &task[x];
+        if (t->domain < 0 || t->domain >= ndomains || !(t->seconds >= 0) || t->npred < 0 ||
+            t->npred > NT_SIM_MAXPRED)
+            return nt_fail(NT_EINVAL, "nt_model_schedule: task %lld is malformed", (long long)x);
+        for (int k = 0; k < t->npred; k++)
+            if (t->pred[k] < 0 || t->pred[k] >= x)
+                return nt_fail(NT_EINVAL, "nt_model_schedule: task %lld has predecessor %lld",
+                               (long long)x, (long long)t->pred[k]);
+    }
+    size_t N = (size_t)n + 1, D = (size_t)ndomains;
+    int64_t *soff = calloc(N + 1, sizeof *soff), *succ = calloc(N * NT_SIM_MAXPRED, sizeof *succ);
+    int64_t *remain = calloc(N, sizeof *remain), *heaps = calloc(N, sizeof *heaps);
+    int64_t *size = calloc(D + 1, sizeof *size);
+    simq *q = calloc(D, sizeof *q);
+    int *idle = calloc(D, sizeof *idle);
+    simev *ev = calloc(N, sizeof *ev);
+    nt_status st = NT_OK;
+    if (!soff || !succ || !remain || !heaps || !size || !q || !idle || !ev) {
+        st = nt_fail(NT_ENOMEM, "nt_model_schedule: out of memory");
+        goto out;
+    }
+    // Successors in CSR form; each domain's queue gets room for all its tasks.
+    for (int64_t x = 0; x < n; x++) {
+        remain[x] = task[x].npred;
+        size[task[x].domain + 1]++;
+        for (int k = 0; k < task[x].npred; k++)
+            soff[task[x].pred[k] + 2]++;
+    }
+    for (size_t x = 2; x <= N; x++)
+        soff[x] += soff[x - 1];
+    for (int64_t x = 0; x < n; x++)
+        for (int k = 0; k < task[x].npred; k++)
+            succ[soff[task[x].pred[k] + 1]++] = x;
+    for (size_t d = 0; d < D; d++) {
+        size[d + 1] += size[d];
+        q[d].heap = heaps + size[d];
+        idle[d] = threads;
+    }
+    for (int64_t x = 0; x < n; x++)
+        if (!remain[x])
+            simq_push(&q[task[x].domain], task, x);
+    // Every idle thread takes its domain's best ready task; then time jumps to the next finish,
+    // and every task finishing then releases its successors before anyone picks again.
+    double now = 0;
+    int64_t nev = 0, done = 0;
+    for (;;) {
+        for (size_t d = 0; d < D; d++)
+            for (; idle[d] > 0 && q[d].n > 0; idle[d]--) {
+                int64_t x = simq_pop(&q[d], task);
+                ev_push(ev, &nev, (simev){now + task[x].seconds, x});
+            }
+        if (nev == 0)
+            break;
+        now = ev[0].t;
+        while (nev > 0 && ev[0].t == now) {
+            int64_t x = ev_pop(ev, &nev).id;
+            idle[task[x].domain]++;
+            done++;
+            for (int64_t e = soff[x]; e < soff[x + 1]; e++)
+                if (--remain[succ[e]] == 0)
+                    simq_push(&q[task[succ[e]].domain], task, succ[e]);
+        }
+    }
+    if (done != n)
+        st = nt_fail(NT_EINVAL, "nt_model_schedule: %lld of %lld tasks never became ready",
+                     (long long)(n - done), (long long)n);
+    else
+        *makespan = now;
+out:
+    free(soff);
+    free(succ);
+    free(remain);
+    free(heaps);
+    free(size);
+    free(q);
+    free(idle);
+    free(ev);
+    return st;
+}
+
 // ---- kernels ------------------------------------------------------------------------------------
 
 typedef struct kmodel {
     const nt_profile_t *p;
     const nt_matrix_t *A;
-    double nb3;     // the profile's nb^3: tile times scale by rows x cols x inner / nb3
-    double *busy;   // per domain
-    double *ready;  // per tile: when its last writer finishes (critical path)
+    double nb3;           // the profile's nb^3: tile times scale by rows x cols x inner / nb3
+    double *busy;         // per domain
+    nt_sim_task_t *tasks; // the graph, in submission order
+    double *fin;          // per task: its finish with unlimited threads (critical path)
+    int64_t *last;        // per handle: the task that last wrote it, or -1
     nt_kernel_pred_t r;
 } kmodel;
 
@@ -182,15 +356,32 @@ static double ktime(const kmodel *m, int k, int d, int64_t rows, int64_t cols, i
     return m->p->tile_seconds[k][d] * ((double)rows * (double)cols * (double)inner / m->nb3);
 }
 
-// A task of duration t on domain d that may start at `start`: returns its finish.
-static double task(kmodel *m, int d, double start, double t)
+// Submit a task of duration t on domain d with priority prio, after the last writers of the
+// handles h[0..nh) (up to 3); it then is the last writer of the first nw of them.
+static void task(kmodel *m, int d, int prio, double t, int nh, int nw, const int64_t *h)
 {
-    t += m->p->task_seconds;
-    m->busy[d] += t;
-    m->r.tasks++;
-    return start + t;
+    int64_t id = m->r.tasks++;
+    nt_sim_task_t *x = &m->tasks[id];
+    *x = (nt_sim_task_t){.domain = d, .prio = prio, .seconds = t + m->p->task_seconds};
+    double start = 0;
+    for (int k = 0; k < nh; k++) {
+        int64_t w = m->last[h[k]];
+        bool seen = w < 0;
+        for (int y = 0; y < x->npred && !seen; y++)
+            seen = x->pred[y] == w;
+        if (!seen) {
+            x->pred[x->npred++] = w;
+            start = dmax(start, m->fin[w]);
+        }
+    }
+    for (int k = 0; k < nw; k++)
+        m->last[h[k]] = id;
+    m->fin[id] = start + x->seconds;
+    m->busy[d] += x->seconds;
+    m->r.path_seconds = dmax(m->r.path_seconds, m->fin[id]);
 }
 
+// One task per C tile with its whole k loop, all independent, submitted row by row (lib/gemm.c).
 static void model_gemm(kmodel *m)
 {
     const nt_matrix_t *A = m->A;
@@ -202,48 +393,54 @@ static void model_gemm(kmodel *m)
                 t += ktime(m, NT_TK_GEMM, d, nt_matrix_tile_rows(A, i), nt_matrix_tile_cols(A, j),
                            nt_matrix_tile_cols(A, l)) +
                      remote(m, d, i, l) + remote(m, d, l, j);
-            m->r.path_seconds = dmax(m->r.path_seconds, task(m, d, 0, t));
+            task(m, d, 0, t, 0, 0, NULL);
         }
 }
 
-// The flat-tree tile QR of lib/qr.c: per step k, GEQRT(k,k); UNMQR(k,j) reading (k,k);
-// TSQRT(i,k) chained on R(k); TSMQR(i,j) reading (i,k), updating (k,j) and (i,j). Each on the
-// domain of the tile it writes (TSMQR: the lower one). ready[] holds the finish of each tile's
-// last writer; rk the finish of the last writer of R(k).
+// Priorities of lib/qr.c: the panel first, then the tasks of the next column, then the rest.
+enum { P_PANEL = 3, P_NEXT = 2, P_REST = 0 };
+
+// The flat-tree tile QR of lib/qr.c, in its submission order: per step k, GEQRT(k,k); UNMQR(k,j)
+// reading (k,k); TSQRT(i,k) chained on R(k); TSMQR(i,j) reading (i,k), updating (k,j) and (i,j).
+// Each on the domain of the tile it writes (TSMQR: the lower one). Handles: tile (i,j) is
+// i*nt+j, R(k) is mt*nt+k (kept apart from tile (k,k), as lib/qr.c does). Only read-after-write
+// orders this graph: nothing read in step k is written later.
 static void model_qr(kmodel *m)
 {
     const nt_matrix_t *A = m->A;
-    int64_t NT = A->nt, kt = A->mt < A->nt ? A->mt : A->nt;
-    double *rd = m->ready;
+    int64_t NT = A->nt, kt = A->mt < A->nt ? A->mt : A->nt, R0 = A->mt * NT;
     for (int64_t k = 0; k < kt; k++) {
         int64_t rk_rows = nt_matrix_tile_rows(A, k), ck = nt_matrix_tile_cols(A, k);
         int dkk = nt_matrix_tile_domain(A, k, k);
-        double vk = task(m, dkk, rd[k * NT + k], ktime(m, NT_TK_GEQRT, dkk, rk_rows, ck, ck));
-        rd[k * NT + k] = vk;
-        double rk = vk;
+        task(m, dkk, P_PANEL, ktime(m, NT_TK_GEQRT, dkk, rk_rows, ck, ck), 2, 2,
+             (int64_t[]){k * NT + k, R0 + k});
         for (int64_t j = k + 1; j < NT; j++) {
             int d = nt_matrix_tile_domain(A, k, j);
             double t = ktime(m, NT_TK_UNMQR, d, rk_rows, nt_matrix_tile_cols(A, j), ck) +
                        remote(m, d, k, k);
-            rd[k * NT + j] = task(m, d, dmax(vk, rd[k * NT + j]), t);
+            task(m, d, j == k + 1 ? P_NEXT : P_REST, t, 2, 1, (int64_t[]){k * NT + j, k * NT + k});
         }
         for (int64_t i = k + 1; i < A->mt; i++) {
             int64_t ri = nt_matrix_tile_rows(A, i);
             int dik = nt_matrix_tile_domain(A, i, k);
             double t = ktime(m, NT_TK_TSQRT, dik, ri, ck, ck) + remote(m, dik, k, k);
-            rk = task(m, dik, dmax(rk, rd[i * NT + k]), t);
-            rd[i * NT + k] = rk;
+            task(m, dik, P_PANEL, t, 2, 2, (int64_t[]){i * NT + k, R0 + k});
             for (int64_t j = k + 1; j < NT; j++) {
                 int d = nt_matrix_tile_domain(A, i, j);
                 double u = ktime(m, NT_TK_TSMQR, d, ri, nt_matrix_tile_cols(A, j), ck) +
                            remote(m, d, i, k) + remote(m, d, k, j);
-                double f = task(m, d, dmax(rk, dmax(rd[k * NT + j], rd[i * NT + j])), u);
-                rd[k * NT + j] = rd[i * NT + j] = f;
+                task(m, d, j == k + 1 ? P_NEXT : P_REST, u, 3, 2,
+                     (int64_t[]){k * NT + j, i * NT + j, i * NT + k});
             }
         }
     }
-    for (int64_t x = 0; x < A->mt * NT; x++)
-        m->r.path_seconds = dmax(m->r.path_seconds, rd[x]);
+}
+
+// Tasks of the graph of `kernel` on A (an upper bound for QR's, which has fewer when mt != nt).
+static double ntasks(nt_advise_kernel kernel, const nt_matrix_t *A)
+{
+    double mt = (double)A->mt, nt = (double)A->nt;
+    return kernel == NT_ADVISE_GEMM ? mt * nt : (mt < nt ? mt : nt) * mt * nt + 1;
 }
 
 nt_status nt_model_kernel(const nt_profile_t *p, nt_advise_kernel kernel, const nt_matrix_t *A,
@@ -265,25 +462,39 @@ nt_status nt_model_kernel(const nt_profile_t *p, nt_advise_kernel kernel, const 
     if (A->mb != A->nb)
         return nt_fail(NT_EINVAL, "nt_model_kernel: square tiles needed (mb = %lld, nb = %lld)",
                        (long long)A->mb, (long long)A->nb);
+    if (ntasks(kernel, A) > (double)((int64_t)1 << 40) / (double)sizeof(nt_sim_task_t))
+        return nt_fail(NT_ERANGE, "nt_model_kernel: %lld x %lld tiles make too many tasks",
+                       (long long)A->mt, (long long)A->nt);
+    int64_t cap = (int64_t)ntasks(kernel, A), handles = A->mt * A->nt + A->nt;
     kmodel m = {.p = p, .A = A, .nb3 = (double)p->nb * (double)p->nb * (double)p->nb,
                 .busy = calloc((size_t)p->ndomains, sizeof(double)),
-                .ready = calloc((size_t)(A->mt * A->nt), sizeof(double))};
-    if (!m.busy || !m.ready) {
-        free(m.busy);
-        free(m.ready);
-        return nt_fail(NT_ENOMEM, "nt_model_kernel: out of memory");
+                .tasks = malloc((size_t)cap * sizeof(nt_sim_task_t)),
+                .fin = malloc((size_t)cap * sizeof(double)),
+                .last = malloc((size_t)handles * sizeof(int64_t))};
+    if (!m.busy || !m.tasks || !m.fin || !m.last) {
+        st = nt_fail(NT_ENOMEM, "nt_model_kernel: out of memory");
+        goto out;
     }
+    for (int64_t h = 0; h < handles; h++)
+        m.last[h] = -1;
     if (kernel == NT_ADVISE_GEMM)
         model_gemm(&m);
     else
         model_qr(&m);
     for (int d = 0; d < p->ndomains; d++)
         m.r.work_seconds = dmax(m.r.work_seconds, m.busy[d] / p->threads_per_domain);
-    m.r.seconds = dmax(m.r.work_seconds, m.r.path_seconds) + p->kernel_run_seconds;
+    st = nt_model_schedule(m.tasks, m.r.tasks, p->ndomains, p->threads_per_domain,
+                           &m.r.seconds);
+    if (st == NT_OK) {
+        m.r.seconds += p->kernel_run_seconds;
+        *out = m.r;
+    }
+out:
     free(m.busy);
-    free(m.ready);
-    *out = m.r;
-    return NT_OK;
+    free(m.tasks);
+    free(m.fin);
+    free(m.last);
+    return st;
 }
 
 // ---- stencil ------------------------------------------------------------------------------------

@@ -17,12 +17,13 @@
  * the domain of the tile it writes; its time is its tile kernel's time on that domain
  * (tile_seconds scaled by the flops of edge tiles, rows x cols x inner / nb^3) plus, for each
  * tile it reads from another domain i, bytes x (1/read_gbs[i][d] - 1/read_gbs[d][d]) (at
- * least 0), plus task_seconds. Domain d is busy for the sum of its tasks over
- * threads_per_domain threads; the prediction is max(max_d busy_d, critical path) plus the
- * profile's fixed kernel_run_seconds, the
- * critical path being the longest chain of the task graph with those task times (GEMM: one
- * task per C tile with its whole k loop; QR: PLASMA's flat-tree tile QR, GEQRT / UNMQR / TSQRT
- * / TSMQR with the dependences of lib/qr.c).
+ * least 0), plus task_seconds. The graph (GEMM: one task per C tile with its whole k loop; QR:
+ * PLASMA's flat-tree tile QR, GEQRT / UNMQR / TSQRT / TSMQR with the dependences and
+ * priorities of lib/qr.c) is then list-scheduled as nt_task_graph_run() runs it: each domain
+ * has threads_per_domain threads, and a free thread takes its domain's ready task of highest
+ * priority, then earliest submitted. The prediction is the makespan of that schedule plus the
+ * profile's fixed kernel_run_seconds. It is at least max(max_d busy_d / threads_per_domain,
+ * critical path), both reported.
  *
  * Errors follow numatile/error.h: NT_OK or a negative code, out-parameters untouched on
  * failure, nt_last_error() names the bad argument.
@@ -62,7 +63,7 @@ typedef struct nt_redist_pred {
 
 /** \brief Predicted kernel run. */
 typedef struct nt_kernel_pred {
-    double seconds;        /**< max(work_seconds, path_seconds) + kernel_run_seconds */
+    double seconds;        /**< simulated makespan + kernel_run_seconds */
     double work_seconds;   /**< max over domains of busy time / threads_per_domain */
     double path_seconds;   /**< critical path of the task graph */
     double remote_seconds; /**< sum over tasks of the remote-read surcharges */

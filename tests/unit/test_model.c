@@ -14,6 +14,8 @@
 #include "numatile/profile.h"
 #include "numatile/topo.h"
 
+#include "../../lib/nt_model.h"
+
 static nt_profile_t *profile2(void)
 {
     nt_profile_t *p;
@@ -117,11 +119,13 @@ Test(model, gemm_by_hand)
     cr_assert_eq(nt_model_kernel(p, NT_ADVISE_GEMM, A, &k), NT_OK);
     EQ(k.work_seconds, 3.375e-3);
     // Two threads per domain halve the work, not the longest task (C(0,0): 10 x 10 x (10 + 5)).
+    // Tasks are not split: in submission order C(0,0) 1.5 ms on one thread, C(0,1) 0.75 ms then
+    // C(1,0) 0.75 ms on the other, then C(1,1) 0.375 ms after C(0,0): 1.875 ms, not 3.375 / 2.
     p->threads_per_domain = 2;
     cr_assert_eq(nt_model_kernel(p, NT_ADVISE_GEMM, A, &k), NT_OK);
     EQ(k.work_seconds, 3.375e-3 / 2);
     EQ(k.path_seconds, 1.5e-3);
-    EQ(k.seconds, 3.375e-3 / 2);
+    EQ(k.seconds, 1.875e-3);
     // With four, the longest task sets the time.
     p->threads_per_domain = 4;
     cr_assert_eq(nt_model_kernel(p, NT_ADVISE_GEMM, A, &k), NT_OK);
@@ -159,6 +163,19 @@ Test(model, qr_by_hand)
     EQ(k.seconds, 10e-3);
     EQ(k.path_seconds, 9e-3);
     p->kernel_run_seconds = 0;
+    p->threads_per_domain = 1;
+    nt_matrix_destroy(A);
+    // Checkerboard, local and remote reads alike: GEQRT(0) on 0 ends at 1; on domain 1's one
+    // thread TSQRT(1,0) (panel priority) runs 1-4, then UNMQR(0,1) 4-6; TSMQR(1,1) on 0 runs
+    // 6-10, GEQRT(1) 10-11. Work (6 ms on domain 0) and path (9 ms) both underestimate it.
+    int chk[4] = {0, 1, 1, 0};
+    p->read_gbs[1] = p->read_gbs[2] = 1;
+    A = descriptor(20, 10, 2, chk);
+    cr_assert_eq(nt_model_kernel(p, NT_ADVISE_QR, A, &k), NT_OK);
+    EQ(k.work_seconds, 6e-3);
+    EQ(k.path_seconds, 9e-3);
+    EQ(k.seconds, 11e-3);
+    p->read_gbs[1] = p->read_gbs[2] = 0.5;
     nt_matrix_destroy(A);
     // Non-square tiles or a non-square GEMM are refused.
     nt_matrix_shape_t sh = {20, 30, 10, 10, 8};
@@ -273,10 +290,96 @@ Test(model, qr_against_graph_oracle)
         EQ(k.work_seconds, o.work_seconds);
         EQ(k.remote_seconds, o.remote_seconds);
         cr_assert_eq(k.remote_reads, o.remote_reads);
-        EQ(k.seconds, fmax(o.work_seconds, o.path_seconds));
+        // The schedule is bounded below by both; with a thread per task nothing waits for a
+        // thread, so it is the critical path exactly.
+        cr_assert(k.seconds >= fmax(o.work_seconds, o.path_seconds) * (1 - 1e-12));
+        p->threads_per_domain = 1000;
+        cr_assert_eq(nt_model_kernel(p, NT_ADVISE_QR, A, &k), NT_OK);
+        EQ(k.seconds, o.path_seconds);
+        p->threads_per_domain = 1;
         nt_matrix_destroy(A);
     }
     nt_profile_destroy(p);
+}
+
+// On one domain with one thread some task is always ready until all are done: the schedule is
+// the sum of the task times, whatever the graph.
+Test(model, qr_one_thread_is_the_work)
+{
+    nt_profile_t *p = profile2();
+    for (int k = 0; k < NT_TK_COUNT; k++)
+        p->tile_seconds[k][0] = (1 + k) * 1e-4;
+    p->task_seconds = 3e-6;
+    int zero[25] = {0}; // 47 x 47 in 10 x 10 tiles (edge tiles of 7), all on domain 0
+    nt_matrix_t *A = descriptor(47, 10, 2, zero);
+    nt_kernel_pred_t k, o;
+    cr_assert_eq(nt_model_kernel(p, NT_ADVISE_QR, A, &k), NT_OK);
+    oracle_qr(p, A, &o);
+    EQ(k.seconds, o.work_seconds);
+    cr_assert(k.seconds > k.path_seconds);
+    nt_matrix_destroy(A);
+    nt_profile_destroy(p);
+}
+
+// ---- the list schedule on hand-made graphs ---------------------------------------------------
+
+static double makespan(const nt_sim_task_t *t, int64_t n, int D, int threads)
+{
+    double ms = -1;
+    cr_assert_eq(nt_model_schedule(t, n, D, threads, &ms), NT_OK, "%s", nt_last_error());
+    return ms;
+}
+
+#define T(d, prio, s, np, ...) ((nt_sim_task_t){d, prio, s, np, {__VA_ARGS__}})
+
+Test(model, schedule_by_hand)
+{
+    // A chain: the sum, however many threads.
+    nt_sim_task_t chain[3] = {T(0, 0, 1, 0, 0), T(0, 0, 2, 1, 0), T(0, 0, 3, 1, 1)};
+    EQ(makespan(chain, 3, 1, 1), 6.0);
+    EQ(makespan(chain, 3, 1, 2), 6.0);
+    // Two independent tasks on one domain: one thread runs them in turn, two at once.
+    nt_sim_task_t two[2] = {T(0, 0, 1, 0, 0), T(0, 0, 2, 0, 0)};
+    EQ(makespan(two, 2, 1, 1), 3.0);
+    EQ(makespan(two, 2, 1, 2), 2.0);
+    // The same on two domains, one thread each.
+    two[1].domain = 1;
+    EQ(makespan(two, 2, 2, 1), 2.0);
+    // Fork-join: 0 (1 s) then 1 (2 s) and 2 (3 s), then 3 (1 s) after both.
+    nt_sim_task_t fj[4] = {T(0, 0, 1, 0, 0), T(0, 0, 2, 1, 0), T(1, 0, 3, 1, 0),
+                           T(1, 0, 1, 2, 1, 2)};
+    EQ(makespan(fj, 4, 2, 1), 5.0); // 1 + max(2, 3) + 1
+    for (int x = 0; x < 4; x++)
+        fj[x].domain = 0;
+    EQ(makespan(fj, 4, 1, 1), 7.0); // one thread: all in turn
+    EQ(makespan(fj, 4, 1, 2), 5.0);
+    // Priority: after 0, domain 0's thread takes 2 (prio 1) before 1, so 3 on domain 1 starts
+    // at 2 and ends at 12; with equal priorities the lower id goes first: 3 ends at 13.
+    nt_sim_task_t pr[4] = {T(0, 0, 1, 0, 0), T(0, 0, 1, 1, 0), T(0, 1, 1, 1, 0),
+                           T(1, 0, 10, 1, 2)};
+    EQ(makespan(pr, 4, 2, 1), 12.0);
+    pr[2].prio = 0;
+    EQ(makespan(pr, 4, 2, 1), 13.0);
+    // Nothing to run.
+    EQ(makespan(NULL, 0, 1, 1), 0.0);
+}
+
+Test(model, schedule_bad_input)
+{
+    double ms = 42;
+    nt_sim_task_t t[2] = {T(0, 0, 1, 0, 0), T(0, 0, 1, 1, 1)}; // 1 waits for itself
+    cr_assert_eq(nt_model_schedule(t, 2, 1, 1, &ms), NT_EINVAL);
+    cr_assert(strstr(nt_last_error(), "task 1"), "%s", nt_last_error());
+    t[1].pred[0] = 0;
+    t[1].domain = 2;
+    cr_assert_eq(nt_model_schedule(t, 2, 2, 1, &ms), NT_EINVAL);
+    t[1].domain = 1;
+    cr_assert_eq(nt_model_schedule(t, 2, 2, 0, &ms), NT_EINVAL);
+    t[1].seconds = -1;
+    cr_assert_eq(nt_model_schedule(t, 2, 2, 1, &ms), NT_EINVAL);
+    EQ(ms, 42.0); // untouched
+    t[1].seconds = 1;
+    EQ(makespan(t, 2, 2, 1), 2.0);
 }
 
 // nt_model_redist on real plans against a per-tile count (same geometry on both sides, so one
