@@ -68,9 +68,9 @@ static double median3(const double *v)
 
 static double spearman(const double *x, const double *y, int n)
 {
-    if (n < 3)
+    if (n < 3 || n > 512)
         return NAN;
-    double rx[64], ry[64], mx = (n + 1) / 2.0, sxy = 0, sxx = 0, syy = 0;
+    double rx[512], ry[512], mx = (n + 1) / 2.0, sxy = 0, sxx = 0, syy = 0;
     for (int i = 0; i < n; i++) {
         int lx = 0, sx = 0, ly = 0, sy = 0;
         for (int j = 0; j < n; j++) {
@@ -90,8 +90,17 @@ static double spearman(const double *x, const double *y, int n)
     return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : NAN;
 }
 
+// Pooled over the placements: predicted and measured times of every candidate, and the totals
+// of the advisor's choice, of never redistributing (owner) and of always (the best-predicted
+// bc2d map), as bench advise reports them.
+typedef struct pool {
+    double pr[512], mr[512], pk[512], mk[512];
+    int nr, nk;
+    double advisor, never, always;
+} pool;
+
 static void advise_one(const nt_topo_t *t, const nt_profile_t *p, const char *spec,
-                       int *within, int *runs)
+                       int *within, int *runs, pool *pl)
 {
     nt_matrix_shape_t sh = {256, 256, 32, 32, 8};
     nt_matrix_t *cur = NULL;
@@ -143,6 +152,26 @@ static void advise_one(const nt_topo_t *t, const nt_profile_t *p, const char *sp
     check(ok == n, "advise: %d of %d candidates ran", ok, n);
     (*runs)++;
     *within += total[0] <= 1.1 * best;
+    double never = NAN, always = NAN;
+    for (int c = 0, nrc = 0; c < n; c++) {
+        const nt_candidate_t *cd = &adv->cand[c];
+        if (!strcmp(cd->name, "owner"))
+            never = total[c];
+        else if (isnan(always) && !strncmp(cd->name, "bc2d:", 5))
+            always = total[c];
+        if (pl->nk < 512) {
+            pl->pk[pl->nk] = pk[c];
+            pl->mk[pl->nk++] = mk[c];
+        }
+        if (cd->redistribute && pl->nr < 512) {
+            pl->pr[pl->nr] = pr[nrc];
+            pl->mr[pl->nr++] = mr[nrc];
+        }
+        nrc += cd->redistribute;
+    }
+    pl->advisor += total[0];
+    pl->never += never;
+    pl->always += always;
     printf("advise: %s: choice %s measured %.4f s, best %.4f s; Spearman redistribution %.2f, "
            "kernel %.2f\n", spec, adv->cand[0].name, total[0], best, spearman(pr, mr, nr),
            spearman(pk, mk, n));
@@ -193,15 +222,20 @@ int main(void)
            p->concurrent_gbs, p->migrate_gbs, 1e3 * p->tile_seconds[NT_TK_GEMM][0],
            1e6 * p->task_seconds);
     int within = 0, runs = 0;
+    static pool pl;
     const char *specs[] = {"chunk:%d:1", "random:2", "chunk:%d:3", "random:4", "chunk:%d:5",
                            "random:6"};
     for (int s = 0; s < (int)(sizeof specs / sizeof *specs); s++) {
         char spec[32];
         snprintf(spec, sizeof spec, specs[s], D);
-        advise_one(t, p, spec, &within, &runs);
+        advise_one(t, p, spec, &within, &runs, &pl);
     }
     printf("advise: choice within 10%% of the best measured in %d of %d placements\n", within,
            runs);
+    printf("advise: pooled Spearman redistribution %.2f (%d), kernel %.2f (%d); measured totals: "
+           "advisor %.3f s, never redistribute %.3f s, always (best-predicted bc2d) %.3f s\n",
+           spearman(pl.pr, pl.mr, pl.nr), pl.nr, spearman(pl.pk, pl.mk, pl.nk), pl.nk,
+           pl.advisor, pl.never, pl.always);
     nt_profile_destroy(p);
     nt_topo_destroy(t);
     return guest_summary("advise");
