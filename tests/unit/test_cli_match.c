@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "perm_util.h"
 #include "tool_run.h"
 
 #ifdef __SANITIZE_ADDRESS__
@@ -410,28 +411,6 @@ Test(cli_match, usage_errors_exit_2)
 // search over the R! placements of the target rank-groups (components j with the same j / D)
 // and, for --split-groups, over all P! labellings.
 
-// Next permutation of a[0..n-1] in lexicographic order; false after the last.
-static bool next_permutation(int *a, int n)
-{
-    int i = n - 2;
-    while (i >= 0 && a[i] > a[i + 1])
-        i--;
-    if (i < 0)
-        return false;
-    int j = n - 1;
-    while (a[j] < a[i])
-        j--;
-    int t = a[i];
-    a[i] = a[j];
-    a[j] = t;
-    for (int x = i + 1, y = n - 1; x < y; x++, y--) {
-        t = a[x];
-        a[x] = a[y];
-        a[y] = t;
-    }
-    return true;
-}
-
 typedef struct hier_costs {
     int64_t inter, intra, inter_steps;
 } hier_costs;
@@ -472,7 +451,7 @@ static int64_t best_intra_same_ranks(const inst *in, const int *sigma, int per)
             hier_costs h = naive_hier(in, perm, per);
             best = h.intra < best ? h.intra : best;
         }
-    } while (next_permutation(perm, in->p));
+    } while (next_perm(perm, in->p));
     return best;
 }
 
@@ -495,14 +474,14 @@ static void check_ranks(const inst *in, int nr)
         best_s = h.inter_steps < best_s ? h.inter_steps : best_s;
         if (h.inter_steps < lex_s || (h.inter_steps == lex_s && h.inter < lex_v))
             lex_s = h.inter_steps, lex_v = h.inter;
-    } while (next_permutation(pi, nr));
+    } while (next_perm(pi, nr));
     int64_t any_v = INT64_MAX;
     for (int k = 0; k < in->p; k++)
         id[k] = k, sigma[k] = k;
     do {
         hier_costs h = naive_hier(in, sigma, per);
         any_v = h.inter < any_v ? h.inter : any_v;
-    } while (next_permutation(sigma, in->p));
+    } while (next_perm(sigma, in->p));
     hier_costs can = naive_hier(in, id, per);
     int64_t flat_best, unused, lex[2];
     brute_force(in, &flat_best, &unused, lex);

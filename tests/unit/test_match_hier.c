@@ -12,6 +12,7 @@
 #include "numatile/dist.h"
 #include "numatile/error.h"
 #include "numatile/match.h"
+#include "perm_util.h"
 
 #ifdef __SANITIZE_ADDRESS__
 #define SCALE 4
@@ -29,28 +30,6 @@ static uint64_t rnd(uint64_t n)
     rng_state ^= rng_state << 25;
     rng_state ^= rng_state >> 27;
     return (rng_state * 2685821657736338717ULL) % n;
-}
-
-// Next permutation in lexicographic order; false after the last.
-static bool next_perm(int *a, int n)
-{
-    int i = n - 2;
-    while (i >= 0 && a[i] > a[i + 1])
-        i--;
-    if (i < 0)
-        return false;
-    int j = n - 1;
-    while (a[j] < a[i])
-        j--;
-    int t = a[i];
-    a[i] = a[j];
-    a[j] = t;
-    for (int x = i + 1, y = n - 1; x < y; x++, y--) {
-        t = a[x];
-        a[x] = a[y];
-        a[y] = t;
-    }
-    return true;
 }
 
 typedef struct hinst {

@@ -10,6 +10,7 @@
 #include "nt_core.h"
 #include "numatile/dist.h"
 #include "numatile/stencil_model.h"
+#include "perm_util.h"
 
 #ifdef __SANITIZE_ADDRESS__
 #define SWEEP_SCALE 8
@@ -368,27 +369,6 @@ Test(stencil_model, invalid_input)
 
 // ---------------------------------------------------------------------------------------------
 // Oracles for the heuristic.
-
-static bool next_perm(int *a, int k)
-{
-    int i = k - 2;
-    while (i >= 0 && a[i] >= a[i + 1])
-        i--;
-    if (i < 0)
-        return false;
-    int j = k - 1;
-    while (a[j] <= a[i])
-        j--;
-    int t = a[i];
-    a[i] = a[j];
-    a[j] = t;
-    for (int l = i + 1, h = k - 1; l < h; l++, h--) {
-        t = a[l];
-        a[l] = a[h];
-        a[h] = t;
-    }
-    return true;
-}
 
 // Least T_total of a partition over all p! labellings, from the count matrix with Herrmann's
 // formulas (volume = sum_c |c| - n[sigma c][c]; domain sigma c sends R - n and receives
