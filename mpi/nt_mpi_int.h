@@ -14,6 +14,11 @@ nt_status nt_mpi_fail(nt_status code, const char *fmt, ...) __attribute__((forma
 // Set the message as is (the agreement copies another rank's message).
 void nt_mpi_set_error(const char *msg);
 
+// Collective on c: every rank gets the most negative status st of all ranks, with the message
+// of the lowest failing rank (me = this rank), and, when flag is given, whether any rank set
+// its *flag. NT_ESYS when the MPI calls themselves fail.
+nt_status nt_mpi_agree(MPI_Comm c, nt_status st, int me, int *flag);
+
 // What a caller's communicator keeps between calls (cache.c).
 typedef struct nt_mpi_ctx {
     MPI_Comm comm;  // private duplicate: MPI errors returned, our tags apart from the caller's

@@ -108,26 +108,6 @@ static nt_status check_args(int64_t rows, int64_t cols, size_t es, int64_t ia, i
     return NT_OK;
 }
 
-// Every rank learns the most negative status, the message of the lowest failing rank, and
-// (flag, may be NULL) whether any rank raised its flag.
-static nt_status agree(MPI_Comm c, nt_status st, int me, int *flag)
-{
-    int v[3] = {st, flag ? -*flag : 0, st ? me : INT_MAX};
-    if (MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_INT, MPI_MIN, c) != MPI_SUCCESS)
-        return nt_mpi_fail(NT_ESYS, "MPI_Allreduce of the agreement failed");
-    if (flag)
-        *flag = -v[1];
-    if (v[0] == NT_OK)
-        return NT_OK;
-    char msg[400];
-    snprintf(msg, sizeof msg, "rank %d: %s", me, nt_mpi_last_error());
-    if (MPI_Bcast(msg, sizeof msg, MPI_CHAR, v[2], c) != MPI_SUCCESS)
-        return nt_mpi_fail(NT_ESYS, "MPI_Bcast of the error message failed");
-    msg[sizeof msg - 1] = '\0';
-    nt_mpi_set_error(msg);
-    return (nt_status)v[0];
-}
-
 // The pieces of one rank in both dimensions, toward (as source) or from (as target) every
 // process row and column of the other grid.
 typedef struct pairs {
@@ -690,11 +670,11 @@ nt_status nt_mpi_redist(MPI_Comm comm, int64_t rows, int64_t cols, size_t elem_s
     s = prepare(&r, rows, cols, a, lda, ia, ja, ga, b, ldb, ib, jb, gb);
     bool nonempty = rows > 0 && cols > 0;
     int grow = !s && nonempty && r.shm && (size_t)r.rbytes > r.ctx->cap;
-    s = agree(r.comm, s, r.me, &grow);
+    s = nt_mpi_agree(r.comm, s, r.me, &grow);
     if (!s && grow) {
         // Collective over each node: every rank takes part once any rank needs more.
         s = nt_mpi_window_grow(r.ctx, (size_t)r.rbytes);
-        s = agree(r.comm, s, r.me, NULL);
+        s = nt_mpi_agree(r.comm, s, r.me, NULL);
     }
     if (!s && r.shm)
         r.rbase = r.ctx->base;
@@ -706,7 +686,7 @@ nt_status nt_mpi_redist(MPI_Comm comm, int64_t rows, int64_t cols, size_t elem_s
         if (!s && injected_rank() == r.me)
             s = nt_mpi_fail(NT_ESYS, "injected failure (NT_MPI_FAIL_RANK=%d)", r.me);
         // Nothing of B is written before every rank has everything.
-        s = agree(r.comm, s, r.me, NULL);
+        s = nt_mpi_agree(r.comm, s, r.me, NULL);
         // The other ranks' stores into this rank's window are visible from here on.
         if (r.ctx->win != MPI_WIN_NULL)
             MPI_Win_sync(r.ctx->win);

@@ -27,23 +27,6 @@ void nt_mpi_topo_destroy(nt_mpi_topo_t *t)
     free(t);
 }
 
-// The lowest failing rank's status and message on every rank (as redist.c's agreement).
-static nt_status agree_topo(MPI_Comm c, nt_status st, int me)
-{
-    int v[2] = {st, st ? me : INT_MAX};
-    if (MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MIN, c) != MPI_SUCCESS)
-        return nt_mpi_fail(NT_ESYS, "nt_mpi_topo_create: MPI_Allreduce failed");
-    if (v[0] == NT_OK)
-        return NT_OK;
-    char msg[400];
-    snprintf(msg, sizeof msg, "rank %d: %s", me, nt_mpi_last_error());
-    if (MPI_Bcast(msg, sizeof msg, MPI_CHAR, v[1], c) != MPI_SUCCESS)
-        return nt_mpi_fail(NT_ESYS, "nt_mpi_topo_create: MPI_Bcast failed");
-    msg[sizeof msg - 1] = '\0';
-    nt_mpi_set_error(msg);
-    return (nt_status)v[0];
-}
-
 static nt_status gather(MPI_Comm comm, nt_mpi_topo_t *t, uint32_t inter)
 {
     int nd = nt_topo_ndomains(t->local);
@@ -129,9 +112,9 @@ nt_status nt_mpi_topo_create(MPI_Comm comm, const nt_topo_opts_t *opts, uint32_t
         if (ls)
             s = nt_mpi_fail(ls, "nt_topo_load: %s", nt_last_error());
     }
-    s = agree_topo(comm, s, me);
+    s = nt_mpi_agree(comm, s, me, NULL);
     if (!s)
-        s = agree_topo(comm, gather(comm, t, inter_distance), me);
+        s = nt_mpi_agree(comm, gather(comm, t, inter_distance), me, NULL);
     if (s) {
         nt_mpi_topo_destroy(t);
         return s;

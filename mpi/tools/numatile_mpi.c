@@ -420,8 +420,7 @@ static int cmd_redist(int argc, char **argv)
             json_array_append_new(pj, json_integer(perm[k]));
         for (int c = 0; c < r.b.p * r.b.q; c++)
             json_array_append_new(tj, json_integer(bran[c]));
-        json_object_set_new(o, "transport", json_string(r.steps ? "p2p" : r.a2a ? "alltoallv"
-                                                                                : "p2p"));
+        json_object_set_new(o, "transport", json_string(r.a2a && !r.steps ? "alltoallv" : "p2p"));
         json_object_set_new(o, "match", json_string(nt_match_objective_name(r.match)));
         json_object_set_new(o, "rank_perm", pj);
         json_object_set_new(o, "target_ranks", tj);
