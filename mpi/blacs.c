@@ -7,12 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nt_blacs.h"
 #include "nt_mpi_int.h"
-
-// Debian's MPI BLACS (in libscalapack-openmpi): C interface, process numbers = ranks of
-// MPI_COMM_WORLD.
-void Cblacs_gridinfo(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);
-int Cblacs_pnum(int ctxt, int prow, int pcol);
 
 enum { DTYPE_ = 0, CTXT_ = 1, M_ = 2, N_ = 3, MB_ = 4, NB_ = 5, RSRC_ = 6, CSRC_ = 7, LLD_ = 8 };
 enum { REC = 12 }; // per grid: member, nprow, npcol, myrow, mycol, dtype, m, n, mb, nb, rsrc, csrc

@@ -35,30 +35,10 @@
 #include <numatile/topo.h>
 
 #include "numatile_mpi.h"
+#include "nt_blacs.h"
+#include "test_rng.h"
 
-void Cblacs_pinfo(int *mypnum, int *nprocs);
-void Cblacs_get(int ctxt, int what, int *val);
-void Cblacs_gridinit(int *ctxt, const char *order, int nprow, int npcol);
-void Cblacs_gridmap(int *ctxt, int *usermap, int ldumap, int nprow, int npcol);
-void Cblacs_gridinfo(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);
-void Cblacs_gridexit(int ctxt);
-void Cblacs_exit(int notdone);
-void pdgemr2d_(const int *m, const int *n, const double *a, const int *ia, const int *ja,
-               const int *desca, double *b, const int *ib, const int *jb, const int *descb,
-               const int *ctxt);
 
-static uint64_t rng_state;
-static uint64_t next(void)
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-static int uni(int lo, int hi) // inclusive
-{
-    return lo + (int)(next() % (uint64_t)(hi - lo + 1));
-}
 
 static const double SENTINEL = -7.25;
 

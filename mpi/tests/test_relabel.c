@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "numatile_mpi.h"
+#include "test_rng.h"
 
 static int me, nranks;
 static long failures;
@@ -43,18 +44,6 @@ static long failures;
         }                                                                                       \
     } while (0)
 
-static uint64_t rng_state;
-static uint64_t next(void)
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-static int uni(int lo, int hi)
-{
-    return lo + (int)(next() % (uint64_t)(hi - lo + 1));
-}
 
 // ---- distributed topology -------------------------------------------------------------------
 

@@ -28,15 +28,8 @@
 #include <numatile/matrix.h>
 
 #include "numatile_mpi.h"
+#include "nt_blacs.h"
 
-void Cblacs_get(int ctxt, int what, int *val);
-void Cblacs_gridinit(int *ctxt, const char *order, int nprow, int npcol);
-void Cblacs_gridinfo(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);
-void Cblacs_gridexit(int ctxt);
-void Cblacs_exit(int notdone);
-void pdgemr2d_(const int *m, const int *n, const double *a, const int *ia, const int *ja,
-               const int *desca, double *b, const int *ib, const int *jb, const int *descb,
-               const int *ctxt);
 
 enum { MAX_REPS = 1000 };
 static int rank, nranks;
