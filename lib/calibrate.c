@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "nt_core.h"
+#include "nt_exec.h"
 #include "nt_kernels.h"
 #include "numatile/dist.h"
 #include "numatile/kernels.h"
@@ -38,17 +39,6 @@ static double median(double *x, int n)
 {
     qsort(x, (size_t)n, sizeof *x, cmp_double);
     return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
-}
-
-// Copy threads of a domain as nt_plan_execute() picks them: its cpus up to 4, 1 when shared.
-static int copy_threads(const nt_topo_t *topo, int d)
-{
-    nt_domain_info_t info;
-    if (nt_topo_domain(topo, d, &info) != NT_OK || info.ncpus == 0)
-        return 0;
-    if (nt_topo_oversubscribed(topo))
-        return 1;
-    return info.ncpus < 4 ? info.ncpus : 4;
 }
 
 // Run with the calling thread bound to domain d, restoring its affinity afterwards.
@@ -102,7 +92,7 @@ static nt_status measure_copy(cal *c, nt_profile_t *p)
 {
     for (int i = 0; i < c->D; i++)
         for (int j = 0; j < c->D; j++) {
-            int thr = copy_threads(c->topo, j);
+            int thr = nt_team_default_threads(c->topo, j);
             for (int r = -1; r < c->reps; r++) {
                 double s = timed_copy(c, c->src[i], c->dst[j], j, thr);
                 if (s < 0)
@@ -153,7 +143,7 @@ static nt_status measure_concurrent(cal *c, nt_profile_t *p)
 {
     int total = 0, *dom_of = NULL, *rank = NULL, *cnt = calloc((size_t)c->D, sizeof(int));
     for (int d = 0; d < c->D && cnt; d++)
-        total += cnt[d] = copy_threads(c->topo, d);
+        total += cnt[d] = nt_team_default_threads(c->topo, d);
     dom_of = malloc((size_t)total * sizeof(int));
     rank = malloc((size_t)total * sizeof(int));
     if (!cnt || !dom_of || !rank) {
@@ -473,7 +463,7 @@ static nt_status check_opts(const nt_topo_t *topo, const nt_calibrate_opts_t *o)
     if (nt_topo_get_kind(topo) == NT_TOPO_SYNTHETIC)
         return nt_fail(NT_ENOTSUP, "nt_calibrate: a synthetic topology cannot be measured");
     for (int d = 0; d < nt_topo_ndomains(topo); d++)
-        if (copy_threads(topo, d) == 0)
+        if (nt_team_default_threads(topo, d) == 0)
             return nt_fail(NT_ENOTSUP, "nt_calibrate: domain %d has no cpus", d);
     return NT_OK;
 }

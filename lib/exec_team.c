@@ -13,6 +13,16 @@
 // Scratch buffers of the copy bound are at most this large (repeated to reach the byte count).
 #define BOUND_CAP ((size_t)32 << 20)
 
+int nt_team_default_threads(const nt_topo_t *topo, int d)
+{
+    nt_domain_info_t info;
+    if (nt_topo_domain(topo, d, &info) != NT_OK || info.ncpus == 0)
+        return 0;
+    if (nt_topo_oversubscribed(topo))
+        return 1;
+    return info.ncpus < 4 ? info.ncpus : 4;
+}
+
 nt_status nt_team_init(nt_team_t *t, const nt_topo_t *topo, int D, const nt_exec_opts_t *o)
 {
     *t = (nt_team_t){.topo = topo, .D = D, .maxcpu = 1, .tpd_max = 1};
@@ -28,16 +38,17 @@ nt_status nt_team_init(nt_team_t *t, const nt_topo_t *topo, int D, const nt_exec
     t->node = calloc((size_t)D, sizeof *t->node);
     if (!t->cpu_ok || !t->tpd || !t->node)
         return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
-    bool shared = nt_topo_oversubscribed(topo);
     for (int d = 0; d < D; d++) {
         nt_domain_info_t info;
         nt_topo_domain(topo, d, &info);
         t->node[d] = info.node;
         for (int k = 0; k < info.ncpus; k++)
             t->cpu_ok[(size_t)d * (size_t)t->maxcpu + (size_t)info.cpus[k]] = 1;
-        int n = o->threads_per_domain > 0 ? o->threads_per_domain
-                                          : (shared ? 1 : (info.ncpus < 4 ? info.ncpus : 4));
-        t->tpd[d] = info.ncpus > 0 ? n : 0;
+        if (info.ncpus == 0)
+            t->tpd[d] = 0;
+        else
+            t->tpd[d] = o->threads_per_domain > 0 ? o->threads_per_domain
+                                                  : nt_team_default_threads(topo, d);
         if (t->tpd[d] > t->tpd_max)
             t->tpd_max = t->tpd[d];
     }

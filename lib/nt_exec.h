@@ -27,8 +27,12 @@ typedef struct nt_team {
     int saved_levels;       // max-active-levels before nt_team_begin()
 } nt_team_t;
 
-// Cpus, threads per domain (opts->threads_per_domain, or the domain's cpus capped at 4; 1
-// when domains share cpus), nodes, and the per-thread counters. Free with nt_team_free().
+// Copy threads of domain d when the caller gives no count: its cpus up to 4, 1 when domains
+// share cpus, 0 for a domain without cpus (or an invalid d).
+int nt_team_default_threads(const nt_topo_t *topo, int d);
+
+// Cpus, threads per domain (opts->threads_per_domain, or nt_team_default_threads()), nodes, and
+// the per-thread counters. Free with nt_team_free().
 nt_status nt_team_init(nt_team_t *t, const nt_topo_t *topo, int D, const nt_exec_opts_t *o);
 void nt_team_free(nt_team_t *t);
 
