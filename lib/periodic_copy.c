@@ -1,9 +1,11 @@
 // Copy kernels of periodic plans (see nt_periodic.h): one column's runs, repetition by
 // repetition of its pattern, with non-temporal stores for long runs of large moves.
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "nt_copy.h"
+#include "nt_lines.h"
 #include "nt_periodic.h"
 
 // Runs of at least this many bytes are written with non-temporal stores when the whole move
@@ -96,3 +98,23 @@ void copy_column(char *const *dst, const char *const *src, const prun *r, const 
         copy_runs(dst, src, r, L->rem, es, stream, L->reps * L->ds, L->reps * L->dt);
 }
 
+
+void copy_column_lines(nt_lines *w, const char *const *src, const prun *r, const plist *L)
+{
+    const uint64_t *sp[MAX_PERIOD];
+    bool small = L->npat <= MAX_PERIOD;
+    for (int64_t e = 0; small && e < L->npat; e++)
+        sp[e] = (const uint64_t *)(const void *)src[r[e].a] + r[e].sl;
+    for (int64_t k = 0; k <= L->reps; k++) {
+        int64_t n = k < L->reps ? L->npat : L->rem, so = k * L->ds;
+        if (small) {
+            for (int64_t e = 0; e < n; e++)
+                nt_lines_put(&w[r[e].b], sp[e] + so, r[e].len);
+        } else {
+            for (int64_t e = 0; e < n; e++)
+                nt_lines_put(&w[r[e].b],
+                             (const uint64_t *)(const void *)src[r[e].a] + so + r[e].sl,
+                             r[e].len);
+        }
+    }
+}

@@ -14,6 +14,7 @@
 #include "numatile/plan.h"
 #include "nt_core.h"
 #include "../../lib/nt_copy.h"
+#include "../../lib/nt_periodic.h"
 #include "../../numa/nt_numa.h"
 
 #ifdef __SANITIZE_ADDRESS__
@@ -252,6 +253,41 @@ Test(periodic_exec, random_geometries_arrive_element_by_element)
     nt_rng g = {77};
     for (int k = 0; k < NEXEC; k++)
         exec_case(&g, k % 3 == 0);
+}
+
+// Global order through line writers (streamed whole target lines, nt_lines.h), forced for
+// every run length, with and without a larger block: every element against the source.
+Test(periodic_exec, line_writers_arrive_element_by_element)
+{
+    nt_rng g = {4242};
+    nt_exec_test_lines(1);
+    nt_copy_test_stream_above(0);
+    for (int k = 0; k < NEXEC * 4; k++) {
+        int64_t m = rnd(&g, 1, 200), n = rnd(&g, 1, 60);
+        nt_matrix_t *S = random_bc(&g, topo4, m, n, 8, 0);
+        nt_matrix_t *T = random_bc(&g, topo4, rnd(&g, 1, 200), rnd(&g, 1, 60), 8,
+                                   rnd(&g, 0, 1) ? 0 : NT_MATRIX_NOALLOC);
+        uint64_t seed = nt_rng_next(&g);
+        cr_assert_eq(nt_matrix_fill_pattern(S, seed), NT_OK);
+        nt_sub_t s = random_sub(&g, S, T);
+        nt_plan_t *p;
+        cr_assert_eq(nt_plan_create(S, T, &s, NULL, &p), NT_OK, "%s", nt_last_error());
+        nt_exec_opts_t eo = {.order = NT_ORDER_GLOBAL, .threads_per_domain = (int)rnd(&g, 0, 2)};
+        cr_assert_eq(nt_plan_execute(p, S, T, &eo, NULL), NT_OK, "%s", nt_last_error());
+        int64_t bad;
+        cr_assert_eq(nt_matrix_check_pattern(T, seed, s.dst_row, s.dst_col, s.rows, s.cols,
+                                             s.src_row - s.dst_row, s.src_col - s.dst_col, &bad),
+                     NT_OK);
+        cr_assert_eq(bad, 0, "case %d: %lld target elements differ from the source", k,
+                     (long long)bad);
+        // Lines shared with elements outside the submatrix were not overwritten.
+        cr_assert_eq(nonzero_outside(T, &s), 0, "case %d: target written outside", k);
+        nt_plan_destroy(p);
+        nt_matrix_destroy(S);
+        nt_matrix_destroy(T);
+    }
+    nt_copy_test_stream_above(-1);
+    cr_assert_eq(nt_exec_test_lines(-1), NEXEC * 4, "not every execution used line writers");
 }
 
 // Allocation of the target fails at every possible point: nothing changes, nothing leaks.

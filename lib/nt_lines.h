@@ -1,0 +1,105 @@
+// Line writers: a target column written in order by short runs of 8-byte elements, turned into
+// streaming stores of whole 64-byte lines. Runs of 28-64 elements (block-size changes) or of
+// one (CYCLIC(1)) rarely cover a whole line by themselves, and with ordinary stores every
+// target line is read before it is written (3 memory transfers per byte instead of 2). A
+// writer keeps the line being filled in a 64-byte buffer and streams it once complete; whole
+// lines inside a run go straight from the source. Copying through a whole-column buffer
+// instead was measured slower (nb 64 -> 100: 0.40 of the bound against 0.56 with ordinary
+// stores): a separate pass serialises the reads and the writes that one loop overlaps.
+//
+// A writer fills one contiguous target range in order: nt_lines_start() at its first element,
+// nt_lines_put()/nt_lines_put1() for what follows, nt_lines_flush() at its end, then
+// nt_copy_fence() before the copies must be visible. Partial lines (range ends) take ordinary
+// stores, so ranges of two writers may share a line.
+#ifndef NUMATILE_LINES_INTERNAL_H
+#define NUMATILE_LINES_INTERNAL_H
+
+#include <stdalign.h>
+#include <stdint.h>
+
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
+typedef struct nt_lines {
+    alignas(64) uint64_t line[8]; // elements lo..hi-1 of the target line at base
+    uint64_t *base;               // the 64-byte aligned target line being filled
+    int lo, hi;
+} nt_lines;
+
+// Stream the 64-byte line at s to the aligned target line d.
+static inline void nt_lines_stream(uint64_t *d, const uint64_t *s)
+{
+#if defined(__SSE2__)
+    const __m128i *p = (const __m128i *)(const void *)s;
+    __m128i *q = (__m128i *)(void *)d;
+    __m128i a = _mm_loadu_si128(p), b = _mm_loadu_si128(p + 1);
+    __m128i c = _mm_loadu_si128(p + 2), e = _mm_loadu_si128(p + 3);
+    _mm_stream_si128(q, a);
+    _mm_stream_si128(q + 1, b);
+    _mm_stream_si128(q + 2, c);
+    _mm_stream_si128(q + 3, e);
+#else
+    for (int k = 0; k < 8; k++)
+        d[k] = s[k];
+#endif
+}
+
+// Start a target range at d: the writes that follow fill it in order.
+static inline void nt_lines_start(nt_lines *w, uint64_t *d)
+{
+    w->base = (uint64_t *)(void *)((uintptr_t)d & ~(uintptr_t)63);
+    w->lo = w->hi = (int)(d - w->base);
+}
+
+// End the range: its last, partial line with ordinary stores (a whole one streamed). The
+// first line of a range not starting on a line boundary is written here too, or when full.
+static inline void nt_lines_flush(nt_lines *w)
+{
+    for (int k = w->lo; k < w->hi; k++)
+        w->base[k] = w->line[k];
+    w->lo = w->hi = 0;
+}
+
+// The line buffer is full: stream it (ordinary stores when its start belongs to another range).
+static inline void nt_lines_next(nt_lines *w)
+{
+    if (w->lo == 0)
+        nt_lines_stream(w->base, w->line);
+    else
+        nt_lines_flush(w);
+    w->base += 8;
+    w->lo = w->hi = 0;
+}
+
+// One element.
+static inline void nt_lines_put1(nt_lines *w, uint64_t v)
+{
+    w->line[w->hi++] = v;
+    if (w->hi == 8)
+        nt_lines_next(w);
+}
+
+// n elements from s.
+static inline void nt_lines_put(nt_lines *w, const uint64_t *s, int64_t n)
+{
+    if (w->hi > 0 || n < 8) {
+        int take = n < 8 - w->hi ? (int)n : 8 - w->hi;
+        for (int k = 0; k < take; k++)
+            w->line[w->hi + k] = s[k];
+        w->hi += take;
+        s += take;
+        n -= take;
+        if (w->hi < 8)
+            return;
+        nt_lines_next(w);
+    }
+    // Whole lines straight from the source.
+    for (; n >= 8; n -= 8, s += 8, w->base += 8)
+        nt_lines_stream(w->base, s);
+    for (int k = 0; k < n; k++)
+        w->line[k] = s[k];
+    w->hi = (int)n;
+}
+
+#endif
