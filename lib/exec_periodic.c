@@ -13,7 +13,8 @@
 //   to bottom into every target, on the source domain.
 // - GLOBAL: a task is a range of the submatrix's columns; each column is copied in one pass
 //   over all its sources and targets, tasks dealt to every domain (for virtual domains, which
-//   share one node).
+//   share one node). Large moves with runs of a line or more write each target column through
+//   a line writer (nt_lines.h), so that whole target lines are streamed.
 // Nothing can fail after the target is allocated, so "nothing lost" only needs the allocation
 // (and every table) first.
 #include <omp.h>
@@ -29,11 +30,13 @@
 #include "nt_periodic.h"
 #include "nt_plan.h"
 
-// Average run length (elements) from which global order writes through line writers.
+// Average run length (elements) from which global order writes through line writers: with
+// AVX-512 (a run lands in the line with one masked load) and without.
+#define LINE_RUN_AVX512 4
 #define LINE_RUN 16
 
-// Test hook (nt_exec.h): -1 by run length, 0 never, 1 whenever possible; and the count of
-// executions that wrote through line writers.
+// Test hook (nt_periodic.h): -1 by run length, 0 never, 1 whenever possible, 2 the same
+// without AVX-512; and the count of executions that wrote through line writers.
 static _Atomic int lines_mode = -1;
 static _Atomic int64_t lines_used;
 
@@ -78,6 +81,7 @@ typedef struct pctx {
     // Global order under streaming with 8-byte elements: per copy thread one line writer per
     // target grid row, which writes its column of each submatrix column (see lines_init()).
     nt_lines *lines;
+    bool lines_avx512; // their AVX-512 loop
     int64_t *lfirst; // per target grid row: its first local row in a column
     ptask *task;
     int64_t ntask;
@@ -151,7 +155,7 @@ static void global_column(pctx *x, colctx *cc, const prun *cr, int64_t y)
         for (int b = 0; b < P; b++)
             if (cc->dcol[b] && x->lfirst[b] >= 0)
                 nt_lines_start(&w[b], (uint64_t *)(void *)cc->dcol[b] + x->lfirst[b]);
-        copy_column_lines(w, cc->scol, cc->rows, cc->pat);
+        copy_column_lines(w, cc->scol, cc->rows, cc->pat, x->lines_avx512);
         for (int b = 0; b < P; b++)
             nt_lines_flush(&w[b]);
         return;
@@ -528,13 +532,13 @@ static nt_status lists_alloc(pctx *x)
 }
 
 // Line writers for global order (see nt_lines.h): when the move streams, elements are 8 bytes
-// and runs are at least a line long on average, the target columns of a submatrix column are
-// written through one line writer each, so that whole target lines are streamed (measured,
-// 2x2 -> 4x1, N = 4096, copy / bound with / without: nb 64 -> 100 0.85 / 0.62, 512 -> 256
-// 0.83 / 0.85, 8 -> 12 (runs of 4-12) 0.61 / 0.63, 1 -> 3 (runs of 1) 0.26 / 0.49: short
-// runs cost more in the writer than the reads for ownership they save). Needs every target's
-// runs in one column to follow each other without a gap (always so for block-cyclic maps;
-// checked).
+// and runs are long enough on average, the target columns of a submatrix column are written
+// through one line writer each, so that whole target lines are streamed. Measured (2x2 -> 4x1,
+// N = 4096, copy / same-run bound, with / without writers): nb 64 -> 100 0.87 / 0.64,
+// 512 -> 256 0.83 / 0.85 (its runs are whole aligned lines anyway), 8 -> 12 (runs of 4 and 8)
+// 0.73-0.75 / 0.62-0.64 with AVX-512 but 0.60-0.61 without, 1 -> 3 (runs of one) 0.18 / 0.49:
+// there the writer costs more than the reads for ownership it saves. Needs every target's runs
+// in one column to follow each other without a gap (always so for block-cyclic maps; checked).
 static nt_status lines_init(pctx *x)
 {
     const nt_plan_geo_t *g = x->v->geo;
@@ -542,7 +546,9 @@ static nt_status lines_init(pctx *x)
     if (x->order != NT_ORDER_GLOBAL || !x->stream || g->es != 8 || mode == 0)
         return NT_OK;
     int64_t nruns = x->ga.first[1];
-    if (nruns == 0 || (mode < 0 && x->ga.total[0] < LINE_RUN * nruns))
+    x->lines_avx512 = nt_lines_avx512() && mode != 2;
+    int64_t min_run = x->lines_avx512 ? LINE_RUN_AVX512 : LINE_RUN;
+    if (nruns == 0 || (mode < 0 && x->ga.total[0] < min_run * nruns))
         return NT_OK;
     int P = g->gt.p;
     int64_t *next = malloc((size_t)P * sizeof *next);

@@ -56,9 +56,10 @@ void copy_column(char *const *dst, const char *const *src, const prun *r, const 
                  size_t es, bool stream);
 void stream_fence(void);
 
-// Test hook of exec_periodic.c: mode -1 (default) writes through line writers when runs are a
-// line long on average, 0 never, 1 whenever the order and element size allow; returns how many
-// executions used line writers since the previous call.
+// Test hook of exec_periodic.c: mode -1 (default) writes through line writers when runs are
+// long enough on average, 0 never, 1 whenever the order and element size allow, 2 the same
+// without the AVX-512 loop; returns how many executions used line writers since the previous
+// call.
 int64_t nt_exec_test_lines(int mode);
 
 struct nt_lines;
@@ -66,7 +67,10 @@ struct nt_lines;
 // writes target grid row b's column, started by the caller at the column's first element of
 // b (the runs of each target continue each other, so each target column is written in order
 // and its whole lines are streamed). The caller flushes the writers after the column.
+// avx512: the AVX-512 loop (only where nt_lines_avx512()).
 void copy_column_lines(struct nt_lines *w, const char *const *src, const prun *r,
-                       const plist *L);
+                       const plist *L, bool avx512);
+// Whether this cpu runs copy_column_lines()'s AVX-512 loop.
+bool nt_lines_avx512(void);
 
 #endif

@@ -99,22 +99,57 @@ void copy_column(char *const *dst, const char *const *src, const prun *r, const 
 }
 
 
-void copy_column_lines(nt_lines *w, const char *const *src, const prun *r, const plist *L)
-{
-    const uint64_t *sp[MAX_PERIOD];
-    bool small = L->npat <= MAX_PERIOD;
-    for (int64_t e = 0; small && e < L->npat; e++)
-        sp[e] = (const uint64_t *)(const void *)src[r[e].a] + r[e].sl;
-    for (int64_t k = 0; k <= L->reps; k++) {
-        int64_t n = k < L->reps ? L->npat : L->rem, so = k * L->ds;
-        if (small) {
-            for (int64_t e = 0; e < n; e++)
-                nt_lines_put(&w[r[e].b], sp[e] + so, r[e].len);
-        } else {
-            for (int64_t e = 0; e < n; e++)
-                nt_lines_put(&w[r[e].b],
-                             (const uint64_t *)(const void *)src[r[e].a] + so + r[e].sl,
-                             r[e].len);
-        }
+// The writers' loop, instantiated for the baseline and (below) for AVX-512.
+#define COPY_COLUMN_LINES(PUT)                                                                 \
+    const uint64_t *sp[MAX_PERIOD];                                                            \
+    bool small = L->npat <= MAX_PERIOD;                                                        \
+    for (int64_t e = 0; small && e < L->npat; e++)                                             \
+        sp[e] = (const uint64_t *)(const void *)src[r[e].a] + r[e].sl;                         \
+    for (int64_t k = 0; k <= L->reps; k++) {                                                   \
+        int64_t n = k < L->reps ? L->npat : L->rem, so = k * L->ds;                            \
+        if (small) {                                                                           \
+            for (int64_t e = 0; e < n; e++)                                                    \
+                PUT(&w[r[e].b], sp[e] + so, r[e].len);                                         \
+        } else {                                                                               \
+            for (int64_t e = 0; e < n; e++)                                                    \
+                PUT(&w[r[e].b], (const uint64_t *)(const void *)src[r[e].a] + so + r[e].sl,    \
+                    r[e].len);                                                                 \
+        }                                                                                      \
     }
+
+static void lines_base(nt_lines *w, const char *const *src, const prun *r, const plist *L)
+{
+    COPY_COLUMN_LINES(nt_lines_put)
+}
+
+#if NT_LINES_AVX512
+__attribute__((target("avx512f"))) static void lines_avx512(nt_lines *w,
+                                                             const char *const *src,
+                                                             const prun *r, const plist *L)
+{
+    COPY_COLUMN_LINES(nt_lines_put_avx512)
+}
+#endif
+
+bool nt_lines_avx512(void)
+{
+#if NT_LINES_AVX512
+    return __builtin_cpu_supports("avx512f");
+#else
+    return false;
+#endif
+}
+
+void copy_column_lines(nt_lines *w, const char *const *src, const prun *r, const plist *L,
+                       bool avx512)
+{
+#if NT_LINES_AVX512
+    if (avx512) {
+        lines_avx512(w, src, r, L);
+        return;
+    }
+#else
+    (void)avx512;
+#endif
+    lines_base(w, src, r, L);
 }
