@@ -24,6 +24,7 @@ static const char *gemm_help =
     "                profile from numatile calibrate); as numatile partition, exact tile counts\n"
     "                (JSON adds speeds, normalised, and algo; dist reads hetero:ALGO)\n"
     "  --algo A      with --speeds: column | rrp | snrrp | nrrp | sfcp | exact; default nrrp\n"
+    "                (--from redistributes to the partition; only --match none applies)\n"
     "  --cache       copy the remote A and B tiles each domain needs into a per-domain cache\n"
     "                first (remote_reads then counts the copies; cache_seconds their time)\n"
     KERN_OPTIONS_HELP;

@@ -121,6 +121,11 @@ int kern_parse(const char *cmd, const char *help, int argc, char **argv, kopts *
         return cli_usage(cmd, "--m is required");
     if (o->match && !o->from)
         return cli_usage(cmd, "--match needs --from");
+    // Part j of a heterogeneous partition is sized for domain j's speed: relabelling it onto
+    // other domains would undo that.
+    if (o->speeds && o->match && strcmp(o->match, "none"))
+        return cli_usage(cmd, "--match %s: the --speeds partition gives each domain the part "
+                         "built for its speed; only --match none applies", o->match);
     return CLI_OK;
 }
 

@@ -117,6 +117,11 @@ Test(cli_gemm_speeds, bad_arguments_exit_2_naming_the_argument)
     expect_usage((const char *[]){"gemm", "--n", "128", "--nb", "32", "--dist", "bc1d:2",
                                   "--algo", "rrp", "--domains", "2", NULL},
                  "--algo", "--speeds");
+    // Relabelling would give a part to a domain of another speed.
+    expect_usage((const char *[]){"gemm", "--n", "128", "--nb", "32", "--speeds", "4,2",
+                                  "--from", "bc1d:2", "--match", "volume", "--domains", "2",
+                                  NULL},
+                 "--match", "--speeds");
     // 3 x 3 tiles: sfcp needs a power of two.
     expect_usage((const char *[]){"gemm", "--n", "96", "--nb", "32", "--speeds", "4,2",
                                   "--algo", "sfcp", "--domains", "2", NULL},
