@@ -4,16 +4,27 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "commands.h"
 #include "kern_cli.h"
+#include "speeds_cli.h"
 
 static const char *gemm_help =
     "usage: numatile gemm --n N --nb NB --dist DIST [--from DIST --match MODE] [options]\n"
+    "       numatile gemm --n N --nb NB --speeds S [--algo A] [options]\n"
     "  C = A B with A, B, C n x n in NB x NB tiles placed by DIST, one task per C tile run on\n"
     "  C tile's domain (BLIS single-threaded per task); --verify checks C v = A (B v) per row\n"
     "  within 4 (2n + 2) eps (8 for c, z) times the row's sum of absolute products.\n"
+    "  --speeds S    instead of --dist: place A, B and C on the heterogeneous partition of the\n"
+    "                ceil(n/nb) x ceil(n/nb) tile grid for these relative domain speeds, one per\n"
+    "                domain: s1,s2,... | topo (cpus of the domains) | measured (GEMM speeds\n"
+    "                of a quick calibration of the same --domains) | measured:FILE (of a\n"
+    "                profile from numatile calibrate); as numatile partition, exact tile counts\n"
+    "                (JSON adds speeds, normalised, and algo; dist reads hetero:ALGO)\n"
+    "  --algo A      with --speeds: column | rrp | snrrp | nrrp | sfcp | exact; default nrrp\n"
+    "                (--from redistributes to the partition; only --match none applies)\n"
     "  --cache       copy the remote A and B tiles each domain needs into a per-domain cache\n"
     "                first (remote_reads then counts the copies; cache_seconds their time)\n"
     KERN_OPTIONS_HELP;
@@ -63,8 +74,9 @@ static int gemm_check(nt_dtype t, const nt_matrix_t *A, const nt_matrix_t *B,
     return vrc;
 }
 
-// Place A, B and C (A and B filled from seeds seed, seed + 1), run the product.
-static int gemm_run(const kopts *o, const nt_topo_t *t)
+// Place A, B and C (A and B filled from seeds seed, seed + 1), run the product; m speeds
+// (normalised) when --speeds gave them.
+static int gemm_run(const kopts *o, const nt_topo_t *t, int m, const double *speeds)
 {
     nt_matrix_t *A = NULL, *B = NULL, *C = NULL;
     redist_sum rs = {0};
@@ -85,6 +97,20 @@ static int gemm_run(const kopts *o, const nt_topo_t *t)
     json_t *extra = json_pack("{s:I, s:I, s:b, s:f}", "n", (json_int_t)o->n, "nb",
                               (json_int_t)o->nb, "cache", (int)o->cache, "cache_seconds",
                               s.cache_seconds);
+    if (o->map) {
+        json_t *sp = json_array();
+        for (int i = 0; i < m; i++)
+            json_array_append_new(sp, json_real(speeds[i]));
+        json_object_set_new(extra, "speeds", sp);
+        json_object_set_new(extra, "algo", json_string(nt_hetero_algo_name(o->algo)));
+    }
+    if (!o->co.json && o->map) {
+        printf("heterogeneous partition %s of %lld x %lld tiles, speeds",
+               nt_hetero_algo_name(o->algo), (long long)o->map->mt, (long long)o->map->nt);
+        for (int i = 0; i < m; i++)
+            printf(" %.3f", speeds[i]);
+        printf("\n");
+    }
     if (!o->co.json && o->cache)
         printf("input cache: %lld tiles copied (%.1f MiB) in %.3f s (part of the time below)\n",
                (long long)s.remote_reads, (double)s.remote_read_bytes / (1 << 20),
@@ -98,6 +124,32 @@ out:
     return rc;
 }
 
+// --speeds on topology t: the speeds (normalised to sum 1, as partition reports them) into s
+// and *m, and the heterogeneous tile map of --algo into *map. CLI_OK or the exit code.
+static int hetero_map(const kopts *o, const nt_topo_t *t, double *s, int *m, nt_tilemap_t **map)
+{
+    int rc = speeds_parse("gemm", o->speeds, t, s, m);
+    if (rc != CLI_OK)
+        return rc;
+    int nd = nt_topo_ndomains(t);
+    if (*m != nd)
+        return cli_usage("gemm", "--speeds: %d speeds for %d domains (--domains or the "
+                         "machine's); give one speed per domain", *m, nd);
+    double sum = 0;
+    for (int i = 0; i < *m; i++)
+        sum += s[i];
+    for (int i = 0; i < *m; i++)
+        s[i] /= sum;
+    int64_t nt = (o->n + o->nb - 1) / o->nb;
+    if (o->algo == NT_HETERO_SFCP && (nt & (nt - 1)))
+        return cli_usage("gemm", "--algo sfcp needs a power-of-two tile grid, got %lld tiles "
+                         "per side (--n / --nb)", (long long)nt);
+    nt_status st = nt_hetero_tilemap(o->algo, NT_HETERO_PRECISE, *m, s, nt, map);
+    if (st == NT_ENOTSUP)
+        return cli_usage("gemm", "--algo %s: %s", nt_hetero_algo_name(o->algo), nt_last_error());
+    return st ? cli_lib_error("gemm", st) : CLI_OK;
+}
+
 int cmd_gemm(int argc, char **argv)
 {
     kopts o;
@@ -107,7 +159,21 @@ int cmd_gemm(int argc, char **argv)
     nt_topo_t *t;
     if ((rc = cli_load_topo("gemm", o.co.domains, &t)) != CLI_OK)
         return rc;
-    rc = gemm_run(&o, t);
+    double *s = NULL;
+    int m = 0;
+    nt_tilemap_t *map = NULL;
+    char name[32];
+    if (o.speeds) {
+        s = malloc(SPEEDS_MAX * sizeof *s);
+        rc = s ? hetero_map(&o, t, s, &m, &map) : CLI_RUNTIME;
+        o.map = map;
+        snprintf(name, sizeof name, "hetero:%s", nt_hetero_algo_name(o.algo));
+        o.dist = name;
+    }
+    if (rc == CLI_OK)
+        rc = gemm_run(&o, t, m, s);
+    nt_tilemap_destroy(map);
+    free(s);
     nt_topo_destroy(t);
     return rc;
 }

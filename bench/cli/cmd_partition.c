@@ -10,7 +10,7 @@
 #include "commands.h"
 #include "harness.h"
 #include "numatile/hetero.h"
-#include "numatile/profile.h"
+#include "speeds_cli.h"
 
 static const char *help =
     "usage: numatile partition --speeds S --n N [--algo A] [--round R] [--dump] [--json]\n"
@@ -31,79 +31,6 @@ static const char *help =
     "               columns touched, summed), ratio (cost / (N lower_bound)),\n"
     "               makespan_ratio, seconds\n";
 
-enum { MAX_SPEEDS = 4096 };
-
-// "measured[:FILE]": the GEMM speeds of a profile (read from FILE, or measured now).
-static int measured_speeds(const char *arg, double *s, int *m)
-{
-    nt_profile_t *p = NULL;
-    nt_topo_t *t = NULL;
-    nt_status st;
-    if (arg[8] == ':') {
-        st = nt_profile_load(arg + 9, NULL, &p);
-    } else {
-        nt_calibrate_opts_t co = {.quick = true};
-        if ((st = nt_topo_load(NULL, &t)) == NT_OK)
-            st = nt_calibrate(t, &co, &p);
-    }
-    if (!st && p->ndomains > MAX_SPEEDS)
-        st = NT_ERANGE;
-    if (!st)
-        st = nt_profile_speeds(p, s);
-    if (!st)
-        *m = p->ndomains;
-    nt_profile_destroy(p);
-    nt_topo_destroy(t);
-    return st ? cli_usage("partition", "--speeds %s: %s", arg, nt_last_error()) : CLI_OK;
-}
-
-// Parse "a,b,c" into positive speeds; 0 on success, else the CLI exit code.
-static int parse_speeds(const char *arg, double *s, int *m)
-{
-    if (nt_hetero_platform(arg, MAX_SPEEDS, m, s) == NT_OK)
-        return CLI_OK;
-    if (!strcmp(arg, "measured") || !strncmp(arg, "measured:", 9))
-        return measured_speeds(arg, s, m);
-    if (strcmp(arg, "topo") == 0) {
-        nt_topo_t *t;
-        nt_status st = nt_topo_load(NULL, &t);
-        if (st)
-            return cli_lib_error("partition", st);
-        st = nt_hetero_speeds_from_topo(t, MAX_SPEEDS, m, s);
-        nt_topo_destroy(t);
-        return st ? cli_usage("partition", "--speeds topo: %s", nt_last_error()) : CLI_OK;
-    }
-    size_t len = strlen(arg);
-    char *buf = malloc(len + 1);
-    if (!buf)
-        return CLI_RUNTIME;
-    memcpy(buf, arg, len + 1);
-    int k = 0, rc = CLI_OK;
-    char *p = buf;
-    for (;;) {
-        char *comma = strchr(p, ',');
-        if (comma)
-            *comma = '\0';
-        double v;
-        if (k == MAX_SPEEDS) {
-            rc = cli_usage("partition", "--speeds: more than %d speeds", MAX_SPEEDS);
-            break;
-        }
-        if (!cli_parse_double(p, &v) || !(v > 0)) {
-            rc = cli_usage("partition", "--speeds: item %d '%s' is not a positive number", k + 1,
-                           p);
-            break;
-        }
-        s[k++] = v;
-        if (!comma)
-            break;
-        p = comma + 1;
-    }
-    free(buf);
-    *m = k;
-    return rc;
-}
-
 static json_t *zones_json(int m, const nt_hetero_zone_t *z)
 {
     json_t *a = json_array();
@@ -121,7 +48,7 @@ static json_t *zones_json(int m, const nt_hetero_zone_t *z)
 
 typedef struct opts {
     cli_common co; // --json, --help
-    double *s;     // the speeds (MAX_SPEEDS of room), m of them
+    double *s;     // the speeds (SPEEDS_MAX of room), m of them
     int m;
     int64_t n;
     nt_hetero_algo algo;
@@ -168,7 +95,7 @@ static int parse_args(int argc, char **argv, opts *o)
     while ((c = cli_getopt(argc, argv, lo)) != -1) {
         switch (c) {
         case 's':
-            if ((rc = parse_speeds(optarg, o->s, &o->m)) != CLI_OK)
+            if ((rc = speeds_parse("partition", optarg, NULL, o->s, &o->m)) != CLI_OK)
                 return rc;
             have_s = true;
             break;
@@ -296,7 +223,7 @@ int cmd_partition(int argc, char **argv)
 {
     opts o = {.co = {.cmd = "partition", .help = help}, .algo = NT_HETERO_NRRP,
               .round = NT_HETERO_PRECISE};
-    o.s = malloc(MAX_SPEEDS * sizeof *o.s);
+    o.s = malloc(SPEEDS_MAX * sizeof *o.s);
     if (!o.s)
         return CLI_RUNTIME;
     int rc = parse_args(argc, argv, &o);

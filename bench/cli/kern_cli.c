@@ -9,7 +9,8 @@
 #include "numatile/match.h"
 #include "numatile/plan.h"
 
-enum { O_M = 1, O_N, O_NB, O_IB, O_DIST, O_FROM, O_MATCH, O_THR, O_SCHED, O_CACHE, O_TYPE };
+enum { O_M = 1, O_N, O_NB, O_IB, O_DIST, O_FROM, O_MATCH, O_THR, O_SCHED, O_CACHE, O_TYPE,
+       O_SPEEDS, O_ALGO };
 
 static const struct option kern_options[] = {
     {"m", required_argument, 0, O_M},
@@ -28,6 +29,8 @@ static const struct option kern_options[] = {
     {"help", no_argument, 0, CLI_OPT_HELP},
     {"cache", no_argument, 0, O_CACHE},
     {"type", required_argument, 0, O_TYPE},
+    {"speeds", required_argument, 0, O_SPEEDS},
+    {"algo", required_argument, 0, O_ALGO},
     {0, 0, 0, 0}};
 
 // A size option: --NAME in 1..2^31-1.
@@ -79,25 +82,50 @@ static int kern_option(kopts *o, int c, char **argv)
             return cli_usage(cmd, "--cache is a gemm option");
         o->cache = true;
         return CLI_OK;
+    case O_SPEEDS:
+        if (strcmp(cmd, "gemm"))
+            return cli_usage(cmd, "--speeds is a gemm option");
+        o->speeds = optarg;
+        return CLI_OK;
+    case O_ALGO:
+        if (strcmp(cmd, "gemm"))
+            return cli_usage(cmd, "--algo is a gemm option");
+        if (nt_hetero_algo_parse(optarg, &o->algo) != NT_OK)
+            return cli_usage(cmd, "--algo: '%s' is not column, rrp, snrrp, nrrp, sfcp or exact",
+                             optarg);
+        o->have_algo = true;
+        return CLI_OK;
     default: return cli_common_option(&o->co, c, argv);
     }
 }
 
 int kern_parse(const char *cmd, const char *help, int argc, char **argv, kopts *o)
 {
-    *o = (kopts){.co = {.cmd = cmd, .help = help, .seed = 1}, .type = NT_DTYPE_D};
+    *o = (kopts){.co = {.cmd = cmd, .help = help, .seed = 1}, .type = NT_DTYPE_D,
+                 .algo = NT_HETERO_NRRP};
     int c, rc;
     while ((c = cli_getopt(argc, argv, kern_options)) != -1)
         if ((rc = kern_option(o, c, argv)) != CLI_OK)
             return rc;
     if ((rc = cli_no_operands(cmd, argc, argv)) != CLI_OK)
         return rc;
-    if (!o->n || !o->nb || !o->dist)
-        return cli_usage(cmd, "--n, --nb and --dist are required");
+    if (o->speeds && o->dist)
+        return cli_usage(cmd, "--speeds and --dist exclude each other: give one of them");
+    if (o->have_algo && !o->speeds)
+        return cli_usage(cmd, "--algo needs --speeds");
+    if (!o->n || !o->nb || (!o->dist && !o->speeds))
+        return cli_usage(cmd, !strcmp(cmd, "gemm") ? "--n, --nb and one of --dist or --speeds "
+                                                     "are required"
+                                                   : "--n, --nb and --dist are required");
     if (!strcmp(cmd, "qr") && !o->m)
         return cli_usage(cmd, "--m is required");
     if (o->match && !o->from)
         return cli_usage(cmd, "--match needs --from");
+    // Part j of a heterogeneous partition is sized for domain j's speed: relabelling it onto
+    // other domains would undo that.
+    if (o->speeds && o->match && strcmp(o->match, "none"))
+        return cli_usage(cmd, "--match %s: the --speeds partition gives each domain the part "
+                         "built for its speed; only --match none applies", o->match);
     return CLI_OK;
 }
 
@@ -151,14 +179,16 @@ static void kern_value(int64_t r, int64_t c, void *elem, size_t es, void *arg)
     }
 }
 
-// An operand on spec (flags as nt_matrix_create_spec's), filled from seed when fill is set.
+// An operand on map, or on spec when map is NULL (flags as nt_matrix_create_spec's), filled
+// from seed when fill is set.
 static nt_status create_operand(const nt_topo_t *t, const nt_matrix_shape_t *sh, nt_dtype type,
-                                const char *spec, unsigned flags, bool fill, uint64_t seed,
-                                nt_matrix_t **out)
+                                const nt_tilemap_t *map, const char *spec, unsigned flags,
+                                bool fill, uint64_t seed, nt_matrix_t **out)
 {
     nt_matrix_t *A;
-    nt_status st = nt_matrix_create_spec(t, sh, spec, nt_topo_ndomains(t), NT_LAYOUT_TILE,
-                                         flags, &A);
+    nt_status st = map ? nt_matrix_create(t, sh, map, NT_LAYOUT_TILE, flags, &A)
+                       : nt_matrix_create_spec(t, sh, spec, nt_topo_ndomains(t), NT_LAYOUT_TILE,
+                                               flags, &A);
     if (st != NT_OK)
         return st;
     value_arg v = {seed, type, sh->n};
@@ -176,7 +206,7 @@ nt_status kern_place(const nt_topo_t *t, const kopts *o, int64_t m, int64_t n, u
 {
     nt_matrix_shape_t sh = {m, n, o->nb, o->nb, nt_dtype_size(o->type)};
     if (!o->from)
-        return create_operand(t, &sh, o->type, o->dist, 0, fill, seed, out);
+        return create_operand(t, &sh, o->type, o->map, o->dist, 0, fill, seed, out);
     nt_match_objective obj = NT_MATCH_CANONICAL;
     nt_status st;
     if (o->match && (st = nt_match_objective_parse(o->match, &obj)) != NT_OK)
@@ -185,9 +215,9 @@ nt_status kern_place(const nt_topo_t *t, const kopts *o, int64_t m, int64_t n, u
     nt_plan_t *plan = NULL;
     nt_plan_opts_t po = {.relabel = obj};
     nt_exec_stats_t es = {0};
-    if ((st = create_operand(t, &sh, o->type, o->from, 0, fill, seed, &src)) != NT_OK ||
-        (st = create_operand(t, &sh, o->type, o->dist, NT_MATRIX_NOALLOC, false, 0, &dst)) !=
-            NT_OK ||
+    if ((st = create_operand(t, &sh, o->type, NULL, o->from, 0, fill, seed, &src)) != NT_OK ||
+        (st = create_operand(t, &sh, o->type, o->map, o->dist, NT_MATRIX_NOALLOC, false, 0,
+                             &dst)) != NT_OK ||
         (st = nt_plan_create(src, dst, NULL, &po, &plan)) != NT_OK ||
         (st = nt_plan_execute(plan, src, dst, NULL, &es)) != NT_OK) {
         nt_plan_destroy(plan);

@@ -9,6 +9,8 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "numatile/dist.h"
+#include "numatile/hetero.h"
 #include "numatile/kernels.h"
 #include "numatile/matrix.h"
 
@@ -33,6 +35,13 @@ typedef struct kopts {
     int64_t m, n, nb;
     int64_t ib; // qr only; 0 = the library's default
     const char *dist, *from, *match;
+    // gemm only: --speeds as given (parsed once the topology is known), --algo, and the
+    // heterogeneous tile map built from them, which then takes --dist's place (dist then names
+    // it "hetero:ALGO" for the report).
+    const char *speeds;
+    nt_hetero_algo algo;
+    bool have_algo;
+    const nt_tilemap_t *map;
     int threads;
     nt_kernel_sched sched;
     bool cache; // gemm only
@@ -51,7 +60,7 @@ typedef struct redist_sum {
 int kern_parse(const char *cmd, const char *help, int argc, char **argv, kopts *o);
 
 // Create an m x n operand of type o->type in o->nb tiles, filled from seed when fill is set, on
-// o->dist; or on o->from and then redistributed to o->dist (relabelled by o->match), adding the
+// o->map when set, else o->dist; or on o->from and then redistributed to that (relabelled by o->match), adding the
 // move to *rs.
 nt_status kern_place(const nt_topo_t *t, const kopts *o, int64_t m, int64_t n, uint64_t seed,
                      bool fill, nt_matrix_t **out, redist_sum *rs);
