@@ -255,44 +255,61 @@ Test(periodic_exec, random_geometries_arrive_element_by_element)
         exec_case(&g, k % 3 == 0);
 }
 
+// One random execution in global order under streaming (line writers as the mode of
+// nt_exec_test_lines() allows), checked element by element; elem_cyclic: CYCLIC(1) rows on
+// the source side, whose runs are single elements.
+static void lines_case(nt_rng *g, int k, bool elem_cyclic)
+{
+    int64_t m = rnd(g, 1, 200), n = rnd(g, 1, 60);
+    nt_matrix_t *S;
+    if (elem_cyclic) {
+        char spec[32];
+        snprintf(spec, sizeof spec, "bc2d:%dx%d", (int)rnd(g, 1, 4), (int)rnd(g, 1, 4));
+        nt_matrix_shape_t sh = {m, n, 1, rnd(g, 1, 8), 8};
+        cr_assert_eq(nt_matrix_create_spec(topo4, &sh, spec, 0, NT_LAYOUT_SCALAPACK, 0, &S),
+                     NT_OK, "%s", nt_last_error());
+    } else {
+        S = random_bc(g, topo4, m, n, 8, 0);
+    }
+    nt_matrix_t *T = random_bc(g, topo4, rnd(g, 1, 200), rnd(g, 1, 60), 8,
+                               rnd(g, 0, 1) ? 0 : NT_MATRIX_NOALLOC);
+    uint64_t seed = nt_rng_next(g);
+    cr_assert_eq(nt_matrix_fill_pattern(S, seed), NT_OK);
+    nt_sub_t s = random_sub(g, S, T);
+    nt_plan_t *p;
+    cr_assert_eq(nt_plan_create(S, T, &s, NULL, &p), NT_OK, "%s", nt_last_error());
+    nt_exec_opts_t eo = {.order = NT_ORDER_GLOBAL, .threads_per_domain = (int)rnd(g, 0, 2)};
+    cr_assert_eq(nt_plan_execute(p, S, T, &eo, NULL), NT_OK, "%s", nt_last_error());
+    int64_t bad;
+    cr_assert_eq(nt_matrix_check_pattern(T, seed, s.dst_row, s.dst_col, s.rows, s.cols,
+                                         s.src_row - s.dst_row, s.src_col - s.dst_col, &bad),
+                 NT_OK);
+    cr_assert_eq(bad, 0, "case %d: %lld target elements differ from the source", k,
+                 (long long)bad);
+    // Lines shared with elements outside the submatrix were not overwritten.
+    cr_assert_eq(nonzero_outside(T, &s), 0, "case %d: target written outside", k);
+    nt_plan_destroy(p);
+    nt_matrix_destroy(S);
+    nt_matrix_destroy(T);
+}
+
 // Global order through line writers (streamed whole target lines, nt_lines.h), forced for
-// every run length, with and without AVX-512: every element against the source, nothing
-// written outside the submatrix.
+// every run length (element-cyclic lists too), with and without AVX-512: every element against
+// the source, nothing written outside the submatrix.
 Test(periodic_exec, line_writers_arrive_element_by_element)
 {
     nt_rng g = {4242};
-    int64_t used = 0;
+    int64_t used = 0, cases = NEXEC * 4, cyclic = NEXEC;
     nt_copy_test_stream_above(0);
-    for (int k = 0; k < NEXEC * 4; k++) {
+    for (int64_t k = 0; k < cases + cyclic; k++) {
         // Half of the cases with the AVX-512 loop where the cpu has it, half without.
         used += nt_exec_test_lines(k % 2 ? 1 : 2);
-        int64_t m = rnd(&g, 1, 200), n = rnd(&g, 1, 60);
-        nt_matrix_t *S = random_bc(&g, topo4, m, n, 8, 0);
-        nt_matrix_t *T = random_bc(&g, topo4, rnd(&g, 1, 200), rnd(&g, 1, 60), 8,
-                                   rnd(&g, 0, 1) ? 0 : NT_MATRIX_NOALLOC);
-        uint64_t seed = nt_rng_next(&g);
-        cr_assert_eq(nt_matrix_fill_pattern(S, seed), NT_OK);
-        nt_sub_t s = random_sub(&g, S, T);
-        nt_plan_t *p;
-        cr_assert_eq(nt_plan_create(S, T, &s, NULL, &p), NT_OK, "%s", nt_last_error());
-        nt_exec_opts_t eo = {.order = NT_ORDER_GLOBAL, .threads_per_domain = (int)rnd(&g, 0, 2)};
-        cr_assert_eq(nt_plan_execute(p, S, T, &eo, NULL), NT_OK, "%s", nt_last_error());
-        int64_t bad;
-        cr_assert_eq(nt_matrix_check_pattern(T, seed, s.dst_row, s.dst_col, s.rows, s.cols,
-                                             s.src_row - s.dst_row, s.src_col - s.dst_col, &bad),
-                     NT_OK);
-        cr_assert_eq(bad, 0, "case %d: %lld target elements differ from the source", k,
-                     (long long)bad);
-        // Lines shared with elements outside the submatrix were not overwritten.
-        cr_assert_eq(nonzero_outside(T, &s), 0, "case %d: target written outside", k);
-        nt_plan_destroy(p);
-        nt_matrix_destroy(S);
-        nt_matrix_destroy(T);
+        lines_case(&g, (int)k, k >= cases);
     }
     nt_copy_test_stream_above(-1);
     used += nt_exec_test_lines(-1);
-    cr_assert_eq(used, NEXEC * 4, "%lld of %d executions used line writers", (long long)used,
-                 NEXEC * 4);
+    cr_assert_eq(used, cases + cyclic, "%lld of %lld executions used line writers",
+                 (long long)used, (long long)(cases + cyclic));
 }
 
 // Allocation of the target fails at every possible point: nothing changes, nothing leaks.
