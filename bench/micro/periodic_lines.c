@@ -1,0 +1,103 @@
+// Micro-benchmark of the periodic executor's write paths (lib/exec_periodic.c): ScaLAPACK
+// block-cyclic N x N doubles on 4 virtual domains, 2x2 -> 4x1 grid (and a same-grid control),
+// copied into a target allocated beforehand, with the line writers as the library chooses
+// them, forced off, and forced on with and without their AVX-512 loop, the variants
+// interleaved repetition by repetition. Prints copy / same-run bound per variant (the bound is
+// measured by each execution, nt_exec_opts_t.measure_bound), medians. Not part of the tool;
+// build (one line) and run with
+//   cc -O2 -fopenmp -D_GNU_SOURCE -Ilib -Iinclude bench/micro/periodic_lines.c
+//      build/lib/libnumatile.a -lhwloc -lnuma -ljansson -lflame -lblis -lm
+//      -o build/bin/periodic_lines
+//   build/bin/periodic_lines [N] [reps]
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "numatile.h"
+#include "nt_periodic.h"
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static nt_matrix_t *make(nt_topo_t *t, int64_t n, int64_t nb, const char *grid, unsigned flags)
+{
+    nt_matrix_shape_t sh = {n, n, nb, nb, sizeof(double)};
+    nt_matrix_t *m = NULL;
+    if (nt_matrix_create_spec(t, &sh, grid, 4, NT_LAYOUT_SCALAPACK, flags, &m) != NT_OK) {
+        fprintf(stderr, "periodic_lines: %s\n", nt_last_error());
+        exit(1);
+    }
+    return m;
+}
+
+enum { VARIANTS = 4, MAX_REPS = 64 };
+static const char *const names[VARIANTS] = {"auto", "off", "on", "on, no AVX-512"};
+static const int modes[VARIANTS] = {-1, 0, 1, 2};
+
+int main(int argc, char **argv)
+{
+    int64_t n = argc > 1 ? atoll(argv[1]) : 4096;
+    int reps = argc > 2 ? atoi(argv[2]) : 9;
+    if (n < 64 || reps < 1 || reps > MAX_REPS) {
+        fprintf(stderr, "usage: periodic_lines [N >= 64] [reps 1..%d]\n", MAX_REPS);
+        return 2;
+    }
+    // The last one ("=grid") is the control: the same layout on the same 2x2 grid, every column
+    // one contiguous run (nothing for a writer to gain; what the executor itself reaches).
+    static const int64_t geo[][2] = {{512, 256}, {64, 100}, {8, 12}, {1, 3}, {64, 64}};
+    const size_t ngeo = sizeof geo / sizeof geo[0];
+    nt_topo_t *t = NULL;
+    if (nt_topo_load(&(nt_topo_opts_t){.domains = 4}, &t) != NT_OK) {
+        fprintf(stderr, "periodic_lines: %s\n", nt_last_error());
+        return 1;
+    }
+    printf("N = %lld doubles, 2x2 -> 4x1, 4 virtual domains, %d repetitions, AVX-512 loop %s; "
+           "copy / same-run bound, median [min..max]\n",
+           (long long)n, reps, nt_lines_avx512() ? "available" : "not available");
+    printf("%-14s", "nb");
+    for (int v = 0; v < VARIANTS; v++)
+        printf(" | %-16s", names[v]);
+    printf("\n");
+    int rc = 0;
+    for (size_t g = 0; g < ngeo; g++) {
+        nt_matrix_t *a = make(t, n, geo[g][0], "bc2d:2x2", 0);
+        nt_matrix_t *b = make(t, n, geo[g][1], g + 1 < ngeo ? "bc2d:4x1" : "bc2d:2x2", 0);
+        nt_plan_t *p = NULL;
+        if (nt_matrix_fill_pattern(a, 7) != NT_OK || nt_plan_create(a, b, NULL, NULL, &p)) {
+            fprintf(stderr, "periodic_lines: %s\n", nt_last_error());
+            return 1;
+        }
+        double r[VARIANTS][MAX_REPS];
+        for (int k = 0; k < reps; k++)
+            for (int v = 0; v < VARIANTS; v++) {
+                nt_exec_stats_t es = {0};
+                nt_exec_test_lines(modes[v]);
+                if (nt_plan_execute(p, a, b, &(nt_exec_opts_t){.measure_bound = true}, &es)) {
+                    fprintf(stderr, "periodic_lines: %s\n", nt_last_error());
+                    return 1;
+                }
+                r[v][k] = es.seconds > 0 ? es.bound_seconds / es.seconds : 0;
+                nt_exec_stats_free(&es);
+            }
+        nt_exec_test_lines(-1);
+        int64_t bad = -1;
+        nt_matrix_check_pattern(b, 7, 0, 0, n, n, 0, 0, &bad);
+        rc |= bad != 0;
+        char label[32];
+        snprintf(label, sizeof label, "%lld->%lld%s", (long long)geo[g][0],
+                 (long long)geo[g][1], g + 1 < ngeo ? "" : " =grid");
+        printf("%-14s", label);
+        for (int v = 0; v < VARIANTS; v++) {
+            qsort(r[v], (size_t)reps, sizeof r[v][0], cmp);
+            printf(" | %.2f [%.2f..%.2f]", r[v][reps / 2], r[v][0], r[v][reps - 1]);
+        }
+        printf("%s\n", bad == 0 ? "" : "  TARGET WRONG");
+        nt_plan_destroy(p);
+        nt_matrix_destroy(a);
+        nt_matrix_destroy(b);
+    }
+    nt_topo_destroy(t);
+    return rc;
+}
