@@ -16,8 +16,8 @@ static void value(int64_t r, int64_t c, void *elem, size_t es, void *arg)
     *(double *)elem = (double)(z >> 11) * 0x1.0p-53 * 2.0 - 1.0;
 }
 
-// Place a QR operand on `from`, move it to `target` (NULL = stay), factor it: seconds of the
-// move (allocation + copies) and of the factorisation.
+// Place a QR operand on `from`, move it to `target` (NULL = stay), factor it (unless kernel is
+// NULL): seconds of the move (allocation + copies) and of the factorisation.
 static nt_status measure(const nt_topo_t *t, const nt_matrix_shape_t *sh, const nt_tilemap_t *from,
                          const int *target, int threads, double *redist, double *kernel)
 {
@@ -45,9 +45,10 @@ static nt_status measure(const nt_topo_t *t, const nt_matrix_shape_t *sh, const 
         *redist = es.seconds_alloc + es.seconds;
     }
     nt_kernel_opts_t ko = {.threads_per_domain = threads};
-    if (!st)
+    if (!st && kernel)
         st = nt_qr_factor(target ? B : A, &ko, &qr, &ks);
-    *kernel = ks.seconds;
+    if (kernel)
+        *kernel = ks.seconds;
     nt_qr_destroy(qr);
     nt_kernel_stats_free(&ks);
     nt_exec_stats_free(&es);
@@ -58,12 +59,41 @@ static nt_status measure(const nt_topo_t *t, const nt_matrix_shape_t *sh, const 
     return st;
 }
 
-enum { REPS = 3 };
+// QR size, tile size and repetitions: 256, 32, 3 (the test suite), or nt.advise=N:NB:REPS on
+// the kernel command line (NT_ADVISE; a longer measurement, REPS odd, at most MAX_REPS).
+enum { MAX_REPS = 15, REDIST_X = 4 };
+static int64_t qr_n = 256, qr_nb = 32;
+static int reps = 3;
 
-static double median3(const double *v)
+static void read_sizes(void)
 {
-    double a = v[0], b = v[1], c = v[2];
-    return fmax(fmin(a, b), fmin(fmax(a, b), c));
+    const char *e = getenv("NT_ADVISE");
+    long long n, nb;
+    int r, used = 0;
+    if (!e || !*e)
+        return;
+    if (sscanf(e, "%lld:%lld:%d%n", &n, &nb, &r, &used) == 3 && !e[used] && n >= 32 &&
+        n <= 8192 && nb >= 8 && nb <= n && r >= 1 && r <= MAX_REPS && r % 2 == 1) {
+        qr_n = n;
+        qr_nb = nb;
+        reps = r;
+    }
+    check(qr_n == n && qr_nb == nb && reps == r,
+          "advise: nt.advise=%s read as N:NB:REPS (N 32..8192, NB 8..N, REPS odd <= %d)", e,
+          MAX_REPS);
+}
+
+static double median(const double *v, int n)
+{
+    double s[MAX_REPS * REDIST_X];
+    memcpy(s, v, (size_t)n * sizeof *s);
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && s[j - 1] > s[j]; j--) {
+            double t = s[j];
+            s[j] = s[j - 1];
+            s[j - 1] = t;
+        }
+    return s[n / 2];
 }
 
 static double spearman(const double *x, const double *y, int n)
@@ -96,13 +126,15 @@ static double spearman(const double *x, const double *y, int n)
 typedef struct pool {
     double pr[512], mr[512], pk[512], mk[512];
     int nr, nk;
+    double sr[64], sk[64]; // per placement: Spearman of the moves and of the kernels
+    int ns;
     double advisor, never, always;
 } pool;
 
 static void advise_one(const nt_topo_t *t, const nt_profile_t *p, const char *spec,
                        int *within, int *runs, pool *pl)
 {
-    nt_matrix_shape_t sh = {256, 256, 32, 32, 8};
+    nt_matrix_shape_t sh = {qr_n, qr_n, qr_nb, qr_nb, 8};
     nt_matrix_t *cur = NULL;
     nt_advice_t *adv = NULL;
     nt_advise_opts_t o = {.kernel = NT_ADVISE_QR};
@@ -110,8 +142,8 @@ static void advise_one(const nt_topo_t *t, const nt_profile_t *p, const char *sp
                                          NT_MATRIX_NOALLOC, &cur);
     if (!st)
         st = nt_advise(p, cur, &o, &adv);
-    if (!check(st == NT_OK, "advise: QR 256 in 32 tiles from %s: %s", spec,
-               st ? nt_last_error() : "ok")) {
+    if (!check(st == NT_OK, "advise: QR %lld in %lld tiles from %s: %s", (long long)qr_n,
+               (long long)qr_nb, spec, st ? nt_last_error() : "ok")) {
         nt_matrix_destroy(cur);
         return;
     }
@@ -125,18 +157,21 @@ static void advise_one(const nt_topo_t *t, const nt_profile_t *p, const char *sp
           "advise: %d candidates ranked, owner among them", adv->count);
     nt_tilemap_t from = {cur->mt, cur->nt, cur->ndomains, cur->owner};
     int n = adv->count < 64 ? adv->count : 64, ok = 0;
-    double pr[64], mr[64], pk[64], mk[64], best = INFINITY, total[64];
+    double pr[64], mr[64], pk[64], mk[64], best = INFINITY, total[64] = {0};
     int nr = 0;
     for (int c = 0; c < n; c++) {
         const nt_candidate_t *cd = &adv->cand[c];
-        // Median of REPS runs: one emulated run varies by more than the candidates differ.
-        double rs[REPS], ks[REPS], r, k;
+        // Medians: one emulated run varies by more than the candidates differ. A move costs
+        // milliseconds where the factorisation costs a second, so moves are measured
+        // REDIST_X times as often (alone, between the factorisations' runs).
+        double rs[MAX_REPS * REDIST_X], ks[MAX_REPS], r, k;
+        int nrs = cd->redistribute ? reps * REDIST_X : reps;
         st = NT_OK;
-        for (int rep = 0; rep < REPS && !st; rep++)
+        for (int rep = 0; rep < nrs && !st; rep++)
             st = measure(t, &sh, &from, cd->redistribute ? cd->owner : NULL,
-                         p->threads_per_domain, &rs[rep], &ks[rep]);
-        r = median3(rs);
-        k = median3(ks);
+                         p->threads_per_domain, &rs[rep], rep < reps ? &ks[rep] : NULL);
+        r = median(rs, nrs);
+        k = median(ks, reps);
         ok += st == NT_OK;
         pk[c] = cd->kernel.seconds;
         mk[c] = k;
@@ -169,6 +204,10 @@ static void advise_one(const nt_topo_t *t, const nt_profile_t *p, const char *sp
         }
         nrc += cd->redistribute;
     }
+    if (pl->ns < 64) {
+        pl->sr[pl->ns] = spearman(pr, mr, nr);
+        pl->sk[pl->ns++] = spearman(pk, mk, n);
+    }
     pl->advisor += total[0];
     pl->never += never;
     pl->always += always;
@@ -193,7 +232,8 @@ int main(void)
         if (info.ncpus == 0 && nocpu < 0)
             nocpu = d;
     }
-    nt_calibrate_opts_t co = {.nb = 32, .quick = true};
+    read_sizes();
+    nt_calibrate_opts_t co = {.nb = qr_nb, .quick = true};
     nt_profile_t *p = NULL;
     double t0 = now();
     st = nt_calibrate(t, &co, &p);
@@ -232,6 +272,15 @@ int main(void)
     }
     printf("advise: choice within 10%% of the best measured in %d of %d placements\n", within,
            runs);
+    int ns = 0;
+    for (int i = 0; i < pl.ns; i++)
+        if (!isnan(pl.sr[i]) && !isnan(pl.sk[i])) {
+            pl.sr[ns] = pl.sr[i];
+            pl.sk[ns++] = pl.sk[i];
+        }
+    if (ns > 0 && ns <= MAX_REPS * REDIST_X)
+        printf("advise: per placement Spearman, median of %d: redistribution %.2f, kernel %.2f\n",
+               ns, median(pl.sr, ns), median(pl.sk, ns));
     printf("advise: pooled Spearman redistribution %.2f (%d), kernel %.2f (%d); measured totals: "
            "advisor %.3f s, never redistribute %.3f s, always (best-predicted bc2d) %.3f s\n",
            spearman(pl.pr, pl.mr, pl.nr), pl.nr, spearman(pl.pk, pl.mk, pl.nk), pl.nk,

@@ -12,16 +12,18 @@ echo 1 >/proc/sys/kernel/printk
 export LD_LIBRARY_PATH=/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib64:/lib:/usr/lib
 export OMP_WAIT_POLICY=passive
 
-NT_SHAPE=unknown NT_CPUS="" NT_MEM="" NT_DIST=""
+NT_SHAPE=unknown NT_CPUS="" NT_MEM="" NT_DIST="" NT_ONLY="" NT_ADVISE=""
 for w in $(cat /proc/cmdline); do
     case "$w" in
     nt.shape=*) NT_SHAPE=${w#nt.shape=} ;;
     nt.cpus=*) NT_CPUS=${w#nt.cpus=} ;;
     nt.mem=*) NT_MEM=${w#nt.mem=} ;;
     nt.dist=*) NT_DIST=${w#nt.dist=} ;;
+    nt.only=*) NT_ONLY=${w#nt.only=} ;;
+    nt.advise=*) NT_ADVISE=${w#nt.advise=} ;;
     esac
 done
-export NT_SHAPE NT_CPUS NT_MEM NT_DIST
+export NT_SHAPE NT_CPUS NT_MEM NT_DIST NT_ADVISE
 [ -x /bin/numatile ] && export NT_TOOL=/bin/numatile
 
 nodes=$(ls -d /sys/devices/system/node/node* 2>/dev/null | wc -l)
@@ -33,6 +35,8 @@ echo "guest: transparent hugepages: $(cat /sys/kernel/mm/transparent_hugepage/en
 T=0 P=0 F=0
 for g in /bin/guest_*; do
     name=${g#/bin/guest_}
+    # nt.only=NAME runs one program (a measurement, not the test suite).
+    [ -n "$NT_ONLY" ] && [ "$name" != "$NT_ONLY" ] && continue
     { "$g"; echo "$?" >/tmp/rc; } 2>&1 | tee /tmp/out
     rc=$(cat /tmp/rc)
     sum=$(grep "^guest: $name tests=" /tmp/out | tail -n 1)

@@ -3,7 +3,9 @@
 # NUMA shapes and runs the guest_*.c integration tests inside each guest.
 #   usage: sh tests/vm/run.sh BUILD_DIR        (from the top of the tree; `make test-vm`)
 #   NT_VM_SHAPES="flat4"   run only some shapes;  NT_VM_TIMEOUT=SECONDS  per guest (150)
-#   NT_VM_APPEND="..."     extra kernel parameters (e.g. transparent_hugepage=never)
+#   NT_VM_APPEND="..."     extra kernel parameters (e.g. transparent_hugepage=never; for a
+#                          measurement, nt.only=advise runs one guest program and
+#                          nt.advise=N:NB:REPS sizes guest_advise's QR, see docs/vm.md)
 # Exits non-zero when a check fails, a guest does not report, or QEMU cannot run.
 set -eu
 
