@@ -5,14 +5,17 @@
 // interleaved repetition by repetition. Prints copy / same-run bound per variant (the bound is
 // measured by each execution, nt_exec_opts_t.measure_bound), medians. Not part of the tool;
 // build (one line) and run with
-//   cc -O2 -fopenmp -D_GNU_SOURCE -Ilib -Iinclude bench/micro/periodic_lines.c
+//   cc -O2 -fopenmp -D_GNU_SOURCE -Ilib -Iinclude -Icore bench/micro/periodic_lines.c
 //      build/lib/libnumatile.a -lhwloc -lnuma -ljansson -lflame -lblis -lm
 //      -o build/bin/periodic_lines
 //   build/bin/periodic_lines [N] [reps]
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "numatile.h"
+#include "nt_copy.h"
+#include "nt_matrix.h"
 #include "nt_periodic.h"
 
 static int cmp(const void *a, const void *b)
@@ -82,6 +85,26 @@ int main(int argc, char **argv)
                 nt_exec_stats_free(&es);
             }
         nt_exec_test_lines(-1);
+        // Control only: a plain streamed copy of each source local array into the target's
+        // (same layout, no executor), two threads, against the bound of an execution just
+        // before: what these arrays allow, as opposed to the bound's fresh buffers.
+        double plain[MAX_REPS];
+        bool control = g + 1 == ngeo;
+        for (int k = 0; control && k < reps; k++) {
+            nt_exec_stats_t es = {0};
+            if (nt_plan_execute(p, a, b, &(nt_exec_opts_t){.measure_bound = true}, &es)) {
+                fprintf(stderr, "periodic_lines: %s\n", nt_last_error());
+                return 1;
+            }
+            double t0 = omp_get_wtime();
+#pragma omp parallel num_threads(2)
+            for (int d = omp_get_thread_num(); d < 4; d += 2)
+                nt_copy_2d_ex(b->mem->local[d], 1, a->mem->local[d], 1,
+                              (int64_t)a->mem->local_bytes[d], 1, 1, NT_COPY_STREAM, NT_COPY_NT);
+            double t1 = omp_get_wtime();
+            plain[k] = es.bound_seconds / (t1 - t0);
+            nt_exec_stats_free(&es);
+        }
         int64_t bad = -1;
         nt_matrix_check_pattern(b, 7, 0, 0, n, n, 0, 0, &bad);
         rc |= bad != 0;
@@ -92,6 +115,11 @@ int main(int argc, char **argv)
         for (int v = 0; v < VARIANTS; v++) {
             qsort(r[v], (size_t)reps, sizeof r[v][0], cmp);
             printf(" | %.2f [%.2f..%.2f]", r[v][reps / 2], r[v][0], r[v][reps - 1]);
+        }
+        if (control) {
+            qsort(plain, (size_t)reps, sizeof plain[0], cmp);
+            printf(" | plain copy of the arrays %.2f [%.2f..%.2f]", plain[reps / 2], plain[0],
+                   plain[reps - 1]);
         }
         printf("%s\n", bad == 0 ? "" : "  TARGET WRONG");
         nt_plan_destroy(p);
