@@ -533,12 +533,13 @@ static nt_status lists_alloc(pctx *x)
 
 // Line writers for global order (see nt_lines.h): when the move streams, elements are 8 bytes
 // and runs are long enough on average, the target columns of a submatrix column are written
-// through one line writer each, so that whole target lines are streamed. Measured (2x2 -> 4x1,
-// N = 4096, copy / same-run bound, with / without writers): nb 64 -> 100 0.87 / 0.64,
-// 512 -> 256 0.83 / 0.85 (its runs are whole aligned lines anyway), 8 -> 12 (runs of 4 and 8)
-// 0.73-0.75 / 0.62-0.64 with AVX-512 but 0.60-0.61 without, 1 -> 3 (runs of one) 0.18 / 0.49:
-// there the writer costs more than the reads for ownership it saves. Needs every target's runs
-// in one column to follow each other without a gap (always so for block-cyclic maps; checked).
+// through one line writer each, so that whole target lines are streamed. Measured with
+// bench/micro/periodic_lines.c (2x2 -> 4x1, N = 4096, copy / same-run bound, with / without
+// writers): nb 64 -> 100 0.67-0.82 / 0.49-0.59, 512 -> 256 about equal (its runs are whole
+// aligned lines anyway), 8 -> 12 (runs of 4 and 8) 0.68-0.71 / 0.59-0.60 with AVX-512 but
+// 0.56-0.58 without, 1 -> 3 (runs of one) 0.12-0.17 / 0.46-0.48: there the writer costs more
+// than the reads for ownership it saves. Needs every target's runs in one column to follow each
+// other without a gap (always so for block-cyclic maps; checked).
 static nt_status lines_init(pctx *x)
 {
     const nt_plan_geo_t *g = x->v->geo;

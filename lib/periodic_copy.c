@@ -98,7 +98,6 @@ void copy_column(char *const *dst, const char *const *src, const prun *r, const 
         copy_runs(dst, src, r, L->rem, es, stream, L->reps * L->ds, L->reps * L->dt);
 }
 
-
 // The writers' loop, instantiated for the baseline and (below) for AVX-512.
 #define COPY_COLUMN_LINES(PUT)                                                                 \
     const uint64_t *sp[MAX_PERIOD];                                                            \
