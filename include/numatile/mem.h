@@ -65,7 +65,10 @@ nt_status nt_mem_room(const nt_topo_t *topo, const uint64_t *per_domain, uint64_
  *
  * The pages are touched by the calling thread; the binding policy decides the node, so the
  * caller need not be bound. Call it from a thread bound to the domain (nt_bind_domain(),
- * nt_team_run()) to also keep the first touch local.
+ * nt_team_run()) to also keep the first touch local. Buffers of 2 MiB or more are advised to
+ * use transparent huge pages (madvise(MADV_HUGEPAGE): fewer page faults at first touch; the
+ * kernel falls back to small pages when it has none), unless the environment variable
+ * NT_NO_HUGEPAGES is set to a value other than 0.
  * @param[in]  topo   a physical or virtual topology.
  * @param[in]  domain 0..ndomains-1.
  * @param[in]  bytes  > 0; rounded up to whole pages.

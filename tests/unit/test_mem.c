@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <numa.h>
 #include <numaif.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -168,4 +170,74 @@ Test(mem, injected_failure_fires_after_n_allocations)
     nt_mem_free(a, 100);
     nt_mem_free(b, 100);
     nt_mem_free(c, 100);
+}
+
+// The VmFlags of the mapping that contains p (/proc/self/smaps), into flags.
+static bool vm_flags(const void *p, char *flags, size_t len)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    char line[512];
+    bool in = false, found = false;
+    while (f && !found && fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+            in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+        else if (in && !strncmp(line, "VmFlags:", 8)) {
+            snprintf(flags, len, "%s", line + 8);
+            found = true;
+        }
+    }
+    if (f)
+        fclose(f);
+    return found;
+}
+
+// Whether this kernel has transparent huge pages at all (else madvise refuses the advice).
+static bool thp_available(void)
+{
+    FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+    char s[128] = "";
+    if (f) {
+        if (!fgets(s, sizeof s, f))
+            s[0] = 0;
+        fclose(f);
+    }
+    return f && !strstr(s, "[never]");
+}
+
+// Buffers of 2 MiB or more carry the huge-page advice (VmFlags "hg"), smaller ones do not, and
+// the pages still land on the domain's node.
+Test(mem, large_buffers_are_advised_huge_pages)
+{
+    if (!thp_available())
+        cr_skip("no transparent huge pages in this kernel");
+    size_t big = (size_t)4 << 20, small = (size_t)1 << 20;
+    void *p = NULL, *q = NULL;
+    cr_assert_eq(nt_mem_alloc(topo, 1, big, 0, &p), NT_OK, "%s", nt_last_error());
+    cr_assert_eq(nt_mem_alloc(topo, 1, small, 0, &q), NT_OK, "%s", nt_last_error());
+    char fp[512], fq[512];
+    cr_assert(vm_flags(p, fp, sizeof fp) && vm_flags(q, fq, sizeof fq), "no smaps entry");
+    cr_assert(strstr(fp, " hg"), "4 MiB buffer without the huge-page advice: %s", fp);
+    cr_assert(!strstr(fq, " hg"), "1 MiB buffer with the huge-page advice: %s", fq);
+    nt_domain_info_t info;
+    nt_topo_domain(topo, 1, &info);
+    int64_t per_node[64] = {0}, absent = 0;
+    direct_nodes(p, big, per_node, &absent);
+    cr_assert_eq(absent, 0);
+    cr_assert_eq(per_node[info.node], (int64_t)(big / nt_mem_page_size()));
+    nt_mem_free(p, big);
+    nt_mem_free(q, small);
+}
+
+// NT_NO_HUGEPAGES=1 (read at the process's first allocation; each test is its own process).
+Test(mem, no_hugepages_leaves_the_advice_out)
+{
+    setenv("NT_NO_HUGEPAGES", "1", 1);
+    size_t big = (size_t)4 << 20;
+    void *p = NULL;
+    cr_assert_eq(nt_mem_alloc(topo, 0, big, 0, &p), NT_OK, "%s", nt_last_error());
+    char fp[512];
+    cr_assert(vm_flags(p, fp, sizeof fp), "no smaps entry");
+    cr_assert(!strstr(fp, " hg"), "advised despite NT_NO_HUGEPAGES=1: %s", fp);
+    nt_mem_free(p, big);
 }
