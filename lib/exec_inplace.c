@@ -759,8 +759,8 @@ static nt_status reserve_fresh(ip_ctx *c)
     for (int64_t b = 0; b < c->ntb; b++) {
         if (!c->tb_fresh[b])
             continue;
-        nt_status st = nt_mem_alloc(c->src->topo, c->tb_dom[b], c->tb_len[b], 0,
-                                    (void **)&c->tb_addr[b]);
+        nt_status st = nt_mem_alloc(c->src->topo, c->tb_dom[b], c->tb_len[b],
+                                    NT_MEM_HUGE_PAGES, (void **)&c->tb_addr[b]);
         if (st) {
             for (int64_t e = 0; e < b; e++)
                 if (c->tb_fresh[e]) {

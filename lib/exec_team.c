@@ -132,8 +132,10 @@ static void bound_alloc(const nt_team_t *t, int d, char **bufs, size_t *len, _At
         if (omp_get_thread_num() < t->tpd_max && t->thread_bytes[k] > 0) {
             int64_t want = t->thread_bytes[k];
             len[k] = (size_t)want < BOUND_CAP ? (size_t)want : BOUND_CAP;
-            if (nt_mem_alloc(t->topo, d, len[k], 0, (void **)&bufs[2 * k]) ||
-                nt_mem_alloc(t->topo, d, len[k], 0, (void **)&bufs[2 * k + 1]))
+            // Huge pages as a matrix's memory has them: the bound copies memory of the same
+            // kind as the executions do.
+            if (nt_mem_alloc(t->topo, d, len[k], NT_MEM_HUGE_PAGES, (void **)&bufs[2 * k]) ||
+                nt_mem_alloc(t->topo, d, len[k], NT_MEM_HUGE_PAGES, (void **)&bufs[2 * k + 1]))
                 atomic_store(failed, 1);
         }
     }

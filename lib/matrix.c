@@ -408,7 +408,7 @@ static nt_status mat_alloc(nt_matrix_t *A, int d, size_t bytes, void **out)
         mm->bytes_pooled += (int64_t)bytes;
         return NT_OK;
     }
-    nt_status st = nt_mem_alloc(A->topo, d, bytes, NT_MEM_NOTOUCH, out);
+    nt_status st = nt_mem_alloc(A->topo, d, bytes, NT_MEM_NOTOUCH | NT_MEM_HUGE_PAGES, out);
     if (st)
         return st;
     pend_run(mm, *out, bytes, false);

@@ -173,7 +173,7 @@ nt_status nt_pool_get(nt_pool_t *p, const nt_topo_t *topo, int d, size_t bytes, 
         *fresh = false;
         return NT_OK;
     }
-    nt_status st = nt_mem_alloc(topo, d, bytes, 0, out);
+    nt_status st = nt_mem_alloc(topo, d, bytes, NT_MEM_HUGE_PAGES, out);
     if (st == NT_OK)
         *fresh = true;
     return st;

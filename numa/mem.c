@@ -86,7 +86,7 @@ nt_status nt_mem_alloc(const nt_topo_t *t, int d, size_t bytes, unsigned flags, 
                        nt_topo_ndomains(t) - 1);
     if (bytes == 0)
         return nt_fail(NT_EINVAL, "nt_mem_alloc: bytes is 0");
-    if (flags & ~(unsigned)(NT_MEM_STRICT | NT_MEM_NOTOUCH))
+    if (flags & ~(unsigned)(NT_MEM_STRICT | NT_MEM_NOTOUCH | NT_MEM_HUGE_PAGES))
         return nt_fail(NT_EINVAL, "nt_mem_alloc: unknown flags 0x%x", flags);
     size_t len;
     if (!round_to_pages(bytes, &len))
@@ -106,12 +106,15 @@ nt_status nt_mem_alloc(const nt_topo_t *t, int d, size_t bytes, unsigned flags, 
         return nt_fail(NT_ENOMEM, "nt_mem_alloc: mmap of %zu bytes failed: %s", len,
                        strerror(errno));
 
-    // Transparent huge pages for mappings of at least one huge page: first touch then faults
-    // once per 2 MiB instead of once per 4 KiB. Measured here (512 MiB, one thread, Debian's
-    // "madvise" THP mode): 7.1 GB/s against 2.3 GB/s. Only advice: the kernel falls back to
-    // small pages when it has no huge page on the node (or THP is off); placement is unchanged
-    // (the binding below applies to huge pages too). NT_NO_HUGEPAGES=1 leaves it out.
-    if (len >= HUGE_BYTES && !nt_mem_no_hugepages())
+    // Transparent huge pages (NT_MEM_HUGE_PAGES) for mappings of at least one huge page:
+    // first touch then faults once per 2 MiB instead of once per 4 KiB. Measured here (512 MiB,
+    // one thread, Debian's "madvise" THP mode): 10-11.6 GB/s against 2.2-2.5 GB/s, but
+    // 0.65-0.8 GB/s when the kernel takes huge pages from memory the VM's host has not backed
+    // yet. Only advice: the kernel falls back to small pages; placement is unchanged (the
+    // binding below applies to huge pages too). Matrices ask for it, workspaces do not (those
+    // occasional slow faults made timed kernels noisy: bench advise chose within 10% in
+    // 9-12 of 18 instances with every large buffer advised, 16-17 without).
+    if ((flags & NT_MEM_HUGE_PAGES) && len >= HUGE_BYTES && !nt_mem_no_hugepages())
         (void)madvise(p, len, MADV_HUGEPAGE);
     bool strict = flags & NT_MEM_STRICT;
     if (numa_available() >= 0) {

@@ -28,7 +28,13 @@ enum nt_mem_flags {
         is only preferred (MPOL_PREFERRED) and the kernel may place pages elsewhere. */
     NT_MEM_STRICT = 1u << 0,
     /** Do not touch the pages: they are placed when first written (by the binding policy). */
-    NT_MEM_NOTOUCH = 1u << 1
+    NT_MEM_NOTOUCH = 1u << 1,
+    /** Ask for transparent huge pages when bytes >= 2 MiB (madvise(MADV_HUGEPAGE)): the first
+        touch then faults once per 2 MiB instead of once per 4 KiB; the node binding is the
+        same. Only advice (the kernel falls back to small pages when it has none). Matrices
+        use it for their memory; it is off when the environment has NT_NO_HUGEPAGES set to a
+        value other than 0. */
+    NT_MEM_HUGE_PAGES = 1u << 2
 };
 
 /**
@@ -65,10 +71,8 @@ nt_status nt_mem_room(const nt_topo_t *topo, const uint64_t *per_domain, uint64_
  *
  * The pages are touched by the calling thread; the binding policy decides the node, so the
  * caller need not be bound. Call it from a thread bound to the domain (nt_bind_domain(),
- * nt_team_run()) to also keep the first touch local. Buffers of 2 MiB or more are advised to
- * use transparent huge pages (madvise(MADV_HUGEPAGE): fewer page faults at first touch; the
- * kernel falls back to small pages when it has none), unless the environment variable
- * NT_NO_HUGEPAGES is set to a value other than 0.
+ * nt_team_run()) to also keep the first touch local. With NT_MEM_HUGE_PAGES, buffers of
+ * 2 MiB or more are advised to use transparent huge pages.
  * @param[in]  topo   a physical or virtual topology.
  * @param[in]  domain 0..ndomains-1.
  * @param[in]  bytes  > 0; rounded up to whole pages.

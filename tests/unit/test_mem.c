@@ -12,6 +12,7 @@
 
 #include "numatile.h"
 #include "../../numa/nt_numa.h"
+#include "../../lib/nt_matrix.h"
 
 static nt_topo_t *topo;
 
@@ -205,20 +206,36 @@ static bool thp_available(void)
     return f && !strstr(s, "[never]");
 }
 
-// Buffers of 2 MiB or more carry the huge-page advice (VmFlags "hg"), smaller ones do not, and
-// the pages still land on the domain's node.
+// With NT_MEM_HUGE_PAGES, buffers of 2 MiB or more carry the huge-page advice (VmFlags "hg"),
+// smaller ones and buffers without the flag do not, and the pages still land on the domain's
+// node; a matrix's memory asks for it.
 Test(mem, large_buffers_are_advised_huge_pages)
 {
     if (!thp_available())
         cr_skip("no transparent huge pages in this kernel");
     size_t big = (size_t)4 << 20, small = (size_t)1 << 20;
-    void *p = NULL, *q = NULL;
-    cr_assert_eq(nt_mem_alloc(topo, 1, big, 0, &p), NT_OK, "%s", nt_last_error());
-    cr_assert_eq(nt_mem_alloc(topo, 1, small, 0, &q), NT_OK, "%s", nt_last_error());
-    char fp[512], fq[512];
-    cr_assert(vm_flags(p, fp, sizeof fp) && vm_flags(q, fq, sizeof fq), "no smaps entry");
+    void *p = NULL, *q = NULL, *r = NULL;
+    cr_assert_eq(nt_mem_alloc(topo, 1, big, NT_MEM_HUGE_PAGES, &p), NT_OK, "%s",
+                 nt_last_error());
+    cr_assert_eq(nt_mem_alloc(topo, 1, small, NT_MEM_HUGE_PAGES, &q), NT_OK, "%s",
+                 nt_last_error());
+    cr_assert_eq(nt_mem_alloc(topo, 1, big, 0, &r), NT_OK, "%s", nt_last_error());
+    char fp[512], fq[512], fr[512];
+    cr_assert(vm_flags(p, fp, sizeof fp) && vm_flags(q, fq, sizeof fq) &&
+                  vm_flags(r, fr, sizeof fr),
+              "no smaps entry");
     cr_assert(strstr(fp, " hg"), "4 MiB buffer without the huge-page advice: %s", fp);
     cr_assert(!strstr(fq, " hg"), "1 MiB buffer with the huge-page advice: %s", fq);
+    cr_assert(!strstr(fr, " hg"), "advice without NT_MEM_HUGE_PAGES: %s", fr);
+    nt_mem_free(r, big);
+    nt_matrix_shape_t sh = {1024, 1024, 1024, 1024, 8};
+    nt_matrix_t *A = NULL;
+    cr_assert_eq(nt_matrix_create_spec(topo, &sh, "bc2d:1x1", 0, NT_LAYOUT_SCALAPACK, 0, &A),
+                 NT_OK, "%s", nt_last_error());
+    char fa[512];
+    cr_assert(vm_flags(A->mem->local[0], fa, sizeof fa), "no smaps entry for the matrix");
+    cr_assert(strstr(fa, " hg"), "an 8 MiB local matrix without the advice: %s", fa);
+    nt_matrix_destroy(A);
     nt_domain_info_t info;
     nt_topo_domain(topo, 1, &info);
     int64_t per_node[64] = {0}, absent = 0;
@@ -235,7 +252,8 @@ Test(mem, no_hugepages_leaves_the_advice_out)
     setenv("NT_NO_HUGEPAGES", "1", 1);
     size_t big = (size_t)4 << 20;
     void *p = NULL;
-    cr_assert_eq(nt_mem_alloc(topo, 0, big, 0, &p), NT_OK, "%s", nt_last_error());
+    cr_assert_eq(nt_mem_alloc(topo, 0, big, NT_MEM_HUGE_PAGES, &p), NT_OK, "%s",
+                 nt_last_error());
     char fp[512];
     cr_assert(vm_flags(p, fp, sizeof fp), "no smaps entry");
     cr_assert(!strstr(fp, " hg"), "advised despite NT_NO_HUGEPAGES=1: %s", fp);
