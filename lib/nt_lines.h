@@ -8,7 +8,7 @@
 // stores): a separate pass serialises the reads and the writes that one loop overlaps.
 //
 // A writer fills one contiguous target range in order: nt_lines_start() at its first element,
-// nt_lines_put()/nt_lines_put1() for what follows, nt_lines_flush() at its end, then
+// nt_lines_put() (or its AVX-512 twin) for what follows, nt_lines_flush() at its end, then
 // nt_copy_fence() before the copies must be visible. Partial lines (range ends) take ordinary
 // stores, so ranges of two writers may share a line.
 #ifndef NUMATILE_LINES_INTERNAL_H
@@ -70,14 +70,6 @@ static inline void nt_lines_next(nt_lines *w)
         nt_lines_flush(w);
     w->base += 8;
     w->lo = w->hi = 0;
-}
-
-// One element.
-static inline void nt_lines_put1(nt_lines *w, uint64_t v)
-{
-    w->line[w->hi++] = v;
-    if (w->hi == 8)
-        nt_lines_next(w);
 }
 
 // n elements from s.
