@@ -255,6 +255,10 @@ double bench_min(const double *x, size_t n);
 double bench_max(const double *x, size_t n);
 double bench_mean(const double *x, size_t n);
 double bench_stddev(const double *x, size_t n);
+// Spearman's rank correlation of x and y (ties get their mean rank): the Pearson correlation
+// of the ranks; NAN for fewer than 3 points, a constant series, or no memory. (stats.c; also
+// compiled into the QEMU guest programs.)
+double bench_spearman(const double *x, const double *y, size_t n);
 
 // Median/min/max of every numeric non-label column except "rep", per distinct label tuple, in
 // order of first appearance: [{"labels": {...}, "n": rows, "quantities": {"q": {"median": m,

@@ -1,5 +1,6 @@
 // Statistics of the harness (see harness.h): median by selection, min, max, mean, sample
-// standard deviation, and the per-configuration median/min/max of the raw rows.
+// standard deviation, Spearman's rank correlation, and the per-configuration median/min/max
+// of the raw rows.
 #include "harness.h"
 
 #include <math.h>
@@ -54,6 +55,46 @@ double bench_median(const double *x, size_t n)
     }
     free(a);
     return m;
+}
+
+// Ranks of x (ties get their mean rank).
+static void ranks(const double *x, size_t n, double *rk)
+{
+    for (size_t i = 0; i < n; i++) {
+        size_t less = 0, same = 0;
+        for (size_t j = 0; j < n; j++) {
+            less += x[j] < x[i];
+            same += x[j] == x[i];
+        }
+        rk[i] = (double)less + (double)(same + 1) / 2.0;
+    }
+}
+
+double bench_spearman(const double *x, const double *y, size_t n)
+{
+    if (n < 3)
+        return NAN;
+    double *rx = malloc(n * sizeof *rx), *ry = malloc(n * sizeof *ry);
+    if (!rx || !ry) {
+        free(rx);
+        free(ry);
+        return NAN;
+    }
+    ranks(x, n, rx);
+    ranks(y, n, ry);
+    double mx = 0, my = 0, sxy = 0, sxx = 0, syy = 0;
+    for (size_t i = 0; i < n; i++) {
+        mx += rx[i] / (double)n;
+        my += ry[i] / (double)n;
+    }
+    for (size_t i = 0; i < n; i++) {
+        sxy += (rx[i] - mx) * (ry[i] - my);
+        sxx += (rx[i] - mx) * (rx[i] - mx);
+        syy += (ry[i] - my) * (ry[i] - my);
+    }
+    free(rx);
+    free(ry);
+    return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : NAN;
 }
 
 double bench_min(const double *x, size_t n)

@@ -16,47 +16,6 @@
 #include "scenarios.h"
 #include "scn_util.h"
 
-// Ranks of x (ties get their mean rank).
-static void ranks(const double *x, int n, double *rk)
-{
-    for (int i = 0; i < n; i++) {
-        int less = 0, same = 0;
-        for (int j = 0; j < n; j++) {
-            less += x[j] < x[i];
-            same += x[j] == x[i];
-        }
-        rk[i] = less + (same + 1) / 2.0;
-    }
-}
-
-// Spearman's rho: Pearson correlation of the ranks; NAN for fewer than 3 points or a constant.
-static double spearman(const double *x, const double *y, int n)
-{
-    if (n < 3)
-        return NAN;
-    double *rx = malloc((size_t)n * sizeof *rx), *ry = malloc((size_t)n * sizeof *ry);
-    if (!rx || !ry) {
-        free(rx);
-        free(ry);
-        return NAN;
-    }
-    ranks(x, n, rx);
-    ranks(y, n, ry);
-    double mx = 0, my = 0, sxy = 0, sxx = 0, syy = 0;
-    for (int i = 0; i < n; i++) {
-        mx += rx[i] / n;
-        my += ry[i] / n;
-    }
-    for (int i = 0; i < n; i++) {
-        sxy += (rx[i] - mx) * (ry[i] - my);
-        sxx += (rx[i] - mx) * (rx[i] - mx);
-        syy += (ry[i] - my) * (ry[i] - my);
-    }
-    free(rx);
-    free(ry);
-    return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : NAN;
-}
-
 typedef struct acc {
     double *pr, *mr, *pk, *mk; // pooled redistribution (redistributing candidates) and kernels
     int nr, nk, cap;
@@ -138,7 +97,8 @@ static int instance(bench_run *r, const nt_topo_t *t, const nt_profile_t *p, acc
                                meas[c]));
     }
     if (!rc) {
-        double rho_r = spearman(pr, mr, nred), rho_k = spearman(pk, mk, C), best = INFINITY;
+        double rho_r = bench_spearman(pr, mr, (size_t)nred);
+        double rho_k = bench_spearman(pk, mk, (size_t)C), best = INFINITY;
         double never = 0, always = NAN;
         char want[32];
         scn_grid(nt_topo_ndomains(t), &P, &Q);
@@ -242,7 +202,8 @@ int scn_advise(bench_run *r)
         bench_progress(r, i + 1, ninst, "instances");
     }
     if (!rc) {
-        double rr = spearman(a.pr, a.mr, a.nr), rk = spearman(a.pk, a.mk, a.nk);
+        double rr = bench_spearman(a.pr, a.mr, (size_t)a.nr);
+        double rk = bench_spearman(a.pk, a.mk, (size_t)a.nk);
         double frac = a.instances ? (double)a.within / a.instances : NAN;
         bench_printf(r, "\nSpearman predicted vs measured, pooled: redistribution %.3f (%d), "
                         "kernel %.3f (%d); mean per instance: %.3f, %.3f\n", rr, a.nr, rk, a.nk,

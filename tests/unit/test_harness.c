@@ -65,6 +65,39 @@ Test(harness, median_min_max_against_sorting)
     cr_assert(isnan(bench_mean(x, 0)) && isnan(bench_stddev(x, 0)));
 }
 
+// Spearman against the textbook formula 1 - 6 sum d^2 / (n (n^2 - 1)) on tie-free series
+// (random permutations), and fixed cases: monotone, reversed, ties, too short, constant.
+Test(harness, spearman_against_the_rank_difference_formula)
+{
+    unsigned seed = 7;
+    for (size_t n = 3; n < 40; n++) {
+        double x[40], y[40];
+        for (size_t i = 0; i < n; i++) {
+            x[i] = (double)i;
+            y[i] = (double)i;
+        }
+        for (size_t i = n - 1; i > 0; i--) {
+            seed = seed * 1103515245u + 12345u;
+            size_t j = (seed >> 8) % (i + 1);
+            double t = y[i];
+            y[i] = y[j];
+            y[j] = t;
+        }
+        double d2 = 0;
+        for (size_t i = 0; i < n; i++)
+            d2 += (x[i] - y[i]) * (x[i] - y[i]);
+        double want = 1 - 6 * d2 / ((double)n * ((double)n * (double)n - 1));
+        cr_assert_float_eq(bench_spearman(x, y, n), want, 1e-12, "n %zu", n);
+    }
+    double a[] = {1, 2, 3, 4}, b[] = {10, 20, 30, 40}, c[] = {4, 3, 2, 1}, t[] = {1, 1, 2, 2};
+    cr_assert_float_eq(bench_spearman(a, b, 4), 1.0, 1e-12);
+    cr_assert_float_eq(bench_spearman(a, c, 4), -1.0, 1e-12);
+    // Ties get their mean rank: ranks of t are 1.5 1.5 3.5 3.5, Pearson with 1 2 3 4 = 0.894.
+    cr_assert_float_eq(bench_spearman(a, t, 4), 2.0 / sqrt(5.0), 1e-12);
+    double k[] = {5, 5, 5, 5};
+    cr_assert(isnan(bench_spearman(a, b, 2)) && isnan(bench_spearman(a, k, 4)));
+}
+
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
     (void)sb;

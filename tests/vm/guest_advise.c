@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "guest_common.h"
+#include "harness.h"
 
 static void value(int64_t r, int64_t c, void *elem, size_t es, void *arg)
 {
@@ -99,30 +100,6 @@ static double median(const double *v, int n)
     return s[n / 2];
 }
 
-static double spearman(const double *x, const double *y, int n)
-{
-    if (n < 3 || n > 512)
-        return NAN;
-    double rx[512], ry[512], mx = (n + 1) / 2.0, sxy = 0, sxx = 0, syy = 0;
-    for (int i = 0; i < n; i++) {
-        int lx = 0, sx = 0, ly = 0, sy = 0;
-        for (int j = 0; j < n; j++) {
-            lx += x[j] < x[i];
-            sx += x[j] == x[i];
-            ly += y[j] < y[i];
-            sy += y[j] == y[i];
-        }
-        rx[i] = lx + (sx + 1) / 2.0;
-        ry[i] = ly + (sy + 1) / 2.0;
-    }
-    for (int i = 0; i < n; i++) {
-        sxy += (rx[i] - mx) * (ry[i] - mx);
-        sxx += (rx[i] - mx) * (rx[i] - mx);
-        syy += (ry[i] - mx) * (ry[i] - mx);
-    }
-    return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : NAN;
-}
-
 // Pooled over the placements: predicted and measured times of every candidate, and the totals
 // of the advisor's choice, of never redistributing (owner) and of always (the best-predicted
 // bc2d map), as bench advise reports them.
@@ -208,15 +185,15 @@ static void advise_one(const nt_topo_t *t, const nt_profile_t *p, const char *sp
         nrc += cd->redistribute;
     }
     if (pl->ns < 64) {
-        pl->sr[pl->ns] = spearman(pr, mr, nr);
-        pl->sk[pl->ns++] = spearman(pk, mk, n);
+        pl->sr[pl->ns] = bench_spearman(pr, mr, (size_t)nr);
+        pl->sk[pl->ns++] = bench_spearman(pk, mk, (size_t)n);
     }
     pl->advisor += total[0];
     pl->never += never;
     pl->always += always;
     printf("advise: %s: choice %s measured %.4f s, best %.4f s; Spearman redistribution %.2f, "
-           "kernel %.2f\n", spec, adv->cand[0].name, total[0], best, spearman(pr, mr, nr),
-           spearman(pk, mk, n));
+           "kernel %.2f\n", spec, adv->cand[0].name, total[0], best,
+           bench_spearman(pr, mr, (size_t)nr), bench_spearman(pk, mk, (size_t)n));
     nt_advice_destroy(adv);
     nt_matrix_destroy(cur);
 }
@@ -286,7 +263,8 @@ int main(void)
                ns, median(pl.sr, ns), median(pl.sk, ns));
     printf("advise: pooled Spearman redistribution %.2f (%d), kernel %.2f (%d); measured totals: "
            "advisor %.3f s, never redistribute %.3f s, always (best-predicted bc2d) %.3f s\n",
-           spearman(pl.pr, pl.mr, pl.nr), pl.nr, spearman(pl.pk, pl.mk, pl.nk), pl.nk,
+           bench_spearman(pl.pr, pl.mr, (size_t)pl.nr), pl.nr,
+           bench_spearman(pl.pk, pl.mk, (size_t)pl.nk), pl.nk,
            pl.advisor, pl.never, pl.always);
     nt_profile_destroy(p);
     nt_topo_destroy(t);

@@ -117,7 +117,8 @@ if [ -z "$KERNEL" ]; then
     [ -n "$KERNEL" ] || die "no boot/vmlinuz-* in $deb"
 fi
 
-# --- Guest programs: every tests/vm/guest_*.c, with the project's flags, on the static library.
+# --- Guest programs: every tests/vm/guest_*.c, with the project's flags, on the static library
+# (and the bench harness's statistics).
 LIB=$BUILD/lib/libnumatile.a
 if [ ! -f "$LIB" ]; then
     say "building $LIB"
@@ -129,9 +130,11 @@ GUESTS=""
 for src in tests/vm/guest_*.c; do
     [ -f "$src" ] || continue
     name=$(basename "$src" .c)
+    # The harness's statistics (bench_spearman) are shared with bench advise.
     $CC -std=c11 -O2 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -fopenmp \
-        -Iinclude -Icore -D_GNU_SOURCE "$src" "$LIB" -o "$VM/bin/$name" \
-        -lhwloc -lnuma -lflame -lblis -lm -lpthread || die "cannot build $src"
+        -Iinclude -Icore -Ibench/harness -D_GNU_SOURCE "$src" bench/harness/stats.c "$LIB" \
+        -o "$VM/bin/$name" -ljansson -lhwloc -lnuma -lflame -lblis -lm -lpthread ||
+        die "cannot build $src"
     GUESTS="$GUESTS $VM/bin/$name"
 done
 [ -n "$GUESTS" ] || die "no tests/vm/guest_*.c to run"
