@@ -36,7 +36,7 @@
 
 #include "numatile_mpi.h"
 #include "nt_blacs.h"
-#include "test_rng.h"
+#include "test_util.h"
 
 
 
@@ -49,12 +49,6 @@ static double a_value(int64_t gi, int64_t gj)
 static double b_value(int64_t gi, int64_t gj)
 {
     return -(double)(gi * 100000 + gj + 1) - 0.5;
-}
-
-// Global index of local index l (ScaLAPACK's INDXL2G, 0-based).
-static int64_t l2g(int64_t l, int nb, int iproc, int isrc, int nprocs)
-{
-    return (int64_t)nb * ((l / nb) * nprocs + (iproc - isrc + nprocs) % nprocs) + l % nb;
 }
 
 typedef struct mat {

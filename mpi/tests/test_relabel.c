@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "numatile_mpi.h"
-#include "test_rng.h"
+#include "test_util.h"
 
 static int me, nranks;
 static long failures;
@@ -259,10 +259,8 @@ static void alloc_local(const nt_mpi_grid_t *g, local *l, bool src)
     l->v = malloc((size_t)(l->ld * (l->lc > 1 ? l->lc : 1)) * sizeof *l->v);
     for (int64_t lj = 0; lj < l->lc; lj++)
         for (int64_t li = 0; li < l->lr; li++) {
-            int64_t gi = ((li / g->mb) * g->nprow + (l->prow - g->rsrc + g->nprow) % g->nprow) *
-                             g->mb + li % g->mb;
-            int64_t gj = ((lj / g->nb) * g->npcol + (l->pcol - g->csrc + g->npcol) % g->npcol) *
-                             g->nb + lj % g->nb;
+            int64_t gi = l2g(li, g->mb, l->prow, g->rsrc, g->nprow);
+            int64_t gj = l2g(lj, g->nb, l->pcol, g->csrc, g->npcol);
             l->v[li + lj * l->ld] = src ? value(gi, gj) : ~value(gi, gj);
         }
 }
@@ -273,10 +271,8 @@ static long check_b(const geo *x, const nt_mpi_grid_t *g, const local *l)
     long bad = 0;
     for (int64_t lj = 0; lj < l->lc; lj++)
         for (int64_t li = 0; li < l->lr; li++) {
-            int64_t gi = ((li / g->mb) * g->nprow + (l->prow - g->rsrc + g->nprow) % g->nprow) *
-                             g->mb + li % g->mb;
-            int64_t gj = ((lj / g->nb) * g->npcol + (l->pcol - g->csrc + g->npcol) % g->npcol) *
-                             g->nb + lj % g->nb;
+            int64_t gi = l2g(li, g->mb, l->prow, g->rsrc, g->nprow);
+            int64_t gj = l2g(lj, g->nb, l->pcol, g->csrc, g->npcol);
             bool in = gi >= x->ib && gi < x->ib + x->rows && gj >= x->jb && gj < x->jb + x->cols;
             uint64_t want = in ? value(gi - x->ib + x->ia, gj - x->jb + x->ja) : ~value(gi, gj);
             bad += l->v[li + lj * l->ld] != want;
