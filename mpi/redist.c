@@ -151,85 +151,6 @@ static nt_status make_pairs(int64_t rows, int64_t cols, const nt_mpi_dim ds[2],
     return st;
 }
 
-// Copy len elements; 8-byte elements (doubles) get a loop the compiler can vectorise, which
-// matters for the one-element pieces of element-cyclic layouts.
-static inline void copy_elems(char *d, const char *s, int64_t len, size_t es)
-{
-    if (es == 8 && len < 16) {
-        for (int64_t i = 0; i < len; i++)
-            memcpy(d + 8 * i, s + 8 * i, 8);
-    } else {
-        memcpy(d, s, (size_t)len * es);
-    }
-}
-
-// One block of rows x columns between a local array and a packed buffer (or another local
-// array): columns c of the column pieces, rows of the row pieces. to_buf: array -> buffer;
-// from_buf: buffer -> array; neither: array a -> array b directly.
-typedef enum dir { PACK, UNPACK, LOCAL } dir;
-
-static void move_block(dir how, const nt_mpi_pieces *rp, const nt_mpi_pieces *cp,
-                       const char *a, int64_t lda, char *b, int64_t ldb, char *buf, size_t es,
-                       int threads)
-{
-    // Columns shared evenly: each thread takes a contiguous range of the flat column list
-    // and walks the column pieces with its own cursor.
-    int64_t ncols = cp->sum, rowsum = rp->sum;
-#pragma omp parallel num_threads(threads)
-    {
-        int nth = omp_get_num_threads(), t = omp_get_thread_num();
-        int64_t c0 = ncols * t / nth, c1 = ncols * (t + 1) / nth, k = 0, base = 0;
-        while (k < cp->n && base + cp->v[k].len <= c0)
-            base += cp->v[k++].len;
-        for (int64_t c = c0; c < c1; c++) {
-            if (c - base >= cp->v[k].len)
-                base += cp->v[k++].len;
-            int64_t sc = cp->v[k].s + (c - base), dc = cp->v[k].d + (c - base);
-            char *col = buf ? buf + (size_t)(c * rowsum) * es : NULL;
-            const char *scol = a ? a + (size_t)(sc * lda) * es : NULL;
-            char *dcol = b ? b + (size_t)(dc * ldb) * es : NULL;
-            int64_t off = 0;
-            for (int64_t i = 0; i < rp->n; i++) {
-                const nt_mpi_piece *p = &rp->v[i];
-                if (how == PACK)
-                    copy_elems(col + (size_t)off * es, scol + (size_t)p->s * es, p->len, es);
-                else if (how == UNPACK)
-                    copy_elems(dcol + (size_t)p->d * es, col + (size_t)off * es, p->len, es);
-                else
-                    copy_elems(dcol + (size_t)p->d * es, scol + (size_t)p->s * es, p->len, es);
-                off += p->len;
-            }
-        }
-    }
-}
-
-// Unpack (or copy locally) only the target local columns [d0, d1): one thread bound to a
-// local domain writes that domain's share of B (opts.topo).
-static void move_cols(dir how, const nt_mpi_pieces *rp, const nt_mpi_pieces *cp, const char *a,
-                      int64_t lda, char *b, int64_t ldb, const char *buf, size_t es, int64_t d0,
-                      int64_t d1)
-{
-    int64_t rowsum = rp->sum, c = 0;
-    for (int64_t k = 0; k < cp->n; c += cp->v[k++].len) {
-        const nt_mpi_piece *q = &cp->v[k];
-        int64_t lo = q->d > d0 ? q->d : d0, hi = q->d + q->len < d1 ? q->d + q->len : d1;
-        for (int64_t dc = lo; dc < hi; dc++) {
-            int64_t off = c + (dc - q->d);
-            char *dcol = b + (size_t)(dc * ldb) * es;
-            const char *col = buf ? buf + (size_t)(off * rowsum) * es : NULL;
-            const char *scol = a ? a + (size_t)((q->s + dc - q->d) * lda) * es : NULL;
-            int64_t o = 0;
-            for (int64_t i = 0; i < rp->n; i++) {
-                const nt_mpi_piece *p = &rp->v[i];
-                copy_elems(dcol + (size_t)p->d * es,
-                           how == UNPACK ? col + (size_t)o * es : scol + (size_t)p->s * es,
-                           p->len, es);
-                o += p->len;
-            }
-        }
-    }
-}
-
 static int injected_rank(void)
 {
     const char *e = getenv("NT_MPI_FAIL_RANK");
@@ -244,7 +165,7 @@ static int injected_rank(void)
 // segment (incoming; for a direct outgoing message, in the receiver's segment), the pieces.
 // direct: the peer shares memory with this rank, the sender packs into the receiver's window.
 typedef struct msg {
-    int rank;
+    int rank, cell; // the peer and its cell in the other grid (B's for outgoing, A's incoming)
     int64_t bytes, off;
     bool direct;
     const nt_mpi_pieces *rp, *cp;
@@ -265,6 +186,11 @@ typedef struct run {
                               // one (pA x pB, qA x qB), for the offsets of direct messages
     MPI_Request *req;
     int nreq;
+    nt_mpi_walk wpack, wunpack; // the merged row pieces of A's columns, of B's columns
+    char **ptab;                // where the message to B's cell (r, c) is packed, at [c*nprow+r]
+    const char **utab;          // the message from A's cell (r, c), at [c*nprow+r] (NULL: none)
+    nt_mpi_steps *usteps;       // the unpack of each process column of A, made before B is
+                                // written (the unpack cannot fail)
     bool shm;              // this call packs into shared windows (ctx->shm, not steps)
     bool steps;            // one-port phases
     bool a2a;              // one MPI_Alltoallv
@@ -318,7 +244,7 @@ static nt_status plan_messages(run *r)
         if (bytes == 0 || dest == r->me)
             continue;
         bool direct = shares_memory(r, dest);
-        r->out[r->nout++] = (msg){dest, bytes, direct ? direct_offset(r, c, dest) : sbytes,
+        r->out[r->nout++] = (msg){dest, c, bytes, direct ? direct_offset(r, c, dest) : sbytes,
                                   direct, rp, cp};
         if (!direct) {
             sbytes += bytes;
@@ -336,7 +262,7 @@ static nt_status plan_messages(run *r)
         if (bytes == 0 || from == r->me)
             continue;
         bool direct = shares_memory(r, from);
-        r->in[r->nin++] = (msg){from, bytes, rbytes, direct, rp, cp};
+        r->in[r->nin++] = (msg){from, c, bytes, rbytes, direct, rp, cp};
         rbytes += bytes;
         nreq += direct ? 0 : parts(bytes);
     }
@@ -346,6 +272,10 @@ static nt_status plan_messages(run *r)
     // (grown, if needed, once every rank agrees).
     r->rbase = r->shm ? NULL : nt_mpi_buffer(1, (size_t)rbytes);
     r->req = malloc((size_t)(nreq ? nreq : 1) * sizeof *r->req);
+    r->ptab = calloc((size_t)gb->nprow * (size_t)gb->npcol, sizeof *r->ptab);
+    r->utab = calloc((size_t)ga->nprow * (size_t)ga->npcol, sizeof *r->utab);
+    if (!r->ptab || !r->utab)
+        return nt_mpi_fail(NT_ENOMEM, "out of memory for the message tables");
     if (!r->sbuf || (!r->shm && !r->rbase) || !r->req)
         return nt_mpi_fail(NT_ENOMEM, "out of memory for %lld bytes of send and %lld of receive "
                            "buffers", (long long)sbytes, (long long)rbytes);
@@ -369,28 +299,58 @@ static nt_status post(run *r, const msg *m, char *base, bool send)
     return NT_OK;
 }
 
-// Receives posted first, then each message packed (into the receiver's window when it shares
-// memory with this rank, else into the send buffer and sent at once); all completed here.
+// Pack every outgoing message, the messages to one process column of B together
+// (nt_mpi_pack_group: A's columns read once each), each into the receiver's window when it
+// shares memory with this rank, else into the send buffer. With send, a group's point-to-point
+// messages are posted as soon as they are packed (the transport overlaps the next group).
+static nt_status pack_all(run *r, const void *a, int64_t lda, bool send, nt_mpi_stats_t *st)
+{
+    const nt_mpi_grid_t *gb = r->b.g;
+    nt_status s = NT_OK;
+    if (r->a.cell < 0) // outside A's grid: nothing to send
+        return NT_OK;
+    for (int i = 0; i < r->nout && !s; i++) {
+        const msg *m = &r->out[i];
+        char *base = m->direct ? nt_mpi_window_of(r->ctx, m->rank) : r->sbuf;
+        if (!base)
+            s = nt_mpi_fail(NT_ESYS, "MPI_Win_shared_query of rank %d failed", m->rank);
+        else
+            r->ptab[(m->cell % gb->npcol) * gb->nprow + m->cell / gb->npcol] = base + m->off;
+    }
+    for (int tc = 0; tc < gb->npcol && !s; tc++) {
+        if (r->src.cols[tc].sum == 0)
+            continue;
+        nt_mpi_steps ps;
+        s = nt_mpi_steps_make(&r->wpack, (const char *const *)(r->ptab + tc * gb->nprow), -1,
+                              r->es, &ps);
+        if (s)
+            break;
+        nt_mpi_pack_group(&ps, &r->src.cols[tc], a, lda, r->es, r->threads);
+        nt_mpi_steps_free(&ps);
+        for (int i = 0; i < r->nout && !s; i++) {
+            const msg *m = &r->out[i];
+            if (m->cell % gb->npcol != tc)
+                continue;
+            if (send && !m->direct)
+                s = post(r, m, r->sbuf, true);
+            if (send)
+                st->messages_sent += m->direct ? 1 : parts(m->bytes);
+            st->bytes_sent += m->bytes;
+            st->pieces += m->rp->n * m->cp->sum;
+        }
+    }
+    return s;
+}
+
+// Receives posted first, then the messages packed (pack_all) and sent; all completed here.
 static nt_status exchange(run *r, const void *a, int64_t lda, nt_mpi_stats_t *st)
 {
     nt_status s = NT_OK;
     for (int i = 0; i < r->nin && !s; i++)
         if (!r->in[i].direct)
             s = post(r, &r->in[i], r->rbase, false);
-    for (int i = 0; i < r->nout && !s; i++) {
-        const msg *m = &r->out[i];
-        char *base = m->direct ? nt_mpi_window_of(r->ctx, m->rank) : r->sbuf;
-        if (!base) {
-            s = nt_mpi_fail(NT_ESYS, "MPI_Win_shared_query of rank %d failed", m->rank);
-            break;
-        }
-        move_block(PACK, m->rp, m->cp, a, lda, NULL, 0, base + m->off, r->es, r->threads);
-        if (!m->direct)
-            s = post(r, m, r->sbuf, true);
-        st->bytes_sent += m->bytes;
-        st->messages_sent += m->direct ? 1 : parts(m->bytes);
-        st->pieces += m->rp->n * m->cp->sum;
-    }
+    if (!s)
+        s = pack_all(r, a, lda, true, st);
     // Requests already posted complete even after a failure, so nothing is left in flight.
     if (r->nreq && MPI_Waitall(r->nreq, r->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS && !s)
         s = nt_mpi_fail(NT_ESYS, "MPI_Waitall failed");
@@ -454,17 +414,12 @@ static nt_status exchange_steps(run *r, const void *a, int64_t lda, nt_mpi_stats
     }
     for (int k = 0; k < r->size; k++)
         oi[k] = ii[k] = -1;
-    for (int i = 0; i < r->nout; i++) {
-        const msg *m = &r->out[i];
-        move_block(PACK, m->rp, m->cp, a, lda, NULL, 0, r->sbuf + m->off, r->es, r->threads);
-        oi[m->rank] = i;
-        st->bytes_sent += m->bytes;
-        st->pieces += m->rp->n * m->cp->sum;
-    }
+    nt_status s = pack_all(r, a, lda, false, st);
+    for (int i = 0; i < r->nout; i++)
+        oi[r->out[i].rank] = i;
     for (int i = 0; i < r->nin; i++)
         ii[r->in[i].rank] = i;
     const nt_schedule_t *sc = r->sched;
-    nt_status s = NT_OK;
     for (int t = 0; t < sc->nphases && !s; t++) {
         int64_t c = sc->count[t];
         int nreq = 0;
@@ -515,13 +470,12 @@ static nt_status exchange_alltoallv(run *r, const void *a, int64_t lda, nt_mpi_s
         if (m->off + m->bytes > INT_MAX)
             s = nt_mpi_fail(NT_ERANGE, "MPI_Alltoallv: %lld bytes to send, above MPI's int "
                             "counts", (long long)(m->off + m->bytes));
-        move_block(PACK, m->rp, m->cp, a, lda, NULL, 0, r->sbuf + m->off, r->es, r->threads);
         sc[m->rank] = (int)m->bytes;
         sd[m->rank] = (int)m->off;
-        st->bytes_sent += m->bytes;
         st->messages_sent++;
-        st->pieces += m->rp->n * m->cp->sum;
     }
+    if (!s)
+        s = pack_all(r, a, lda, false, st);
     for (int i = 0; i < r->nin; i++) {
         const msg *m = &r->in[i];
         if (m->off + m->bytes > INT_MAX)
@@ -552,6 +506,13 @@ static void cleanup(run *r)
     free(r->out);
     free(r->in);
     free(r->req);
+    free(r->ptab);
+    free(r->utab);
+    for (int i = 0; r->usteps && i < r->a.g->npcol; i++)
+        nt_mpi_steps_free(&r->usteps[i]);
+    free(r->usteps);
+    nt_mpi_walk_free(&r->wpack);
+    nt_mpi_walk_free(&r->wunpack);
     free(r->rowtot);
     free(r->coltot);
     nt_sched_destroy(r->sched);
@@ -602,13 +563,51 @@ static nt_status prepare(run *r, int64_t rows, int64_t cols, const void *a, int6
     nt_mpi_dim dt[2] = {{gb->mb, ib, gb->nprow, gb->rsrc}, {gb->nb, jb, gb->npcol, gb->csrc}};
     if (r->a.cell >= 0)
         s = make_pairs(rows, cols, ds, dt, true, r->a.prow, r->a.pcol, &r->src);
+    if (!s && r->a.cell >= 0)
+        s = nt_mpi_walk_make(r->src.rows, r->src.nr, false, &r->wpack);
     if (!s && r->b.cell >= 0)
         s = make_pairs(rows, cols, ds, dt, false, r->b.prow, r->b.pcol, &r->dst);
+    if (!s && r->b.cell >= 0)
+        s = nt_mpi_walk_make(r->dst.rows, r->dst.nr, true, &r->wunpack);
     if (!s && ((r->a.cell >= 0 && r->shm) || r->steps))
         s = totals(r, rows, cols, ds, dt);
     if (!s && r->steps)
         s = build_schedule(r);
     return s ? s : plan_messages(r);
+}
+
+// Write B's local columns [d0, d1) from every received message and from this rank's own part
+// of A, the columns of one process column of A together (nt_mpi_unpack_group: each column of
+// B written once, in row order).
+static void unpack_cols(const run *r, const void *a, int64_t lda, void *b, int64_t ldb,
+                        int64_t d0, int64_t d1, int threads)
+{
+    for (int sc = 0; sc < r->a.g->npcol; sc++)
+        if (r->dst.cols[sc].sum > 0)
+            nt_mpi_unpack_group(&r->usteps[sc], &r->dst.cols[sc], a, lda, b, ldb, r->es, d0, d1,
+                                threads);
+}
+
+// The unpack's steps of every process column of A, from the received messages' places.
+static nt_status unpack_steps(run *r)
+{
+    const nt_mpi_grid_t *ga = r->a.g;
+    if (r->b.cell < 0)
+        return NT_OK;
+    for (int i = 0; i < r->nin; i++) {
+        const msg *m = &r->in[i];
+        r->utab[(m->cell % ga->npcol) * ga->nprow + m->cell / ga->npcol] = r->rbase + m->off;
+    }
+    r->usteps = calloc((size_t)ga->npcol, sizeof *r->usteps);
+    if (!r->usteps)
+        return nt_mpi_fail(NT_ENOMEM, "out of memory for the unpack tables");
+    nt_status s = NT_OK;
+    for (int sc = 0; sc < ga->npcol && !s; sc++) {
+        int local = r->a.cell >= 0 && r->a.pcol == sc ? r->a.prow : -1;
+        s = nt_mpi_steps_make(&r->wunpack, r->utab + sc * ga->nprow, local, r->es,
+                              &r->usteps[sc]);
+    }
+    return s;
 }
 
 typedef struct bound_arg {
@@ -632,15 +631,7 @@ static nt_status unpack_domain(int d, int thread, void *arg)
     int64_t d0 = 0, d1 = x->lcols;
     if (d >= 0 && nt_mpi_topo_columns(x->topo, x->lcols, d, &d0, &d1) != NT_OK)
         return NT_EINVAL;
-    for (int i = 0; i < r->nin; i++) {
-        const msg *m = &r->in[i];
-        move_cols(UNPACK, m->rp, m->cp, NULL, 0, x->b, x->ldb, r->rbase + m->off, r->es, d0, d1);
-    }
-    if (r->a.cell >= 0) {
-        const nt_mpi_pieces *rp = &r->src.rows[r->b.prow], *cp = &r->src.cols[r->b.pcol];
-        if (rp->sum > 0 && cp->sum > 0)
-            move_cols(LOCAL, rp, cp, x->a, x->lda, x->b, x->ldb, NULL, r->es, d0, d1);
-    }
+    unpack_cols(r, x->a, x->lda, x->b, x->ldb, d0, d1, 1);
     return NT_OK;
 }
 
@@ -683,6 +674,8 @@ nt_status nt_mpi_redist(MPI_Comm comm, int64_t rows, int64_t cols, size_t elem_s
         s = r.steps ? exchange_steps(&r, a, lda, &st)
             : r.a2a ? exchange_alltoallv(&r, a, lda, &st)
                     : exchange(&r, a, lda, &st);
+        if (!s)
+            s = unpack_steps(&r);
         if (!s && injected_rank() == r.me)
             s = nt_mpi_fail(NT_ESYS, "injected failure (NT_MPI_FAIL_RANK=%d)", r.me);
         // Nothing of B is written before every rank has everything.
@@ -713,16 +706,11 @@ nt_status nt_mpi_redist(MPI_Comm comm, int64_t rows, int64_t cols, size_t elem_s
             st.bytes_local = rp->sum * cp->sum * (int64_t)r.es;
             st.pieces += rp->sum > 0 && cp->sum > 0 ? rp->n * cp->sum : 0;
         }
-    } else if (!s && nonempty) {
-        for (int i = 0; i < r.nin; i++) {
-            const msg *m = &r.in[i];
-            move_block(UNPACK, m->rp, m->cp, NULL, 0, b, ldb, r.rbase + m->off, r.es,
-                       r.threads);
-        }
-        if (r.a.cell >= 0 && r.b.cell >= 0) {
+    } else if (!s && nonempty && r.b.cell >= 0) {
+        unpack_cols(&r, a, lda, b, ldb, 0, INT64_MAX, r.threads);
+        if (r.a.cell >= 0) {
             const nt_mpi_pieces *rp = &r.src.rows[r.b.prow], *cp = &r.src.cols[r.b.pcol];
             if (rp->sum > 0 && cp->sum > 0) {
-                move_block(LOCAL, rp, cp, a, lda, b, ldb, NULL, r.es, r.threads);
                 st.bytes_local = rp->sum * cp->sum * (int64_t)r.es;
                 st.pieces += rp->n * cp->sum;
             }

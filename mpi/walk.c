@@ -1,0 +1,187 @@
+// Column walks: the pieces of every message that shares a column group, merged, so that a pack
+// reads each source column once in order and an unpack writes each target column once in
+// order. Packing message by message instead reads every column once per message, skipping the
+// other messages' rows, and unpacking writes each column in strided pieces, once per message:
+// measured here (bench/micro/column_order.c: 2048 x 2048 doubles from 4 messages, 256- and
+// 512-byte pieces, two runs) 6.4-8.8 GB/s message by message against 9.2-16.8 GB/s column by
+// column, as fast as a plain copy of the same bytes in the same run.
+#include <omp.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nt_mpi_int.h"
+
+typedef struct tagged {
+    nt_mpi_piece p;
+    int64_t off;
+    int k;
+} tagged;
+
+static int by_s(const void *x, const void *y)
+{
+    int64_t a = ((const tagged *)x)->p.s, b = ((const tagged *)y)->p.s;
+    return (a > b) - (a < b);
+}
+
+static int by_d(const void *x, const void *y)
+{
+    int64_t a = ((const tagged *)x)->p.d, b = ((const tagged *)y)->p.d;
+    return (a > b) - (a < b);
+}
+
+void nt_mpi_walk_free(nt_mpi_walk *w)
+{
+    free(w->v);
+    free(w->off);
+    free(w->k);
+    free(w->sum);
+    *w = (nt_mpi_walk){0};
+}
+
+nt_status nt_mpi_walk_make(const nt_mpi_pieces *rows, int nr, bool by_target, nt_mpi_walk *w)
+{
+    *w = (nt_mpi_walk){0};
+    int64_t n = 0;
+    for (int k = 0; k < nr; k++)
+        n += rows[k].n;
+    tagged *t = malloc((size_t)(n ? n : 1) * sizeof *t);
+    w->v = malloc((size_t)(n ? n : 1) * sizeof *w->v);
+    w->off = malloc((size_t)(n ? n : 1) * sizeof *w->off);
+    w->k = malloc((size_t)(n ? n : 1) * sizeof *w->k);
+    w->sum = malloc((size_t)(nr ? nr : 1) * sizeof *w->sum);
+    if (!t || !w->v || !w->off || !w->k || !w->sum) {
+        free(t);
+        nt_mpi_walk_free(w);
+        return nt_mpi_fail(NT_ENOMEM, "out of memory for the column walk of %lld pieces",
+                           (long long)n);
+    }
+    int64_t e = 0;
+    for (int k = 0; k < nr; k++) {
+        int64_t off = 0;
+        for (int64_t i = 0; i < rows[k].n; i++) {
+            t[e++] = (tagged){rows[k].v[i], off, k};
+            off += rows[k].v[i].len;
+        }
+        w->sum[k] = rows[k].sum;
+    }
+    // The rows of different lists never overlap on the side they are sorted by (a source row
+    // goes to one target process, a target row comes from one source process).
+    qsort(t, (size_t)n, sizeof *t, by_target ? by_d : by_s);
+    for (e = 0; e < n; e++) {
+        w->v[e] = t[e].p;
+        w->off[e] = t[e].off;
+        w->k[e] = t[e].k;
+    }
+    w->n = n;
+    free(t);
+    return NT_OK;
+}
+
+// Copy len elements; 8-byte elements (doubles) get a loop the compiler can vectorise, which
+// matters for the one-element pieces of element-cyclic layouts.
+static inline void copy_elems(char *d, const char *s, int64_t len, size_t es)
+{
+    if (es == 8 && len < 16) {
+        for (int64_t i = 0; i < len; i++)
+            memcpy(d + 8 * i, s + 8 * i, 8);
+    } else {
+        memcpy(d, s, (size_t)len * es);
+    }
+}
+
+// Columns of a group by their flat index c (0..cp->sum-1, increasing): a cursor over the
+// group's column pieces gives each one's local column on both sides.
+typedef struct cursor {
+    const nt_mpi_pieces *cp;
+    int64_t k, base; // the piece holding the current column, flat index of its first column
+} cursor;
+
+static cursor cursor_at(const nt_mpi_pieces *cp, int64_t c0)
+{
+    cursor u = {cp, 0, 0};
+    while (u.k < cp->n && u.base + cp->v[u.k].len <= c0)
+        u.base += cp->v[u.k++].len;
+    return u;
+}
+
+static inline void cursor_col(cursor *u, int64_t c, int64_t *sj, int64_t *dj)
+{
+    if (c - u->base >= u->cp->v[u->k].len)
+        u->base += u->cp->v[u->k++].len;
+    *sj = u->cp->v[u->k].s + (c - u->base);
+    *dj = u->cp->v[u->k].d + (c - u->base);
+}
+
+nt_status nt_mpi_steps_make(const nt_mpi_walk *w, const char *const *msg, int local, size_t es,
+                            nt_mpi_steps *out)
+{
+    *out = (nt_mpi_steps){0};
+    nt_mpi_step *v = malloc((size_t)(w->n ? w->n : 1) * sizeof *v);
+    if (!v)
+        return nt_mpi_fail(NT_ENOMEM, "out of memory for a column walk of %lld pieces",
+                           (long long)w->n);
+    int64_t m = 0;
+    for (int64_t e = 0; e < w->n; e++) {
+        int k = w->k[e];
+        if (k == local)
+            v[m++] = (nt_mpi_step){NULL, 0, w->v[e].s, w->v[e].d, w->v[e].len};
+        else if (msg[k])
+            v[m++] = (nt_mpi_step){msg[k] + (size_t)w->off[e] * es, w->sum[k] * (int64_t)es,
+                                   w->v[e].s, w->v[e].d, w->v[e].len};
+    }
+    *out = (nt_mpi_steps){v, m};
+    return NT_OK;
+}
+
+void nt_mpi_steps_free(nt_mpi_steps *s)
+{
+    free(s->v);
+    *s = (nt_mpi_steps){0};
+}
+
+void nt_mpi_pack_group(const nt_mpi_steps *st, const nt_mpi_pieces *cp, const char *a,
+                       int64_t lda, size_t es, int threads)
+{
+    int64_t ncols = cp->sum, n = st->n;
+    const nt_mpi_step *v = st->v;
+#pragma omp parallel num_threads(threads)
+    {
+        int nth = omp_get_num_threads(), t = omp_get_thread_num();
+        int64_t c0 = ncols * t / nth, c1 = ncols * (t + 1) / nth, sj, dj;
+        cursor u = cursor_at(cp, c0);
+        for (int64_t c = c0; c < c1; c++) {
+            cursor_col(&u, c, &sj, &dj);
+            const char *scol = a + (size_t)(sj * lda) * es;
+            for (int64_t e = 0; e < n; e++)
+                copy_elems((char *)v[e].msg + (size_t)(c * v[e].stride),
+                           scol + (size_t)v[e].s * es, v[e].len, es);
+        }
+    }
+}
+
+void nt_mpi_unpack_group(const nt_mpi_steps *st, const nt_mpi_pieces *cp, const char *a,
+                         int64_t lda, char *b, int64_t ldb, size_t es, int64_t d0, int64_t d1,
+                         int threads)
+{
+    int64_t ncols = cp->sum, n = st->n;
+    const nt_mpi_step *v = st->v;
+#pragma omp parallel num_threads(threads)
+    {
+        int nth = omp_get_num_threads(), t = omp_get_thread_num();
+        int64_t c0 = ncols * t / nth, c1 = ncols * (t + 1) / nth, sj, dj;
+        cursor u = cursor_at(cp, c0);
+        for (int64_t c = c0; c < c1; c++) {
+            cursor_col(&u, c, &sj, &dj);
+            if (dj < d0 || dj >= d1)
+                continue;
+            char *dcol = b + (size_t)(dj * ldb) * es;
+            const char *scol = a ? a + (size_t)(sj * lda) * es : NULL;
+            for (int64_t e = 0; e < n; e++) {
+                const char *src = v[e].msg ? v[e].msg + (size_t)(c * v[e].stride)
+                                           : scol + (size_t)v[e].s * es;
+                copy_elems(dcol + (size_t)v[e].d * es, src, v[e].len, es);
+            }
+        }
+    }
+}
