@@ -97,10 +97,14 @@ typedef struct cursor {
     int64_t k, base; // the piece holding the current column, flat index of its first column
 } cursor;
 
-static cursor cursor_at(const nt_mpi_pieces *cp, int64_t c0)
+// The calling OpenMP thread's share [*c0, *c1) of the group's columns, a cursor at its first.
+static cursor thread_share(const nt_mpi_pieces *cp, int64_t *c0, int64_t *c1)
 {
+    int nth = omp_get_num_threads(), t = omp_get_thread_num();
+    *c0 = cp->sum * t / nth;
+    *c1 = cp->sum * (t + 1) / nth;
     cursor u = {cp, 0, 0};
-    while (u.k < cp->n && u.base + cp->v[u.k].len <= c0)
+    while (u.k < cp->n && u.base + cp->v[u.k].len <= *c0)
         u.base += cp->v[u.k++].len;
     return u;
 }
@@ -143,13 +147,12 @@ void nt_mpi_steps_free(nt_mpi_steps *s)
 void nt_mpi_pack_group(const nt_mpi_steps *st, const nt_mpi_pieces *cp, const char *a,
                        int64_t lda, size_t es, int threads)
 {
-    int64_t ncols = cp->sum, n = st->n;
+    int64_t n = st->n;
     const nt_mpi_step *v = st->v;
 #pragma omp parallel num_threads(threads)
     {
-        int nth = omp_get_num_threads(), t = omp_get_thread_num();
-        int64_t c0 = ncols * t / nth, c1 = ncols * (t + 1) / nth, sj, dj;
-        cursor u = cursor_at(cp, c0);
+        int64_t c0, c1, sj, dj;
+        cursor u = thread_share(cp, &c0, &c1);
         for (int64_t c = c0; c < c1; c++) {
             cursor_col(&u, c, &sj, &dj);
             const char *scol = a + (size_t)(sj * lda) * es;
@@ -164,13 +167,12 @@ void nt_mpi_unpack_group(const nt_mpi_steps *st, const nt_mpi_pieces *cp, const 
                          int64_t lda, char *b, int64_t ldb, size_t es, int64_t d0, int64_t d1,
                          int threads)
 {
-    int64_t ncols = cp->sum, n = st->n;
+    int64_t n = st->n;
     const nt_mpi_step *v = st->v;
 #pragma omp parallel num_threads(threads)
     {
-        int nth = omp_get_num_threads(), t = omp_get_thread_num();
-        int64_t c0 = ncols * t / nth, c1 = ncols * (t + 1) / nth, sj, dj;
-        cursor u = cursor_at(cp, c0);
+        int64_t c0, c1, sj, dj;
+        cursor u = thread_share(cp, &c0, &c1);
         for (int64_t c = c0; c < c1; c++) {
             cursor_col(&u, c, &sj, &dj);
             if (dj < d0 || dj >= d1)
