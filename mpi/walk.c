@@ -84,8 +84,8 @@ nt_status nt_mpi_walk_make(const nt_mpi_pieces *rows, int nr, bool by_target, nt
 // n bytes (n >= 64) forward in 64-byte steps of unaligned 16-byte moves, the last step ending
 // at the last byte. glibc 2.36's memcpy runs at 6-7 GB/s for 1-2 KiB when the destination is
 // 0-64 bytes ahead of the source modulo 4 KiB, as pieces of page-aligned columns often are
-// (16-18 GB/s at other offsets); this loop copies 16-17 GB/s there (bench/micro/column_order.c
-// measures both).
+// (10-16 GB/s at other offsets); this loop copies 14-17 GB/s at every offset
+// (bench/micro/memcpy_pieces.c measures both).
 static inline void copy_forward(char *d, const char *s, size_t n)
 {
 #if defined(__SSE2__)
