@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "nt_copy.h"
+#include "nt_lines.h"
 
 #if defined(__SSE2__)
 #include <immintrin.h>
@@ -134,16 +135,8 @@ static void stream_1d(char *d, const char *s, size_t n)
     s += head;
     n -= head;
     size_t lines = n / LINE;
-    for (size_t k = 0; k < lines; k++, d += LINE, s += LINE) {
-        const __m128i *p = (const __m128i *)(const void *)s;
-        __m128i a = _mm_loadu_si128(p), b = _mm_loadu_si128(p + 1);
-        __m128i c = _mm_loadu_si128(p + 2), e = _mm_loadu_si128(p + 3);
-        __m128i *q = (__m128i *)(void *)d;
-        _mm_stream_si128(q, a);
-        _mm_stream_si128(q + 1, b);
-        _mm_stream_si128(q + 2, c);
-        _mm_stream_si128(q + 3, e);
-    }
+    for (size_t k = 0; k < lines; k++, d += LINE, s += LINE)
+        nt_lines_stream(d, s);
     copy_small(d, s, n - lines * LINE);
 }
 #endif

@@ -16,6 +16,7 @@
 
 #include <stdalign.h>
 #include <stdint.h>
+#include <string.h>
 
 #if defined(__SSE2__)
 #include <immintrin.h>
@@ -27,12 +28,13 @@ typedef struct nt_lines {
     int lo, hi;
 } nt_lines;
 
-// Stream the 64-byte line at s to the aligned target line d.
-static inline void nt_lines_stream(uint64_t *d, const uint64_t *s)
+// Stream the 64 bytes at s (any alignment) to the 64-byte aligned line d; also the streaming
+// loop of the copy kernels (copy.c).
+static inline void nt_lines_stream(void *d, const void *s)
 {
 #if defined(__SSE2__)
-    const __m128i *p = (const __m128i *)(const void *)s;
-    __m128i *q = (__m128i *)(void *)d;
+    const __m128i *p = (const __m128i *)s;
+    __m128i *q = (__m128i *)d;
     __m128i a = _mm_loadu_si128(p), b = _mm_loadu_si128(p + 1);
     __m128i c = _mm_loadu_si128(p + 2), e = _mm_loadu_si128(p + 3);
     _mm_stream_si128(q, a);
@@ -40,8 +42,7 @@ static inline void nt_lines_stream(uint64_t *d, const uint64_t *s)
     _mm_stream_si128(q + 2, c);
     _mm_stream_si128(q + 3, e);
 #else
-    for (int k = 0; k < 8; k++)
-        d[k] = s[k];
+    memcpy(d, s, 64);
 #endif
 }
 
