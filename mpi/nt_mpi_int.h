@@ -73,26 +73,12 @@ nt_status nt_mpi_dim_pieces(int64_t count, const nt_mpi_dim *s, int ks, const nt
 nt_status nt_mpi_dim_count(int64_t count, const nt_mpi_dim *s, int ks, const nt_mpi_dim *t,
                            int kt, int64_t *total);
 
-// The row pieces of several messages that share their column pieces (one column group: the
-// messages to every process row of one target process column, or from every source process
-// row of one source process column), merged in the order of the source rows (a pack) or of
-// the target rows (an unpack). Piece e belongs to list k[e] (that process row), starts off[e]
-// elements into that message's packed column, which holds sum[k] elements.
-typedef struct nt_mpi_walk {
-    nt_mpi_piece *v;
-    int64_t *off, *sum;
-    int *k;
-    int64_t n;
-} nt_mpi_walk;
-
-// The walk of rows[0..nr-1] (nt_mpi_dim_pieces lists), sorted by target rows when by_target.
-// NT_ENOMEM (message set) when out of memory; *w is then empty. Free with nt_mpi_walk_free.
-nt_status nt_mpi_walk_make(const nt_mpi_pieces *rows, int nr, bool by_target, nt_mpi_walk *w);
-void nt_mpi_walk_free(nt_mpi_walk *w);
-
-// A walk resolved for one column group of one call: piece e of column c of the group is at
-// msg + c * stride of its packed message, or (msg NULL: this rank's own part) at rows s.. of
-// A's column. Pieces of messages that do not exist are left out.
+// The row pieces of the messages of one column group (the messages to every process row of
+// one target process column, or from every source process row of one source process column)
+// for one call, merged in the order of the source rows (a pack) or of the target rows (an
+// unpack), so that each column is read or written once, in order. Piece e of the group's column
+// c is at msg + c * stride of its packed message, or (msg NULL: this rank's own part) at rows
+// s.. of A's column.
 typedef struct nt_mpi_step {
     const char *msg;
     int64_t stride; // bytes
@@ -103,10 +89,12 @@ typedef struct nt_mpi_steps {
     int64_t n;
 } nt_mpi_steps;
 
-// Resolve walk w: msg[k] is the packed message of process row k's list (NULL: none), list
-// `local` (-1: none) is this rank's own part. NT_ENOMEM (message set) when out of memory.
-nt_status nt_mpi_steps_make(const nt_mpi_walk *w, const char *const *msg, int local, size_t es,
-                            nt_mpi_steps *out);
+// The steps of rows[0..nr-1] (nt_mpi_dim_pieces lists, one per process row of the other grid),
+// sorted by target rows when by_target: msg[k] is the packed message of list k (NULL: none,
+// its pieces left out), list `local` (-1: none) is this rank's own part. NT_ENOMEM (message
+// set) when out of memory. Free with nt_mpi_steps_free.
+nt_status nt_mpi_steps_make(const nt_mpi_pieces *rows, int nr, bool by_target,
+                            const char *const *msg, int local, size_t es, nt_mpi_steps *out);
 void nt_mpi_steps_free(nt_mpi_steps *s);
 
 // Pack a column group's messages (steps without a local part) from A with `threads` threads,

@@ -186,7 +186,6 @@ typedef struct run {
                               // one (pA x pB, qA x qB), for the offsets of direct messages
     MPI_Request *req;
     int nreq;
-    nt_mpi_walk wpack, wunpack; // the merged row pieces of A's columns, of B's columns
     char **ptab;                // where the message to B's cell (r, c) is packed, at [c*nprow+r]
     const char **utab;          // the message from A's cell (r, c), at [c*nprow+r] (NULL: none)
     nt_mpi_steps *usteps;       // the unpack of each process column of A, made before B is
@@ -321,8 +320,8 @@ static nt_status pack_all(run *r, const void *a, int64_t lda, bool send, nt_mpi_
         if (r->src.cols[tc].sum == 0)
             continue;
         nt_mpi_steps ps;
-        s = nt_mpi_steps_make(&r->wpack, (const char *const *)(r->ptab + tc * gb->nprow), -1,
-                              r->es, &ps);
+        s = nt_mpi_steps_make(r->src.rows, r->src.nr, false,
+                              (const char *const *)(r->ptab + tc * gb->nprow), -1, r->es, &ps);
         if (s)
             break;
         nt_mpi_pack_group(&ps, &r->src.cols[tc], a, lda, r->es, r->threads);
@@ -511,8 +510,6 @@ static void cleanup(run *r)
     for (int i = 0; r->usteps && i < r->a.g->npcol; i++)
         nt_mpi_steps_free(&r->usteps[i]);
     free(r->usteps);
-    nt_mpi_walk_free(&r->wpack);
-    nt_mpi_walk_free(&r->wunpack);
     free(r->rowtot);
     free(r->coltot);
     nt_sched_destroy(r->sched);
@@ -563,12 +560,8 @@ static nt_status prepare(run *r, int64_t rows, int64_t cols, const void *a, int6
     nt_mpi_dim dt[2] = {{gb->mb, ib, gb->nprow, gb->rsrc}, {gb->nb, jb, gb->npcol, gb->csrc}};
     if (r->a.cell >= 0)
         s = make_pairs(rows, cols, ds, dt, true, r->a.prow, r->a.pcol, &r->src);
-    if (!s && r->a.cell >= 0)
-        s = nt_mpi_walk_make(r->src.rows, r->src.nr, false, &r->wpack);
     if (!s && r->b.cell >= 0)
         s = make_pairs(rows, cols, ds, dt, false, r->b.prow, r->b.pcol, &r->dst);
-    if (!s && r->b.cell >= 0)
-        s = nt_mpi_walk_make(r->dst.rows, r->dst.nr, true, &r->wunpack);
     if (!s && ((r->a.cell >= 0 && r->shm) || r->steps))
         s = totals(r, rows, cols, ds, dt);
     if (!s && r->steps)
@@ -604,8 +597,8 @@ static nt_status unpack_steps(run *r)
     nt_status s = NT_OK;
     for (int sc = 0; sc < ga->npcol && !s; sc++) {
         int local = r->a.cell >= 0 && r->a.pcol == sc ? r->a.prow : -1;
-        s = nt_mpi_steps_make(&r->wunpack, r->utab + sc * ga->nprow, local, r->es,
-                              &r->usteps[sc]);
+        s = nt_mpi_steps_make(r->dst.rows, r->dst.nr, true, r->utab + sc * ga->nprow, local,
+                              r->es, &r->usteps[sc]);
     }
     return s;
 }

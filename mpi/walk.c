@@ -15,70 +15,55 @@
 
 #include "nt_mpi_int.h"
 
-typedef struct tagged {
-    nt_mpi_piece p;
-    int64_t off;
-    int k;
-} tagged;
-
 static int by_s(const void *x, const void *y)
 {
-    int64_t a = ((const tagged *)x)->p.s, b = ((const tagged *)y)->p.s;
+    int64_t a = ((const nt_mpi_step *)x)->s, b = ((const nt_mpi_step *)y)->s;
     return (a > b) - (a < b);
 }
 
 static int by_d(const void *x, const void *y)
 {
-    int64_t a = ((const tagged *)x)->p.d, b = ((const tagged *)y)->p.d;
+    int64_t a = ((const nt_mpi_step *)x)->d, b = ((const nt_mpi_step *)y)->d;
     return (a > b) - (a < b);
 }
 
-void nt_mpi_walk_free(nt_mpi_walk *w)
+nt_status nt_mpi_steps_make(const nt_mpi_pieces *rows, int nr, bool by_target,
+                            const char *const *msg, int local, size_t es, nt_mpi_steps *out)
 {
-    free(w->v);
-    free(w->off);
-    free(w->k);
-    free(w->sum);
-    *w = (nt_mpi_walk){0};
-}
-
-nt_status nt_mpi_walk_make(const nt_mpi_pieces *rows, int nr, bool by_target, nt_mpi_walk *w)
-{
-    *w = (nt_mpi_walk){0};
+    *out = (nt_mpi_steps){0};
     int64_t n = 0;
     for (int k = 0; k < nr; k++)
-        n += rows[k].n;
-    tagged *t = malloc((size_t)(n ? n : 1) * sizeof *t);
-    w->v = malloc((size_t)(n ? n : 1) * sizeof *w->v);
-    w->off = malloc((size_t)(n ? n : 1) * sizeof *w->off);
-    w->k = malloc((size_t)(n ? n : 1) * sizeof *w->k);
-    w->sum = malloc((size_t)(nr ? nr : 1) * sizeof *w->sum);
-    if (!t || !w->v || !w->off || !w->k || !w->sum) {
-        free(t);
-        nt_mpi_walk_free(w);
-        return nt_mpi_fail(NT_ENOMEM, "out of memory for the column walk of %lld pieces",
+        n += msg[k] || k == local ? rows[k].n : 0;
+    nt_mpi_step *v = malloc((size_t)(n ? n : 1) * sizeof *v);
+    if (!v)
+        return nt_mpi_fail(NT_ENOMEM, "out of memory for a column walk of %lld pieces",
                            (long long)n);
-    }
     int64_t e = 0;
     for (int k = 0; k < nr; k++) {
+        if (!msg[k] && k != local)
+            continue;
+        // A piece's place in its message's packed column: the pieces before it in its list.
         int64_t off = 0;
         for (int64_t i = 0; i < rows[k].n; i++) {
-            t[e++] = (tagged){rows[k].v[i], off, k};
-            off += rows[k].v[i].len;
+            const nt_mpi_piece *q = &rows[k].v[i];
+            int64_t stride = rows[k].sum * (int64_t)es;
+            v[e++] = k == local ? (nt_mpi_step){NULL, 0, q->s, q->d, q->len}
+                                : (nt_mpi_step){msg[k] + (size_t)off * es, stride, q->s, q->d,
+                                                q->len};
+            off += q->len;
         }
-        w->sum[k] = rows[k].sum;
     }
     // The rows of different lists never overlap on the side they are sorted by (a source row
     // goes to one target process, a target row comes from one source process).
-    qsort(t, (size_t)n, sizeof *t, by_target ? by_d : by_s);
-    for (e = 0; e < n; e++) {
-        w->v[e] = t[e].p;
-        w->off[e] = t[e].off;
-        w->k[e] = t[e].k;
-    }
-    w->n = n;
-    free(t);
+    qsort(v, (size_t)n, sizeof *v, by_target ? by_d : by_s);
+    *out = (nt_mpi_steps){v, n};
     return NT_OK;
+}
+
+void nt_mpi_steps_free(nt_mpi_steps *s)
+{
+    free(s->v);
+    *s = (nt_mpi_steps){0};
 }
 
 // n bytes (n >= 64) forward in 64-byte steps of unaligned 16-byte moves, the last step ending
@@ -149,33 +134,6 @@ static inline void cursor_col(cursor *u, int64_t c, int64_t *sj, int64_t *dj)
         u->base += u->cp->v[u->k++].len;
     *sj = u->cp->v[u->k].s + (c - u->base);
     *dj = u->cp->v[u->k].d + (c - u->base);
-}
-
-nt_status nt_mpi_steps_make(const nt_mpi_walk *w, const char *const *msg, int local, size_t es,
-                            nt_mpi_steps *out)
-{
-    *out = (nt_mpi_steps){0};
-    nt_mpi_step *v = malloc((size_t)(w->n ? w->n : 1) * sizeof *v);
-    if (!v)
-        return nt_mpi_fail(NT_ENOMEM, "out of memory for a column walk of %lld pieces",
-                           (long long)w->n);
-    int64_t m = 0;
-    for (int64_t e = 0; e < w->n; e++) {
-        int k = w->k[e];
-        if (k == local)
-            v[m++] = (nt_mpi_step){NULL, 0, w->v[e].s, w->v[e].d, w->v[e].len};
-        else if (msg[k])
-            v[m++] = (nt_mpi_step){msg[k] + (size_t)w->off[e] * es, w->sum[k] * (int64_t)es,
-                                   w->v[e].s, w->v[e].d, w->v[e].len};
-    }
-    *out = (nt_mpi_steps){v, m};
-    return NT_OK;
-}
-
-void nt_mpi_steps_free(nt_mpi_steps *s)
-{
-    free(s->v);
-    *s = (nt_mpi_steps){0};
 }
 
 void nt_mpi_pack_group(const nt_mpi_steps *st, const nt_mpi_pieces *cp, const char *a,
