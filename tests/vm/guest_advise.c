@@ -101,14 +101,6 @@ static double median(const double *v, int n)
     return s[n / 2];
 }
 
-static double minimum(const double *v, int n)
-{
-    double m = v[0];
-    for (int i = 1; i < n; i++)
-        m = fmin(m, v[i]);
-    return m;
-}
-
 // The measured times are summarised two ways: the median (the choice and the totals use it)
 // and the minimum, the time of a run that no slow spell of the emulation hit, which is what
 // the model predicts. Both correlations are printed, the median's first.
@@ -173,20 +165,21 @@ static void advise_one(const nt_topo_t *t, const nt_profile_t *p, const char *sp
         const nt_candidate_t *cd = &adv->cand[c];
         int nrs = cd->redistribute ? reps * redist_x : reps;
         double r = median(rs[c], nrs), k = median(ks[c], reps);
+        double rmin = bench_min(rs[c], (size_t)nrs);
         ok += !failed[c];
         pk[c] = cd->kernel.seconds;
         mk[MED][c] = k;
-        mk[MIN][c] = minimum(ks[c], reps);
+        mk[MIN][c] = bench_min(ks[c], (size_t)reps);
         total[c] = r + k;
         best = fmin(best, total[c]);
         if (cd->redistribute) {
             pr[nr] = cd->redist_seconds;
-            mr[MIN][nr] = minimum(rs[c], nrs);
+            mr[MIN][nr] = rmin;
             mr[MED][nr++] = r;
         }
         printf("advise:   %-26s predicted %.4f + %.4f s, measured %.4f + %.4f s (min %.4f + "
                "%.4f)\n", cd->name, cd->redist_seconds, cd->kernel.seconds, r, k,
-               minimum(rs[c], nrs), mk[MIN][c]);
+               rmin, mk[MIN][c]);
     }
     check(ok == n, "advise: %d of %d candidates ran", ok, n);
     (*runs)++;
