@@ -569,9 +569,9 @@ static nt_status lines_init(pctx *x)
         next[r->b] = r->tl + r->len;
     }
     free(next);
-    size_t n = (size_t)x->t.D * (size_t)x->t.tpd_max * (size_t)P;
     if (!ok)
         return NT_OK;
+    size_t n = (size_t)x->t.D * (size_t)x->t.tpd_max * (size_t)P;
     x->lines = aligned_alloc(64, n * sizeof *x->lines);
     if (!x->lines)
         return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
