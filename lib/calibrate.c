@@ -1,8 +1,8 @@
 // nt_calibrate(): measure the numbers of a machine profile with threads bound to the domains,
 // the way the executor and the kernels use them (copy threads of the target domain, one
-// single-threaded BLAS call per task), each after an untimed warm-up. The pair bandwidths are
-// measured in rounds and keep their best round; the other numbers are medians of repetitions,
-// so one descheduled run on a shared machine does not set them.
+// single-threaded BLAS call per task), each after an untimed warm-up. The pair bandwidths and
+// the tile kernels are measured in rounds and keep their best round; the other numbers are
+// medians of repetitions, so one descheduled run on a shared machine does not set them.
 #include <math.h>
 #include <omp.h>
 #include <sched.h>
@@ -317,49 +317,59 @@ static nt_status call_kernel(int k, int64_t nb, int64_t ib, double *A, double *B
     }
 }
 
-// Each kernel on tiles of domain d by one thread bound to d. The tiles' values change from
-// call to call (factored tiles are factored again); the work of a call does not.
-static nt_status measure_tiles(cal *c, nt_profile_t *p, int d)
+// Each kernel on tiles of every domain by one thread bound there, in rounds (every domain and
+// kernel once per round; a kernel's sample repeats the call until the clock can read it), each
+// time the best round's: a slow spell of the host covers a few rounds, and one of them stood
+// in for a domain's whole median (GEMM tiles of two virtual domains of one node measured 78
+// and 103 us, then built a heterogeneous partition from the difference). The tiles' values
+// change from call to call (factored tiles are factored again); the work of a call does not.
+// The kernels run in their order, so UNMQR and TSMQR find the reflectors and T of the GEQRT
+// and TSQRT just before them.
+static nt_status measure_tiles(cal *c, nt_profile_t *p)
 {
+    int D = c->D, rounds = 3 * c->reps;
     int64_t nb = p->nb, ib = p->ib, lw = nt_kern_qr_lwork(ib, nb);
     size_t tile = (size_t)(nb * nb) * sizeof(double);
     size_t bytes = 3 * tile + (size_t)(ib * nb + lw) * sizeof(double);
-    double *buf;
-    nt_status st = nt_mem_alloc(c->topo, d, bytes, 0, (void **)&buf);
-    if (st)
-        return st;
-    double *A = buf, *B = A + nb * nb, *C = B + nb * nb, *T = C + nb * nb, *W = T + ib * nb;
-    bound bd;
-    st = bind_to(c->topo, d, &bd);
-    for (int k = 0; k < NT_TK_COUNT && !st; k++) {
-        fill(buf, (size_t)(3 * nb * nb), (uint64_t)k + 1);
-        // TSMQR and UNMQR need reflectors and a T: factor first (untimed).
-        if (k == NT_TK_UNMQR || k == NT_TK_TSMQR)
-            st = k == NT_TK_UNMQR ? nt_kern_geqrt(nb, nb, ib, A, nb, T, ib, W, lw)
-                                  : nt_kern_tsqrt(nb, nb, ib, A, nb, B, nb, T, ib, W, lw);
-        // The calling thread's CPU time, not the wall clock: on a shared machine a call of a
-        // few ms is often preempted, which would put other jobs' time into the profile (a
-        // GEQRT of 128 measured 2.6 ms on the wall clock at load 2 and 13-22 ms at load 10).
-        // Three times the repetitions of the bandwidths: the speeds of the heterogeneous
-        // partitions come from these medians.
-        // A sample repeats the call until the clock has advanced enough to be read.
-        double span = cpu_min_span();
-        for (int r = -1; r < 3 * c->reps && !st; r++) {
-            double t0 = thread_cpu(), el = 0;
-            int calls = 0;
-            do {
-                st = call_kernel(k, nb, ib, A, B, C, T, W, lw);
-                calls++;
-                el = thread_cpu() - t0;
-            } while (!st && el < span);
-            if (r >= 0)
-                c->t[r] = el / calls;
+    double **buf = calloc((size_t)D, sizeof *buf);
+    double *t = malloc((size_t)(D * NT_TK_COUNT * rounds) * sizeof *t);
+    nt_status st = buf && t ? NT_OK : nt_fail(NT_ENOMEM, "nt_calibrate: out of memory");
+    for (int d = 0; d < D && !st; d++)
+        if (!(st = nt_mem_alloc(c->topo, d, bytes, 0, (void **)&buf[d])))
+            fill(buf[d], (size_t)(3 * nb * nb), (uint64_t)d + 1);
+    // The calling thread's CPU time, not the wall clock: on a shared machine a call of a few
+    // ms is often preempted, which would put other jobs' time into the profile (a GEQRT of 128
+    // measured 2.6 ms on the wall clock at load 2 and 13-22 ms at load 10).
+    double span = cpu_min_span();
+    for (int r = -1; r < rounds && !st; r++)
+        for (int d = 0; d < D && !st; d++) {
+            double *A = buf[d], *B = A + nb * nb, *C = B + nb * nb, *T = C + nb * nb;
+            double *W = T + ib * nb;
+            bound bd;
+            st = bind_to(c->topo, d, &bd);
+            for (int k = 0; k < NT_TK_COUNT && !st; k++) {
+                double t0 = thread_cpu(), el = 0;
+                int calls = 0;
+                do {
+                    st = call_kernel(k, nb, ib, A, B, C, T, W, lw);
+                    calls++;
+                    el = thread_cpu() - t0;
+                } while (!st && el < span);
+                if (r >= 0)
+                    t[(k * D + d) * rounds + r] = el / calls;
+            }
+            unbind(&bd);
         }
-        if (!st)
-            p->tile_seconds[k][d] = median(c->t, 3 * c->reps);
+    for (int kd = 0; kd < NT_TK_COUNT * D && !st; kd++) {
+        double m = t[kd * rounds];
+        for (int r = 1; r < rounds; r++)
+            m = t[kd * rounds + r] < m ? t[kd * rounds + r] : m;
+        p->tile_seconds[kd / D][kd % D] = m;
     }
-    unbind(&bd);
-    nt_mem_free(buf, bytes);
+    for (int d = 0; buf && d < D; d++)
+        nt_mem_free(buf[d], bytes);
+    free(buf);
+    free(t);
     return st;
 }
 
@@ -565,8 +575,7 @@ nt_status nt_calibrate(const nt_topo_t *topo, const nt_calibrate_opts_t *opts,
         st = measure_migrate(&c, p);
     if (!st) {
         nt_blas_serial_begin();
-        for (int d = 0; d < c.D && !st; d++)
-            st = measure_tiles(&c, p, d);
+        st = measure_tiles(&c, p);
         nt_blas_serial_end();
     }
     if (!st)

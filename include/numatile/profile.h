@@ -172,8 +172,9 @@ typedef struct nt_calibrate_opts {
 /**
  * \brief Measure this machine: copy and read bandwidth per domain pair, concurrent copy,
  *        page migration, first touch per domain, tile kernels per domain, task overhead.
- *        Pair bandwidths are the best of several rounds (each round measures every pair
- *        once); the other numbers are medians of several runs. Threads bound to the domain.
+ *        Pair bandwidths and tile-kernel times are the best of several rounds (a round
+ *        measures every pair, or every domain and kernel, once); the other numbers are
+ *        medians of several runs. Threads bound to the domain.
  *        Allocates a few buffers of up to 64 MiB per domain (16 MiB with quick).
  * @param[in]  topo a physical or virtual topology (not synthetic).
  * @param[in]  opts options, or NULL for the defaults.
