@@ -509,6 +509,46 @@ typedef struct side {
     dmat d;
 } side;
 
+// The copy floor of one call: this rank's bytes of it (packed, unpacked and copied locally, as
+// nt_pgemr2d's statistics count them) in one memcpy between the same barriers as the calls.
+// Between private strided arrays through MPI's shared memory every byte that crosses ranks is
+// copied twice (into shared memory, out of it; MPI's single-copy kernel paths take contiguous
+// messages only) and every local byte once: pdgemr2d_seconds / floor is what such a
+// redistribution can gain over pdgemr2d here at most.
+typedef struct floor_buf {
+    char *src, *dst;
+    size_t bytes;
+} floor_buf;
+
+// Allocates and touches (so that no page fault is timed); false on every rank if one failed.
+static bool floor_alloc(const nt_mpi_stats_t *ms, floor_buf *f)
+{
+    f->bytes = (size_t)(ms->bytes_sent + ms->bytes_received + ms->bytes_local);
+    f->src = malloc(f->bytes ? f->bytes : 1);
+    f->dst = malloc(f->bytes ? f->bytes : 1);
+    int ok = f->src && f->dst;
+    if (ok) {
+        memset(f->src, 1, f->bytes);
+        memset(f->dst, 2, f->bytes);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!ok) {
+        free(f->src);
+        free(f->dst);
+        *f = (floor_buf){0};
+    }
+    return ok;
+}
+
+static double floor_time(const floor_buf *f)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    memcpy(f->dst, f->src, f->bytes);
+    MPI_Barrier(MPI_COMM_WORLD);
+    return MPI_Wtime() - t0;
+}
+
 static bool make_side(int n, int mb, int p, int q, uint64_t seed, side *s)
 {
     s->d = (dmat){.m = n, .n = n, .mb = mb, .nb = mb, .p = p, .q = q};
@@ -538,7 +578,9 @@ static json_t *bench_geom(const geom *g, int n, int reps, int gctx, bool *fail)
     side a, b;
     int ok = make_side(n, g->mba, g->pa, g->qa, 1, &a) & make_side(n, g->mbb, g->pb, g->qb, 2, &b);
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    double tp[MAX_REPS], tn[MAX_REPS], tv[MAX_REPS];
+    double tp[MAX_REPS], tn[MAX_REPS], tv[MAX_REPS], tf[MAX_REPS];
+    floor_buf fb = {0};
+    bool floor_ok = false;
     // The same copy through one MPI_Alltoallv (opts.alltoallv); the BLACS grids are row-major
     // over ranks 0.., as grid_of() says.
     nt_mpi_grid_t gva = grid_of(&a.d), gvb = grid_of(&b.d);
@@ -582,7 +624,13 @@ static json_t *bench_geom(const geom *g, int n, int reps, int gctx, bool *fail)
         tn[k] = MPI_Wtime() - t0;
         crossed = ms.bytes_sent;
         local = ms.bytes_local;
+        if (k == 0)
+            floor_ok = floor_alloc(&ms, &fb);
+        if (floor_ok)
+            tf[k] = floor_time(&fb);
     }
+    free(fb.src);
+    free(fb.dst);
     // numatile's result is checked after its last run (pdgemr2d's after its first).
     if (ok && !st && b.d.a)
         bad_nt = check(&b.d, 8, 1, sub64);
@@ -613,6 +661,14 @@ static json_t *bench_geom(const geom *g, int n, int reps, int gctx, bool *fail)
     json_object_set_new(row, "alltoallv_min", json_real(tv[0]));
     json_object_set_new(row, "alltoallv_max", json_real(tv[reps - 1]));
     json_object_set_new(row, "alltoallv_verify", json_boolean(sums[4] == 0));
+    if (floor_ok) {
+        double fl = median(tf, reps);
+        json_object_set_new(row, "floor_seconds", json_real(fl));
+        json_object_set_new(row, "floor_min", json_real(tf[0]));
+        json_object_set_new(row, "floor_max", json_real(tf[reps - 1]));
+        json_object_set_new(row, "floor_ratio", json_real(nt > 0 ? fl / nt : 0.0));
+        json_object_set_new(row, "speedup_ceiling", json_real(fl > 0 ? pd / fl : 0.0));
+    }
     return row;
 }
 
