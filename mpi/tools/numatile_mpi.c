@@ -513,8 +513,9 @@ typedef struct side {
 // nt_pgemr2d's statistics count them) in one memcpy between the same barriers as the calls.
 // Between private strided arrays through MPI's shared memory every byte that crosses ranks is
 // copied twice (into shared memory, out of it; MPI's single-copy kernel paths take contiguous
-// messages only) and every local byte once: pdgemr2d_seconds / floor is what such a
-// redistribution can gain over pdgemr2d here at most.
+// messages only) and every local byte once: pdgemr2d_seconds / floor is about the most such a
+// redistribution can gain over pdgemr2d here (a reference, not a strict bound: copies of
+// different ranks that do not overlap in time can beat one memcpy per rank by a few percent).
 typedef struct floor_buf {
     char *src, *dst;
     size_t bytes;
