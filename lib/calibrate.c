@@ -109,11 +109,13 @@ static nt_status measure_copy(cal *c, nt_profile_t *p)
     for (int r = -1; r < c->reps; r++)
         for (int i = 0; i < D; i++)
             for (int j = 0; j < D; j++) {
-                double s = timed_copy(c, c->src[i], c->dst[j], j, nt_team_default_threads(c->topo, j));
+                int thr = nt_team_default_threads(c->topo, j);
+                double s = timed_copy(c, c->src[i], c->dst[j], j, thr);
                 if (s < 0)
                     return nt_fail(NT_ESYS, "nt_calibrate: cannot bind threads to domain %d", j);
                 if (r >= 0)
-                    c->t[(i * D + j) * c->reps + r] = (double)c->bytes / (s > 1e-9 ? s : 1e-9) / 1e9;
+                    c->t[(i * D + j) * c->reps + r] =
+                        (double)c->bytes / (s > 1e-9 ? s : 1e-9) / 1e9;
             }
     for (int ij = 0; ij < D * D; ij++)
         p->copy_gbs[ij] = best(c->t + ij * c->reps, c->reps);
@@ -557,7 +559,7 @@ nt_status nt_calibrate(const nt_topo_t *topo, const nt_calibrate_opts_t *opts,
              .bytes = (size_t)(o.quick ? 16 : 64) << 20};
     c.src = calloc((size_t)c.D, sizeof *c.src);
     c.dst = calloc((size_t)c.D, sizeof *c.dst);
-    c.t = calloc((size_t)(c.D * c.D > 3 ? c.D * c.D : 3) * (size_t)c.reps, sizeof *c.t);
+    c.t = calloc((size_t)c.D * (size_t)c.D * (size_t)c.reps, sizeof *c.t); // every pair's rounds
     if (!c.src || !c.dst || !c.t)
         st = nt_fail(NT_ENOMEM, "nt_calibrate: out of memory");
     for (int d = 0; d < c.D && !st; d++)

@@ -175,7 +175,8 @@ typedef struct nt_calibrate_opts {
  *        Pair bandwidths and tile-kernel times are the best of several rounds (a round
  *        measures every pair, or every domain and kernel, once); the other numbers are
  *        medians of several runs. Threads bound to the domain.
- *        Allocates a few buffers of up to 64 MiB per domain (16 MiB with quick).
+ *        Allocates a few buffers of up to 64 MiB per domain (16 MiB with quick), and three
+ *        nb x nb tiles of doubles per domain, all domains' at once.
  * @param[in]  topo a physical or virtual topology (not synthetic).
  * @param[in]  opts options, or NULL for the defaults.
  * @param[out] out  the profile, to free with nt_profile_destroy(); untouched on failure.
