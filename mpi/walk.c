@@ -43,10 +43,9 @@ nt_status nt_mpi_steps_make(const nt_mpi_pieces *rows, int nr, bool by_target,
         if (!msg[k] && k != local)
             continue;
         // A piece's place in its message's packed column: the pieces before it in its list.
-        int64_t off = 0;
+        int64_t off = 0, stride = rows[k].sum * (int64_t)es;
         for (int64_t i = 0; i < rows[k].n; i++) {
             const nt_mpi_piece *q = &rows[k].v[i];
-            int64_t stride = rows[k].sum * (int64_t)es;
             v[e++] = k == local ? (nt_mpi_step){NULL, 0, q->s, q->d, q->len}
                                 : (nt_mpi_step){msg[k] + (size_t)off * es, stride, q->s, q->d,
                                                 q->len};
