@@ -407,7 +407,7 @@ ifneq ($(SCALAPACK_FOUND),)
   $(BUILD)/obj/mpi/tests/test_relabel.d
 $(BUILD)/obj/mpi/%.o: mpi/%.c
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CPPFLAGS) -Impi/include -Impi $(CFLAGS) -MMD -MP -c $< -o $@
+	$(MPICC) $(CPPFLAGS) -Impi/include -Impi -Ilib $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(MPI_LIB_A): $(MPI_LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -454,7 +454,8 @@ check-abi-mpi: $(MPI_LIB_SO)
 # Random geometries against pdgemr2d and the owner oracle, failure injection, on 2, 3 and 4
 # ranks (MPI_TEST_CASES geometries per run), through the shared-memory windows of one node;
 # then on 3 ranks with them switched off (NT_MPI_NO_SHM=1: every message point-to-point, the
-# path between nodes).
+# path between nodes); then both with the line writers forced on (NT_MPI_LINES=1: these small
+# geometries would otherwise never stream), the first of these with 3 threads per rank.
 # test_relabel: distributed domains, relabelling at rank level against brute force and the
 # oracle, on 2, 3 and 4 ranks.
 test-mpi: $(MPI_TEST) $(MPI_TEST_RL) check-abi-mpi
@@ -464,6 +465,10 @@ test-mpi: $(MPI_TEST) $(MPI_TEST_RL) check-abi-mpi
 	  --seed $$np || exit 1; done
 	NT_MPI_NO_SHM=1 $(MPIRUN) -x NT_MPI_NO_SHM -np 3 $(MPI_TEST) --cases $(MPI_TEST_CASES) \
 	  --seed 5
+	NT_MPI_LINES=1 $(MPIRUN) -x NT_MPI_LINES -x OMP_NUM_THREADS=3 -np 4 $(MPI_TEST) \
+	  --cases $(MPI_TEST_CASES) --seed 7
+	NT_MPI_LINES=1 NT_MPI_NO_SHM=1 $(MPIRUN) -x NT_MPI_LINES -x NT_MPI_NO_SHM -np 3 \
+	  $(MPI_TEST) --cases $(MPI_TEST_CASES) --seed 8
 else
 test-mpi check-abi-mpi:
 	@echo "$@: not built (no $(MPICC) or no $(SCALAPACK_LIB); make deps installs them)"

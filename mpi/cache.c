@@ -158,6 +158,13 @@ nt_status nt_mpi_context(MPI_Comm comm, nt_mpi_ctx **out)
     return NT_OK;
 }
 
+// The first 64-byte boundary at or after p (the same offset in every rank's mapping: the
+// segments are mapped on page boundaries).
+static char *line_up(char *p)
+{
+    return p + (-(uintptr_t)p & 63);
+}
+
 nt_status nt_mpi_window_grow(nt_mpi_ctx *c, size_t bytes)
 {
     size_t want = bytes > c->cap ? bytes + bytes / 4 : c->cap;
@@ -166,14 +173,16 @@ nt_status nt_mpi_window_grow(nt_mpi_ctx *c, size_t bytes)
     MPI_Info_create(&info);
     // Each rank's segment on its own pages (placed by first touch, on the receiver).
     MPI_Info_set(info, "alloc_shared_noncontig", "true");
-    int rc = MPI_Win_allocate_shared((MPI_Aint)(want ? want : 1), 1, info, c->node, &c->base,
-                                     &c->win);
+    // 64 bytes more, so that the segment used starts on a cache line (line writers stream
+    // whole lines of it); Open MPI's segments may start anywhere.
+    int rc = MPI_Win_allocate_shared((MPI_Aint)want + 64, 1, info, c->node, &c->base, &c->win);
     MPI_Info_free(&info);
     if (rc != MPI_SUCCESS) {
         c->win = MPI_WIN_NULL;
         return nt_mpi_fail(NT_ENOMEM, "MPI_Win_allocate_shared of %zu bytes failed", want);
     }
     MPI_Win_lock_all(MPI_MODE_NOCHECK, c->win);
+    c->base = line_up(c->base);
     c->cap = want;
     return NT_OK;
 }
@@ -185,7 +194,7 @@ char *nt_mpi_window_of(const nt_mpi_ctx *c, int rank)
     char *p = NULL;
     if (MPI_Win_shared_query(c->win, c->node_rank[rank], &size, &disp, &p) != MPI_SUCCESS)
         return NULL;
-    return p;
+    return line_up(p);
 }
 
 char *nt_mpi_buffer(int which, size_t bytes)

@@ -83,10 +83,15 @@ typedef struct nt_mpi_step {
     const char *msg;
     int64_t stride; // bytes
     int64_t s, d, len;
+    int list; // its list (rows[list])
 } nt_mpi_step;
 typedef struct nt_mpi_steps {
     nt_mpi_step *v;
     int64_t n;
+    int64_t elems;  // indices in all steps
+    int nl;         // lists (nr)
+    int64_t *first; // [nl]: the first step of each list, -1 when it has none
+    bool contig;    // by_target: each step's target rows follow the previous step's
 } nt_mpi_steps;
 
 // The steps of rows[0..nr-1] (nt_mpi_dim_pieces lists, one per process row of the other grid),
@@ -99,14 +104,24 @@ void nt_mpi_steps_free(nt_mpi_steps *s);
 
 // Pack a column group's messages (steps without a local part) from A with `threads` threads,
 // column by column (cp: the group's column pieces): each column of A is read once, in order.
+// lines: write the messages through line writers (see nt_mpi_lines_wanted); used only when
+// es is 8 and the steps are long enough on average, else ordinary copies.
 void nt_mpi_pack_group(const nt_mpi_steps *st, const nt_mpi_pieces *cp, const char *a,
-                       int64_t lda, size_t es, int threads);
+                       int64_t lda, size_t es, int threads, bool lines);
 
 // Unpack a column group's messages and local part into B's local columns [d0, d1): each column
-// of B is written once, in row order. Cannot fail (the steps are made beforehand).
+// of B is written once, in row order. Cannot fail (the steps are made beforehand). lines: as
+// for the pack (B must then be 8-byte aligned), and only when the steps are contiguous.
 void nt_mpi_unpack_group(const nt_mpi_steps *st, const nt_mpi_pieces *cp, const char *a,
                          int64_t lda, char *b, int64_t ldb, size_t es, int64_t d0, int64_t d1,
-                         int threads);
+                         int threads, bool lines);
+
+// Whether a call moving `bytes` through this node's memory writes its messages and its target
+// through line writers (streaming stores of whole 64-byte lines, nt_lines.h): when the bytes
+// cannot stay in the caches (>= NT_MPI_LINES_MIN), or always (1) / never (0) as
+// NT_MPI_LINES says (for tests and measurements).
+#define NT_MPI_LINES_MIN ((int64_t)32 << 20)
+bool nt_mpi_lines_wanted(int64_t bytes);
 
 // Local index of global index g in a dimension of block size b over p processes.
 static inline int64_t nt_mpi_local(int64_t g, int64_t b, int p)

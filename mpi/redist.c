@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <omp.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,6 +192,7 @@ typedef struct run {
     nt_mpi_steps *usteps;       // the unpack of each process column of A, made before B is
                                 // written (the unpack cannot fail)
     bool shm;              // this call packs into shared windows (ctx->shm, not steps)
+    bool lines;            // writes through line writers (nt_mpi_lines_wanted)
     bool steps;            // one-port phases
     bool a2a;              // one MPI_Alltoallv
     nt_schedule_t *sched;  // the phases (steps)
@@ -324,7 +326,7 @@ static nt_status pack_all(run *r, const void *a, int64_t lda, bool send, nt_mpi_
                               (const char *const *)(r->ptab + tc * gb->nprow), -1, r->es, &ps);
         if (s)
             break;
-        nt_mpi_pack_group(&ps, &r->src.cols[tc], a, lda, r->es, r->threads);
+        nt_mpi_pack_group(&ps, &r->src.cols[tc], a, lda, r->es, r->threads, r->lines);
         nt_mpi_steps_free(&ps);
         for (int i = 0; i < r->nout && !s; i++) {
             const msg *m = &r->out[i];
@@ -535,6 +537,18 @@ static nt_status totals(run *r, int64_t rows, int64_t cols, const nt_mpi_dim *ds
     return s;
 }
 
+// The bytes of the call that go through this node's memory, taking the ranks as equal: what
+// decides whether they can stay in its caches.
+static int64_t node_bytes(const run *r, int64_t rows, int64_t cols)
+{
+    int here = 0;
+    for (int k = 0; r->ctx->node != MPI_COMM_NULL && k < r->size; k++)
+        here += r->ctx->node_rank[k] >= 0;
+    double b = (double)(rows > 0 ? rows : 0) * (double)(cols > 0 ? cols : 0) * (double)r->es;
+    b = b / r->size * (here > 0 ? here : 1);
+    return b < (double)INT64_MAX / 2 ? (int64_t)b : INT64_MAX / 2;
+}
+
 // Arguments, pieces and buffers of this rank; the status is agreed on by the caller.
 static nt_status prepare(run *r, int64_t rows, int64_t cols, const void *a, int64_t lda,
                          int64_t ia, int64_t ja, const nt_mpi_grid_t *ga, void *b, int64_t ldb,
@@ -578,7 +592,7 @@ static void unpack_cols(const run *r, const void *a, int64_t lda, void *b, int64
     for (int sc = 0; sc < r->a.g->npcol; sc++)
         if (r->dst.cols[sc].sum > 0)
             nt_mpi_unpack_group(&r->usteps[sc], &r->dst.cols[sc], a, lda, b, ldb, r->es, d0, d1,
-                                threads);
+                                threads, r->lines && ((uintptr_t)b & 7) == 0);
 }
 
 // The unpack's steps of every process column of A, from the received messages' places.
@@ -651,6 +665,7 @@ nt_status nt_mpi_redist(MPI_Comm comm, int64_t rows, int64_t cols, size_t elem_s
     r.shm = r.ctx->shm && !r.steps && !r.a2a;
     MPI_Comm_rank(r.comm, &r.me);
     MPI_Comm_size(r.comm, &r.size);
+    r.lines = nt_mpi_lines_wanted(node_bytes(&r, rows, cols));
     s = prepare(&r, rows, cols, a, lda, ia, ja, ga, b, ldb, ib, jb, gb);
     bool nonempty = rows > 0 && cols > 0;
     int grow = !s && nonempty && r.shm && (size_t)r.rbytes > r.ctx->cap;

@@ -30,6 +30,10 @@
  * the communicator are kept between calls (attributes of the communicator and of
  * MPI_COMM_SELF: freed with the communicator and at MPI_Finalize), so the first call on a
  * communicator is collective in one more way (MPI_Comm_dup) and later calls fault no pages in.
+ * When the call's bytes that go through a node's memory cannot stay in its caches (32 MiB or
+ * more) and elements are 8 bytes, messages and target columns are written in whole 64-byte
+ * lines with streaming stores (a target line is then not read before it is written); the
+ * environment variable NT_MPI_LINES set to 1 or 0 forces this on or off (tests, measurements).
  *
  * Transactional: the target is not written before every rank has received everything; an
  * agreement (MPI_Allreduce of the statuses) ends the exchange, so every rank returns the same
