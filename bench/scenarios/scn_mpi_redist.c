@@ -7,7 +7,7 @@
 // cross ranks, median times (slowest rank, between barriers) of both, the speed-up, both
 // results checked element by element, and the copy floor measured in the same repetitions:
 // each rank's bytes of the call (twice every byte it sends or receives, once its own part) in
-// one memcpy, with the speed-up it allows over pdgemr2d (the ceiling).
+// one contiguous streaming copy, with the speed-up it allows over pdgemr2d (the ceiling).
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -29,6 +29,7 @@
 
 #include "numatile_mpi.h"
 #include "nt_blacs.h"
+#include "nt_lines.h"
 
 
 enum { MAX_REPS = 1000 };
@@ -510,12 +511,15 @@ typedef struct side {
 } side;
 
 // The copy floor of one call: this rank's bytes of it (packed, unpacked and copied locally, as
-// nt_pgemr2d's statistics count them) in one memcpy between the same barriers as the calls.
-// Between private strided arrays through MPI's shared memory every byte that crosses ranks is
-// copied twice (into shared memory, out of it; MPI's single-copy kernel paths take contiguous
-// messages only) and every local byte once: pdgemr2d_seconds / floor is about the most such a
-// redistribution can gain over pdgemr2d here (a reference, not a strict bound: copies of
-// different ranks that do not overlap in time can beat one memcpy per rank by a few percent).
+// nt_pgemr2d's statistics count them) in one contiguous copy with streaming stores between the
+// same barriers as the calls (glibc's memcpy streams only above its non-temporal threshold,
+// 240 MiB on this machine type, and is slower for these sizes: it reads every target line
+// before writing it). Between private strided arrays through MPI's shared memory every byte
+// that crosses ranks is copied twice (into shared memory, out of it; MPI's single-copy kernel
+// paths take contiguous messages only) and every local byte once: pdgemr2d_seconds / floor is
+// about the most such a redistribution can gain over pdgemr2d here (a reference, not a strict
+// bound: copies of different ranks that do not overlap in time can beat one copy per rank by a
+// few percent).
 typedef struct floor_buf {
     char *src, *dst;
     size_t bytes;
@@ -525,8 +529,9 @@ typedef struct floor_buf {
 static bool floor_alloc(const nt_mpi_stats_t *ms, floor_buf *f)
 {
     f->bytes = (size_t)(ms->bytes_sent + ms->bytes_received + ms->bytes_local);
-    f->src = malloc(f->bytes ? f->bytes : 1);
-    f->dst = malloc(f->bytes ? f->bytes : 1);
+    size_t alloc = (f->bytes + 63) / 64 * 64 + 64;
+    f->src = aligned_alloc(64, alloc);
+    f->dst = aligned_alloc(64, alloc);
     int ok = f->src && f->dst;
     if (ok) {
         memset(f->src, 1, f->bytes);
@@ -545,7 +550,13 @@ static double floor_time(const floor_buf *f)
 {
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
-    memcpy(f->dst, f->src, f->bytes);
+    size_t body = f->bytes / 64 * 64;
+    for (size_t i = 0; i < body; i += 64)
+        nt_lines_stream(f->dst + i, f->src + i);
+    memcpy(f->dst + body, f->src + body, f->bytes - body);
+#if defined(__SSE2__)
+    _mm_sfence();
+#endif
     MPI_Barrier(MPI_COMM_WORLD);
     return MPI_Wtime() - t0;
 }
