@@ -581,13 +581,15 @@ static nt_status lines_init(pctx *x)
 }
 
 // A fresh target takes the plan's (relabelled) map and its memory; on failure it is as before.
+// Pool memory under whole columns of the submatrix is not zeroed: the copies overwrite all of
+// it and nothing can fail before they have.
 static nt_status alloc_target(nt_matrix_t *dst, const nt_plan_view_t *v)
 {
     nt_owner_state_t old = {0};
     nt_status st = nt_matrix_set_owner(dst, v->dst_owner, v->ndomains, &old);
     if (st)
         return st;
-    if ((st = nt_matrix_alloc(dst)) != NT_OK) {
+    if ((st = nt_matrix_alloc_cover(dst, NULL, &v->geo->sub)) != NT_OK) {
         nt_matrix_owner_restore(dst, &old);
         return st;
     }

@@ -667,7 +667,8 @@ nt_status nt_plan_execute(nt_plan_t *plan, nt_matrix_t *src, nt_matrix_t *dst,
         if ((st = nt_matrix_set_owner(dst, v.dst_owner, c.t.D, &old)) != NT_OK)
             goto fail;
         relabelled = true;
-        if ((st = nt_matrix_alloc_except(dst, c.skip_tile)) != NT_OK)
+        // Nothing fails after it (below), so pool memory the copies overwrite is not zeroed.
+        if ((st = nt_matrix_alloc_cover(dst, c.skip_tile, &v.geo->sub)) != NT_OK)
             goto fail;
     }
     double tb = nt_now();

@@ -30,6 +30,10 @@ struct nt_matrix_mem {
     // by all threads once every run is mapped.
     struct nt_pending_run *pend;
     size_t npend, cap_pend;
+    // During nt_matrix_alloc_cover: the target rectangle (row, col, rows, cols) the caller
+    // overwrites, whose pooled memory is not zeroed.
+    bool has_cover;
+    int64_t cover[4];
 };
 
 // Bytes of tile (i,j) as stored (TILE layout: rows x cols x elem_size).
@@ -47,6 +51,13 @@ static inline bool nt_tile_is_big(const nt_matrix_t *A, int64_t i, int64_t j)
 // Allocate A's memory, except the tiles listed in skip[] (mt*nt flags, may be NULL) which
 // the caller fills by adoption afterwards. Everything taken is released on failure.
 nt_status nt_matrix_alloc_except(nt_matrix_t *A, const unsigned char *skip);
+
+// nt_matrix_alloc_except, for a caller that overwrites the rectangle `cover` (its dst_row,
+// dst_col, rows, cols) right after and cannot fail before it has: pool memory of whole columns
+// under it is not zeroed (fresh memory is zero anyway), the rest is. cover NULL:
+// nt_matrix_alloc_except.
+nt_status nt_matrix_alloc_cover(nt_matrix_t *A, const unsigned char *skip,
+                                const nt_sub_t *cover);
 
 // Make dst tile td the owner of src tile ts's mapping; src keeps an alias it will not free.
 void nt_matrix_adopt_tile(nt_matrix_t *dst, int64_t td, nt_matrix_t *src, int64_t ts);

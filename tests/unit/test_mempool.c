@@ -3,6 +3,7 @@
 // zero, redistributions into pool-backed targets are exact (pattern check) and report where
 // their bytes came from, and failures keep the pool's memory.
 #include <criterion/criterion.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/resource.h>
 
@@ -127,6 +128,77 @@ Test(mempool, repeated_redistributions_take_the_pools_memory)
     }
     nt_matrix_destroy(S);
     nt_mempool_destroy(pool);
+}
+
+// Redistributions with a submatrix into pooled targets whose memory an earlier matrix left
+// full of nonzero values: the submatrix holds the source, everything else is zero. Pool memory
+// under whole covered columns is not zeroed first (the copies overwrite it), so this checks
+// that exactly the right columns are skipped, in both layouts (tiles of 8 KiB and more are
+// runs of their own) and for covers that cut columns (zeroed in full).
+Test(mempool, pooled_targets_are_zero_outside_the_submatrix)
+{
+    uint64_t x = 12345;
+    for (int round = 0; round < 36; round++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        uint64_t r = x >> 11;
+        nt_layout lay = round % 2 ? NT_LAYOUT_TILE : NT_LAYOUT_SCALAPACK;
+        int64_t n = 200 + (int64_t)(r % 180), nbs = 16 + (int64_t)(r / 180 % 40);
+        int64_t nbt = 32 + (int64_t)(r / 7200 % 40);
+        const char *grid = round % 3 == 2 ? "bc2d:2x2" : "bc2d:4x1";
+        int64_t rows = n, cols = n, sr = 0, sc = 0, dr = 0, dc = 0;
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        r = x >> 11;
+        if (round % 3 == 1) { // whole columns of the target
+            cols = 1 + (int64_t)(r % (uint64_t)(n - 1));
+            sc = (int64_t)(r / 1000 % (uint64_t)(n - cols + 1));
+            dc = (int64_t)(r / 7000 % (uint64_t)(n - cols + 1));
+        } else if (round % 3 == 2) { // a rectangle cutting columns
+            rows = 1 + (int64_t)(r % (uint64_t)(n - 1));
+            cols = 1 + (int64_t)(r / 1000 % (uint64_t)(n - 1));
+            sr = (int64_t)(r / 7000 % (uint64_t)(n - rows + 1));
+            dr = (int64_t)(r / 13000 % (uint64_t)(n - rows + 1));
+            sc = (int64_t)(r / 91000 % (uint64_t)(n - cols + 1));
+            dc = (int64_t)(r / 170000 % (uint64_t)(n - cols + 1));
+        }
+        nt_mempool_t *pool;
+        cr_assert_eq(nt_mempool_create(topo, &pool), NT_OK);
+        nt_matrix_t *D = pooled(grid, n, nbt, lay, pool);
+        cr_assert_eq(nt_matrix_alloc(D), NT_OK, "%s", nt_last_error());
+        cr_assert_eq(nt_matrix_fill_pattern(D, 99), NT_OK);
+        nt_matrix_destroy(D);
+        nt_matrix_shape_t sh = {n, n, nbs, nbs, 8};
+        nt_matrix_t *S, *T = pooled(grid, n, nbt, lay, pool);
+        cr_assert_eq(nt_matrix_create_spec(topo, &sh, "bc2d:2x2", 0, lay, 0, &S), NT_OK);
+        cr_assert_eq(nt_matrix_fill_pattern(S, 5), NT_OK);
+        nt_sub_t sub = {rows, cols, sr, sc, dr, dc};
+        nt_plan_t *p;
+        nt_exec_stats_t st;
+        cr_assert_eq(nt_plan_create(S, T, &sub, NULL, &p), NT_OK, "%s", nt_last_error());
+        cr_assert_eq(nt_plan_execute(p, S, T, NULL, &st), NT_OK, "%s", nt_last_error());
+        cr_assert_gt(st.bytes_alloc_pooled, st.bytes_alloc_fresh, "round %d: %lld bytes from "
+                     "the pool, %lld fresh", round, (long long)st.bytes_alloc_pooled,
+                     (long long)st.bytes_alloc_fresh);
+        int64_t bad = -1, dirty = 0;
+        cr_assert_eq(nt_matrix_check_pattern(T, 5, dr, dc, rows, cols, sr - dr, sc - dc, &bad),
+                     NT_OK);
+        cr_assert_eq(bad, 0, "round %d: %lld elements of the submatrix wrong", round,
+                     (long long)bad);
+        for (int64_t c = 0; c < n; c++)
+            for (int64_t i = 0; i < n; i++) {
+                bool in = i >= dr && i < dr + rows && c >= dc && c < dc + cols;
+                dirty += !in && *(const uint64_t *)nt_matrix_elem(T, i, c) != 0;
+            }
+        cr_assert_eq(dirty, 0, "round %d (n %lld, nb %lld, %s, sub %lld x %lld at %lld,%lld): "
+                     "%lld elements outside the submatrix not zero", round, (long long)n,
+                     (long long)nbt, lay == NT_LAYOUT_TILE ? "tile" : "scalapack",
+                     (long long)rows, (long long)cols, (long long)dr, (long long)dc,
+                     (long long)dirty);
+        nt_exec_stats_free(&st);
+        nt_plan_destroy(p);
+        nt_matrix_destroy(T);
+        nt_matrix_destroy(S);
+        nt_mempool_destroy(pool);
+    }
 }
 
 // Allocation failing at every point: the matrix stays without memory and the pool ends with
