@@ -581,8 +581,8 @@ static nt_status lines_init(pctx *x)
 }
 
 // A fresh target takes the plan's (relabelled) map and its memory; on failure it is as before.
-// Pool memory under whole columns of the submatrix is not zeroed: the copies overwrite all of
-// it and nothing can fail before they have.
+// Pool memory under the submatrix is not zeroed: the copies overwrite all of it and nothing
+// can fail before they have.
 static nt_status alloc_target(nt_matrix_t *dst, const nt_plan_view_t *v)
 {
     nt_owner_state_t old = {0};

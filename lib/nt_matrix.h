@@ -53,9 +53,8 @@ static inline bool nt_tile_is_big(const nt_matrix_t *A, int64_t i, int64_t j)
 nt_status nt_matrix_alloc_except(nt_matrix_t *A, const unsigned char *skip);
 
 // nt_matrix_alloc_except, for a caller that overwrites the rectangle `cover` (its dst_row,
-// dst_col, rows, cols) right after and cannot fail before it has: pool memory of whole columns
-// under it is not zeroed (fresh memory is zero anyway), the rest is. cover NULL:
-// nt_matrix_alloc_except.
+// dst_col, rows, cols) right after and cannot fail before it has: pool memory under it is not
+// zeroed (fresh memory is zero anyway), the rest is. cover NULL: nt_matrix_alloc_except.
 nt_status nt_matrix_alloc_cover(nt_matrix_t *A, const unsigned char *skip,
                                 const nt_sub_t *cover);
 

@@ -132,27 +132,34 @@ Test(mempool, repeated_redistributions_take_the_pools_memory)
 
 // Redistributions with a submatrix into pooled targets whose memory an earlier matrix left
 // full of nonzero values: the submatrix holds the source, everything else is zero. Pool memory
-// under whole covered columns is not zeroed first (the copies overwrite it), so this checks
-// that exactly the right columns are skipped, in both layouts (tiles of 8 KiB and more are
-// runs of their own) and for covers that cut columns (zeroed in full).
+// under the submatrix is not zeroed first (the copies overwrite it), so this checks that
+// exactly the right bytes are skipped, in both layouts (tiles of 8 KiB and more are runs of
+// their own), for whole matrices, whole columns and rectangles that cut every column.
 Test(mempool, pooled_targets_are_zero_outside_the_submatrix)
 {
     uint64_t x = 12345;
-    for (int round = 0; round < 36; round++) {
+    for (int round = 0; round < 60; round++) {
         x = x * 6364136223846793005ULL + 1442695040888963407ULL;
         uint64_t r = x >> 11;
-        nt_layout lay = round % 2 ? NT_LAYOUT_TILE : NT_LAYOUT_SCALAPACK;
-        int64_t n = 200 + (int64_t)(r % 180), nbs = 16 + (int64_t)(r / 180 % 40);
+        // Rounds 36.. and every fourth before: large enough for a domain's memory to span
+        // several of the pieces the zeroing is shared out in (1 MiB), so that piece boundaries
+        // fall inside kept columns and the gaps between them; from 36 on ScaLAPACK local
+        // matrices cut by a rectangle.
+        bool big = round % 4 == 3 || round >= 36;
+        nt_layout lay = round % 2 && round < 36 ? NT_LAYOUT_TILE : NT_LAYOUT_SCALAPACK;
+        int64_t n = (big ? 1100 : 200) + (int64_t)(r % 180);
+        int64_t nbs = 16 + (int64_t)(r / 180 % 40);
         int64_t nbt = 32 + (int64_t)(r / 7200 % 40);
-        const char *grid = round % 3 == 2 ? "bc2d:2x2" : "bc2d:4x1";
+        int kind = round < 36 ? round % 3 : 2;
+        const char *grid = kind == 2 && round % 2 == 0 ? "bc2d:2x2" : "bc2d:4x1";
         int64_t rows = n, cols = n, sr = 0, sc = 0, dr = 0, dc = 0;
         x = x * 6364136223846793005ULL + 1442695040888963407ULL;
         r = x >> 11;
-        if (round % 3 == 1) { // whole columns of the target
+        if (kind == 1) { // whole columns of the target
             cols = 1 + (int64_t)(r % (uint64_t)(n - 1));
             sc = (int64_t)(r / 1000 % (uint64_t)(n - cols + 1));
             dc = (int64_t)(r / 7000 % (uint64_t)(n - cols + 1));
-        } else if (round % 3 == 2) { // a rectangle cutting columns
+        } else if (kind == 2) { // a rectangle cutting columns
             rows = 1 + (int64_t)(r % (uint64_t)(n - 1));
             cols = 1 + (int64_t)(r / 1000 % (uint64_t)(n - 1));
             sr = (int64_t)(r / 7000 % (uint64_t)(n - rows + 1));
