@@ -30,11 +30,6 @@
 #include "nt_periodic.h"
 #include "nt_plan.h"
 
-// Average run length (elements) from which global order writes through line writers: with
-// AVX-512 (a run lands in the line with one masked load) and without.
-#define LINE_RUN_AVX512 4
-#define LINE_RUN 16
-
 // Test hook (nt_periodic.h): -1 by run length, 0 never, 1 whenever possible, 2 the same
 // without AVX-512; and the count of executions that wrote through line writers.
 static _Atomic int lines_mode = -1;
@@ -548,7 +543,7 @@ static nt_status lines_init(pctx *x)
         return NT_OK;
     int64_t nruns = x->ga.first[1];
     x->lines_avx512 = nt_lines_avx512() && mode != 2;
-    int64_t min_run = x->lines_avx512 ? LINE_RUN_AVX512 : LINE_RUN;
+    int64_t min_run = x->lines_avx512 ? NT_LINES_RUN_AVX512 : NT_LINES_RUN;
     if (nruns == 0 || (mode < 0 && x->ga.total[0] < min_run * nruns))
         return NT_OK;
     int P = g->gt.p;

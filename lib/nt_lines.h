@@ -15,6 +15,7 @@
 #define NUMATILE_LINES_INTERNAL_H
 
 #include <stdalign.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -130,5 +131,30 @@ nt_lines_put_avx512(nt_lines *w, const uint64_t *s, int64_t n)
 #else
 #define NT_LINES_AVX512 0
 #endif
+
+// Whether this cpu runs nt_lines_put_avx512().
+static inline bool nt_lines_avx512(void)
+{
+#if NT_LINES_AVX512
+    return __builtin_cpu_supports("avx512f");
+#else
+    return false;
+#endif
+}
+
+// Average run length (elements) from which writing through line writers pays off, with the
+// AVX-512 loop (a run lands in the line with one masked load) and without: below, filling the
+// line buffer element by element costs more than the reads it saves (measured for the core's
+// executor, exec_periodic.c, and the MPI pack and unpack, mpi/walk.c).
+enum { NT_LINES_RUN_AVX512 = 4, NT_LINES_RUN = 16 };
+
+// The store fence that orders this thread's streaming stores before its later stores (for
+// code outside the core, which cannot call nt_copy_fence()).
+static inline void nt_lines_fence(void)
+{
+#if defined(__SSE2__)
+    _mm_sfence();
+#endif
+}
 
 #endif

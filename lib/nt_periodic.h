@@ -70,7 +70,5 @@ struct nt_lines;
 // avx512: the AVX-512 loop (only where nt_lines_avx512()).
 void copy_column_lines(struct nt_lines *w, const char *const *src, const prun *r,
                        const plist *L, bool avx512);
-// Whether this cpu runs copy_column_lines()'s AVX-512 loop.
-bool nt_lines_avx512(void);
 
 #endif

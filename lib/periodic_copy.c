@@ -130,15 +130,6 @@ __attribute__((target("avx512f"))) static void lines_avx512(nt_lines *w,
 }
 #endif
 
-bool nt_lines_avx512(void)
-{
-#if NT_LINES_AVX512
-    return __builtin_cpu_supports("avx512f");
-#else
-    return false;
-#endif
-}
-
 void copy_column_lines(nt_lines *w, const char *const *src, const prun *r, const plist *L,
                        bool avx512)
 {

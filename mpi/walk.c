@@ -107,15 +107,6 @@ static inline void copy_forward(char *d, const char *s, size_t n)
 #endif
 }
 
-// Streaming stores ordered before this thread's later stores (the agreement that publishes
-// them comes after).
-static inline void stream_fence(void)
-{
-#if defined(__SSE2__)
-    _mm_sfence();
-#endif
-}
-
 // Copy len elements; 8-byte elements (doubles) get a loop the compiler can vectorise, which
 // matters for the one-element pieces of element-cyclic layouts.
 static inline void copy_elems(char *d, const char *s, int64_t len, size_t es)
@@ -168,11 +159,7 @@ bool nt_mpi_lines_wanted(int64_t bytes)
 
 // Line writers (nt_lines.h) turn the pieces written in order into streaming stores of whole
 // 64-byte lines, so that a target line is not read before it is written (ordinary stores move
-// 3 bytes per byte copied, streaming ones 2). Worth it when the steps average at least this
-// many 8-byte elements (as in the core's executor: below, filling the line buffer element by
-// element costs more than the reads it saves).
-enum { LINE_RUN = 16, LINE_RUN_AVX512 = 4 };
-
+// 3 bytes per byte copied, streaming ones 2).
 typedef void (*put_fn)(nt_lines *, const uint64_t *, int64_t);
 
 // Column c of a pack: one writer per message (list), each message's column filled in order.
@@ -234,15 +221,12 @@ __attribute__((target("avx512f"))) static void unpack_col_avx512(const nt_mpi_st
 }
 #endif
 
-// Whether a group's steps go through line writers, and with which loop.
+// Whether a group's steps go through line writers (long enough on average, nt_lines.h), and
+// with which loop.
 static bool use_lines(const nt_mpi_steps *st, size_t es, bool lines, bool *avx512)
 {
-#if NT_LINES_AVX512
-    *avx512 = __builtin_cpu_supports("avx512f");
-#else
-    *avx512 = false;
-#endif
-    int64_t min_run = *avx512 ? LINE_RUN_AVX512 : LINE_RUN;
+    *avx512 = nt_lines_avx512();
+    int64_t min_run = *avx512 ? NT_LINES_RUN_AVX512 : NT_LINES_RUN;
     return lines && es == 8 && st->n > 0 && st->elems >= min_run * st->n;
 }
 
@@ -277,7 +261,7 @@ void nt_mpi_pack_group(const nt_mpi_steps *st, const nt_mpi_pieces *cp, const ch
                            scol + (size_t)v[e].s * es, v[e].len, es);
         }
         if (w)
-            stream_fence();
+            nt_lines_fence(); // before the agreement that publishes them
         free(w);
     }
 }
@@ -315,6 +299,6 @@ void nt_mpi_unpack_group(const nt_mpi_steps *st, const nt_mpi_pieces *cp, const 
             }
         }
         if (ln)
-            stream_fence();
+            nt_lines_fence(); // before the agreement that publishes them
     }
 }

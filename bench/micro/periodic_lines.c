@@ -15,6 +15,7 @@
 
 #include "numatile.h"
 #include "nt_copy.h"
+#include "nt_lines.h"
 #include "nt_matrix.h"
 #include "nt_periodic.h"
 

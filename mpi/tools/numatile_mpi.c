@@ -554,9 +554,7 @@ static double floor_time(const floor_buf *f)
     for (size_t i = 0; i < body; i += 64)
         nt_lines_stream(f->dst + i, f->src + i);
     memcpy(f->dst + body, f->src + body, f->bytes - body);
-#if defined(__SSE2__)
-    _mm_sfence();
-#endif
+    nt_lines_fence();
     MPI_Barrier(MPI_COMM_WORLD);
     return MPI_Wtime() - t0;
 }
