@@ -101,6 +101,15 @@ static double best(const double *x, int n)
     return b;
 }
 
+// The smallest of n times: the same for a time (a slow spell only ever lengthens it).
+static double least(const double *x, int n)
+{
+    double b = x[0];
+    for (int k = 1; k < n; k++)
+        b = x[k] < b ? x[k] : b;
+    return b;
+}
+
 // Every pair once per round, so that a slow spell falls on the pairs of a few rounds instead of
 // on all the repetitions of one pair; c->t holds D * D * reps rates.
 static nt_status measure_copy(cal *c, nt_profile_t *p)
@@ -362,12 +371,8 @@ static nt_status measure_tiles(cal *c, nt_profile_t *p)
             }
             unbind(&bd);
         }
-    for (int kd = 0; kd < NT_TK_COUNT * D && !st; kd++) {
-        double m = t[kd * rounds];
-        for (int r = 1; r < rounds; r++)
-            m = t[kd * rounds + r] < m ? t[kd * rounds + r] : m;
-        p->tile_seconds[kd / D][kd % D] = m;
-    }
+    for (int kd = 0; kd < NT_TK_COUNT * D && !st; kd++)
+        p->tile_seconds[kd / D][kd % D] = least(t + kd * rounds, rounds);
     for (int d = 0; buf && d < D; d++)
         nt_mem_free(buf[d], bytes);
     free(buf);
