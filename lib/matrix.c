@@ -366,9 +366,8 @@ static void zero_outside(const struct nt_pending_run *r, size_t off, size_t len)
         memset(r->p + off, 0, (first < end ? first : end) - off);
     if (last < end)
         memset(r->p + (last > off ? last : off), 0, end - (last > off ? last : off));
-    // Gaps: from the end of column c's kept part to the start of column c + 1's.
-    if (k->r1 - k->r0 == k->col)
-        return;
+    // Gaps: from the end of column c's kept part to the start of column c + 1's (empty when
+    // the kept part is whole columns).
     int64_t from = (int64_t)(off / k->col) - 1;
     for (int64_t c = from > k->c0 ? from : k->c0; c + 1 < k->c1; c++) {
         size_t g0 = (size_t)c * k->col + k->r1, g1 = (size_t)(c + 1) * k->col + k->r0;
