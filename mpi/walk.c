@@ -195,16 +195,6 @@ static inline void unpack_col_lines(const nt_mpi_steps *st, char *dcol, const ch
     nt_lines_flush(&w);
 }
 
-static void pack_col_sse(const nt_mpi_steps *st, nt_lines *w, const char *scol, int64_t c)
-{
-    pack_col_lines(st, w, scol, c, nt_lines_put);
-}
-
-static void unpack_col_sse(const nt_mpi_steps *st, char *dcol, const char *scol, int64_t c)
-{
-    unpack_col_lines(st, dcol, scol, c, nt_lines_put);
-}
-
 #if NT_LINES_AVX512
 __attribute__((target("avx512f"))) static void pack_col_avx512(const nt_mpi_steps *st,
                                                                 nt_lines *w, const char *scol,
@@ -220,6 +210,33 @@ __attribute__((target("avx512f"))) static void unpack_col_avx512(const nt_mpi_st
     unpack_col_lines(st, dcol, scol, c, nt_lines_put_avx512);
 }
 #endif
+
+// Column c through the writers, with the AVX-512 loop where the cpu has it.
+static void pack_col(const nt_mpi_steps *st, nt_lines *w, const char *scol, int64_t c,
+                     bool avx512)
+{
+#if NT_LINES_AVX512
+    if (avx512) {
+        pack_col_avx512(st, w, scol, c);
+        return;
+    }
+#endif
+    (void)avx512;
+    pack_col_lines(st, w, scol, c, nt_lines_put);
+}
+
+static void unpack_col(const nt_mpi_steps *st, char *dcol, const char *scol, int64_t c,
+                       bool avx512)
+{
+#if NT_LINES_AVX512
+    if (avx512) {
+        unpack_col_avx512(st, dcol, scol, c);
+        return;
+    }
+#endif
+    (void)avx512;
+    unpack_col_lines(st, dcol, scol, c, nt_lines_put);
+}
 
 // Whether a group's steps go through line writers (long enough on average, nt_lines.h), and
 // with which loop.
@@ -248,12 +265,7 @@ void nt_mpi_pack_group(const nt_mpi_steps *st, const nt_mpi_pieces *cp, const ch
             cursor_col(&u, c, &sj, &dj);
             const char *scol = a + (size_t)(sj * lda) * es;
             if (w) {
-#if NT_LINES_AVX512
-                if (avx512)
-                    pack_col_avx512(st, w, scol, c);
-                else
-#endif
-                    pack_col_sse(st, w, scol, c);
+                pack_col(st, w, scol, c, avx512);
                 continue;
             }
             for (int64_t e = 0; e < n; e++)
@@ -284,12 +296,7 @@ void nt_mpi_unpack_group(const nt_mpi_steps *st, const nt_mpi_pieces *cp, const 
             char *dcol = b + (size_t)(dj * ldb) * es;
             const char *scol = a ? a + (size_t)(sj * lda) * es : NULL;
             if (ln) {
-#if NT_LINES_AVX512
-                if (avx512)
-                    unpack_col_avx512(st, dcol, scol, c);
-                else
-#endif
-                    unpack_col_sse(st, dcol, scol, c);
+                unpack_col(st, dcol, scol, c, avx512);
                 continue;
             }
             for (int64_t e = 0; e < n; e++) {
