@@ -14,7 +14,7 @@
  * Use: nt_mempool_create(), then nt_matrix_set_pool() on matrices created without memory
  * (::NT_MATRIX_NOALLOC) before nt_matrix_alloc() or nt_plan_execute() gives them memory;
  * nt_matrix_destroy() returns their memory to the pool. Memory taken from a pool is zeroed
- * (a matrix starts at zero), which costs a memset, not a page fault; when nt_plan_execute()
+ * (a matrix starts at zero) with streaming stores, not page faults; when nt_plan_execute()
  * allocates a new target, memory under the submatrix it writes is not zeroed first (nothing
  * can fail between the allocation and the copies that overwrite it).
  *
