@@ -16,13 +16,23 @@ static nt_status check_grid(const char *what, int p, int q)
     return NT_OK;
 }
 
+// Row 0 holds the column pattern; every other row is it plus its grid row's offset (no
+// division per tile: element-cyclic maps have millions of tiles).
 static void fill_bc2d(nt_tilemap_t *m, int p, int q, int64_t smb, int64_t snb)
 {
-    for (int64_t i = 0; i < m->mt; i++) {
+    int *o0 = m->owner;
+    for (int64_t j = 0, c = 0, k = 0; j < m->nt; j++) {
+        o0[j] = (int)c;
+        if (++k == snb) {
+            k = 0;
+            c = c + 1 == q ? 0 : c + 1;
+        }
+    }
+    for (int64_t i = 1; i < m->mt; i++) {
         int row = (int)((i / smb) % p) * q;
         int *o = m->owner + i * m->nt;
         for (int64_t j = 0; j < m->nt; j++)
-            o[j] = row + (int)((j / snb) % q);
+            o[j] = row + o0[j];
     }
 }
 
