@@ -25,6 +25,49 @@ static int64_t ceil_div(int64_t a, int64_t b)
     return a / b + (a % b != 0);
 }
 
+// Which tile rows and columns hold tiles of each domain: has[d * (mt + nt) + x] = 1 for tile
+// row x, has[d * (mt + nt) + mt + x] = 1 for tile column x (has zeroed by the caller); count[d]
+// = the domain's tiles. A block-cyclic map (A->grid) gives them from its tile rows and columns
+// alone, O((mt + nt) max(p, q)), instead of visiting every tile (element-cyclic maps have
+// millions): domain (r, c) holds tile (i, j) exactly when i is in grid row r and j in column c.
+static void mark_owned(const nt_matrix_t *A, unsigned char *has, int64_t *count)
+{
+    size_t stride = (size_t)(A->mt + A->nt);
+    const nt_bcgrid_t *g = &A->grid;
+    if (g->p <= 0) {
+        for (int64_t i = 0; i < A->mt; i++)
+            for (int64_t j = 0; j < A->nt; j++) {
+                int d = A->owner[i * A->nt + j];
+                has[(size_t)d * stride + (size_t)i] = 1;
+                has[(size_t)d * stride + (size_t)(A->mt + j)] = 1;
+                count[d]++;
+            }
+        return;
+    }
+    // Grid rows and columns that hold tiles at all.
+    int64_t pr = (A->mt + g->smb - 1) / g->smb, pc = (A->nt + g->snb - 1) / g->snb;
+    pr = pr < g->p ? pr : g->p;
+    pc = pc < g->q ? pc : g->q;
+    for (int64_t i = 0; i < A->mt; i++) {
+        int64_t r = i / g->smb % g->p;
+        for (int64_t c = 0; c < pc; c++)
+            has[(size_t)(r * g->q + c) * stride + (size_t)i] = 1;
+    }
+    for (int64_t j = 0; j < A->nt; j++) {
+        int64_t c = j / g->snb % g->q;
+        for (int64_t r = 0; r < pr; r++)
+            has[(size_t)(r * g->q + c) * stride + (size_t)(A->mt + j)] = 1;
+    }
+    for (int d = 0; d < A->ndomains; d++) {
+        int64_t nr = 0, nc = 0;
+        for (int64_t x = 0; x < A->mt; x++)
+            nr += has[(size_t)d * stride + (size_t)x];
+        for (int64_t x = 0; x < A->nt; x++)
+            nc += has[(size_t)d * stride + (size_t)(A->mt + x)];
+        count[d] = nr * nc;
+    }
+}
+
 // SCALAPACK layout: each domain's tiles must be a product of tile rows x tile columns.
 // Fills lld[d] and local_cols[d] (0 for a domain without tiles).
 static nt_status scalapack_geometry(const nt_matrix_t *A, int64_t *lld, int64_t *lcols)
@@ -41,13 +84,7 @@ static nt_status scalapack_geometry(const nt_matrix_t *A, int64_t *lld, int64_t 
         return nt_fail(NT_ENOMEM, "nt_matrix_create: out of memory");
     }
     size_t stride = (size_t)(A->mt + A->nt);
-    for (int64_t i = 0; i < A->mt; i++)
-        for (int64_t j = 0; j < A->nt; j++) {
-            int d = A->owner[i * A->nt + j];
-            has[(size_t)d * stride + (size_t)i] = 1;
-            has[(size_t)d * stride + (size_t)(A->mt + j)] = 1;
-            count[d]++;
-        }
+    mark_owned(A, has, count);
     nt_status st = NT_OK;
     for (int d = 0; d < D && st == NT_OK; d++) {
         int64_t nr = 0, nc = 0, rows = 0, cols = 0;
@@ -252,6 +289,7 @@ nt_status nt_matrix_set_owner(nt_matrix_t *A, const int *owner, int ndomains,
     if (!tmp.owner)
         return nt_fail(NT_ENOMEM, "nt_matrix_set_owner: out of memory");
     memcpy(tmp.owner, owner, ntiles * sizeof *tmp.owner);
+    tmp.grid = nt_bcgrid_detect(tmp.owner, A->mt, A->nt, ndomains);
     if (A->layout == NT_LAYOUT_SCALAPACK) {
         tmp.lld = malloc((size_t)ndomains * sizeof *tmp.lld);
         lcols = malloc((size_t)ndomains * sizeof *lcols);
@@ -270,7 +308,7 @@ nt_status nt_matrix_set_owner(nt_matrix_t *A, const int *owner, int ndomains,
     A->ndomains = ndomains;
     A->lld = tmp.lld;
     A->mem->local_cols = lcols;
-    A->grid = nt_bcgrid_detect(A->owner, A->mt, A->nt, ndomains);
+    A->grid = tmp.grid;
     return NT_OK;
 }
 
@@ -685,18 +723,19 @@ static nt_status alloc_scalapack(nt_matrix_t *A)
     if (!nt_mul_size((size_t)D, stride, &cells))
         return nt_fail(NT_ERANGE, "nt_matrix_alloc: table overflows");
     int64_t *rank = malloc(cells * sizeof *rank);
-    if (!mm->local || !mm->local_bytes || !rank) {
+    unsigned char *has = calloc(cells, 1);
+    int64_t *count = calloc((size_t)D, sizeof *count);
+    if (!mm->local || !mm->local_bytes || !rank || !has || !count) {
         free(rank);
+        free(has);
+        free(count);
         return nt_fail(NT_ENOMEM, "nt_matrix_alloc: out of memory");
     }
+    mark_owned(A, has, count);
     for (size_t x = 0; x < cells; x++)
-        rank[x] = -1;
-    for (int64_t i = 0; i < A->mt; i++)
-        for (int64_t j = 0; j < A->nt; j++) {
-            int d = A->owner[i * A->nt + j];
-            rank[(size_t)d * stride + (size_t)i] = 0;
-            rank[(size_t)d * stride + (size_t)(A->mt + j)] = 0;
-        }
+        rank[x] = has[x] ? 0 : -1;
+    free(has);
+    free(count);
     for (int d = 0; d < D; d++) {
         int64_t r = 0;
         for (size_t x = 0; x < stride; x++) {

@@ -196,6 +196,64 @@ Test(matrix, block_cyclic_detection_matches_the_formula)
     nt_tilemap_destroy(r);
 }
 
+// The SCALAPACK geometry (lld, local columns) of a block-cyclic map, found from its grid rows
+// and columns alone, against counting tile by tile; grids with empty rows or columns of
+// processes and spare domains included, at creation and after nt_matrix_set_owner().
+static void expect_geometry(const nt_matrix_t *A, const int *owner, int D)
+{
+    for (int d = 0; d < D; d++) {
+        int64_t rows = 0, cols = 0;
+        for (int64_t i = 0; i < A->mt; i++)
+            for (int64_t j = 0; j < A->nt; j++)
+                if (owner[i * A->nt + j] == d) {
+                    rows += nt_matrix_tile_rows(A, i);
+                    break;
+                }
+        for (int64_t j = 0; j < A->nt; j++)
+            for (int64_t i = 0; i < A->mt; i++)
+                if (owner[i * A->nt + j] == d) {
+                    cols += nt_matrix_tile_cols(A, j);
+                    break;
+                }
+        cr_assert_eq(A->lld[d], rows > 0 ? rows : 1, "domain %d: lld %lld, tiles say %lld", d,
+                     (long long)A->lld[d], (long long)rows);
+        cr_assert_eq(A->mem->local_cols[d], cols, "domain %d: %lld local columns, tiles say %lld",
+                     d, (long long)A->mem->local_cols[d], (long long)cols);
+    }
+}
+
+Test(matrix, scalapack_geometry_of_grids_matches_the_tiles)
+{
+    nt_rng g = {23};
+    for (int it = 0; it < 400; it++) {
+        int p = (int)rnd(&g, 1, 4), q = (int)rnd(&g, 1, 4), D = p * q + (int)rnd(&g, 0, 2);
+        int64_t smb = rnd(&g, 1, 3), snb = rnd(&g, 1, 3);
+        nt_matrix_shape_t sh = {rnd(&g, 1, 60), rnd(&g, 1, 60), rnd(&g, 1, 8), rnd(&g, 1, 8), 8};
+        int64_t mt = (sh.m + sh.mb - 1) / sh.mb, nt = (sh.n + sh.nb - 1) / sh.nb;
+        nt_tilemap_t *m;
+        cr_assert_eq(nt_tilemap_bc2d(mt, nt, p, q, smb, snb, &m), NT_OK);
+        m->ndomains = D;
+        nt_matrix_t *A;
+        cr_assert_eq(nt_matrix_create(NULL, &sh, m, NT_LAYOUT_SCALAPACK, NT_MATRIX_NOALLOC, &A),
+                     NT_OK, "%s", nt_last_error());
+        cr_assert_gt(A->grid.p, 0);
+        expect_geometry(A, m->owner, D);
+        // The same map again through set_owner (a grid), then with domains swapped (none).
+        nt_owner_state_t old;
+        cr_assert_eq(nt_matrix_set_owner(A, m->owner, D, &old), NT_OK);
+        nt_matrix_owner_discard(&old);
+        cr_assert_gt(A->grid.p, 0);
+        expect_geometry(A, m->owner, D);
+        for (int64_t x = 0; x < mt * nt && D > 1; x++)
+            m->owner[x] = m->owner[x] == 0 ? D - 1 : m->owner[x] == D - 1 ? 0 : m->owner[x];
+        cr_assert_eq(nt_matrix_set_owner(A, m->owner, D, &old), NT_OK);
+        nt_matrix_owner_discard(&old);
+        expect_geometry(A, m->owner, D);
+        nt_matrix_destroy(A);
+        nt_tilemap_destroy(m);
+    }
+}
+
 Test(matrix, synthetic_topology_plans_but_has_no_memory)
 {
     nt_topo_t *syn;
