@@ -238,7 +238,8 @@ Test(matrix, scalapack_geometry_of_grids_matches_the_tiles)
                      NT_OK, "%s", nt_last_error());
         cr_assert_gt(A->grid.p, 0);
         expect_geometry(A, m->owner, D);
-        // The same map again through set_owner (a grid), then with domains swapped (none).
+        // The same map again through set_owner (a grid), then with domains 0 and D - 1
+        // swapped (not the plain grid any more, so counted tile by tile).
         nt_owner_state_t old;
         cr_assert_eq(nt_matrix_set_owner(A, m->owner, D, &old), NT_OK);
         nt_matrix_owner_discard(&old);
