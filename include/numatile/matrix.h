@@ -14,7 +14,10 @@
  *   domain. The tiles of each domain must form a Cartesian product of tile rows x tile columns
  *   (true for every 2D block-cyclic map, relabelled or not); the local matrix is that product in
  *   global order, so tile (i,j) of domain d sits at local tile row = rank of i among d's tile
- *   rows. Tiles then share the domain's leading dimension.
+ *   rows. Tiles then share the domain's leading dimension. Each local matrix is allocated
+ *   64 KiB to 1 MiB longer than it holds (a different tail per domain, zeroed, never addressed),
+ *   so that local matrices of power-of-two sizes are not a power of two apart: copies walking
+ *   the same column of several of them then meet different cache sets and memory banks.
  *
  * The descriptor is visible (as PLASMA's plasma_desc_t) so tile kernels can use the inline
  * accessors below; treat every field as read-only. A matrix may be created without memory
