@@ -132,6 +132,24 @@ nt_lines_put_avx512(nt_lines *w, const uint64_t *s, int64_t n)
 #define NT_LINES_AVX512 0
 #endif
 
+// Run AVX512_CALL when `avx512` asks for it (only true where nt_lines_avx512()) and the AVX-512
+// loop is compiled, else BASE_CALL: the one place that knows whether the former exists.
+#if NT_LINES_AVX512
+#define NT_LINES_DISPATCH(avx512, AVX512_CALL, BASE_CALL)                                      \
+    do {                                                                                       \
+        if (avx512)                                                                            \
+            AVX512_CALL;                                                                       \
+        else                                                                                   \
+            BASE_CALL;                                                                         \
+    } while (0)
+#else
+#define NT_LINES_DISPATCH(avx512, AVX512_CALL, BASE_CALL)                                      \
+    do {                                                                                       \
+        (void)(avx512);                                                                        \
+        BASE_CALL;                                                                             \
+    } while (0)
+#endif
+
 // Whether this cpu runs nt_lines_put_avx512().
 static inline bool nt_lines_avx512(void)
 {

@@ -133,13 +133,5 @@ __attribute__((target("avx512f"))) static void lines_avx512(nt_lines *w,
 void copy_column_lines(nt_lines *w, const char *const *src, const prun *r, const plist *L,
                        bool avx512)
 {
-#if NT_LINES_AVX512
-    if (avx512) {
-        lines_avx512(w, src, r, L);
-        return;
-    }
-#else
-    (void)avx512;
-#endif
-    lines_base(w, src, r, L);
+    NT_LINES_DISPATCH(avx512, lines_avx512(w, src, r, L), lines_base(w, src, r, L));
 }

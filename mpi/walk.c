@@ -215,27 +215,15 @@ __attribute__((target("avx512f"))) static void unpack_col_avx512(const nt_mpi_st
 static void pack_col(const nt_mpi_steps *st, nt_lines *w, const char *scol, int64_t c,
                      bool avx512)
 {
-#if NT_LINES_AVX512
-    if (avx512) {
-        pack_col_avx512(st, w, scol, c);
-        return;
-    }
-#endif
-    (void)avx512;
-    pack_col_lines(st, w, scol, c, nt_lines_put);
+    NT_LINES_DISPATCH(avx512, pack_col_avx512(st, w, scol, c),
+                      pack_col_lines(st, w, scol, c, nt_lines_put));
 }
 
 static void unpack_col(const nt_mpi_steps *st, char *dcol, const char *scol, int64_t c,
                        bool avx512)
 {
-#if NT_LINES_AVX512
-    if (avx512) {
-        unpack_col_avx512(st, dcol, scol, c);
-        return;
-    }
-#endif
-    (void)avx512;
-    unpack_col_lines(st, dcol, scol, c, nt_lines_put);
+    NT_LINES_DISPATCH(avx512, unpack_col_avx512(st, dcol, scol, c),
+                      unpack_col_lines(st, dcol, scol, c, nt_lines_put));
 }
 
 // Whether a group's steps go through line writers (long enough on average, nt_lines.h), and
