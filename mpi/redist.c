@@ -541,11 +541,11 @@ static nt_status totals(run *r, int64_t rows, int64_t cols, const nt_mpi_dim *ds
 // decides whether they can stay in its caches.
 static int64_t node_bytes(const run *r, int64_t rows, int64_t cols)
 {
-    int here = 0;
-    for (int k = 0; r->ctx->node != MPI_COMM_NULL && k < r->size; k++)
-        here += r->ctx->node_rank[k] >= 0;
+    int here = 1;
+    if (r->ctx->node != MPI_COMM_NULL)
+        MPI_Comm_size(r->ctx->node, &here);
     double b = (double)(rows > 0 ? rows : 0) * (double)(cols > 0 ? cols : 0) * (double)r->es;
-    b = b / r->size * (here > 0 ? here : 1);
+    b = b / r->size * here;
     return b < (double)INT64_MAX / 2 ? (int64_t)b : INT64_MAX / 2;
 }
 
