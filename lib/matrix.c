@@ -27,7 +27,7 @@ static int64_t ceil_div(int64_t a, int64_t b)
 
 // Which tile rows and columns hold tiles of each domain: has[d * (mt + nt) + x] = 1 for tile
 // row x, has[d * (mt + nt) + mt + x] = 1 for tile column x (has zeroed by the caller); count[d]
-// = the domain's tiles. A block-cyclic map (A->grid) gives them from its tile rows and columns
+// = the domain's tiles (count may be NULL, and is only needed to check a map without grid). A block-cyclic map (A->grid) gives them from its tile rows and columns
 // alone, O((mt + nt) max(p, q)), instead of visiting every tile (element-cyclic maps have
 // millions): domain (r, c) holds tile (i, j) exactly when i is in grid row r and j in column c.
 static void mark_owned(const nt_matrix_t *A, unsigned char *has, int64_t *count)
@@ -40,7 +40,8 @@ static void mark_owned(const nt_matrix_t *A, unsigned char *has, int64_t *count)
                 int d = A->owner[i * A->nt + j];
                 has[(size_t)d * stride + (size_t)i] = 1;
                 has[(size_t)d * stride + (size_t)(A->mt + j)] = 1;
-                count[d]++;
+                if (count)
+                    count[d]++;
             }
         return;
     }
@@ -58,7 +59,7 @@ static void mark_owned(const nt_matrix_t *A, unsigned char *has, int64_t *count)
         for (int64_t r = 0; r < pr; r++)
             has[(size_t)(r * g->q + c) * stride + (size_t)(A->mt + j)] = 1;
     }
-    for (int d = 0; d < A->ndomains; d++) {
+    for (int d = 0; count && d < A->ndomains; d++) {
         int64_t nr = 0, nc = 0;
         for (int64_t x = 0; x < A->mt; x++)
             nr += has[(size_t)d * stride + (size_t)x];
@@ -419,19 +420,17 @@ static void zero_outside(const struct nt_pending_run *r, size_t off, size_t len)
         g1 = g1 < end ? g1 : end;
         zero_streamed(r->p + g0, g1 - g0);
     }
-    nt_copy_fence();
 }
 
 // Fault in (fresh) or zero (pooled) one piece of a run.
 static void prepare_piece(const struct nt_pending_run *r, size_t off, size_t len)
 {
-    if (r->zero && r->keep.c0 < r->keep.c1 && r->keep.r0 < r->keep.r1) {
-        zero_outside(r, off, len);
-        return;
-    }
     if (r->zero) {
-        zero_streamed(r->p + off, len);
-        nt_copy_fence();
+        if (r->keep.c0 < r->keep.c1 && r->keep.r0 < r->keep.r1)
+            zero_outside(r, off, len);
+        else
+            zero_streamed(r->p + off, len);
+        nt_copy_fence(); // the streamed zeros before the copies that may share their lines
         return;
     }
     size_t pg = nt_mem_page_size();
@@ -738,18 +737,15 @@ static nt_status alloc_scalapack(nt_matrix_t *A)
         return nt_fail(NT_ERANGE, "nt_matrix_alloc: table overflows");
     int64_t *rank = malloc(cells * sizeof *rank);
     unsigned char *has = calloc(cells, 1);
-    int64_t *count = calloc((size_t)D, sizeof *count);
-    if (!mm->local || !mm->local_bytes || !rank || !has || !count) {
+    if (!mm->local || !mm->local_bytes || !rank || !has) {
         free(rank);
         free(has);
-        free(count);
         return nt_fail(NT_ENOMEM, "nt_matrix_alloc: out of memory");
     }
-    mark_owned(A, has, count);
+    mark_owned(A, has, NULL);
     for (size_t x = 0; x < cells; x++)
         rank[x] = has[x] ? 0 : -1;
     free(has);
-    free(count);
     for (int d = 0; d < D; d++) {
         int64_t r = 0;
         for (size_t x = 0; x < stride; x++) {
