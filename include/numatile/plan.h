@@ -371,8 +371,10 @@ typedef struct nt_exec_stats {
     double seconds;             /**< copying and migrating (the timed part) */
     double bandwidth_gbs;       /**< (bytes_copied + pages_migrated x page size) / seconds / 1e9:
                                      physical work only (adopted tiles move nothing) */
-    double bound_seconds;       /**< same-run copy bound: time of a parallel memcpy of the same
-                                     bytes by the same threads (0 unless measured) */
+    double bound_seconds;       /**< same-run copy bound: time of a contiguous parallel copy
+                                     of the same bytes by the same threads, with the library's
+                                     fastest kernel, from buffers holding data (not zeros,
+                                     which stream faster); 0 unless measured */
     double bound_gbs;           /**< its bandwidth (0 unless measured) */
     int64_t *peak_extra_bytes;  /**< in place: per domain (D entries), the most memory held at
                                      once beyond the source's own (blocks taken from the kernel;
