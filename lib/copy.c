@@ -172,6 +172,22 @@ static void copy_columns(char *d, size_t ldd, const char *s, size_t lds, int64_t
         memcpy(d + (size_t)j * ldd, s + (size_t)j * lds, n);
 }
 
+// NT_COPY_AUTO's strategy for columns of n bytes, total bytes in all.
+static nt_copy_kind choose(size_t n, size_t total, unsigned flags)
+{
+    if ((flags & NT_COPY_STREAM) && total >= NT_COPY_STREAM_MIN && n >= NT_COPY_STREAM_COL)
+        return NT_COPY_NT;
+    return n <= SHORT_COL ? NT_COPY_BLOCKED : NT_COPY_COLUMNS;
+}
+
+nt_copy_kind nt_copy_kind_of(int64_t rows, int64_t cols, size_t elem_size, unsigned flags)
+{
+    if (rows <= 0 || cols <= 0)
+        return NT_COPY_BLOCKED;
+    size_t n = (size_t)rows * elem_size;
+    return choose(n, n * (size_t)cols, flags);
+}
+
 void nt_copy_2d_ex(void *dst, int64_t ldd, const void *src, int64_t lds, int64_t rows,
                    int64_t cols, size_t elem_size, unsigned flags, nt_copy_kind kind)
 {
@@ -186,13 +202,8 @@ void nt_copy_2d_ex(void *dst, int64_t ldd, const void *src, int64_t lds, int64_t
         n *= (size_t)cols;
         cols = 1;
     }
-    size_t total = n * (size_t)cols;
-    if (kind == NT_COPY_AUTO) {
-        if ((flags & NT_COPY_STREAM) && total >= NT_COPY_STREAM_MIN && n >= NT_COPY_STREAM_COL)
-            kind = NT_COPY_NT;
-        else
-            kind = n <= SHORT_COL ? NT_COPY_BLOCKED : NT_COPY_COLUMNS;
-    }
+    if (kind == NT_COPY_AUTO)
+        kind = choose(n, n * (size_t)cols, flags);
     switch (kind) {
     case NT_COPY_NT:
         if (copy_stream(d, bd, s, bs, cols, n, flags))

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nt_bands.h"
 #include "nt_copy.h"
 #include "nt_core.h"
 #include "nt_exec.h"
@@ -40,6 +41,8 @@ typedef struct exec_ctx {
     nt_matrix_t *dst;
     const nt_segment_t *seg;
     int max_in_flight;
+    // Source bands (nt_bands.h) in source order: what their copies read.
+    nt_bands band;
     // Copy kernel flags (NT_COPY_STREAM for large executions) and strategy (AUTO).
     unsigned copy_flags;
     nt_copy_kind copy_kind;
@@ -87,23 +90,31 @@ static int64_t seg_bytes(const exec_ctx *c, const nt_segment_t *g)
 
 enum { TASK_BATCH, TASK_SEG };
 
-// One task: TASK_BATCH copies the segments list[lo..hi) (small ones batched, or one whole
-// large one); TASK_SEG columns [c0, c1) of the segment list[lo] (a share of a segment too large
-// for one thread). It counts exactly the bytes it copied: the copy bound gives each thread the
-// bytes that thread copied. One fence at the end orders its streaming stores.
+// One task: TASK_BATCH copies the units list[lo..hi) (small ones batched, or one whole large
+// one); TASK_SEG columns [c0, c1) of the unit list[lo..hi) (a share of a unit too large for one
+// thread). A unit is one segment or a band of them (nt_band_end). It counts exactly the bytes
+// it copied: the copy bound gives each thread the bytes that thread copied. One fence at the
+// end orders its streaming stores.
 static void run_task(exec_ctx *c, int d, int kind, int64_t lo, int64_t hi, int64_t c0,
                      int64_t c1)
 {
     int64_t b = 0;
-    if (kind == TASK_SEG) {
+    if (kind == TASK_SEG && hi - lo > 1) {
+        b = nt_band_copy(&c->band, lo, hi, c0, c1);
+    } else if (kind == TASK_SEG) {
         const nt_segment_t *g = &c->seg[c->list[lo]];
         copy_segment(c, g, c0, c1);
         b = (int64_t)g->rows * (c1 - c0) * (int64_t)c->src->elem_size;
     } else {
-        for (int64_t k = lo; k < hi; k++) {
+        for (int64_t k = lo, e; k < hi; k = e) {
             const nt_segment_t *g = &c->seg[c->list[k]];
-            copy_segment(c, g, 0, g->cols);
-            b += seg_bytes(c, g);
+            e = nt_band_end(&c->band, k, hi);
+            if (e - k > 1) {
+                b += nt_band_copy(&c->band, k, e, 0, g->cols);
+            } else {
+                copy_segment(c, g, 0, g->cols);
+                b += seg_bytes(c, g);
+            }
         }
     }
     if (c->copy_flags & NT_COPY_STREAM)
@@ -140,25 +151,39 @@ static bool spawn_shares(exec_ctx *c, int d, int kind, int64_t k, int64_t k1, in
     return true;
 }
 
-// Whether list[k] is a segment copy_segment() would split (more than 2 x TASK_SPLIT bytes).
-static bool big_seg(const exec_ctx *c, int64_t k)
+// Bytes of one column of the unit list[k..e) (its segments all have the same columns).
+static int64_t unit_col_bytes(const exec_ctx *c, int64_t k, int64_t e)
 {
-    const nt_segment_t *g = &c->seg[c->list[k]];
-    return g->cols >= 2 && seg_bytes(c, g) > 2 * TASK_SPLIT;
+    int64_t rows = 0;
+    for (; k < e; k++)
+        rows += c->seg[c->list[k]].rows;
+    return rows * (int64_t)c->src->elem_size;
 }
 
-// End of the batch that starts at k: segments until about TASK_GRAIN bytes (Cao's batching:
-// task overhead stays small against the copies), never a large segment (split instead).
+// Whether the unit list[k..e) is one the tasks split (more than 2 x TASK_SPLIT bytes).
+static bool big_unit(const exec_ctx *c, int64_t k, int64_t e)
+{
+    int64_t cols = c->seg[c->list[k]].cols;
+    return cols >= 2 && unit_col_bytes(c, k, e) * cols > 2 * TASK_SPLIT;
+}
+
+// End of the batch that starts at k: units until about TASK_GRAIN bytes (Cao's batching:
+// task overhead stays small against the copies), never a large unit (split instead).
 static int64_t batch_end(const exec_ctx *c, int64_t k, int64_t hi)
 {
     int64_t k1 = k, bytes = 0;
-    while (k1 < hi && (k1 == k || (bytes < TASK_GRAIN && !big_seg(c, k1))))
-        bytes += seg_bytes(c, &c->seg[c->list[k1++]]);
+    while (k1 < hi) {
+        int64_t e = nt_band_end(&c->band, k1, hi);
+        if (k1 > k && (bytes >= TASK_GRAIN || big_unit(c, k1, e)))
+            break;
+        bytes += unit_col_bytes(c, k1, e) * c->seg[c->list[k1]].cols;
+        k1 = e;
+    }
     return k1;
 }
 
-// Domain d's nested team runs the tasks of one phase, balanced by bytes: small segments are
-// batched (batch_end()), and a segment of more than 2 x TASK_SPLIT bytes is split into column
+// Domain d's nested team runs the tasks of one phase, balanced by bytes: small units are
+// batched (batch_end()), and a unit of more than 2 x TASK_SPLIT bytes is split into column
 // shares that the team's threads copy in parallel.
 static void run_domain_phase(exec_ctx *c, int d, int ph)
 {
@@ -167,17 +192,16 @@ static void run_domain_phase(exec_ctx *c, int d, int ph)
     if (lo == hi)
         return;
     _Atomic int64_t in_flight = 0;
-    size_t es = c->src->elem_size;
 #pragma omp parallel num_threads(c->t.tpd[d] > 0 ? c->t.tpd[d] : 1)
     {
         cpu_set_t saved;
         bool bound = nt_team_bind(&c->t, d, &saved);
 #pragma omp single
         for (int64_t k = lo; k < hi;) {
-            const nt_segment_t *g = &c->seg[c->list[k]];
-            if (spawn_shares(c, d, TASK_SEG, k, k + 1, g->cols, g->rows * (int64_t)es,
-                             &in_flight)) {
-                k++;
+            int64_t e = nt_band_end(&c->band, k, hi);
+            if (spawn_shares(c, d, TASK_SEG, k, e, c->seg[c->list[k]].cols,
+                             unit_col_bytes(c, k, e), &in_flight)) {
+                k = e;
                 continue;
             }
             int64_t k1 = batch_end(c, k, hi);
@@ -461,11 +485,10 @@ static nt_status select_adopted(exec_ctx *c, const nt_plan_view_t *v, const nt_e
 // Source order for stored segments: asked for (order SOURCE or GLOBAL), or chosen (free
 // schedule, every domain on one node, where the executing domain cannot change the memory
 // touched) when pieces are large: each source domain copies its pieces source tile by source
-// tile, while the tile is in the caches. Measured (CPU time, 4096^2, tile layout, 2x2 -> 4x1):
-// nb 512 -> 256 (512 KiB pieces) 0.015-0.018 s against 0.019-0.026 s in target order, nb 64
-// -> 100 0.015-0.018 against 0.016-0.020; small pieces lose (nb 8 -> 12: 0.062 against 0.024,
-// the target tiles' writes scatter); copying a source tile's pieces column by column was
-// slower still (0.024, 0.027, 0.09 s).
+// tile, while the tile is in the caches, in bands (nt_bands.h). Measured (CPU time, 4096^2,
+// tile layout, 2x2 -> 4x1, before bands): nb 512 -> 256 (512 KiB pieces) 0.015-0.018 s against
+// 0.019-0.026 s in target order, nb 64 -> 100 0.015-0.018 against 0.016-0.020; small pieces
+// lose (nb 8 -> 12: 0.062 against 0.024, the target tiles' writes scatter).
 static bool explicit_source_order(const exec_ctx *c, const nt_exec_opts_t *o)
 {
     if (o->schedule != NT_SCHED_FREE || o->order == NT_ORDER_TARGET)
@@ -478,31 +501,6 @@ static bool explicit_source_order(const exec_ctx *c, const nt_exec_opts_t *o)
     return c->copy_segs > 0 && c->copy_bytes / c->copy_segs >= TASK_GRAIN;
 }
 
-// The segments in the order their copies are listed: the plan's (grouped by target tile), or
-// by source tile (stable counting sort) so that the pieces of one source tile are copied one
-// after the other while the tile is in the caches. Returns NULL (plan order) or the order.
-static int64_t *source_tile_order(const exec_ctx *c, const nt_plan_view_t *v, bool by_source)
-{
-    if (!by_source)
-        return NULL;
-    size_t ntiles = (size_t)(c->src->mt * c->src->nt);
-    int64_t *start = calloc(ntiles + 1, sizeof *start);
-    int64_t *ord = malloc((size_t)(v->nseg > 0 ? v->nseg : 1) * sizeof *ord);
-    if (!start || !ord) {
-        free(start);
-        free(ord);
-        return NULL;
-    }
-    for (int64_t x = 0; x < v->nseg; x++)
-        start[v->seg[x].src_tile + 1]++;
-    for (size_t t = 0; t < ntiles; t++)
-        start[t + 1] += start[t];
-    for (int64_t x = 0; x < v->nseg; x++)
-        ord[start[v->seg[x].src_tile]++] = x;
-    free(start);
-    return ord;
-}
-
 static nt_status build_work_lists(exec_ctx *c, const nt_plan_view_t *v,
                                   const nt_exec_opts_t *o)
 {
@@ -513,13 +511,16 @@ static nt_status build_work_lists(exec_ctx *c, const nt_plan_view_t *v,
             c->copy_bytes += seg_bytes(c, &v->seg[x]);
         }
     bool by_source = explicit_source_order(c, o), on_source = o->on_source || by_source;
+    choose_copy(c);
+    c->band = (nt_bands){.on = by_source, .src = c->src, .dst = c->dst, .seg = v->seg,
+                         .copy_flags = c->copy_flags};
     size_t D = (size_t)c->t.D, cells = (size_t)c->nphases * D;
     c->first = calloc(cells + 1, sizeof *c->first);
     c->list = malloc((size_t)(v->nseg > 0 ? v->nseg : 1) * sizeof *c->list);
     if (!c->first || !c->list)
         return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
     // Without memory for the order the plan's order does (only slower).
-    int64_t *ord = source_tile_order(c, v, by_source);
+    int64_t *ord = by_source ? nt_bands_order(v->seg, v->nseg, c->src->mt * c->src->nt) : NULL;
     for (int64_t x = 0; x < v->nseg; x++)
         if (!c->skip_seg[x])
             c->first[(size_t)c->phase[x] * D + (size_t)exec_domain(c, &v->seg[x], on_source) +
@@ -538,6 +539,7 @@ static nt_status build_work_lists(exec_ctx *c, const nt_plan_view_t *v,
     }
     free(cur);
     free(ord);
+    c->band.list = c->list;
     return NT_OK;
 }
 
@@ -570,7 +572,6 @@ static void adopt_tiles(exec_ctx *c, const nt_plan_view_t *v, nt_matrix_t *src)
 // bound. Returns the seconds of the copies; *bound gets those of the bound (0 without).
 static double run_copies(exec_ctx *c, const nt_plan_view_t *v, bool measure, double *bound)
 {
-    choose_copy(c);
     nt_team_begin(&c->t);
     double t0 = nt_now();
     run_all(c);

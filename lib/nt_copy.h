@@ -47,6 +47,11 @@ void nt_copy_2d(void *dst, int64_t ldd, const void *src, int64_t lds, int64_t ro
 void nt_copy_2d_ex(void *dst, int64_t ldd, const void *src, int64_t lds, int64_t rows,
                    int64_t cols, size_t elem_size, unsigned flags, nt_copy_kind kind);
 
+// The strategy NT_COPY_AUTO takes for a rows x cols block of elem_size-byte elements with
+// these flags when its columns are apart on either side: a caller that copies such a block
+// column by column in several calls passes it to each, so that they copy as one call would.
+nt_copy_kind nt_copy_kind_of(int64_t rows, int64_t cols, size_t elem_size, unsigned flags);
+
 // Blocks of at least this many bytes take streaming stores under NT_COPY_STREAM (measured: a
 // 10 KiB block of 288-byte columns already copies 1.8x faster streamed; below a few lines the
 // fence and the partial lines are all there is).

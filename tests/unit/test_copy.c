@@ -172,8 +172,9 @@ static int64_t nonzero_outside(const nt_matrix_t *T, const nt_sub_t *s)
 }
 
 // Small random executions with streaming forced on (streamed segments of every shape,
-// submatrices, ScaLAPACK-layout targets, one-port phases, copies on the source side, two
-// threads per domain), against the pattern oracle.
+// submatrices, ScaLAPACK-layout targets, one-port phases, copies on the source side, every
+// copy order (source order copies bands of pieces column by column), two threads per domain),
+// against the pattern oracle.
 Test(copy, streaming_executions_match_the_oracle)
 {
     nt_topo_t *topos[5] = {NULL};
@@ -203,7 +204,8 @@ Test(copy, streaming_executions_match_the_oracle)
         cr_assert_eq(nt_plan_create(S, T, &s, &po, &p), NT_OK, "%s", nt_last_error());
         nt_exec_opts_t o = {.threads_per_domain = (int)rnd(&g, 0, 2), .no_keep = true,
                             .on_source = rnd(&g, 0, 3) == 0,
-                            .schedule = po.schedule ? NT_SCHED_STEPS : NT_SCHED_FREE};
+                            .schedule = po.schedule ? NT_SCHED_STEPS : NT_SCHED_FREE,
+                            .order = (nt_exec_order)rnd(&g, 0, 3)};
         cr_assert_eq(nt_plan_execute(p, S, T, &o, NULL), NT_OK, "%s", nt_last_error());
         int64_t bad = -1;
         cr_assert_eq(nt_matrix_check_pattern(T, seed, s.dst_row, s.dst_col, s.rows, s.cols,

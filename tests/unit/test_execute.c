@@ -147,7 +147,8 @@ Test(execute, random_cases_match_the_oracle)
                              .threads_per_domain = (int)rnd(&g, 0, 2),
                              .max_in_flight = (int)rnd(&g, 0, 4),
                              .on_source = rnd(&g, 0, 3) == 0,
-                             .no_keep = rnd(&g, 0, 3) == 0};
+                             .no_keep = rnd(&g, 0, 3) == 0,
+                             .order = (nt_exec_order)rnd(&g, 0, 3)};
         nt_exec_stats_t st;
         cr_assert_eq(nt_plan_execute(p, S, T, &eo, &st), NT_OK, "%s", nt_last_error());
         check_result(S, T, &s, seed, p);
