@@ -487,14 +487,47 @@ static void fill_stats(pctx *x, double alloc_s, double seconds, double bound,
     s->bound_gbs = bound > 0 ? (double)s->bytes_copied / bound / 1e9 : 0;
 }
 
+// True when source order writes whole target lines only, all streamed: the move streams,
+// every row run is NT_STREAM_RUN bytes or more and starts and ends on a target line, and the
+// columns of every target local matrix that receives data start on one (local matrices are
+// page-aligned). Only the order depends on it: before a fresh target takes a relabelled map
+// its leading dimensions may still be the old map's, which can cost speed, never data.
+static bool runs_whole_lines(const pctx *x)
+{
+    const nt_plan_geo_t *g = x->v->geo;
+    int64_t es = (int64_t)g->es;
+    size_t nk = (size_t)x->rr.na * (size_t)x->rr.nb;
+    if (!x->stream)
+        return false;
+    for (int d = 0; d < x->t.D; d++) {
+        int64_t in = 0;
+        for (int i = 0; i < x->t.D; i++)
+            in += x->v->pair_bytes[(size_t)i * (size_t)x->t.D + (size_t)d];
+        if (in > 0 && x->dst->lld[d] * es % 64 != 0)
+            return false;
+    }
+    for (size_t l = 0; l < nk; l++)
+        for (int64_t k = x->rr.first[l]; k < x->rr.first[l] + x->rr.cnt[l]; k++) {
+            const prun *r = &x->rr.r[k];
+            if (r->len * es < NT_STREAM_RUN || r->tl * es % 64 != 0 || r->len * es % 64 != 0)
+                return false;
+        }
+    return true;
+}
+
 // The copy order (nt_exec_order). One-port phases keep the per-pair target order. Without a
-// choice: when every domain is on one NUMA node (virtual domains), where a copy runs cannot
-// change what memory it touches, and one pass over each column on both sides measured fastest
-// here (2x2 -> 4x1, N = 4096, CPU seconds global / source / target order: nb 512 -> 256 0.011
-// / 0.010 / 0.025, 64 -> 100 0.014 / 0.025 / 0.028, 8 -> 12 0.015 / 0.022 / 0.068, 1 -> 3
-// 0.022 / 0.030 / 0.043): filling a target column from several sources reads part of each
-// source region per pass, and the rest is read again later by another domain. Otherwise the
-// side the caller asked for.
+// choice, when every domain is on one NUMA node (virtual domains), where a copy runs cannot
+// change what memory it touches:
+// - runs of whole, streamed target lines (runs_whole_lines): source order, every source column
+//   read once into two or more target streams (2x2 -> 4x1, copy / same-run bound, source and
+//   global order alternated in one process: nb 512 -> 256 0.94-0.97 against 0.90-0.92 at
+//   N = 4096 and 8192; same grid nb 64 -> 64 0.92-0.94 against 0.86-0.92);
+// - else global order, one pass over each column on both sides, which measured fastest here
+//   (N = 4096, CPU seconds global / source / target order: nb 64 -> 100 0.014 / 0.025 /
+//   0.028, 8 -> 12 0.015 / 0.022 / 0.068, 1 -> 3 0.022 / 0.030 / 0.043; copy / bound 0.75-0.95
+//   against 0.35-0.44 in source order): there target lines are shared by runs of different
+//   sources, which source order writes at different times with ordinary stores.
+// Otherwise the side the caller asked for.
 static nt_exec_order exec_order(const pctx *x, const nt_exec_opts_t *o)
 {
     if (o->schedule != NT_SCHED_FREE)
@@ -505,7 +538,7 @@ static nt_exec_order exec_order(const pctx *x, const nt_exec_opts_t *o)
     for (int d = 1; d < x->t.D; d++)
         one_node = one_node && x->t.node[d] == x->t.node[0];
     if (one_node)
-        return NT_ORDER_GLOBAL;
+        return runs_whole_lines(x) ? NT_ORDER_SOURCE : NT_ORDER_GLOBAL;
     return o->on_source ? NT_ORDER_SOURCE : NT_ORDER_TARGET;
 }
 
@@ -605,9 +638,9 @@ static nt_status prepare(pctx *x, nt_plan_t *plan, const nt_exec_opts_t *o)
     nt_dim_free(&dc);
     if (st)
         return st;
-    x->order = exec_order(x, o);
     // Large moves stream long runs, as the explicit executor and the bound do (nt_copy.h).
     x->stream = g->sub.rows * g->sub.cols * (int64_t)g->es >= nt_copy_stream_bytes();
+    x->order = exec_order(x, o);
     if ((st = lists_alloc(x)) != NT_OK || (st = lines_init(x)) != NT_OK ||
         (o->schedule == NT_SCHED_STEPS && (st = build_phases(x, plan)) != NT_OK))
         return st;

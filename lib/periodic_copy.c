@@ -8,13 +8,6 @@
 #include "nt_lines.h"
 #include "nt_periodic.h"
 
-// Runs of at least this many bytes are written with non-temporal stores when the whole move
-// is large (see prepare()): a cached store first reads the line it writes, so a copy far
-// larger than the caches moves 3 bytes per byte instead of 2. Shorter runs stay cached: mixing
-// streamed and cached stores in one target column measured slower (nb 64 -> 100 with 512-byte
-// streamed runs: 0.030 s against 0.014 s cached).
-#define STREAM_RUN 2048
-
 // Copy n bytes with non-temporal stores (whole destination lines; copy.c's kernel).
 static void stream_copy(char *d, const char *s, size_t n)
 {
@@ -41,7 +34,7 @@ static inline void copy_runs(char *const *dst, const char *const *src, const pru
             if (len <= 16)
                 for (int64_t l = 0; l < len; l++)
                     dd[l] = ss[l];
-            else if (stream && len * 8 >= STREAM_RUN)
+            else if (stream && len * 8 >= NT_STREAM_RUN)
                 stream_copy((char *)dd, (const char *)ss, (size_t)len * 8);
             else
                 memcpy(dd, ss, (size_t)len * 8);
@@ -52,7 +45,7 @@ static inline void copy_runs(char *const *dst, const char *const *src, const pru
         size_t b = (size_t)r[k].len * es;
         char *d = dst[r[k].b] + (size_t)(to + r[k].tl) * es;
         const char *q = src[r[k].a] + (size_t)(so + r[k].sl) * es;
-        if (stream && b >= STREAM_RUN)
+        if (stream && b >= NT_STREAM_RUN)
             stream_copy(d, q, b);
         else
             memcpy(d, q, b);
@@ -84,7 +77,7 @@ void copy_column(char *const *dst, const char *const *src, const prun *r, const 
                 if (len <= 16)
                     for (int64_t l = 0; l < len; l++)
                         dp[e][to + l] = sp[e][so + l];
-                else if (stream && len * 8 >= STREAM_RUN)
+                else if (stream && len * 8 >= NT_STREAM_RUN)
                     stream_copy((char *)(dp[e] + to), (const char *)(sp[e] + so), (size_t)len * 8);
                 else
                     memcpy(dp[e] + to, sp[e] + so, (size_t)len * 8);
