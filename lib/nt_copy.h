@@ -68,7 +68,7 @@ nt_copy_kind nt_copy_kind_of(int64_t rows, int64_t cols, size_t elem_size, unsig
 int64_t nt_copy_stream_bytes(void);
 
 // Test hook: stream executions from `bytes` copied on (0: all of them, so that small random
-// executions run the streaming and one-pass tile paths); bytes < 0 restores the default.
+// executions run the streaming paths); bytes < 0 restores the default.
 void nt_copy_test_stream_above(int64_t bytes);
 
 // Columns shorter than a cache line keep ordinary stores even under NT_COPY_STREAM: they have
