@@ -488,31 +488,28 @@ static void fill_stats(pctx *x, double alloc_s, double seconds, double bound,
 }
 
 // True when source order writes whole target lines only, all streamed: the move streams,
-// every row run is NT_STREAM_RUN bytes or more and starts and ends on a target line, and the
-// columns of every target local matrix that receives data start on one (local matrices are
-// page-aligned). Only the order depends on it: before a fresh target takes a relabelled map
-// its leading dimensions may still be the old map's, which can cost speed, never data.
+// there are runs, every row run is NT_STREAM_RUN bytes or more and starts and ends on a target
+// line, and the columns of every target local matrix start on one (local matrices are
+// page-aligned). The target's leading dimensions are read by its own labels (dst->ndomains of
+// them): a fresh target takes the plan's relabelled map only later, and relabelling permutes
+// which domain holds which local matrix, not their shapes.
 static bool runs_whole_lines(const pctx *x)
 {
     const nt_plan_geo_t *g = x->v->geo;
-    int64_t es = (int64_t)g->es;
+    int64_t es = (int64_t)g->es, nruns = 0;
     size_t nk = (size_t)x->rr.na * (size_t)x->rr.nb;
     if (!x->stream)
         return false;
-    for (int d = 0; d < x->t.D; d++) {
-        int64_t in = 0;
-        for (int i = 0; i < x->t.D; i++)
-            in += x->v->pair_bytes[(size_t)i * (size_t)x->t.D + (size_t)d];
-        if (in > 0 && x->dst->lld[d] * es % 64 != 0)
+    for (int d = 0; d < x->dst->ndomains; d++)
+        if (x->dst->lld[d] * es % 64 != 0)
             return false;
-    }
     for (size_t l = 0; l < nk; l++)
-        for (int64_t k = x->rr.first[l]; k < x->rr.first[l] + x->rr.cnt[l]; k++) {
+        for (int64_t k = x->rr.first[l]; k < x->rr.first[l] + x->rr.cnt[l]; k++, nruns++) {
             const prun *r = &x->rr.r[k];
             if (r->len * es < NT_STREAM_RUN || r->tl * es % 64 != 0 || r->len * es % 64 != 0)
                 return false;
         }
-    return true;
+    return nruns > 0;
 }
 
 // The copy order (nt_exec_order). One-port phases keep the per-pair target order. Without a

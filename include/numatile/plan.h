@@ -318,8 +318,10 @@ typedef enum nt_exec_schedule {
  *         latter when every domain is on one NUMA node and the pieces average 128 KiB or
  *         more. One-port steps always use TARGET. */
 typedef enum nt_exec_order {
-    NT_ORDER_AUTO = 0,   /**< GLOBAL when every domain is on one NUMA node (virtual domains),
-                              else SOURCE with on_source, else TARGET */
+    NT_ORDER_AUTO = 0,   /**< when every domain is on one NUMA node (virtual domains): SOURCE
+                              if every row run streams whole target lines (2 KiB or more,
+                              starting and ending on a line), else GLOBAL; otherwise SOURCE
+                              with on_source, else TARGET */
     NT_ORDER_TARGET = 1, /**< each target column filled top to bottom from every source, on the
                               target domain (the source side with on_source) */
     NT_ORDER_SOURCE = 2, /**< each source column read top to bottom into every target, on the

@@ -312,6 +312,57 @@ Test(periodic_exec, line_writers_arrive_element_by_element)
                  (long long)used, (long long)(cases + cyclic));
 }
 
+// One execution of the 1024 x 96 source into the top rows of a tm x 96 target, streaming
+// forced, on 8 virtual domains: source bc2d:2x4 with mb = smb rows per block, target (fresh,
+// NOALLOC) bc2d:2x1 with tmb, 8 columns per block on both sides; returns how many executions
+// used line writers (global order) and checks every element.
+static int64_t whole_lines_case(const nt_topo_t *t8, int64_t smb, int64_t tm, int64_t tmb,
+                                nt_exec_order order, nt_match_objective relabel)
+{
+    nt_matrix_shape_t a = {1024, 96, smb, 8, 8}, b = {tm, 96, tmb, 8, 8};
+    nt_sub_t sub = {1024, 96, 0, 0, 0, 0};
+    nt_matrix_t *S, *T;
+    cr_assert_eq(nt_matrix_create_spec(t8, &a, "bc2d:2x4", 0, NT_LAYOUT_SCALAPACK, 0, &S),
+                 NT_OK, "%s", nt_last_error());
+    cr_assert_eq(nt_matrix_create_spec(t8, &b, "bc2d:2x1", 0, NT_LAYOUT_SCALAPACK,
+                                       NT_MATRIX_NOALLOC, &T), NT_OK, "%s", nt_last_error());
+    cr_assert_eq(nt_matrix_fill_pattern(S, 11), NT_OK);
+    nt_plan_opts_t po = {.relabel = relabel};
+    nt_plan_t *p;
+    cr_assert_eq(nt_plan_create(S, T, &sub, &po, &p), NT_OK, "%s", nt_last_error());
+    nt_exec_test_lines(-1);
+    cr_assert_eq(nt_plan_execute(p, S, T, &(nt_exec_opts_t){.order = order}, NULL), NT_OK,
+                 "%s", nt_last_error());
+    int64_t used = nt_exec_test_lines(-1), bad = -1;
+    cr_assert_eq(nt_matrix_check_pattern(T, 11, 0, 0, 1024, 96, 0, 0, &bad), NT_OK);
+    cr_assert_eq(bad, 0, "smb %lld tmb %lld: %lld target elements differ", (long long)smb,
+                 (long long)tmb, (long long)bad);
+    nt_plan_destroy(p);
+    nt_matrix_destroy(S);
+    nt_matrix_destroy(T);
+    return used;
+}
+
+// On one node the automatic order is source order exactly when every run of rows streams
+// whole target lines (2 KiB runs starting on lines: 512 -> 256), global order (through line
+// writers) otherwise (512 -> 100, 64 -> 256, and 512 -> 256 into a target of 1028 rows whose
+// local columns do not start on lines); a target with fewer domains than the machine and a
+// relabelled fresh target included. Every element is checked either way.
+Test(periodic_exec, whole_line_runs_copy_in_source_order)
+{
+    nt_topo_t *t8;
+    cr_assert_eq(nt_topo_load(&(nt_topo_opts_t){.domains = 8}, &t8), NT_OK);
+    nt_copy_test_stream_above(0);
+    cr_assert_eq(whole_lines_case(t8, 512, 1024, 256, NT_ORDER_AUTO, NT_MATCH_CANONICAL), 0);
+    cr_assert_eq(whole_lines_case(t8, 512, 1024, 256, NT_ORDER_AUTO, NT_MATCH_VOLUME), 0);
+    cr_assert_eq(whole_lines_case(t8, 512, 1024, 256, NT_ORDER_GLOBAL, NT_MATCH_CANONICAL), 1);
+    cr_assert_eq(whole_lines_case(t8, 512, 1024, 100, NT_ORDER_AUTO, NT_MATCH_CANONICAL), 1);
+    cr_assert_eq(whole_lines_case(t8, 64, 1024, 256, NT_ORDER_AUTO, NT_MATCH_VOLUME), 1);
+    cr_assert_eq(whole_lines_case(t8, 512, 1028, 256, NT_ORDER_AUTO, NT_MATCH_CANONICAL), 1);
+    nt_copy_test_stream_above(-1);
+    nt_topo_destroy(t8);
+}
+
 // Allocation of the target fails at every possible point: nothing changes, nothing leaks.
 Test(periodic_exec, failed_allocation_changes_nothing)
 {
