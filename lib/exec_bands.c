@@ -78,9 +78,11 @@ int64_t *nt_bands_order(const nt_segment_t *seg, int64_t nseg, int64_t ntiles)
 
 int64_t nt_band_end(const nt_bands *b, int64_t k, int64_t hi)
 {
+    if (!b->on)
+        return k + 1;
     const nt_segment_t *g = &b->seg[b->list[k]];
     int64_t e = k + 1;
-    for (; b->on && e < hi && e - k < NT_BAND_MAX; e++) {
+    for (; e < hi && e - k < NT_BAND_MAX; e++) {
         const nt_segment_t *h = &b->seg[b->list[e]];
         if (h->src_tile != g->src_tile || h->src_col != g->src_col || h->cols != g->cols)
             break;

@@ -124,11 +124,12 @@ void nt_team_end(nt_team_t *t)
 }
 
 // Fill a source buffer of the bound with data (nonzero bytes; one page written, then streamed
-// on so that none of it is left in the caches). Fresh pages hold zeros, and this machine type
-// writes zero lines far faster than others (bench/micro/zero_lines.c, streaming stores, 64 MiB
-// per thread: 38-58 GB/s against 27 with 16-byte stores, 90 against 27 with 64-byte ones), so
-// a copy of zeros ran 5-8% faster than one of any data (ones, 1.0, sequences, random bits
-// alike): not the bound of executions that copy matrices' data.
+// on, so that at most that page and a partial last page stay in the caches). Fresh pages hold
+// zeros, and this machine type writes zero lines far faster than others
+// (bench/micro/zero_lines.c, streaming stores, 64 MiB per thread: 53-75 GB/s against 27 with
+// 16-byte stores, 90 against 27 with 64-byte ones), so a copy of zeros ran 3-8% faster than
+// one of any data (ones, 1.0, sequences, random bits alike): not the bound of executions that
+// copy matrices' data.
 static void fill_data(char *p, size_t n)
 {
     const size_t pg = 4096;

@@ -28,9 +28,10 @@
 #include "nt_plan.h"
 #include "numatile/mem.h"
 
-// Small segments are batched into copy tasks of about this many bytes.
+// Small units of work (a segment, or a band of them in source order) are batched into copy
+// tasks of about this many bytes.
 #define TASK_GRAIN ((int64_t)128 << 10)
-// Segments of more than twice this many bytes are split into column shares of about this size.
+// Units of more than twice this many bytes are split into column shares of about this size.
 #define TASK_SPLIT ((int64_t)1 << 20)
 
 typedef struct exec_ctx {
@@ -528,8 +529,10 @@ static nt_status build_work_lists(exec_ctx *c, const nt_plan_view_t *v,
     for (size_t k = 0; k < cells; k++)
         c->first[k + 1] += c->first[k];
     int64_t *cur = calloc(cells, sizeof *cur);
-    if (!cur)
+    if (!cur) {
+        free(ord);
         return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
+    }
     for (int64_t y = 0; y < v->nseg; y++) {
         int64_t x = ord ? ord[y] : y;
         if (!c->skip_seg[x]) {
