@@ -104,7 +104,8 @@ int main(int argc, char **argv)
                     for (int k = t; k < 4; k += 2)
                         stream_copy(dst[k], src[v][k], B);
                 else if (v < COPIES + 2)
-                    stream_set(dst[2 * t], 2 * B, v == COPIES ? 0.0 : 1.5);
+                    for (int k = 2 * t; k < 2 * t + 2; k++)
+                        stream_set(dst[k], B, v == COPIES ? 0.0 : 1.5);
                 else if (v == COPIES + 2)
                     s += sum(src[0][2 * t], B) + sum(src[0][2 * t + 1], B);
                 else
@@ -112,7 +113,7 @@ int main(int argc, char **argv)
             }
             sink += s;
             double sec = omp_get_wtime() - t0;
-            // A copy moves 4 x 32 MiB each way; a write or a read 2 x 64 MiB.
+            // A copy moves 4 x 32 MiB each way; a write or a read 4 x 32 or 2 x 64 MiB.
             gbs[v][r] = 4.0 * (double)B / sec / 1e9;
             total[v] += gbs[v][r];
         }
