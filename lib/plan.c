@@ -606,32 +606,20 @@ nt_status nt_plan_owner_table(nt_plan_t *p)
     if (!o)
         return nt_fail(NT_ENOMEM, "nt_plan_dst_owner: out of memory for %lld tile owners",
                        (long long)(mt * g->tnt));
-    // A row depends only on its grid row b: each b's first row is computed, later ones copy
-    // it (element-cyclic targets have millions of tiles).
-    int64_t *first = malloc((size_t)g->gt.p * sizeof *first);
-    if (!first) {
-        free(o);
-        return nt_fail(NT_ENOMEM, "nt_plan_dst_owner: out of memory");
-    }
-    for (int b = 0; b < g->gt.p; b++)
-        first[b] = -1;
+    // A row depends only on its grid row, which repeats every smb x p rows: the first period is
+    // computed, later rows copy the row one period up (element-cyclic targets have millions of
+    // tiles).
+    int64_t period = g->gt.smb * g->gt.p;
     for (int64_t i = 0; i < mt; i++) {
-        int b = (int)((i / g->gt.smb) % g->gt.p);
         int *row = o + i * g->tnt;
-        if (first[b] >= 0) {
-            memcpy(row, o + first[b] * g->tnt, (size_t)g->tnt * sizeof *row);
+        if (i >= period) {
+            memcpy(row, row - period * g->tnt, (size_t)g->tnt * sizeof *row);
             continue;
         }
-        first[b] = i;
-        for (int64_t j = 0, c = 0, k = 0; j < g->tnt; j++) {
-            row[j] = p->sigma[b * g->gt.q + (int)c];
-            if (++k == g->gt.snb) {
-                k = 0;
-                c = c + 1 == g->gt.q ? 0 : c + 1;
-            }
-        }
+        int b = (int)(i / g->gt.smb);
+        for (int64_t j = 0; j < g->tnt; j++)
+            row[j] = p->sigma[b * g->gt.q + (int)((j / g->gt.snb) % g->gt.q)];
     }
-    free(first);
     p->dst_owner = o;
     return NT_OK;
 }

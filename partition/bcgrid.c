@@ -62,13 +62,8 @@ nt_bcgrid_t nt_bcgrid_detect(const int *owner, int64_t mt, int64_t nt, int ndoma
         // Row 0 against the column pattern, then every row against row 0 plus its grid row's
         // offset (no division per tile: element-cyclic maps have millions of tiles).
         bool all = true;
-        for (int64_t j = 0, c = 0, k = 0; j < nt && all; j++) {
-            all = owner[j] == (int)c;
-            if (++k == snb) {
-                k = 0;
-                c = c + 1 == q ? 0 : c + 1;
-            }
-        }
+        for (int64_t j = 0; j < nt && all; j++)
+            all = owner[j] == (int)((j / snb) % q);
         for (int64_t i = 1; i < mt && all; i++) {
             int row = (int)((i / smb) % p) * q, bad = 0;
             const int *o = owner + i * nt;

@@ -21,13 +21,8 @@ static nt_status check_grid(const char *what, int p, int q)
 static void fill_bc2d(nt_tilemap_t *m, int p, int q, int64_t smb, int64_t snb)
 {
     int *o0 = m->owner;
-    for (int64_t j = 0, c = 0, k = 0; j < m->nt; j++) {
-        o0[j] = (int)c;
-        if (++k == snb) {
-            k = 0;
-            c = c + 1 == q ? 0 : c + 1;
-        }
-    }
+    for (int64_t j = 0; j < m->nt; j++)
+        o0[j] = (int)((j / snb) % q);
     for (int64_t i = 1; i < m->mt; i++) {
         int row = (int)((i / smb) % p) * q;
         int *o = m->owner + i * m->nt;
