@@ -8,10 +8,13 @@
 //   cc -O2 -fopenmp -D_GNU_SOURCE -Ilib -Iinclude -Icore bench/micro/periodic_lines.c
 //      build/lib/libnumatile.a -lhwloc -lnuma -ljansson -lflame -lblis -lm
 //      -o build/bin/periodic_lines
-//   build/bin/periodic_lines [N] [reps]
+//   build/bin/periodic_lines [N] [reps] [fresh]
+// With "fresh", every timed execution allocates a new target (as bench scalapack's copy and
+// c/bound columns do) instead of copying into one allocated beforehand.
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "numatile.h"
 #include "nt_copy.h"
@@ -44,8 +47,10 @@ int main(int argc, char **argv)
 {
     int64_t n = argc > 1 ? atoll(argv[1]) : 4096;
     int reps = argc > 2 ? atoi(argv[2]) : 9;
+    // "fresh": every execution into a new target that it allocates (as bench scalapack times).
+    bool fresh = argc > 3 && strcmp(argv[3], "fresh") == 0;
     if (n < 64 || reps < 1 || reps > MAX_REPS) {
-        fprintf(stderr, "usage: periodic_lines [N >= 64] [reps 1..%d]\n", MAX_REPS);
+        fprintf(stderr, "usage: periodic_lines [N >= 64] [reps 1..%d] [fresh]\n", MAX_REPS);
         return 2;
     }
     // The last one ("=grid") is the control: the same layout on the same 2x2 grid, every column
@@ -74,13 +79,31 @@ int main(int argc, char **argv)
             return 1;
         }
         double r[VARIANTS][MAX_REPS];
+        int64_t fresh_bad = 0;
         for (int k = 0; k < reps; k++)
             for (int v = 0; v < VARIANTS; v++) {
                 nt_exec_stats_t es = {0};
                 nt_exec_test_lines(modes[v]);
-                if (nt_plan_execute(p, a, b, &(nt_exec_opts_t){.measure_bound = true}, &es)) {
+                nt_matrix_t *bb = b;
+                nt_plan_t *pp = p;
+                if (fresh) {
+                    bb = make(t, n, geo[g][1], g + 1 < ngeo ? "bc2d:4x1" : "bc2d:2x2",
+                              NT_MATRIX_NOALLOC);
+                    if (nt_plan_create(a, bb, NULL, NULL, &pp) != NT_OK) {
+                        fprintf(stderr, "periodic_lines: %s\n", nt_last_error());
+                        return 1;
+                    }
+                }
+                if (nt_plan_execute(pp, a, bb, &(nt_exec_opts_t){.measure_bound = true}, &es)) {
                     fprintf(stderr, "periodic_lines: %s\n", nt_last_error());
                     return 1;
+                }
+                if (fresh) {
+                    int64_t wrong = -1;
+                    nt_matrix_check_pattern(bb, 7, 0, 0, n, n, 0, 0, &wrong);
+                    fresh_bad += wrong != 0;
+                    nt_plan_destroy(pp);
+                    nt_matrix_destroy(bb);
                 }
                 r[v][k] = es.seconds > 0 ? es.bound_seconds / es.seconds : 0;
                 nt_exec_stats_free(&es);
@@ -106,8 +129,12 @@ int main(int argc, char **argv)
             plain[k] = es.bound_seconds / (t1 - t0);
             nt_exec_stats_free(&es);
         }
-        int64_t bad = -1;
-        nt_matrix_check_pattern(b, 7, 0, 0, n, n, 0, 0, &bad);
+        // Fresh targets were checked one by one; b holds the executions into it.
+        int64_t bad = fresh_bad, wrong = -1;
+        if (!fresh || control) {
+            nt_matrix_check_pattern(b, 7, 0, 0, n, n, 0, 0, &wrong);
+            bad += wrong != 0;
+        }
         rc |= bad != 0;
         char label[32];
         snprintf(label, sizeof label, "%lld->%lld%s", (long long)geo[g][0],
