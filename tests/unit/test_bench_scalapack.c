@@ -84,6 +84,49 @@ static int check_rows(const json_t *rows, bool peer)
     return ran;
 }
 
+// The summary's verdict on one of issue 12's targets against the rows: every measured row of
+// the named geometries with the key counts, and those whose value reaches min are met.
+static void check_target(const json_t *s, const char *what, const char *const *geoms,
+                         const char *key, double min)
+{
+    json_t *targets = json_object_get(s, "targets"), *t, *row, *mine = NULL;
+    size_t i;
+    json_array_foreach(targets, i, t) {
+        if (strcmp(json_string_value(json_object_get(t, "target")), what) == 0)
+            mine = t;
+    }
+    cr_assert_not_null(mine, "no verdict on \"%s\"", what);
+    int cells = 0, met = 0;
+    json_array_foreach(json_object_get(s, "rows"), i, row) {
+        const char *g = json_string_value(json_object_get(row, "geometry"));
+        bool named = false;
+        for (const char *const *n = geoms; *n; n++)
+            named |= strcmp(g, *n) == 0;
+        json_t *v = json_object_get(row, key);
+        if (!named || !json_is_number(v))
+            continue;
+        cells++;
+        met += json_number_value(v) >= min;
+    }
+    cr_assert_eq(json_integer_value(json_object_get(mine, "cells")), cells, "%s", what);
+    cr_assert_eq(json_integer_value(json_object_get(mine, "met")), met, "%s", what);
+    cr_assert_eq(json_array_size(json_object_get(mine, "values")), (size_t)cells, "%s", what);
+}
+
+// Issue 12's targets as the scenario judges them, recounted from its rows.
+static void check_targets(const json_t *s)
+{
+    static const char *const b09[] = {"512->256", "64->100", NULL}, *const b07[] = {"8->12", NULL};
+    static const char *const b05[] = {"1->3", NULL};
+    static const char *const nb32[] = {"512->256", "64->100", "64->32 equal", "64->100 sub", NULL};
+    cr_assert_eq(json_array_size(json_object_get(s, "targets")), 7);
+    check_target(s, "c/bound >= 0.9, nb 512 -> 256 and 64 -> 100", b09, "copy_over_bound", 0.9);
+    check_target(s, "c/bound >= 0.7, nb 8 -> 12", b07, "copy_over_bound", 0.7);
+    check_target(s, "c/bound >= 0.5, nb 1 -> 3", b05, "copy_over_bound", 0.5);
+    check_target(s, "x pool >= 5, nb >= 32", nb32, "speedup_pool", 5);
+    check_target(s, "x copy >= 8, nb >= 32", nb32, "speedup_copy", 8);
+}
+
 Test(bench_scalapack, quick, .timeout = 600)
 {
     if (!tool_path())
@@ -94,6 +137,7 @@ Test(bench_scalapack, quick, .timeout = 600)
     cr_assert(json_is_true(json_object_get(s, "verify")));
     bool peer = json_is_true(json_object_get(s, "peer"));
     int ran = check_rows(json_object_get(s, "rows"), peer);
+    check_targets(s);
     if (peer)
         cr_assert_gt(ran, 0, "the peer is present but ran on no geometry");
     else
@@ -115,6 +159,7 @@ Test(bench_scalapack, without_peer, .timeout = 600)
     const char *why = json_string_value(json_object_get(s, "peer_absent"));
     cr_assert(why && strstr(why, "/nonexistent-numatile-peer-dir/pdgemr2d_peer"), "%s", why);
     cr_assert_eq(check_rows(json_object_get(s, "rows"), false), 0);
+    check_targets(s);
     json_decref(s);
     nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
