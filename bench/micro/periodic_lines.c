@@ -49,7 +49,7 @@ int main(int argc, char **argv)
     int reps = argc > 2 ? atoi(argv[2]) : 9;
     // "fresh": every execution into a new target that it allocates (as bench scalapack times).
     bool fresh = argc > 3 && strcmp(argv[3], "fresh") == 0;
-    if (n < 64 || reps < 1 || reps > MAX_REPS) {
+    if (n < 64 || reps < 1 || reps > MAX_REPS || (argc > 3 && !fresh) || argc > 4) {
         fprintf(stderr, "usage: periodic_lines [N >= 64] [reps 1..%d] [fresh]\n", MAX_REPS);
         return 2;
     }
@@ -72,7 +72,9 @@ int main(int argc, char **argv)
     int rc = 0;
     for (size_t g = 0; g < ngeo; g++) {
         nt_matrix_t *a = make(t, n, geo[g][0], "bc2d:2x2", 0);
-        nt_matrix_t *b = make(t, n, geo[g][1], g + 1 < ngeo ? "bc2d:4x1" : "bc2d:2x2", 0);
+        // Fresh: b only describes the targets (the control row still copies into it).
+        nt_matrix_t *b = make(t, n, geo[g][1], g + 1 < ngeo ? "bc2d:4x1" : "bc2d:2x2",
+                              fresh && g + 1 < ngeo ? NT_MATRIX_NOALLOC : 0);
         nt_plan_t *p = NULL;
         if (nt_matrix_fill_pattern(a, 7) != NT_OK || nt_plan_create(a, b, NULL, NULL, &p)) {
             fprintf(stderr, "periodic_lines: %s\n", nt_last_error());

@@ -502,12 +502,15 @@ static const bench_plot_spec PLOT = {
                           {.y = "reuse_copy_seconds",
                            .title = "numatile: copy into an allocated target"}}}}};
 
-// Issue 12's acceptance, one line per target, from this run's medians: the cells it covers,
-// and whether every one is met. Returned as JSON for the summary.
+// Issue 12's acceptance, one line per target, from this run's medians: the rows it covers,
+// those measured here (a skipped geometry or an absent peer measures nothing), and how many
+// reach it. Returned as JSON for the summary.
+typedef enum reach { AT_LEAST, ABOVE, BELOW } reach;
+
 typedef struct target {
     const char *what;
-    double limit; // each value must reach it, or stay below it when `below`
-    bool below;
+    reach how;
+    double limit;
     bool (*covers)(const geom *g);
     double (*value)(const result *p); // < 0: not measured in this run
 } target;
@@ -563,42 +566,56 @@ static double plan_s(const result *p)
 }
 
 static const target TARGETS[] = {
-    {"c/bound >= 0.9, nb 512 -> 256 and 64 -> 100", 0.9, false, bound_09, ratio_of},
-    {"c/bound >= 0.7, nb 8 -> 12", 0.7, false, bound_07, ratio_of},
-    {"c/bound >= 0.5, nb 1 -> 3", 0.5, false, cyclic, ratio_of},
-    {"x pool >= 5, nb >= 32", 5, false, nb_32, x_pool},
-    {"x copy >= 8, nb >= 32", 8, false, nb_32, x_copy},
-    {"element-cyclic plan < 0.005 s", 0.005, true, cyclic, plan_s},
-    {"element-cyclic x total > 1 (faster than pdgemr2d)", 1, false, cyclic, x_total},
+    {"c/bound >= 0.9, nb 512 -> 256 and 64 -> 100", AT_LEAST, 0.9, bound_09, ratio_of},
+    {"c/bound >= 0.7, nb 8 -> 12", AT_LEAST, 0.7, bound_07, ratio_of},
+    {"c/bound >= 0.5, nb 1 -> 3", AT_LEAST, 0.5, cyclic, ratio_of},
+    {"x pool >= 5, nb >= 32", AT_LEAST, 5, nb_32, x_pool},
+    {"x copy >= 8, nb >= 32", AT_LEAST, 8, nb_32, x_copy},
+    {"element-cyclic plan < 0.005 s", BELOW, 0.005, cyclic, plan_s},
+    {"element-cyclic x total > 1 (faster than pdgemr2d)", ABOVE, 1, cyclic, x_total},
 };
+
+static bool reaches(const target *t, double v)
+{
+    return t->how == BELOW ? v < t->limit : t->how == ABOVE ? v > t->limit : v >= t->limit;
+}
 
 static json_t *verdicts(const ctx *c, const result *res, int nres)
 {
     json_t *all = json_array();
-    bench_printf(c->r, "\nIssue 12's targets in this run (medians per geometry and N):\n");
-    for (size_t t = 0; t < sizeof TARGETS / sizeof TARGETS[0]; t++) {
-        const target *T = &TARGETS[t];
+    bench_printf(c->r, "\nIssue 12's targets in this run (medians per geometry and N; "
+                 "* = short of the target):\n");
+    for (size_t k = 0; k < sizeof TARGETS / sizeof TARGETS[0]; k++) {
+        const target *t = &TARGETS[k];
         json_t *vals = json_array();
         char line[256];
-        int n = snprintf(line, sizeof line, "  %-50s", T->what), cells = 0, met = 0;
+        int n = snprintf(line, sizeof line, "  %-50s", t->what), covered = 0, cells = 0, met = 0;
         for (int i = 0; i < nres; i++) {
-            double v = res[i].skipped || !T->covers(res[i].g) ? -1 : T->value(&res[i]);
+            if (!t->covers(res[i].g))
+                continue;
+            covered++;
+            double v = res[i].skipped ? -1 : t->value(&res[i]);
             if (v < 0)
                 continue;
-            bool ok = T->below ? v < T->limit : v >= T->limit;
+            bool ok = reaches(t, v);
             cells++;
             met += ok;
             json_array_append_new(vals, json_real(v));
+            // Enough digits that a value next to the limit is not rounded onto it.
             if (n > 0 && (size_t)n < sizeof line)
-                n += snprintf(line + n, sizeof line - (size_t)n, T->below ? " %.4f" : " %.2f", v);
+                n += snprintf(line + n, sizeof line - (size_t)n,
+                              t->how == BELOW ? " %.4f%s" : " %.3f%s", v, ok ? "" : "*");
         }
-        const char *word = cells == 0 ? "not measured" : met == cells ? "met" : "NOT met";
-        bench_printf(c->r, "%s: %s", line, word);
+        bench_printf(c->r, "%s: %s", line,
+                     cells == 0 ? "not measured" : met == cells ? "met" : "NOT met");
         if (cells > 0 && met < cells)
             bench_printf(c->r, " (%d of %d)", met, cells);
+        if (cells > 0 && cells < covered)
+            bench_printf(c->r, " (%d of %d rows measured)", cells, covered);
         bench_printf(c->r, "\n");
-        json_array_append_new(all, json_pack("{s:s, s:o, s:i, s:i}", "target", T->what,
-                                             "values", vals, "cells", cells, "met", met));
+        json_array_append_new(all, json_pack("{s:s, s:o, s:i, s:i, s:i}", "target", t->what,
+                                             "values", vals, "cells", cells, "covered",
+                                             covered, "met", met));
     }
     bench_printf(c->r, "  (c/bound: each execution's copy against the bound it measured right "
                  "after, on this shared VM;\n   it moves by up to 0.15 between runs, see "
