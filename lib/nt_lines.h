@@ -128,6 +128,35 @@ nt_lines_put_avx512(nt_lines *w, const uint64_t *s, int64_t n)
     _mm512_store_si512((void *)w->line, line);
     w->hi = hi;
 }
+
+// The same for runs of whole 32-byte halves (4 elements), the writer at a half: a line is
+// two halves, each one 256-bit load, joined in a register; the pending low half waits in
+// line[0..3]. Faster than the masked expanding loads where every run is whole halves (nb 8 ->
+// 12: runs of 4 and 8).
+__attribute__((target("avx512f"))) static inline void
+nt_lines_put4_avx512(nt_lines *w, const uint64_t *s, int64_t n)
+{
+    if (n > 0 && w->hi == 4) {
+        __m256i h = _mm256_loadu_si256((const __m256i *)(const void *)s);
+        if (w->lo == 0) {
+            __m512i l = _mm512_castsi256_si512(_mm256_load_si256((const __m256i *)(void *)w->line));
+            _mm512_stream_si512((void *)w->base, _mm512_inserti64x4(l, h, 1));
+        } else {
+            _mm256_storeu_si256((__m256i *)(void *)(w->base + 4), h);
+        }
+        w->base += 8;
+        w->lo = w->hi = 0;
+        s += 4;
+        n -= 4;
+    }
+    for (; n >= 8; n -= 8, s += 8, w->base += 8)
+        _mm512_stream_si512((void *)w->base, _mm512_loadu_si512((const void *)s));
+    if (n > 0) {
+        _mm256_store_si256((__m256i *)(void *)w->line,
+                           _mm256_loadu_si256((const __m256i *)(const void *)s));
+        w->hi = 4;
+    }
+}
 #else
 #define NT_LINES_AVX512 0
 #endif

@@ -65,17 +65,20 @@ void stream_fence(void);
 
 // Test hook of exec_periodic.c: mode -1 (default) writes through line writers when runs are
 // long enough on average, 0 never, 1 whenever the order and element size allow, 2 the same
-// without the AVX-512 loop; returns how many executions used line writers since the previous
-// call.
+// without the AVX-512 loop, 4 with it but never by whole halves (nt_lines_put4_avx512());
+// returns how many executions used line writers since the previous call.
 int64_t nt_exec_test_lines(int mode);
+// How many of those wrote every run by whole halves of lines, since the previous call.
+int64_t nt_exec_test_halves(void);
 
 struct nt_lines;
 // The same for 8-byte elements in global order, through line writers (nt_lines.h): w[b]
 // writes target grid row b's column, started by the caller at the column's first element of
 // b (the runs of each target continue each other, so each target column is written in order
 // and its whole lines are streamed). The caller flushes the writers after the column.
-// avx512: the AVX-512 loop (only where nt_lines_avx512()).
+// avx512: the AVX-512 loop (only where nt_lines_avx512()); quad (with avx512): every run and
+// every writer's start are whole halves of lines (4 elements, 32-byte aligned).
 void copy_column_lines(struct nt_lines *w, const char *const *src, const prun *r,
-                       const plist *L, bool avx512);
+                       const plist *L, bool avx512, bool quad);
 
 #endif

@@ -123,8 +123,24 @@ __attribute__((target("avx512f"))) static void lines_avx512(nt_lines *w,
 }
 #endif
 
-void copy_column_lines(nt_lines *w, const char *const *src, const prun *r, const plist *L,
-                       bool avx512)
+#if NT_LINES_AVX512
+__attribute__((target("avx512f"))) static void lines_quad(nt_lines *w, const char *const *src,
+                                                           const prun *r, const plist *L)
 {
+    COPY_COLUMN_LINES(nt_lines_put4_avx512)
+}
+#endif
+
+void copy_column_lines(nt_lines *w, const char *const *src, const prun *r, const plist *L,
+                       bool avx512, bool quad)
+{
+#if NT_LINES_AVX512
+    if (quad) {
+        lines_quad(w, src, r, L);
+        return;
+    }
+#else
+    (void)quad;
+#endif
     NT_LINES_DISPATCH(avx512, lines_avx512(w, src, r, L), lines_base(w, src, r, L));
 }

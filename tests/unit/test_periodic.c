@@ -14,6 +14,7 @@
 #include "numatile/plan.h"
 #include "nt_core.h"
 #include "../../lib/nt_copy.h"
+#include "../../lib/nt_lines.h"
 #include "../../lib/nt_periodic.h"
 #include "../../numa/nt_numa.h"
 
@@ -310,6 +311,70 @@ Test(periodic_exec, line_writers_arrive_element_by_element)
     used += nt_exec_test_lines(-1);
     cr_assert_eq(used, cases + cyclic, "%lld of %lld executions used line writers",
                  (long long)used, (long long)(cases + cyclic));
+}
+
+// A random ScaLAPACK matrix of doubles whose rows and row blocks are multiples of 4.
+static nt_matrix_t *quad_bc(nt_rng *g, int64_t m, int64_t n, unsigned flags)
+{
+    char spec[32];
+    snprintf(spec, sizeof spec, "bc2d:%dx%d", (int)rnd(g, 1, 4), (int)rnd(g, 1, 4));
+    nt_matrix_shape_t sh = {m, n, 4 * rnd(g, 1, 16), rnd(g, 1, 16), 8};
+    nt_matrix_t *A;
+    cr_assert_eq(nt_matrix_create_spec(topo4, &sh, spec, 0, NT_LAYOUT_SCALAPACK, flags, &A),
+                 NT_OK, "%s: %s", spec, nt_last_error());
+    return A;
+}
+
+// Line writers by whole halves (nt_lines_put4_avx512): rows, row blocks and row offsets of
+// multiples of 4 on both sides, so that every run and every column start is whole halves of
+// lines; every other case moves one offset off the grid of 4 (ordinary writers). Each
+// execution is checked element by element, nothing written outside; where the cpu has
+// AVX-512, every case of the first kind wrote by halves.
+Test(periodic_exec, halves_of_lines_arrive_element_by_element)
+{
+    nt_rng g = {2468};
+    int64_t quads = 0, halves = 0;
+    nt_copy_test_stream_above(0);
+    nt_exec_test_halves();
+    for (int k = 0; k < NEXEC; k++) {
+        bool quad = k % 2 == 0;
+        nt_matrix_t *S = quad_bc(&g, 4 * rnd(&g, 1, 50), rnd(&g, 1, 40), 0);
+        nt_matrix_t *T = quad_bc(&g, 4 * rnd(&g, 1, 50), rnd(&g, 1, 40),
+                                 rnd(&g, 0, 1) ? 0 : NT_MATRIX_NOALLOC);
+        int64_t mr = S->m < T->m ? S->m : T->m, mc = S->n < T->n ? S->n : T->n;
+        nt_sub_t s = {4 * rnd(&g, 1, mr / 4), rnd(&g, 1, mc), 0, 0, 0, 0};
+        s.src_row = 4 * rnd(&g, 0, (S->m - s.rows) / 4);
+        s.dst_row = 4 * rnd(&g, 0, (T->m - s.rows) / 4);
+        s.src_col = rnd(&g, 0, S->n - s.cols);
+        s.dst_col = rnd(&g, 0, T->n - s.cols);
+        if (!quad && s.rows > 1)
+            s.rows -= rnd(&g, 1, 3) % s.rows;
+        uint64_t seed = nt_rng_next(&g);
+        cr_assert_eq(nt_matrix_fill_pattern(S, seed), NT_OK);
+        nt_plan_t *p;
+        cr_assert_eq(nt_plan_create(S, T, &s, NULL, &p), NT_OK, "%s", nt_last_error());
+        nt_exec_test_lines(1);
+        cr_assert_eq(nt_plan_execute(p, S, T, &(nt_exec_opts_t){.order = NT_ORDER_GLOBAL}, NULL),
+                     NT_OK, "%s", nt_last_error());
+        nt_exec_test_lines(-1);
+        int64_t used = nt_exec_test_halves(), bad;
+        halves += used;
+        quads += quad;
+        cr_assert(quad || used == 0, "case %d: halves for runs that are not", k);
+        cr_assert_eq(nt_matrix_check_pattern(T, seed, s.dst_row, s.dst_col, s.rows, s.cols,
+                                             s.src_row - s.dst_row, s.src_col - s.dst_col,
+                                             &bad), NT_OK);
+        cr_assert_eq(bad, 0, "case %d: %lld target elements differ from the source", k,
+                     (long long)bad);
+        cr_assert_eq(nonzero_outside(T, &s), 0, "case %d: target written outside", k);
+        nt_plan_destroy(p);
+        nt_matrix_destroy(S);
+        nt_matrix_destroy(T);
+    }
+    nt_copy_test_stream_above(-1);
+    if (nt_lines_avx512())
+        cr_assert_eq(halves, quads, "%lld of %lld whole-half cases wrote by halves",
+                     (long long)halves, (long long)quads);
 }
 
 // One execution of the 1024 x 96 source into the top rows of a tm x 96 target, streaming
