@@ -256,6 +256,23 @@ Test(periodic_exec, random_geometries_arrive_element_by_element)
         exec_case(&g, k % 3 == 0);
 }
 
+// Case k's target against the source pattern (seed) element by element, and zero outside the
+// submatrix (lines shared with elements outside it were not overwritten); then S, T and p go.
+static void check_and_free(nt_matrix_t *S, nt_matrix_t *T, nt_plan_t *p, const nt_sub_t *s,
+                           uint64_t seed, int k)
+{
+    int64_t bad;
+    cr_assert_eq(nt_matrix_check_pattern(T, seed, s->dst_row, s->dst_col, s->rows, s->cols,
+                                         s->src_row - s->dst_row, s->src_col - s->dst_col,
+                                         &bad), NT_OK);
+    cr_assert_eq(bad, 0, "case %d: %lld target elements differ from the source", k,
+                 (long long)bad);
+    cr_assert_eq(nonzero_outside(T, s), 0, "case %d: target written outside", k);
+    nt_plan_destroy(p);
+    nt_matrix_destroy(S);
+    nt_matrix_destroy(T);
+}
+
 // One random execution in global order under streaming (line writers as the mode of
 // nt_exec_test_lines() allows), checked element by element; elem_cyclic: CYCLIC(1) rows on
 // the source side, whose runs are single elements.
@@ -281,17 +298,7 @@ static void lines_case(nt_rng *g, int k, bool elem_cyclic)
     cr_assert_eq(nt_plan_create(S, T, &s, NULL, &p), NT_OK, "%s", nt_last_error());
     nt_exec_opts_t eo = {.order = NT_ORDER_GLOBAL, .threads_per_domain = (int)rnd(g, 0, 2)};
     cr_assert_eq(nt_plan_execute(p, S, T, &eo, NULL), NT_OK, "%s", nt_last_error());
-    int64_t bad;
-    cr_assert_eq(nt_matrix_check_pattern(T, seed, s.dst_row, s.dst_col, s.rows, s.cols,
-                                         s.src_row - s.dst_row, s.src_col - s.dst_col, &bad),
-                 NT_OK);
-    cr_assert_eq(bad, 0, "case %d: %lld target elements differ from the source", k,
-                 (long long)bad);
-    // Lines shared with elements outside the submatrix were not overwritten.
-    cr_assert_eq(nonzero_outside(T, &s), 0, "case %d: target written outside", k);
-    nt_plan_destroy(p);
-    nt_matrix_destroy(S);
-    nt_matrix_destroy(T);
+    check_and_free(S, T, p, &s, seed, k);
 }
 
 // Global order through line writers (streamed whole target lines, nt_lines.h), forced for
@@ -357,19 +364,11 @@ Test(periodic_exec, halves_of_lines_arrive_element_by_element)
         cr_assert_eq(nt_plan_execute(p, S, T, &(nt_exec_opts_t){.order = NT_ORDER_GLOBAL}, NULL),
                      NT_OK, "%s", nt_last_error());
         nt_exec_test_lines(-1);
-        int64_t used = nt_exec_test_halves(), bad;
+        int64_t used = nt_exec_test_halves();
         halves += used;
         quads += quad;
         cr_assert(quad || used == 0, "case %d: halves for runs that are not", k);
-        cr_assert_eq(nt_matrix_check_pattern(T, seed, s.dst_row, s.dst_col, s.rows, s.cols,
-                                             s.src_row - s.dst_row, s.src_col - s.dst_col,
-                                             &bad), NT_OK);
-        cr_assert_eq(bad, 0, "case %d: %lld target elements differ from the source", k,
-                     (long long)bad);
-        cr_assert_eq(nonzero_outside(T, &s), 0, "case %d: target written outside", k);
-        nt_plan_destroy(p);
-        nt_matrix_destroy(S);
-        nt_matrix_destroy(T);
+        check_and_free(S, T, p, &s, seed, k);
     }
     nt_copy_test_stream_above(-1);
     if (nt_lines_avx512())
