@@ -28,8 +28,9 @@ static int64_t ceil_div(int64_t a, int64_t b)
 // Which tile rows and columns hold tiles of each domain: has[d * (mt + nt) + x] = 1 for tile
 // row x, has[d * (mt + nt) + mt + x] = 1 for tile column x (has zeroed by the caller); count[d]
 // = the domain's tiles (count may be NULL). A block-cyclic map (A->grid) gives them from its
-// tile rows and columns alone, O((mt + nt) max(p, q)), instead of visiting every tile (element-cyclic maps have
-// millions): domain (r, c) holds tile (i, j) exactly when i is in grid row r and j in column c.
+// tile rows and columns alone, O((mt + nt) max(p, q)), instead of visiting every tile
+// (element-cyclic maps have millions): domain (r, c) holds tile (i, j) exactly when i is in
+// grid row r and j in column c.
 static void mark_owned(const nt_matrix_t *A, unsigned char *has, int64_t *count)
 {
     size_t stride = (size_t)(A->mt + A->nt);

@@ -72,8 +72,9 @@ int main(int argc, char **argv)
     int rc = 0;
     for (size_t g = 0; g < ngeo; g++) {
         nt_matrix_t *a = make(t, n, geo[g][0], "bc2d:2x2", 0);
+        const char *tgrid = g + 1 < ngeo ? "bc2d:4x1" : "bc2d:2x2";
         // Fresh: b only describes the targets (the control row still copies into it).
-        nt_matrix_t *b = make(t, n, geo[g][1], g + 1 < ngeo ? "bc2d:4x1" : "bc2d:2x2",
+        nt_matrix_t *b = make(t, n, geo[g][1], tgrid,
                               fresh && g + 1 < ngeo ? NT_MATRIX_NOALLOC : 0);
         nt_plan_t *p = NULL;
         if (nt_matrix_fill_pattern(a, 7) != NT_OK || nt_plan_create(a, b, NULL, NULL, &p)) {
@@ -89,8 +90,7 @@ int main(int argc, char **argv)
                 nt_matrix_t *bb = b;
                 nt_plan_t *pp = p;
                 if (fresh) {
-                    bb = make(t, n, geo[g][1], g + 1 < ngeo ? "bc2d:4x1" : "bc2d:2x2",
-                              NT_MATRIX_NOALLOC);
+                    bb = make(t, n, geo[g][1], tgrid, NT_MATRIX_NOALLOC);
                     if (nt_plan_create(a, bb, NULL, NULL, &pp) != NT_OK) {
                         fprintf(stderr, "periodic_lines: %s\n", nt_last_error());
                         return 1;

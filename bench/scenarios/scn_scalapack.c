@@ -422,6 +422,22 @@ static void set3(json_t *o, const char *key, const double v[3])
     json_object_set_new(o, k, json_real(v[2]));
 }
 
+// pdgemr2d's time over numatile's total, pool and copy times (-1 when the peer did not run).
+static double x_pool(const result *p)
+{
+    return p->peer_ran ? p->peer[0] / p->pool[0] : -1;
+}
+
+static double x_copy(const result *p)
+{
+    return p->peer_ran ? p->peer[0] / p->reuse[0] : -1;
+}
+
+static double x_total(const result *p)
+{
+    return p->peer_ran ? p->peer[0] / p->total[0] : -1;
+}
+
 // The summary row of one (geometry, N); measured keys are absent when skipped, pdgemr2d's
 // when the peer did not run.
 static json_t *result_json(const result *p)
@@ -452,9 +468,9 @@ static json_t *result_json(const result *p)
     if (p->peer_ran) {
         set3(o, "pdgemr2d_seconds", p->peer);
         json_object_set_new(o, "pdgemr2d_verify", json_boolean(p->peer_verify));
-        json_object_set_new(o, "speedup_total", json_real(p->peer[0] / p->total[0]));
-        json_object_set_new(o, "speedup_pool", json_real(p->peer[0] / p->pool[0]));
-        json_object_set_new(o, "speedup_copy", json_real(p->peer[0] / p->reuse[0]));
+        json_object_set_new(o, "speedup_total", json_real(x_total(p)));
+        json_object_set_new(o, "speedup_pool", json_real(x_pool(p)));
+        json_object_set_new(o, "speedup_copy", json_real(x_copy(p)));
     }
     char label[64], ok[16];
     snprintf(label, sizeof label, "%s N=%lld", g->name, (long long)p->n);
@@ -543,21 +559,6 @@ static bool nb_32(const geom *g)
 static double ratio_of(const result *p)
 {
     return p->ratio[0];
-}
-
-static double x_pool(const result *p)
-{
-    return p->peer_ran ? p->peer[0] / p->pool[0] : -1;
-}
-
-static double x_copy(const result *p)
-{
-    return p->peer_ran ? p->peer[0] / p->reuse[0] : -1;
-}
-
-static double x_total(const result *p)
-{
-    return p->peer_ran ? p->peer[0] / p->total[0] : -1;
 }
 
 static double plan_s(const result *p)
