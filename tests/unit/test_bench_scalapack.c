@@ -47,6 +47,14 @@ static void check_numatile(const json_t *row)
     cr_assert(plan >= 0 && num(row, "alloc_seconds") >= 0 && num(row, "copy_seconds") > 0);
     cr_assert(total >= plan && num(row, "reuse_copy_seconds") > 0, "%s", g);
     cr_assert(num(row, "copy_over_bound") >= 0 && num(row, "segments") >= 1, "%s", g);
+    // The bound in GB/s with the ratio it divides: copy bandwidth = ratio x bound.
+    const json_t *sub = json_object_get(row, "sub");
+    double bw = (double)(json_integer_value(json_array_get(sub, 0)) *
+                         json_integer_value(json_array_get(sub, 1)) * 8) /
+                num(row, "copy_seconds") / 1e9;
+    cr_assert(num(row, "bound_gbs") > 0, "%s", g);
+    cr_assert_float_eq(num(row, "copy_over_bound") * num(row, "bound_gbs"), bw, 0.02 * bw, "%s",
+                       g);
     // --repeat 1: the median is the one repetition.
     cr_assert_eq(num(row, "total_seconds_min"), total);
     json_int_t n = json_integer_value(json_object_get(row, "n"));
