@@ -659,9 +659,9 @@ static void report(const ctx *c, const result *res, int nres, const char *peer_w
         "previous one was destroyed into; reuse s = copy into a target\n allocated beforehand, "
         "as pdgemr2d's B; "
         "extra MiB = the target's bytes; RSS MiB = numatile's peak\n resident set (VmHWM) over "
-        "the geometry; c/bound = copy bandwidth / same-run copy bound; bound = that bound\n"
-        " in GB/s (the same bytes copied contiguously by the same threads, right after each "
-        "copy);\n x total = pdgemr2d s / total s, x pool = pdgemr2d s / pool s, x copy = "
+        "the geometry; c/bound = copy bandwidth / same-run copy bound;\n bound = that bound "
+        "in GB/s (the same bytes copied contiguously by the same threads, right after\n each "
+        "copy); x total = pdgemr2d s / total s, x pool = pdgemr2d s / pool s, x copy = "
         "pdgemr2d s / reuse s;\n verify = numatile/pdgemr2d)\n", c->reps);
     for (int i = 0; i < nres; i++)
         if (res[i].skipped)
