@@ -29,11 +29,14 @@ enum nt_mem_flags {
     NT_MEM_STRICT = 1u << 0,
     /** Do not touch the pages: they are placed when first written (by the binding policy). */
     NT_MEM_NOTOUCH = 1u << 1,
-    /** Ask for transparent huge pages when bytes >= 2 MiB (madvise(MADV_HUGEPAGE)): the first
-        touch then faults once per 2 MiB instead of once per 4 KiB; the node binding is the
+    /** Ask for transparent huge pages when bytes >= 2 MiB (madvise(MADV_HUGEPAGE)): the
+        mapping then starts on a 2 MiB boundary and its whole huge pages are advised, so the
+        first touch faults once per 2 MiB instead of once per 4 KiB; the node binding is the
         same. Only advice (the kernel falls back to small pages when it has none). Matrices
         use it for their memory; it is off when the environment has NT_NO_HUGEPAGES set to a
-        value other than 0. */
+        value other than 0. With or without it, the part of any mapping outside its whole huge
+        pages is advised against them (MADV_NOHUGEPAGE), so that no huge page is shared with a
+        neighbouring mapping: nt_mem_migrate() moves whole huge pages. */
     NT_MEM_HUGE_PAGES = 1u << 2
 };
 

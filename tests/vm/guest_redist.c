@@ -68,6 +68,31 @@ static void check_placed(const nt_matrix_t *A, const char *name, const char *wha
           (long long)o.pages, (long long)o.conflicts);
 }
 
+// Anonymous memory of this process in transparent huge pages (kB, /proc/self/smaps_rollup), and
+// whether the kernel may use them at all ("never" in /sys/kernel/mm/transparent_hugepage).
+static long thp_kb(void)
+{
+    FILE *f = fopen("/proc/self/smaps_rollup", "r");
+    char line[256];
+    long kb = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kb;
+}
+
+static bool thp_possible(void)
+{
+    FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+    char line[128] = "";
+    bool ok = f && fgets(line, sizeof line, f) && !strstr(line, "[never]");
+    if (f)
+        fclose(f);
+    return ok;
+}
+
 // --- The cases ---------------------------------------------------------------------------------
 
 typedef struct rcase {
@@ -194,6 +219,10 @@ static run_out run_case(const nt_topo_t *topo, const rcase *k, nt_exec_schedule 
     ro.T = T;
     check(nt_matrix_fill(S, fill_fn, &seed) == NT_OK, "%s: fill the source", name);
     check_placed(S, name, "source before");
+    // Tiles of 2 MiB or more: their huge pages are in use (so that moving them is tested with
+    // huge pages that must not reach into a neighbour tile).
+    if (k->mb * k->nb * (int64_t)k->es >= (2 << 20) && thp_possible())
+        check(thp_kb() > 0, "%s: the source's tiles are in huge pages (%ld kB)", name, thp_kb());
     if (k->prealloc)
         check_placed(T, name, "allocated target before");
 
@@ -593,6 +622,11 @@ int main(void)
          {200, 180, 10, 20, 30, 40}, NT_MATCH_LEX, CP, false, false, NT_ORDER_GLOBAL},
         {"r24", 256, 256, 64, 64, 8, "bc2d:PxQ", SL, 256, 256, 100, 100, "bc1d:D", SL, false, {0},
          NT_MATCH_CANONICAL, CP, true, false, NT_ORDER_TARGET},
+        // Tiles of 3.2 MB (not a multiple of 2 MiB), whose mappings can merge and take
+        // transparent huge pages across tile boundaries: a migrated tile must not carry pages
+        // of a neighbour that stays.
+        {"r25", 1920, 1920, 640, 640, 8, "random:111", TL, 1920, 1920, 640, 640, "random:112",
+         TL, false, {0}, NT_MATCH_CANONICAL, MV, false, true, NT_ORDER_AUTO},
     };
     int ncase = (int)(sizeof cases / sizeof *cases);
     for (int c = 0; c < ncase; c++) {
