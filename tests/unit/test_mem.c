@@ -246,6 +246,48 @@ Test(mem, large_buffers_are_advised_huge_pages)
     nt_mem_free(q, small);
 }
 
+// No huge page is shared by two mappings (nt_mem_migrate moves huge pages whole): a huge-page
+// buffer starts on a 2 MiB boundary and its part past the last whole huge page, like a buffer
+// too small for one, is advised against them (VmFlags "nh"), also without NT_MEM_HUGE_PAGES;
+// the pages land on the domain's node all the same.
+Test(mem, huge_pages_stay_inside_their_mapping)
+{
+    if (!thp_available())
+        cr_skip("no transparent huge pages in this kernel");
+    size_t H = (size_t)2 << 20, big = 2 * H + (768 << 10), small = (size_t)1 << 20;
+    void *p = NULL, *q = NULL, *r = NULL;
+    cr_assert_eq(nt_mem_alloc(topo, 1, big, NT_MEM_HUGE_PAGES, &p), NT_OK, "%s",
+                 nt_last_error());
+    cr_assert_eq(nt_mem_alloc(topo, 1, small, NT_MEM_HUGE_PAGES, &q), NT_OK, "%s",
+                 nt_last_error());
+    cr_assert_eq(nt_mem_alloc(topo, 1, big, 0, &r), NT_OK, "%s", nt_last_error());
+    cr_assert_eq((uintptr_t)p % H, 0, "a huge-page buffer at %p, not on a 2 MiB boundary", p);
+    char head[512], tail[512], fq[512], fr[512];
+    cr_assert(vm_flags(p, head, sizeof head) && vm_flags((char *)p + 2 * H, tail, sizeof tail) &&
+                  vm_flags(q, fq, sizeof fq),
+              "no smaps entry");
+    cr_assert(strstr(head, " hg") && !strstr(head, " nh"), "whole huge pages: %s", head);
+    cr_assert(strstr(tail, " nh"), "the tail past the last huge page: %s", tail);
+    cr_assert(strstr(fq, " nh"), "a 1 MiB buffer: %s", fq);
+    // Without the flag: each end that is not on a huge-page boundary.
+    const char *ends[2] = {(const char *)r, (const char *)r + big - 1};
+    for (int k = 0; k < 2; k++) {
+        bool aligned = k == 0 ? (uintptr_t)r % H == 0 : ((uintptr_t)r + big) % H == 0;
+        cr_assert(vm_flags(ends[k], fr, sizeof fr), "no smaps entry");
+        cr_assert(aligned || strstr(fr, " nh"), "end %d of a buffer without the flag: %s", k,
+                  fr);
+    }
+    nt_domain_info_t info;
+    nt_topo_domain(topo, 1, &info);
+    int64_t per_node[64] = {0}, absent = 0;
+    direct_nodes(p, big, per_node, &absent);
+    cr_assert_eq(absent, 0);
+    cr_assert_eq(per_node[info.node], (int64_t)(big / nt_mem_page_size()));
+    nt_mem_free(p, big);
+    nt_mem_free(q, small);
+    nt_mem_free(r, big);
+}
+
 // NT_NO_HUGEPAGES=1 (read at the process's first allocation; each test is its own process).
 Test(mem, no_hugepages_leaves_the_advice_out)
 {
