@@ -639,6 +639,8 @@ int main(void)
     }
     inplace_case(topo, "i01 relabelling", 256, 32, "balanced:1", 32, "balanced:2", 7);
     inplace_case(topo, "i02 nb 64 -> 32", 256, 64, "bc2d:PxQ", 32, "bc2d:Dx1", 8);
+    // Tiles of 3.2 MB and 0.8 MB: recycled blocks partly in huge pages.
+    inplace_case(topo, "i03 nb 640 -> 320", 1920, 640, "random:9", 320, "bc2d:PxQ", 9);
     pool_case(topo, "p01", 320, "random:3");
     check(migrated_total > 0, "move mode: move_pages saw %lld pages change node in all",
           (long long)migrated_total);
