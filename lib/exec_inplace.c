@@ -778,7 +778,7 @@ static void place_target(ip_ctx *c)
 {
     for (int64_t b = 0; b < c->ntb; b++) {
         if (c->tb_tile[b] >= 0)
-            nt_matrix_place_tile(c->dst, c->tb_tile[b], c->tb_addr[b]);
+            nt_matrix_place_tile(c->dst, c->tb_tile[b], c->tb_addr[b], c->tb_fresh[b]);
         else
             nt_matrix_place_slab(c->dst, c->tb_dom[b], c->tb_addr[b], c->tslab[c->tb_dom[b]]);
     }

@@ -439,17 +439,19 @@ static nt_status ctx_alloc(exec_ctx *c, const nt_plan_view_t *v)
 }
 
 // Segment x alone makes its target tile and is a whole page-aligned source tile this source
-// owns; in copy mode it must also stay on its domain.
+// owns; in copy mode it must also stay on its domain. To migrate, it must be a whole mapping:
+// a piece of one (from a pool, or recycled in place) may share a huge page with a neighbour,
+// which move_pages would move with it; such a tile is copied instead.
 static bool adoptable(const exec_ctx *c, const nt_plan_view_t *v, int64_t x, nt_exec_mode mode)
 {
     const nt_segment_t *g = &v->seg[x];
     bool alone = (x == 0 || v->seg[x - 1].dst_tile != g->dst_tile) &&
                  (x + 1 == v->nseg || v->seg[x + 1].dst_tile != g->dst_tile);
     int64_t si = g->src_tile / c->src->nt, sj = g->src_tile % c->src->nt;
-    if (!alone || !g->whole || !nt_tile_is_big(c->src, si, sj) ||
-        !c->src->mem->owned[g->src_tile])
+    unsigned char own = c->src->mem->owned[g->src_tile];
+    if (!alone || !g->whole || !nt_tile_is_big(c->src, si, sj) || !own)
         return false;
-    return mode == NT_EXEC_MOVE || g->src_dom == g->dst_dom;
+    return g->src_dom == g->dst_dom || (mode == NT_EXEC_MOVE && own == NT_TILE_MAPPING);
 }
 
 // Tiles the target adopts instead of copying: kept when their domain does not change (copy

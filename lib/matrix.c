@@ -505,14 +505,16 @@ static void pend_run(struct nt_matrix_mem *mm, char *p, size_t n, bool zero,
 // fresh from the kernel, mapped untouched; both are prepared by prepare_runs() once everything
 // is mapped.
 static nt_status mat_alloc(nt_matrix_t *A, int d, size_t bytes, const struct nt_keep *keep,
-                           void **out)
+                           void **out, unsigned char *kind)
 {
     struct nt_matrix_mem *mm = A->mem;
     if (mm->pool && (*out = nt_mempool_take(mm->pool, d, bytes)) != NULL) {
         pend_run(mm, *out, bytes, true, keep);
         mm->bytes_pooled += (int64_t)bytes;
+        *kind = NT_TILE_PIECE;
         return NT_OK;
     }
+    *kind = NT_TILE_MAPPING;
     nt_status st = nt_mem_alloc(A->topo, d, bytes, NT_MEM_NOTOUCH | NT_MEM_HUGE_PAGES, out);
     if (st)
         return st;
@@ -685,7 +687,8 @@ static nt_status alloc_tile_layout(nt_matrix_t *A, const unsigned char *skip)
         }
     for (int d = 0; d < D; d++)
         if (mm->slab_bytes[d]) {
-            nt_status st = mat_alloc(A, d, mm->slab_bytes[d], NULL, (void **)&mm->slab[d]);
+            unsigned char kind;
+            nt_status st = mat_alloc(A, d, mm->slab_bytes[d], NULL, (void **)&mm->slab[d], &kind);
             if (st) {
                 mm->slab_bytes[d] = 0;
                 return st;
@@ -705,7 +708,9 @@ static nt_status alloc_tile_layout(nt_matrix_t *A, const unsigned char *skip)
             }
         }
     // Big tiles domain by domain: consecutive mappings with the same node policy can merge
-    // into one kernel VMA, which keeps many tiles under the kernel's mapping limit.
+    // into one kernel VMA, which keeps many tiles under the kernel's mapping limit (tiles of
+    // 2 MiB or more that are not whole huge pages take two: nt_mem_alloc advises their edges
+    // against huge pages, so that moving one tile never moves a huge page of its neighbour).
     nt_status st = NT_OK;
     for (int d = 0; d < D && st == NT_OK; d++)
         for (int64_t i = 0; i < A->mt && st == NT_OK; i++)
@@ -716,10 +721,9 @@ static nt_status alloc_tile_layout(nt_matrix_t *A, const unsigned char *skip)
                     continue;
                 void *p;
                 struct nt_keep k = tile_keep(A, i, j);
-                if ((st = mat_alloc(A, d, b, &k, &p)) != NT_OK)
+                if ((st = mat_alloc(A, d, b, &k, &p, &mm->owned[t])) != NT_OK)
                     break;
                 A->tile[t] = p;
-                mm->owned[t] = 1;
             }
     free(cursor);
     return st;
@@ -772,7 +776,8 @@ static nt_status alloc_scalapack(nt_matrix_t *A)
             st = nt_fail(NT_ERANGE, "nt_matrix_alloc: local matrix of domain %d overflows", d);
             break;
         }
-        if ((st = mat_alloc(A, d, b, &k, (void **)&mm->local[d])) == NT_OK)
+        unsigned char kind;
+        if ((st = mat_alloc(A, d, b, &k, (void **)&mm->local[d], &kind)) == NT_OK)
             mm->local_bytes[d] = b;
     }
     if (st == NT_OK)
@@ -875,7 +880,7 @@ nt_status nt_matrix_alloc_cover(nt_matrix_t *A, const unsigned char *skip,
 void nt_matrix_adopt_tile(nt_matrix_t *dst, int64_t td, nt_matrix_t *src, int64_t ts)
 {
     dst->tile[td] = src->tile[ts];
-    dst->mem->owned[td] = 1;
+    dst->mem->owned[td] = src->mem->owned[ts];
     src->mem->owned[ts] = 0;
 }
 
@@ -1079,10 +1084,10 @@ void nt_matrix_place_slab(nt_matrix_t *A, int d, char *p, size_t bytes)
     A->mem->slab_bytes[d] = bytes;
 }
 
-void nt_matrix_place_tile(nt_matrix_t *A, int64_t t, char *p)
+void nt_matrix_place_tile(nt_matrix_t *A, int64_t t, char *p, bool mapping)
 {
     A->tile[t] = p;
-    A->mem->owned[t] = 1;
+    A->mem->owned[t] = mapping ? NT_TILE_MAPPING : NT_TILE_PIECE;
 }
 
 void nt_matrix_forget_memory(nt_matrix_t *A)

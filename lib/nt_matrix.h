@@ -12,8 +12,12 @@
 // another matrix); smaller tiles are packed in one buffer per domain.
 size_t nt_matrix_big_tile_bytes(void);
 
-// Memory behind a matrix. TILE layout: owned[t] = 1 when tile t is a mapping this matrix
-// frees; slab[d] packs domain d's small tiles. SCALAPACK: local[d] is domain d's local matrix.
+// Memory behind a matrix. TILE layout: owned[t] != 0 when this matrix frees tile t's memory:
+// NT_TILE_MAPPING when it is one whole mapping of nt_mem_alloc (its huge pages are its own, so
+// it may migrate), NT_TILE_PIECE when it is a piece of a larger one (from a pool, or a block an
+// in-place execution recycled: a huge page may hold a neighbour too); slab[d] packs domain d's
+// small tiles. SCALAPACK: local[d] is domain d's local matrix.
+enum { NT_TILE_PIECE = 1, NT_TILE_MAPPING = 2 };
 struct nt_matrix_mem {
     unsigned char *owned; // mt*nt (TILE)
     char **slab;          // ndomains (TILE)
@@ -92,7 +96,7 @@ nt_status nt_matrix_slab_sizes(const nt_matrix_t *A, size_t *bytes);
 // Domain d's small tiles point into p (bytes as nt_matrix_slab_sizes() says), which A frees.
 void nt_matrix_place_slab(nt_matrix_t *A, int d, char *p, size_t bytes);
 // Big tile t becomes the page-aligned range p (nt_tile_bytes of it, whole pages), which A frees.
-void nt_matrix_place_tile(nt_matrix_t *A, int64_t t, char *p);
+void nt_matrix_place_tile(nt_matrix_t *A, int64_t t, char *p, bool mapping);
 // Drop A's memory without freeing it (its ranges now belong to another matrix or a pool): A
 // ends without memory, its descriptor valid.
 void nt_matrix_forget_memory(nt_matrix_t *A);
