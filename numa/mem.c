@@ -65,7 +65,10 @@ static bool nt_mem_no_hugepages(void)
 }
 
 // A mapping of len bytes (whole pages); with huge_start it starts on a huge-page boundary (a
-// larger mapping, its excess given back), so that huge pages can cover all of it but the tail.
+// larger mapping, its excess given back), so that huge pages cover all of it. Only for lengths
+// of whole huge pages: the kernel places mappings top down, so consecutive ones still follow
+// each other (and merge into one VMA, and into one run in a pool); other lengths would leave
+// holes between them and gain at most one huge page.
 static void *map_pages(size_t len, bool huge_start)
 {
     const int prot = PROT_READ | PROT_WRITE, fl = MAP_PRIVATE | MAP_ANONYMOUS;
@@ -153,10 +156,10 @@ nt_status nt_mem_alloc(const nt_topo_t *t, int d, size_t bytes, unsigned flags, 
     // occasional slow faults made timed kernels noisy: bench advise chose within 10% in
     // 9-12 of 18 instances with every large buffer advised, 16-17 without).
     bool huge = (flags & NT_MEM_HUGE_PAGES) && len >= HUGE_BYTES && !nt_mem_no_hugepages();
-    void *p = map_pages(len, huge);
+    void *p = map_pages(len, huge && len % HUGE_BYTES == 0);
     if (p == MAP_FAILED)
-        return nt_fail(NT_ENOMEM, "nt_mem_alloc: mmap of %zu bytes failed: %s", len,
-                       strerror(errno));
+        return nt_fail(NT_ENOMEM, "nt_mem_alloc: mmap of %zu bytes failed: %s (with many "
+                       "tiles: the kernel's vm.max_map_count)", len, strerror(errno));
     advise_huge(p, len, huge);
     bool strict = flags & NT_MEM_STRICT;
     if (numa_available() >= 0) {

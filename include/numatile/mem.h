@@ -29,14 +29,15 @@ enum nt_mem_flags {
     NT_MEM_STRICT = 1u << 0,
     /** Do not touch the pages: they are placed when first written (by the binding policy). */
     NT_MEM_NOTOUCH = 1u << 1,
-    /** Ask for transparent huge pages when bytes >= 2 MiB (madvise(MADV_HUGEPAGE)): the
-        mapping then starts on a 2 MiB boundary and its whole huge pages are advised, so the
-        first touch faults once per 2 MiB instead of once per 4 KiB; the node binding is the
-        same. Only advice (the kernel falls back to small pages when it has none). Matrices
-        use it for their memory; it is off when the environment has NT_NO_HUGEPAGES set to a
-        value other than 0. With or without it, the part of any mapping outside its whole huge
-        pages is advised against them (MADV_NOHUGEPAGE), so that no huge page is shared with a
-        neighbouring mapping: nt_mem_migrate() moves whole huge pages. */
+    /** Ask for transparent huge pages when bytes >= 2 MiB (madvise(MADV_HUGEPAGE)) for the
+        whole huge pages inside the mapping (all of it when bytes is a multiple of 2 MiB: it
+        then starts on a 2 MiB boundary), so the first touch faults once per 2 MiB instead of
+        once per 4 KiB; the node binding is the same. Only advice (the kernel falls back to
+        small pages when it has none). Matrices use it for their memory; it is off when the
+        environment has NT_NO_HUGEPAGES set to a value other than 0. With or without it, the
+        part of any mapping outside its whole huge pages is advised against them
+        (MADV_NOHUGEPAGE), also under the kernel's "always" mode, so that no huge page is
+        shared with a neighbouring mapping: nt_mem_migrate() moves whole huge pages. */
     NT_MEM_HUGE_PAGES = 1u << 2
 };
 
@@ -134,6 +135,10 @@ typedef struct nt_migrate_report {
 /**
  * \brief Move the pages of [ptr, ptr+bytes) to a NUMA node, keeping their addresses
  *        (move_pages with MPOL_MF_MOVE). Pages that cannot move are reported, not fatal.
+ *
+ * A transparent huge page moves whole: one that reaches past either end of the range moves
+ * memory outside it too. A whole mapping of nt_mem_alloc() has none (see NT_MEM_HUGE_PAGES);
+ * a part of one may.
  * @param[in]  ptr   any address; the range is widened to whole pages.
  * @param[in]  bytes > 0.
  * @param[in]  node  OS node index that has memory.
