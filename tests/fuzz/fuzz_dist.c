@@ -2,10 +2,12 @@
 // tile grid (mt, nt in 1..32) and the domain count (0..16, 0 = as the spec says), then the spec.
 // Checks: a map on success has the asked grid, owners in 0..ndomains-1 and the asked domain
 // count, and the same spec gives the same map again; on failure the output is untouched and
-// there is a message. `file:` specs are left to the tile-map file harness. Deranged skewed maps
-// of more than 2^20 labels (up to the library's cap) are skipped: their derangement shuffles
-// every label, over a second in a release build for 2^24 labels and past the fuzzer's timeout
-// under ASan, twice per input; past the cap the library refuses them at once, which is fuzzed.
+// there is a message. `file:` specs are left to the tile-map file harness. Valid deranged skewed
+// maps of more than 2^20 labels (up to the library's cap of 2^24) are skipped: their
+// derangement shuffles every label, over a second in a release build for 2^24 labels and past
+// the fuzzer's timeout under ASan, twice per input; past the cap the library refuses them at
+// once, which is fuzzed.
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,14 +28,17 @@ static void check_map(const nt_tilemap_t *map, int64_t mt, int64_t nt, int nd)
                    "tile %lld on domain %d of %d", (long long)x, map->owner[x], map->ndomains);
 }
 
-// A `skewed:PxQ:...:derange` spec whose P x Q is more than 2^20 but within the label cap.
+// A `skewed:PxQ:...:derange` spec (P and Q plain digits) whose P x Q is more than 2^20 but
+// within the label cap.
 static bool slow_derangement(const char *spec)
 {
-    if (strncmp(spec, "skewed:", 7) != 0 || !strstr(spec, "derange"))
+    size_t n = strlen(spec);
+    if (strncmp(spec, "skewed:", 7) != 0 || n < 15 || strcmp(spec + n - 8, ":derange") != 0 ||
+        !isdigit((unsigned char)spec[7]))
         return false;
     char *end;
     long long p = strtoll(spec + 7, &end, 10);
-    if (*end != 'x')
+    if (*end != 'x' || !isdigit((unsigned char)end[1]))
         return false;
     long long q = strtoll(end + 1, NULL, 10);
     if (p <= 0 || q <= 0 || p > NT_TILEMAP_MAX_LABELS || q > NT_TILEMAP_MAX_LABELS)
