@@ -65,11 +65,12 @@ static bool nt_mem_no_hugepages(void)
 }
 
 // A mapping of len bytes (whole pages); with huge_start it starts on a huge-page boundary (a
-// larger mapping, its excess given back), so that huge pages cover all of it but its tail.
-// Mappings of whole huge pages still follow each other (the kernel places them top down);
-// after others a hole of less than a huge page stays, so their neighbours' pool runs do not
-// join. Not aligning those measured slower (4800^2 doubles in 3.2 MB tiles: first touch 0.032-
-// 0.033 s against 0.022-0.030; 11.5 MB tiles: 0.016 s against 0.012): fewer pages were huge.
+// larger mapping, its excess given back), so that huge pages cover all of it. Only for lengths
+// of whole huge pages: the kernel places mappings top down, so consecutive ones still follow
+// each other. Aligning other lengths too left a hole after each, so that neighbouring tiles'
+// pool runs no longer joined: in-place peaks of bench cao-categories' 800 x 800 tiles (5.1 MB)
+// went from 39-83% of the matrix to 100% in categories 1-7, for a faster first touch (3.2 MB
+// tiles, 4800^2 doubles: 0.022-0.030 s against 0.032-0.033).
 static void *map_pages(size_t len, bool huge_start)
 {
     const int prot = PROT_READ | PROT_WRITE, fl = MAP_PRIVATE | MAP_ANONYMOUS;
@@ -157,7 +158,7 @@ nt_status nt_mem_alloc(const nt_topo_t *t, int d, size_t bytes, unsigned flags, 
     // occasional slow faults made timed kernels noisy: bench advise chose within 10% in
     // 9-12 of 18 instances with every large buffer advised, 16-17 without).
     bool huge = (flags & NT_MEM_HUGE_PAGES) && len >= HUGE_BYTES && !nt_mem_no_hugepages();
-    void *p = map_pages(len, huge);
+    void *p = map_pages(len, huge && len % HUGE_BYTES == 0);
     if (p == MAP_FAILED)
         return nt_fail(NT_ENOMEM, "nt_mem_alloc: mmap of %zu bytes failed: %s (with many "
                        "tiles: the kernel's vm.max_map_count)", len, strerror(errno));

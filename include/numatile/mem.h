@@ -29,10 +29,10 @@ enum nt_mem_flags {
     NT_MEM_STRICT = 1u << 0,
     /** Do not touch the pages: they are placed when first written (by the binding policy). */
     NT_MEM_NOTOUCH = 1u << 1,
-    /** Ask for transparent huge pages when bytes >= 2 MiB (madvise(MADV_HUGEPAGE)): the
-        mapping then starts on a 2 MiB boundary and its whole huge pages are advised (all of
-        it when bytes is a multiple of 2 MiB), so the first touch faults once per 2 MiB instead
-        of once per 4 KiB; the node binding is the same. Only advice (the kernel falls back to
+    /** Ask for transparent huge pages when bytes >= 2 MiB (madvise(MADV_HUGEPAGE)) for the
+        whole huge pages inside the mapping (all of it when bytes is a multiple of 2 MiB: it
+        then starts on a 2 MiB boundary), so the first touch faults once per 2 MiB instead of
+        once per 4 KiB; the node binding is the same. Only advice (the kernel falls back to
         small pages when it has none). Matrices use it for their memory; it is off when the
         environment has NT_NO_HUGEPAGES set to a value other than 0. With or without it, the
         part of any mapping outside its whole huge pages is advised against them
