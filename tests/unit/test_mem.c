@@ -206,6 +206,17 @@ static bool thp_available(void)
     return f && !strstr(s, "[never]");
 }
 
+// Every page of [p, p+bytes) on domain d's node, by direct move_pages queries.
+static void assert_on_domain(void *p, size_t bytes, int d)
+{
+    nt_domain_info_t info;
+    nt_topo_domain(topo, d, &info);
+    int64_t per_node[64] = {0}, absent = 0;
+    direct_nodes(p, bytes, per_node, &absent);
+    cr_assert_eq(absent, 0);
+    cr_assert_eq(per_node[info.node], (int64_t)(bytes / nt_mem_page_size()));
+}
+
 // With NT_MEM_HUGE_PAGES, buffers of 2 MiB or more carry the huge-page advice (VmFlags "hg"),
 // smaller ones and buffers without the flag do not, and the pages still land on the domain's
 // node; a matrix's memory asks for it.
@@ -238,14 +249,21 @@ Test(mem, large_buffers_are_advised_huge_pages)
               "no smaps entry for the matrix");
     cr_assert(strstr(fa, " hg"), "an 8 MiB local matrix without the advice: %s", fa);
     nt_matrix_destroy(A);
-    nt_domain_info_t info;
-    nt_topo_domain(topo, 1, &info);
-    int64_t per_node[64] = {0}, absent = 0;
-    direct_nodes(p, big, per_node, &absent);
-    cr_assert_eq(absent, 0);
-    cr_assert_eq(per_node[info.node], (int64_t)(big / nt_mem_page_size()));
+    assert_on_domain(p, big, 1);
     nt_mem_free(p, big);
     nt_mem_free(q, small);
+}
+
+// Each end of [p, p+bytes) that is not on a 2 MiB boundary is advised against huge pages.
+static void assert_ends_not_huge(const void *p, size_t bytes)
+{
+    const size_t H = (size_t)2 << 20;
+    const char *end[2] = {(const char *)p, (const char *)p + bytes - 1};
+    bool on[2] = {(uintptr_t)p % H == 0, ((uintptr_t)p + bytes) % H == 0};
+    char f[512] = "";
+    for (int k = 0; k < 2; k++)
+        cr_assert(on[k] || (vm_flags(end[k], f, sizeof f) && strstr(f, " nh")),
+                  "end %d of %zu bytes at %p: %s", k, bytes, p, f);
 }
 
 // No huge page is shared by two mappings (nt_mem_migrate moves huge pages whole): a huge-page
@@ -271,27 +289,14 @@ Test(mem, huge_pages_stay_inside_their_mapping)
     char f[512];
     cr_assert(vm_flags(p, f, sizeof f) && strstr(f, " hg"), "whole huge pages: %s", f);
     cr_assert(vm_flags((char *)p + whole - 1, f, sizeof f) && strstr(f, " hg"), "%s", f);
-    // The odd one: its first whole huge page hg, its ends off a boundary nh.
+    // The odd one: its first whole huge page hg, its ends off a boundary nh; the same ends of
+    // a buffer without the flag.
     uintptr_t lo = ((uintptr_t)o + H - 1) / H * H;
     cr_assert(vm_flags((char *)lo, f, sizeof f) && strstr(f, " hg"), "inside: %s", f);
-    const char *ends[2] = {(const char *)o, (const char *)o + odd - 1};
-    for (int k = 0; k < 2; k++)
-        cr_assert((k == 0 ? (uintptr_t)o % H == 0 : ((uintptr_t)o + odd) % H == 0) ||
-                      (vm_flags(ends[k], f, sizeof f) && strstr(f, " nh")),
-                  "end %d of a %zu-byte buffer: %s", k, odd, f);
+    assert_ends_not_huge(o, odd);
+    assert_ends_not_huge(r, odd);
     cr_assert(vm_flags(q, f, sizeof f) && strstr(f, " nh"), "a 1 MiB buffer: %s", f);
-    // Without the flag: each end that is not on a huge-page boundary.
-    const char *rends[2] = {(const char *)r, (const char *)r + odd - 1};
-    for (int k = 0; k < 2; k++)
-        cr_assert((k == 0 ? (uintptr_t)r % H == 0 : ((uintptr_t)r + odd) % H == 0) ||
-                      (vm_flags(rends[k], f, sizeof f) && strstr(f, " nh")),
-                  "end %d of a buffer without the flag: %s", k, f);
-    nt_domain_info_t info;
-    nt_topo_domain(topo, 1, &info);
-    int64_t per_node[64] = {0}, absent = 0;
-    direct_nodes(o, odd, per_node, &absent);
-    cr_assert_eq(absent, 0);
-    cr_assert_eq(per_node[info.node], (int64_t)(odd / nt_mem_page_size()));
+    assert_on_domain(o, odd, 1);
     nt_mem_free(p, whole);
     nt_mem_free(o, odd);
     nt_mem_free(q, small);
