@@ -503,7 +503,7 @@ static void pend_run(struct nt_matrix_mem *mm, char *p, size_t n, bool zero,
 // Memory of domain d for A: from A's pool when a run fits (to be zeroed: a matrix starts at
 // zero; streamed zeros, no page fault; but not under keep, which the caller overwrites), else
 // fresh from the kernel, mapped untouched; both are prepared by prepare_runs() once everything
-// is mapped.
+// is mapped. On success *kind says which (NT_TILE_PIECE of a pool run, NT_TILE_MAPPING).
 static nt_status mat_alloc(nt_matrix_t *A, int d, size_t bytes, const struct nt_keep *keep,
                            void **out, unsigned char *kind)
 {
@@ -514,10 +514,10 @@ static nt_status mat_alloc(nt_matrix_t *A, int d, size_t bytes, const struct nt_
         *kind = NT_TILE_PIECE;
         return NT_OK;
     }
-    *kind = NT_TILE_MAPPING;
     nt_status st = nt_mem_alloc(A->topo, d, bytes, NT_MEM_NOTOUCH | NT_MEM_HUGE_PAGES, out);
     if (st)
         return st;
+    *kind = NT_TILE_MAPPING;
     pend_run(mm, *out, bytes, false, NULL);
     mm->bytes_fresh += (int64_t)bytes;
     return NT_OK;
