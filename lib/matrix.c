@@ -503,7 +503,8 @@ static void pend_run(struct nt_matrix_mem *mm, char *p, size_t n, bool zero,
 // Memory of domain d for A: from A's pool when a run fits (to be zeroed: a matrix starts at
 // zero; streamed zeros, no page fault; but not under keep, which the caller overwrites), else
 // fresh from the kernel, mapped untouched; both are prepared by prepare_runs() once everything
-// is mapped. On success *kind says which (NT_TILE_PIECE of a pool run, NT_TILE_MAPPING).
+// is mapped. On success *kind (when not NULL) says which: NT_TILE_PIECE of a pool run, or
+// NT_TILE_MAPPING.
 static nt_status mat_alloc(nt_matrix_t *A, int d, size_t bytes, const struct nt_keep *keep,
                            void **out, unsigned char *kind)
 {
@@ -511,13 +512,15 @@ static nt_status mat_alloc(nt_matrix_t *A, int d, size_t bytes, const struct nt_
     if (mm->pool && (*out = nt_mempool_take(mm->pool, d, bytes)) != NULL) {
         pend_run(mm, *out, bytes, true, keep);
         mm->bytes_pooled += (int64_t)bytes;
-        *kind = NT_TILE_PIECE;
+        if (kind)
+            *kind = NT_TILE_PIECE;
         return NT_OK;
     }
     nt_status st = nt_mem_alloc(A->topo, d, bytes, NT_MEM_NOTOUCH | NT_MEM_HUGE_PAGES, out);
     if (st)
         return st;
-    *kind = NT_TILE_MAPPING;
+    if (kind)
+        *kind = NT_TILE_MAPPING;
     pend_run(mm, *out, bytes, false, NULL);
     mm->bytes_fresh += (int64_t)bytes;
     return NT_OK;
@@ -687,8 +690,7 @@ static nt_status alloc_tile_layout(nt_matrix_t *A, const unsigned char *skip)
         }
     for (int d = 0; d < D; d++)
         if (mm->slab_bytes[d]) {
-            unsigned char kind;
-            nt_status st = mat_alloc(A, d, mm->slab_bytes[d], NULL, (void **)&mm->slab[d], &kind);
+            nt_status st = mat_alloc(A, d, mm->slab_bytes[d], NULL, (void **)&mm->slab[d], NULL);
             if (st) {
                 mm->slab_bytes[d] = 0;
                 return st;
@@ -776,8 +778,7 @@ static nt_status alloc_scalapack(nt_matrix_t *A)
             st = nt_fail(NT_ERANGE, "nt_matrix_alloc: local matrix of domain %d overflows", d);
             break;
         }
-        unsigned char kind;
-        if ((st = mat_alloc(A, d, b, &k, (void **)&mm->local[d], &kind)) == NT_OK)
+        if ((st = mat_alloc(A, d, b, &k, (void **)&mm->local[d], NULL)) == NT_OK)
             mm->local_bytes[d] = b;
     }
     if (st == NT_OK)
