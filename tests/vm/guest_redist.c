@@ -491,10 +491,19 @@ static void free_run(run_out *r)
     nt_matrix_destroy(r->S);
 }
 
-// In place on real nodes: the target reuses the source's blocks through per-domain pools, and
-// every page of the target, recycled or fresh, must be on its domain's node; the values must be
-// the source's. Then the same into a target from a memory pool (numatile/pool.h) that a first
-// target was destroyed into: recycled pages again on their domain's node.
+// Elements of the n x n matrix A of doubles that differ from the values of `seed`.
+static int64_t wrong_elements(const nt_matrix_t *A, uint64_t seed)
+{
+    unsigned char want[8];
+    int64_t bad = 0;
+    for (int64_t c = 0; c < A->n; c++)
+        for (int64_t r = 0; r < A->m; r++) {
+            value_of(seed, r, c, want, 8);
+            bad += memcmp(elem_at(A, r, c), want, 8) != 0;
+        }
+    return bad;
+}
+
 // T (an in-place target holding the values of `seed`) moved onto mspec in move mode: every page
 // of the result on its domain's node, every value T's.
 static void move_after_inplace(const nt_topo_t *topo, const char *name, nt_matrix_t *T,
@@ -517,13 +526,7 @@ static void move_after_inplace(const nt_topo_t *topo, const char *name, nt_matri
         printf("info %s: then moved: %lld tiles migrated (whole mappings only)\n", name,
                (long long)es.tiles_migrated);
         check_placed(U, name, "then moved onto another map");
-        unsigned char want[8];
-        int64_t bad = 0;
-        for (int64_t c = 0; c < U->n; c++)
-            for (int64_t r = 0; r < U->m; r++) {
-                value_of(seed, r, c, want, 8);
-                bad += memcmp(elem_at(U, r, c), want, 8) != 0;
-            }
+        int64_t bad = wrong_elements(U, seed);
         check(bad == 0, "%s: then moved: every element is the source's (%lld differ)", name,
               (long long)bad);
     }
@@ -532,9 +535,11 @@ static void move_after_inplace(const nt_topo_t *topo, const char *name, nt_matri
     nt_matrix_destroy(U);
 }
 
-// Then, with mspec, the in-place target moved (move mode) onto mspec: its tiles are pieces of
-// recycled blocks, which may share a huge page with a neighbour, so they must be copied, not
-// migrated (a migration would move the neighbour's part too).
+// In place on real nodes: the target reuses the source's blocks through per-domain pools, and
+// every page of the target, recycled or fresh, must be on its domain's node; the values must be
+// the source's. Then, with mspec, the in-place target moved (move mode) onto mspec: its tiles
+// are pieces of recycled blocks, which may share a huge page with a neighbour, so they must be
+// copied, not migrated (a migration would move the neighbour's part too).
 static void inplace_case(const nt_topo_t *topo, const char *name, int64_t n, int64_t mbs,
                          const char *sspec, int64_t mbt, const char *tspec, uint64_t seed,
                          const char *mspec)
@@ -560,13 +565,7 @@ static void inplace_case(const nt_topo_t *topo, const char *name, int64_t n, int
         check(es.bytes_recycled > 0, "%s: in place: %lld bytes of the source recycled", name,
               (long long)es.bytes_recycled);
         check_placed(T, name, "in-place target (recycled blocks included)");
-        unsigned char want[8];
-        int64_t bad = 0;
-        for (int64_t c = 0; c < n; c++)
-            for (int64_t r = 0; r < n; r++) {
-                value_of(seed, r, c, want, 8);
-                bad += memcmp(elem_at(T, r, c), want, 8) != 0;
-            }
+        int64_t bad = wrong_elements(T, seed);
         check(bad == 0, "%s: in place: every element is the source's (%lld differ)", name,
               (long long)bad);
         if (mspec)
@@ -578,6 +577,8 @@ static void inplace_case(const nt_topo_t *topo, const char *name, int64_t n, int
     nt_matrix_destroy(S);
 }
 
+// A target from a memory pool (numatile/pool.h) that a first target was destroyed into:
+// recycled pages again on their domain's node.
 static void pool_case(const nt_topo_t *topo, const char *name, int64_t n, const char *tspec)
 {
     char ts[64];
