@@ -81,4 +81,22 @@ struct nt_lines;
 void copy_column_lines(struct nt_lines *w, const char *const *src, const prun *r,
                        const plist *L, bool avx512, bool quad);
 
+// Unit programs (periodic_unit.c): global-order copies of 8-byte elements whose pattern
+// runs are all one element long, each whole target line assembled in a register from windows
+// of its sources and streamed (then call stream_fence()). unit_build() tables list r/L (the
+// global-order rows, S source and P target grid rows); *out stays NULL where the pattern does
+// not fit (no AVX-512, not unit, a line needing more than 4 windows). unit_column() writes
+// target grid row b's part of one column: dcol its target column, scol[a] the source
+// columns, slld[a] their leading dimensions (windows never read past them).
+typedef struct nt_unit nt_unit;
+nt_status unit_build(const prun *r, const plist *L, int S, int P, nt_unit **out);
+void unit_column(const nt_unit *u, int b, char *dcol, const char *const *scol,
+                 const int64_t *slld);
+void unit_free(nt_unit *u);
+
+// Test hook of exec_periodic.c: mode -1 (default) copies unit patterns through unit programs
+// when the move streams, 0 never, 1 whenever the order and element size allow; returns how
+// many executions used them since the previous call.
+int64_t nt_exec_test_unit(int mode);
+
 #endif

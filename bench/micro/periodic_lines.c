@@ -1,7 +1,8 @@
 // Micro-benchmark of the periodic executor's write paths (lib/exec_periodic.c): ScaLAPACK
 // block-cyclic N x N doubles on 4 virtual domains, 2x2 -> 4x1 grid (and a same-grid control),
 // copied into a target allocated beforehand, with the line writers as the library chooses
-// them, forced off, and forced on with and without their AVX-512 loop, the variants
+// them, forced off, and forced on with and without their AVX-512 loop, and without unit
+// programs (periodic_unit.c), the variants
 // interleaved repetition by repetition. Prints copy / same-run bound per variant (the bound is
 // measured by each execution, nt_exec_opts_t.measure_bound), medians. Not part of the tool;
 // build (one line) and run with
@@ -39,9 +40,11 @@ static nt_matrix_t *make(nt_topo_t *t, int64_t n, int64_t nb, const char *grid, 
     return m;
 }
 
-enum { VARIANTS = 4, MAX_REPS = 64 };
-static const char *const names[VARIANTS] = {"auto", "off", "on", "on, no AVX-512"};
-static const int modes[VARIANTS] = {-1, 0, 1, 2};
+// Variants: the line writers' test mode and the unit programs' (nt_periodic.h); "off" is
+// plain copies (neither), "no unit" the automatic choice without unit programs.
+enum { VARIANTS = 5, MAX_REPS = 64 };
+static const char *const names[VARIANTS] = {"auto", "off", "on", "on, no AVX-512", "no unit"};
+static const int modes[VARIANTS] = {-1, 0, 1, 2, -1}, umodes[VARIANTS] = {-1, 0, -1, -1, 0};
 
 int main(int argc, char **argv)
 {
@@ -87,6 +90,7 @@ int main(int argc, char **argv)
             for (int v = 0; v < VARIANTS; v++) {
                 nt_exec_stats_t es = {0};
                 nt_exec_test_lines(modes[v]);
+                nt_exec_test_unit(umodes[v]);
                 nt_matrix_t *bb = b;
                 nt_plan_t *pp = p;
                 if (fresh) {
@@ -111,6 +115,7 @@ int main(int argc, char **argv)
                 nt_exec_stats_free(&es);
             }
         nt_exec_test_lines(-1);
+        nt_exec_test_unit(-1);
         // Control only: a plain streamed copy of each source local array into the target's
         // (same layout, no executor), two threads, against the bound of an execution just
         // before: what these arrays allow, as opposed to the bound's fresh buffers.

@@ -320,6 +320,69 @@ Test(periodic_exec, line_writers_arrive_element_by_element)
                  (long long)used, (long long)(cases + cyclic));
 }
 
+// A ScaLAPACK matrix of doubles on a random grid with row blocks of mb and random column
+// blocks.
+static nt_matrix_t *rows_bc(nt_rng *g, int64_t m, int64_t n, int64_t mb, unsigned flags)
+{
+    char spec[32];
+    snprintf(spec, sizeof spec, "bc2d:%dx%d", (int)rnd(g, 1, 4), (int)rnd(g, 1, 4));
+    nt_matrix_shape_t sh = {m, n, mb, rnd(g, 1, 8), 8};
+    nt_matrix_t *A;
+    cr_assert_eq(nt_matrix_create_spec(topo4, &sh, spec, 0, NT_LAYOUT_SCALAPACK, flags, &A),
+                 NT_OK, "%s: %s", spec, nt_last_error());
+    return A;
+}
+
+// Unit programs (periodic_unit.c: whole target lines assembled from source windows), forced
+// without streaming: CYCLIC(1) rows on the source side, on the target side, or both, against
+// random row blocks and grids, random submatrices (so that columns start at every lane of a
+// line and windows end near the sources' last rows), fresh and allocated targets. Every
+// element against the source, nothing written outside the submatrix; where the cpu has
+// AVX-512, most cases (all but patterns needing more than four windows per line) use them,
+// and nb 1 -> 3 on 2x2 -> 4x1 always does.
+Test(periodic_exec, unit_programs_arrive_element_by_element)
+{
+    nt_rng g = {1357};
+    int64_t used = 0, cases = NEXEC * 2;
+    for (int64_t k = 0; k < cases + 1; k++) {
+        int side = (int)(k % 3); // 0: source CYCLIC(1), 1: target, 2: both
+        nt_matrix_t *S, *T;
+        nt_sub_t s;
+        if (k == cases) { // the bench's geometry, every row and column
+            nt_matrix_shape_t a = {300, 40, 1, 1, 8}, b = {300, 40, 3, 3, 8};
+            cr_assert_eq(nt_matrix_create_spec(topo4, &a, "bc2d:2x2", 0, NT_LAYOUT_SCALAPACK,
+                                               0, &S), NT_OK, "%s", nt_last_error());
+            cr_assert_eq(nt_matrix_create_spec(topo4, &b, "bc2d:4x1", 0, NT_LAYOUT_SCALAPACK,
+                                               NT_MATRIX_NOALLOC, &T), NT_OK, "%s",
+                         nt_last_error());
+            s = (nt_sub_t){300, 40, 0, 0, 0, 0};
+        } else {
+            int64_t smb = side == 1 ? rnd(&g, 1, 12) : 1, tmb = side == 0 ? rnd(&g, 1, 12) : 1;
+            S = rows_bc(&g, rnd(&g, 1, 300), rnd(&g, 1, 40), smb, 0);
+            T = rows_bc(&g, rnd(&g, 1, 300), rnd(&g, 1, 40), tmb,
+                        rnd(&g, 0, 1) ? 0 : NT_MATRIX_NOALLOC);
+            s = random_sub(&g, S, T);
+        }
+        uint64_t seed = nt_rng_next(&g);
+        cr_assert_eq(nt_matrix_fill_pattern(S, seed), NT_OK);
+        nt_plan_t *p;
+        cr_assert_eq(nt_plan_create(S, T, &s, NULL, &p), NT_OK, "%s", nt_last_error());
+        nt_exec_test_lines(0);
+        nt_exec_test_unit(1);
+        cr_assert_eq(nt_plan_execute(p, S, T, &(nt_exec_opts_t){.order = NT_ORDER_GLOBAL}, NULL),
+                     NT_OK, "%s", nt_last_error());
+        int64_t u = nt_exec_test_unit(-1);
+        nt_exec_test_lines(-1);
+        used += u;
+        if (k == cases && nt_lines_avx512())
+            cr_assert_eq(u, 1, "nb 1 -> 3 on 2x2 -> 4x1 without a unit program");
+        check_and_free(S, T, p, &s, seed, (int)k);
+    }
+    if (nt_lines_avx512())
+        cr_assert_gt(used, cases / 2, "%lld of %lld executions used unit programs",
+                     (long long)used, (long long)cases);
+}
+
 // A random ScaLAPACK matrix of doubles whose rows and row blocks are multiples of 4.
 static nt_matrix_t *quad_bc(nt_rng *g, int64_t m, int64_t n, unsigned flags)
 {

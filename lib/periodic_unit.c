@@ -1,0 +1,384 @@
+// Unit programs (see nt_periodic.h): global-order copies of patterns whose runs are all one
+// element long (CYCLIC(1) on one side, nb 1 -> 3 say), target line by target line.
+//
+// Copied element by element, every target line is read before it is written (ordinary
+// stores), so such a copy moves 3 bytes per byte and stays under 2/3 of the copy bound. Here
+// each 64-byte target line is assembled in a register and streamed: its 8 elements come from
+// a few windows of 16 consecutive source elements, one two-register permute each, merged by
+// lane masks. Which windows, permutes and masks a line needs depends only on the position of
+// its first element in the target's pattern (modulo lcm(8, dt)), so they are tabled once per
+// plan as one recipe per position; a column then costs, per line, its recipe's loads and
+// permutes and one streaming store. Elements outside whole lines (column ends) and lines
+// whose windows would read past a source column are copied one by one.
+//
+// Measured (nb 1 -> 3, 2x2 -> 4x1, copy / same-run bound, bench/micro/periodic_lines.c,
+// with and without unit programs alternated): N = 4096 0.64-0.66 against 0.52-0.53, N = 8192
+// 0.62-0.80 against 0.45-0.61. A scratch loop moving the same bytes between the same arrays
+// with no permutes reached 0.75-0.96: the rest is the permutes' and windows' work. Lines
+// walked through the recipe tables (no unpacked cycle) ran slower than element by element.
+#include <stdlib.h>
+#include <string.h>
+
+#include "nt_core.h"
+#include "nt_lines.h"
+#include "nt_periodic.h"
+
+// A window: 16 consecutive elements of source grid row a from `off` (relative to the line's
+// base), idx[lane] the element of the window for each lane of `mask`; one lane only: `single`
+// (a masked broadcast instead of two loads and a permute).
+typedef struct uwin {
+    int64_t idx[8];
+    int64_t off;
+    int a;
+    unsigned mask;
+    bool single;
+} uwin;
+
+struct nt_unit {
+    int S, P;           // source and target grid rows
+    int64_t ds, dt;     // elements per repetition of the pattern, each source and each target
+    int64_t per, adv;   // target elements per cycle of recipes (lcm(8, dt)), source ones
+    int64_t *c, *n;     // per target: local row of its first element in a column, count
+    int *ua;            // per (target b, position u < dt): source grid row ...
+    int64_t *ul;        // ... and source local row in repetition 0
+    int *first, *nwin;  // per (b, position rho < per): its windows win[first .. first + nwin)
+    int64_t *rend;      // per (b, rho): its windows read below base + rend
+    uwin *win;
+    bool *reads;        // per source grid row: some window reads it
+    // Every recipe as two permute windows and one single (masks 0 where absent), when all
+    // fit: the line loop then has no branch and no table walk (see unit_cycles()).
+    uwin *slot;         // per (b, rho): slot[3 * k .. 3 * k + 2]
+};
+
+// At most this many windows per line; a pattern needing more is copied element by element.
+#define UNIT_MAXWIN 4
+// Cycles of at most this many lines (per / 8) have their slots unpacked (unit_cycles()).
+#define UNIT_MAXL 4
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+void unit_free(nt_unit *u)
+{
+    if (!u)
+        return;
+    free(u->c);
+    free(u->n);
+    free(u->ua);
+    free(u->ul);
+    free(u->first);
+    free(u->nwin);
+    free(u->rend);
+    free(u->win);
+    free(u->reads);
+    free(u->slot);
+    free(u);
+}
+
+// Source grid row and source local row of target b's element at rel (from its first).
+static inline void unit_source(const nt_unit *u, int b, int64_t rel, int *a, int64_t *sl)
+{
+    int64_t k = rel / u->dt, p = (size_t)b * (size_t)u->dt + (size_t)(rel % u->dt);
+    *a = u->ua[p];
+    *sl = u->ul[p] + k * u->ds;
+}
+
+// The recipe of line position rho of target b, its windows from win[*nw]: lanes grouped by
+// source, each group cut greedily into windows of 16 elements from its smallest uncovered one.
+// false: more than UNIT_MAXWIN.
+static bool unit_recipe(nt_unit *u, int b, int64_t rho, int64_t *nw)
+{
+    size_t k = (size_t)b * (size_t)u->per + (size_t)rho;
+    int la[8];
+    int64_t ls[8];
+    for (int i = 0; i < 8; i++)
+        unit_source(u, b, rho + i, &la[i], &ls[i]);
+    unsigned left = 0xFF;
+    int n = 0;
+    while (left) {
+        if (n == UNIT_MAXWIN)
+            return false;
+        int a = -1;
+        int64_t lo = 0;
+        for (int i = 0; i < 8; i++)
+            if (left >> i & 1 && (a < 0 || (la[i] == a && ls[i] < lo))) {
+                if (a < 0)
+                    a = la[i];
+                lo = ls[i];
+            }
+        uwin *w = &u->win[*nw + n];
+        memset(w, 0, sizeof *w);
+        w->a = a;
+        w->off = lo;
+        for (int i = 0; i < 8; i++)
+            if (left >> i & 1 && la[i] == a && ls[i] - lo < 16) {
+                w->idx[i] = ls[i] - lo;
+                w->mask |= 1u << i;
+                left &= ~(1u << i);
+            }
+        w->single = (w->mask & (w->mask - 1)) == 0;
+        int64_t end = lo + (w->single ? 1 : 16);
+        u->rend[k] = end > u->rend[k] ? end : u->rend[k];
+        u->reads[a] = true;
+        n++;
+    }
+    u->first[k] = (int)*nw;
+    u->nwin[k] = n;
+    *nw += n;
+    return true;
+}
+
+// The three-slot form of every recipe (u->slot), or none when a recipe has more than two
+// permute windows or more than one single. An absent slot repeats the first window with mask
+// 0 (its loads stay inside the recipe's reach). A recipe has a permute window: a single
+// fills one lane and there are at most UNIT_MAXWIN < 8 windows.
+static void unit_slots(nt_unit *u)
+{
+    size_t recs = (size_t)u->P * (size_t)u->per;
+    uwin *sl = malloc(3 * recs * sizeof *sl);
+    if (!sl)
+        return; // the generic loop does without
+    for (size_t k = 0; k < recs; k++) {
+        if (u->nwin[k] == 0) // a target without elements
+            continue;
+        const uwin *w = u->win + u->first[k];
+        int np = 0, ns = 0;
+        uwin *o = sl + 3 * k;
+        o[0] = o[1] = o[2] = w[0];
+        o[1].mask = o[2].mask = 0;
+        for (int i = 0; i < u->nwin[k]; i++) {
+            if (w[i].single && ns < 1)
+                o[2] = w[i], ns++;
+            else if (np < 2)
+                o[np++] = w[i];
+            else {
+                free(sl);
+                return;
+            }
+        }
+    }
+    u->slot = sl;
+}
+
+nt_status unit_build(const prun *r, const plist *L, int S, int P, nt_unit **out)
+{
+    *out = NULL;
+    // Only patterns found (at most MAX_PERIOD runs, so the tables stay small).
+    if (!nt_lines_avx512() || !L->unit || L->dt <= 0 || L->ds <= 0 || L->npat > MAX_PERIOD)
+        return NT_OK;
+    nt_unit *u = calloc(1, sizeof *u);
+    if (!u)
+        return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
+    u->S = S;
+    u->P = P;
+    u->ds = L->ds;
+    u->dt = L->dt;
+    u->per = 8 / gcd64(8, L->dt) * L->dt;
+    u->adv = u->per / L->dt * L->ds;
+    size_t cells = (size_t)P * (size_t)u->dt, recs = (size_t)P * (size_t)u->per;
+    u->c = malloc((size_t)P * sizeof *u->c);
+    u->n = calloc((size_t)P, sizeof *u->n);
+    u->ua = malloc(cells * sizeof *u->ua);
+    u->ul = malloc(cells * sizeof *u->ul);
+    u->first = calloc(recs, sizeof *u->first);
+    u->nwin = calloc(recs, sizeof *u->nwin);
+    u->rend = calloc(recs, sizeof *u->rend);
+    u->win = malloc(recs * UNIT_MAXWIN * sizeof *u->win);
+    u->reads = calloc((size_t)S, sizeof *u->reads);
+    if (!u->c || !u->n || !u->ua || !u->ul || !u->first || !u->nwin || !u->rend || !u->win ||
+        !u->reads) {
+        unit_free(u);
+        return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
+    }
+    // Repetition 0: each target's elements must be dt consecutive local rows, in order.
+    for (int b = 0; b < P; b++)
+        u->c[b] = -1;
+    bool ok = true;
+    for (int64_t e = 0; e < L->npat && ok; e++) {
+        int b = r[e].b;
+        ok = r[e].a >= 0 && r[e].a < S && b >= 0 && b < P && r[e].len == 1;
+        if (ok && u->c[b] < 0)
+            u->c[b] = r[e].tl;
+        ok = ok && r[e].tl == u->c[b] + u->n[b] && u->n[b] < u->dt;
+        if (ok) {
+            size_t p = (size_t)b * (size_t)u->dt + (size_t)u->n[b]++;
+            u->ua[p] = r[e].a;
+            u->ul[p] = r[e].sl;
+        }
+    }
+    for (int b = 0; b < P && ok; b++)
+        ok = u->n[b] == 0 || u->n[b] == u->dt;
+    // Elements per column: whole repetitions, then the first rem runs once more.
+    for (int b = 0; b < P && ok; b++)
+        u->n[b] *= L->reps;
+    for (int64_t e = 0; e < L->rem && ok; e++)
+        u->n[r[e].b]++;
+    int64_t nw = 0;
+    for (int b = 0; b < P && ok; b++)
+        for (int64_t rho = 0; rho < u->per && ok && u->n[b] > 0; rho++)
+            ok = unit_recipe(u, b, rho, &nw);
+    if (!ok) {
+        unit_free(u);
+        return NT_OK;
+    }
+    unit_slots(u);
+    *out = u;
+    return NT_OK;
+}
+
+// Elements rel0 .. rel1 - 1 of target b, one by one (column ends: one division, then steps).
+static void unit_elements(const nt_unit *u, int b, uint64_t *d, const uint64_t *const *src,
+                          int64_t rel0, int64_t rel1)
+{
+    if (rel0 >= rel1)
+        return;
+    int64_t k = rel0 / u->dt, p0 = (int64_t)b * u->dt, p = p0 + rel0 % u->dt;
+    for (int64_t rel = rel0; rel < rel1; rel++) {
+        d[rel] = src[u->ua[p]][u->ul[p] + k * u->ds];
+        if (++p == p0 + u->dt) {
+            p = p0;
+            k++;
+        }
+    }
+}
+
+#if NT_LINES_AVX512
+// One line from its three slots (see unit_slots()): p[k] is slot k's first element.
+__attribute__((target("avx512f"))) static inline __m512d
+unit_line(const double *const *p, const __m512i *ix, __mmask8 mb, __mmask8 ms)
+{
+    __m512d v = _mm512_permutex2var_pd(_mm512_loadu_pd(p[0]), ix[0],
+                                       _mm512_loadu_pd(p[0] + 8));
+    __m512d q = _mm512_permutex2var_pd(_mm512_loadu_pd(p[1]), ix[1],
+                                       _mm512_loadu_pd(p[1] + 8));
+    v = _mm512_mask_blend_pd(mb, v, q);
+    return _mm512_mask_broadcastsd_pd(v, ms, _mm_load_sd(p[2]));
+}
+
+// Lines of target b from its element rel (on a line) in whole cycles of L = per / 8 lines,
+// the cycle's slots unpacked first (pointers, permutes, masks: no table walk per line);
+// returns the first element not written. Instantiated with constant L where it is small, so
+// that the cycle unrolls and its slots stay in registers (about 20% faster for L = 3).
+__attribute__((target("avx512f"), always_inline)) static inline int64_t
+unit_cycles_L(const nt_unit *u, int b, uint64_t *d, const uint64_t *const *src, int64_t rel,
+              int64_t end, int64_t lim, const int L)
+{
+    int64_t rho = rel % u->per, base = rel / u->per * u->adv, need = 0, adv = u->adv;
+    const uwin *sl = u->slot + 3 * (size_t)b * (size_t)u->per;
+    const int64_t *rend = u->rend + (size_t)b * (size_t)u->per;
+    const double *p[3 * UNIT_MAXL];
+    __m512i ix[2 * UNIT_MAXL];
+    __mmask8 mb[UNIT_MAXL], ms[UNIT_MAXL];
+#pragma GCC unroll 4
+    for (int l = 0; l < L; l++) {
+        int64_t r = rho + 8 * l, extra = r >= u->per ? adv : 0;
+        r -= r >= u->per ? u->per : 0;
+        const uwin *w = sl + 3 * r;
+        for (int k = 0; k < 3; k++)
+            p[3 * l + k] = (const double *)(const void *)src[w[k].a] + base + extra + w[k].off;
+        ix[2 * l] = _mm512_loadu_si512((const void *)w[0].idx);
+        ix[2 * l + 1] = _mm512_loadu_si512((const void *)w[1].idx);
+        mb[l] = (__mmask8)w[1].mask;
+        ms[l] = (__mmask8)w[2].mask;
+        need = extra + rend[r] > need ? extra + rend[r] : need;
+    }
+    int64_t m = 0;
+    for (; rel + 8 * L <= end && base + need <= lim; rel += 8 * L, base += adv, m += adv) {
+#pragma GCC unroll 4
+        for (int l = 0; l < L; l++) {
+            const double *q[3] = {p[3 * l] + m, p[3 * l + 1] + m, p[3 * l + 2] + m};
+            _mm512_stream_pd((double *)(void *)(d + rel + 8 * l),
+                             unit_line(q, ix + 2 * l, mb[l], ms[l]));
+        }
+    }
+    return rel;
+}
+
+__attribute__((target("avx512f"))) static int64_t
+unit_cycles(const nt_unit *u, int b, uint64_t *d, const uint64_t *const *src, int64_t rel,
+            int64_t end, int64_t lim)
+{
+    switch (u->per / 8) {
+    case 1:
+        return unit_cycles_L(u, b, d, src, rel, end, lim, 1);
+    case 2:
+        return unit_cycles_L(u, b, d, src, rel, end, lim, 2);
+    case 3:
+        return unit_cycles_L(u, b, d, src, rel, end, lim, 3);
+    case 4:
+        return unit_cycles_L(u, b, d, src, rel, end, lim, 4);
+    default:
+        return rel;
+    }
+}
+
+// Lines of target b from its element rel (on a line), each from its recipe's windows, as far
+// as the windows stay below lim (the smallest leading dimension of the sources read); returns
+// the first element not written.
+__attribute__((target("avx512f"))) static int64_t
+unit_lines(const nt_unit *u, int b, uint64_t *d, const uint64_t *const *src, int64_t rel,
+           int64_t end, int64_t lim)
+{
+    if (u->slot)
+        rel = unit_cycles(u, b, d, src, rel, end, lim);
+    int64_t rho = rel % u->per, base = rel / u->per * u->adv;
+    const int *first = u->first + (size_t)b * (size_t)u->per;
+    const int *nwin = u->nwin + (size_t)b * (size_t)u->per;
+    const int64_t *rend = u->rend + (size_t)b * (size_t)u->per;
+    for (; rel + 8 <= end && base + rend[rho] <= lim; rel += 8) {
+        const uwin *w = u->win + first[rho], *we = w + nwin[rho];
+        __m512d v = _mm512_setzero_pd();
+        for (; w < we; w++) {
+            const double *s = (const double *)(const void *)src[w->a] + base + w->off;
+            if (w->single) {
+                v = _mm512_mask_broadcastsd_pd(v, (__mmask8)w->mask, _mm_load_sd(s));
+            } else {
+                __m512i ix = _mm512_loadu_si512((const void *)w->idx);
+                __m512d q =
+                    _mm512_permutex2var_pd(_mm512_loadu_pd(s), ix, _mm512_loadu_pd(s + 8));
+                v = _mm512_mask_blend_pd((__mmask8)w->mask, v, q);
+            }
+        }
+        _mm512_stream_pd((double *)(void *)(d + rel), v);
+        if ((rho += 8) >= u->per) {
+            rho -= u->per;
+            base += u->adv;
+        }
+    }
+    return rel;
+}
+#endif
+
+void unit_column(const nt_unit *u, int b, char *dcol, const char *const *scol,
+                 const int64_t *slld)
+{
+    if (u->n[b] == 0 || !dcol)
+        return;
+    // d[rel] is target element rel of b in this column.
+    uint64_t *d = (uint64_t *)(void *)dcol + u->c[b];
+    const uint64_t *const *src = (const uint64_t *const *)(const void *)scol;
+    int64_t end = u->n[b];
+    int64_t head = (int64_t)((64 - ((uintptr_t)d & 63)) & 63) / 8;
+    if (head > end)
+        head = end;
+    unit_elements(u, b, d, src, 0, head);
+    int64_t rel = head;
+#if NT_LINES_AVX512
+    // Windows stay inside every source column read.
+    int64_t lim = INT64_MAX;
+    for (int a = 0; a < u->S; a++)
+        if (u->reads[a] && slld[a] < lim)
+            lim = slld[a];
+    rel = unit_lines(u, b, d, src, rel, end, lim);
+#else
+    (void)slld;
+#endif
+    unit_elements(u, b, d, src, rel, end);
+}
