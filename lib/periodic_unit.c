@@ -11,11 +11,16 @@
 // permutes and one streaming store. Elements outside whole lines (column ends) and lines
 // whose windows would read past a source column are copied one by one.
 //
-// Measured (nb 1 -> 3, 2x2 -> 4x1, copy / same-run bound, bench/micro/periodic_lines.c,
-// with and without unit programs alternated): N = 4096 0.64-0.66 against 0.52-0.53, N = 8192
-// 0.62-0.80 against 0.45-0.61. A scratch loop moving the same bytes between the same arrays
-// with no permutes reached 0.75-0.96: the rest is the permutes' and windows' work. Lines
-// walked through the recipe tables (no unpacked cycle) ran slower than element by element.
+// The targets of a column advance in step, cycle by cycle, so that the source windows they
+// share are still in the first-level cache.
+//
+// Measured (nb 1 -> 3, 2x2 -> 4x1, copy / same-run bound, bench/micro/periodic_lines.c, with
+// and without unit programs alternated, 7 repetitions): N = 4096 0.70 and 0.70 against 0.52
+// and 0.57, N = 8192 0.76 and 0.87 against 0.58 and 0.60 (target by target instead of in
+// step: 0.62-0.80 against 0.45-0.61 in four runs). A scratch loop moving the same bytes
+// between the same arrays with no permutes reached 0.75-0.96: the rest is the permutes' and
+// windows' work. Lines walked through the recipe tables, without the unpacked and unrolled
+// cycles, ran slower than element by element.
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,14 +51,16 @@ struct nt_unit {
     uwin *win;
     bool *reads;        // per source grid row: some window reads it
     // Every recipe as two permute windows and one single (masks 0 where absent), when all
-    // fit: the line loop then has no branch and no table walk (see unit_cycles()).
+    // fit: the line loop then has no branch and no table walk (see unit_lockstep()).
     uwin *slot;         // per (b, rho): slot[3 * k .. 3 * k + 2]
 };
 
 // At most this many windows per line; a pattern needing more is copied element by element.
 #define UNIT_MAXWIN 4
-// Cycles of at most this many lines (per / 8) have their slots unpacked (unit_cycles()).
+// Cycles of at most this many lines (per / 8) have their slots unpacked (unit_lockstep()).
 #define UNIT_MAXL 4
+// Programs for at most this many target grid rows (per-column state on the stack).
+#define UNIT_MAXP 16
 
 static int64_t gcd64(int64_t a, int64_t b)
 {
@@ -171,7 +178,8 @@ nt_status unit_build(const prun *r, const plist *L, int S, int P, nt_unit **out)
 {
     *out = NULL;
     // Only patterns found (at most MAX_PERIOD runs, so the tables stay small).
-    if (!nt_lines_avx512() || !L->unit || L->dt <= 0 || L->ds <= 0 || L->npat > MAX_PERIOD)
+    if (!nt_lines_avx512() || !L->unit || L->dt <= 0 || L->ds <= 0 || L->npat > MAX_PERIOD ||
+        P > UNIT_MAXP)
         return NT_OK;
     nt_unit *u = calloc(1, sizeof *u);
     if (!u)
@@ -262,60 +270,109 @@ unit_line(const double *const *p, const __m512i *ix, __mmask8 mb, __mmask8 ms)
     return _mm512_mask_broadcastsd_pd(v, ms, _mm_load_sd(p[2]));
 }
 
-// Lines of target b from its element rel (on a line) in whole cycles of L = per / 8 lines,
-// the cycle's slots unpacked first (pointers, permutes, masks: no table walk per line);
-// returns the first element not written. Instantiated with constant L where it is small, so
-// that the cycle unrolls and its slots stay in registers (about 20% faster for L = 3).
-__attribute__((target("avx512f"), always_inline)) static inline int64_t
-unit_cycles_L(const nt_unit *u, int b, uint64_t *d, const uint64_t *const *src, int64_t rel,
-              int64_t end, int64_t lim, const int L)
-{
-    int64_t rho = rel % u->per, base = rel / u->per * u->adv, need = 0, adv = u->adv;
-    const uwin *sl = u->slot + 3 * (size_t)b * (size_t)u->per;
-    const int64_t *rend = u->rend + (size_t)b * (size_t)u->per;
-    const double *p[3 * UNIT_MAXL];
+// A cycle of L = per / 8 lines of one target unpacked (pointers, permutes, masks: no table
+// walk per line), for the cycle from its element rel (on a line).
+typedef struct ucyc {
+    const double *p[3 * UNIT_MAXL]; // slot k of line l: p[3 * l + k]
     __m512i ix[2 * UNIT_MAXL];
     __mmask8 mb[UNIT_MAXL], ms[UNIT_MAXL];
+    int64_t base, need; // the cycle's base; it reads below base + need
+} ucyc;
+
+__attribute__((target("avx512f"), always_inline)) static inline void
+unit_unpack(const nt_unit *u, int b, const uint64_t *const *src, int64_t rel, const int L,
+            ucyc *c)
+{
+    int64_t rho = rel % u->per, adv = u->adv;
+    const uwin *sl = u->slot + 3 * (size_t)b * (size_t)u->per;
+    const int64_t *rend = u->rend + (size_t)b * (size_t)u->per;
+    c->base = rel / u->per * adv;
+    c->need = 0;
 #pragma GCC unroll 4
     for (int l = 0; l < L; l++) {
         int64_t r = rho + 8 * l, extra = r >= u->per ? adv : 0;
         r -= r >= u->per ? u->per : 0;
         const uwin *w = sl + 3 * r;
         for (int k = 0; k < 3; k++)
-            p[3 * l + k] = (const double *)(const void *)src[w[k].a] + base + extra + w[k].off;
-        ix[2 * l] = _mm512_loadu_si512((const void *)w[0].idx);
-        ix[2 * l + 1] = _mm512_loadu_si512((const void *)w[1].idx);
-        mb[l] = (__mmask8)w[1].mask;
-        ms[l] = (__mmask8)w[2].mask;
-        need = extra + rend[r] > need ? extra + rend[r] : need;
+            c->p[3 * l + k] =
+                (const double *)(const void *)src[w[k].a] + c->base + extra + w[k].off;
+        c->ix[2 * l] = _mm512_loadu_si512((const void *)w[0].idx);
+        c->ix[2 * l + 1] = _mm512_loadu_si512((const void *)w[1].idx);
+        c->mb[l] = (__mmask8)w[1].mask;
+        c->ms[l] = (__mmask8)w[2].mask;
+        c->need = extra + rend[r] > c->need ? extra + rend[r] : c->need;
     }
-    int64_t m = 0;
-    for (; rel + 8 * L <= end && base + need <= lim; rel += 8 * L, base += adv, m += adv) {
-#pragma GCC unroll 4
-        for (int l = 0; l < L; l++) {
-            const double *q[3] = {p[3 * l] + m, p[3 * l + 1] + m, p[3 * l + 2] + m};
-            _mm512_stream_pd((double *)(void *)(d + rel + 8 * l),
-                             unit_line(q, ix + 2 * l, mb[l], ms[l]));
-        }
-    }
-    return rel;
 }
 
-__attribute__((target("avx512f"))) static int64_t
-unit_cycles(const nt_unit *u, int b, uint64_t *d, const uint64_t *const *src, int64_t rel,
-            int64_t end, int64_t lim)
+// How many whole cycles target b can take from rel: its elements, and windows below lim.
+static int64_t unit_ncycles(const nt_unit *u, int b, int64_t rel, const ucyc *c, int64_t lim,
+                            int L)
+{
+    int64_t n = (u->n[b] - rel) / (8 * L);
+    if (c->base + c->need > lim)
+        return 0;
+    int64_t k = (lim - c->base - c->need) / u->adv + 1;
+    return n < k ? n : k;
+}
+
+// Cycle m of an unpacked target into d (its first line at element rel).
+__attribute__((target("avx512f"), always_inline)) static inline void
+unit_cycle(const ucyc *c, uint64_t *d, int64_t rel, int64_t off, const int L)
+{
+#pragma GCC unroll 4
+    for (int l = 0; l < L; l++) {
+        const double *q[3] = {c->p[3 * l] + off, c->p[3 * l + 1] + off, c->p[3 * l + 2] + off};
+        _mm512_stream_pd((double *)(void *)(d + rel + 8 * l),
+                         unit_line(q, c->ix + 2 * l, c->mb[l], c->ms[l]));
+    }
+}
+
+// Whole cycles of every target of one column, all targets in step (cycle m of each in turn,
+// so that the source windows they share are read from the first-level cache), as many as
+// every target can take; rel[b] moves past them. Instantiated with constant L, so that the
+// cycle unrolls (the table-walking loop alone ran slower than element by element).
+__attribute__((target("avx512f"), always_inline)) static inline void
+unit_lockstep_L(const nt_unit *u, uint64_t *const *d, const uint64_t *const *src, int64_t lim,
+                int64_t *rel, const int L)
+{
+    ucyc c[UNIT_MAXP];
+    int64_t M = INT64_MAX;
+    for (int b = 0; b < u->P; b++)
+        if (d[b]) {
+            unit_unpack(u, b, src, rel[b], L, &c[b]);
+            int64_t k = unit_ncycles(u, b, rel[b], &c[b], lim, L);
+            M = k < M ? k : M;
+        }
+    if (M == INT64_MAX || M <= 0)
+        return;
+    for (int64_t m = 0, off = 0; m < M; m++, off += u->adv)
+        for (int b = 0; b < u->P; b++)
+            if (d[b])
+                unit_cycle(&c[b], d[b], rel[b] + 8 * L * m, off, L);
+    for (int b = 0; b < u->P; b++)
+        if (d[b])
+            rel[b] += 8 * L * M;
+}
+
+__attribute__((target("avx512f"))) static void
+unit_lockstep(const nt_unit *u, uint64_t *const *d, const uint64_t *const *src, int64_t lim,
+              int64_t *rel)
 {
     switch (u->per / 8) {
     case 1:
-        return unit_cycles_L(u, b, d, src, rel, end, lim, 1);
+        unit_lockstep_L(u, d, src, lim, rel, 1);
+        break;
     case 2:
-        return unit_cycles_L(u, b, d, src, rel, end, lim, 2);
+        unit_lockstep_L(u, d, src, lim, rel, 2);
+        break;
     case 3:
-        return unit_cycles_L(u, b, d, src, rel, end, lim, 3);
+        unit_lockstep_L(u, d, src, lim, rel, 3);
+        break;
     case 4:
-        return unit_cycles_L(u, b, d, src, rel, end, lim, 4);
+        unit_lockstep_L(u, d, src, lim, rel, 4);
+        break;
     default:
-        return rel;
+        break;
     }
 }
 
@@ -326,8 +383,6 @@ __attribute__((target("avx512f"))) static int64_t
 unit_lines(const nt_unit *u, int b, uint64_t *d, const uint64_t *const *src, int64_t rel,
            int64_t end, int64_t lim)
 {
-    if (u->slot)
-        rel = unit_cycles(u, b, d, src, rel, end, lim);
     int64_t rho = rel % u->per, base = rel / u->per * u->adv;
     const int *first = u->first + (size_t)b * (size_t)u->per;
     const int *nwin = u->nwin + (size_t)b * (size_t)u->per;
@@ -356,29 +411,36 @@ unit_lines(const nt_unit *u, int b, uint64_t *d, const uint64_t *const *src, int
 }
 #endif
 
-void unit_column(const nt_unit *u, int b, char *dcol, const char *const *scol,
+void unit_column(const nt_unit *u, char *const *dcol, const char *const *scol,
                  const int64_t *slld)
 {
-    if (u->n[b] == 0 || !dcol)
-        return;
-    // d[rel] is target element rel of b in this column.
-    uint64_t *d = (uint64_t *)(void *)dcol + u->c[b];
     const uint64_t *const *src = (const uint64_t *const *)(const void *)scol;
-    int64_t end = u->n[b];
-    int64_t head = (int64_t)((64 - ((uintptr_t)d & 63)) & 63) / 8;
-    if (head > end)
-        head = end;
-    unit_elements(u, b, d, src, 0, head);
-    int64_t rel = head;
+    // d[b][rel] is target element rel of b in this column; rel[b] the first one not written.
+    uint64_t *d[UNIT_MAXP];
+    int64_t rel[UNIT_MAXP];
+    for (int b = 0; b < u->P; b++) {
+        d[b] = dcol[b] && u->n[b] > 0 ? (uint64_t *)(void *)dcol[b] + u->c[b] : NULL;
+        if (!d[b])
+            continue;
+        int64_t head = (int64_t)((64 - ((uintptr_t)d[b] & 63)) & 63) / 8;
+        rel[b] = head < u->n[b] ? head : u->n[b];
+        unit_elements(u, b, d[b], src, 0, rel[b]);
+    }
 #if NT_LINES_AVX512
     // Windows stay inside every source column read.
     int64_t lim = INT64_MAX;
     for (int a = 0; a < u->S; a++)
         if (u->reads[a] && slld[a] < lim)
             lim = slld[a];
-    rel = unit_lines(u, b, d, src, rel, end, lim);
+    if (u->slot)
+        unit_lockstep(u, d, src, lim, rel);
+    for (int b = 0; b < u->P; b++)
+        if (d[b])
+            rel[b] = unit_lines(u, b, d[b], src, rel[b], u->n[b], lim);
 #else
     (void)slld;
 #endif
-    unit_elements(u, b, d, src, rel, end);
+    for (int b = 0; b < u->P; b++)
+        if (d[b])
+            unit_elements(u, b, d[b], src, rel[b], u->n[b]);
 }

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "numatile.h"
 #include "numatile/matrix.h"
@@ -381,6 +383,62 @@ Test(periodic_exec, unit_programs_arrive_element_by_element)
     if (nt_lines_avx512())
         cr_assert_gt(used, cases / 2, "%lld of %lld executions used unit programs",
                      (long long)used, (long long)cases);
+}
+
+// Unit programs never read past a source column's leading dimension: nb 1 -> 3 rows (two
+// source grid rows, four target ones) of 298 rows, the program built from hand-made runs,
+// each source column ending where an inaccessible page begins, the target columns at every
+// alignment within a line. Every target element against the per-element owner formula; a
+// window past a column's end would fault.
+Test(periodic_exec, unit_windows_stay_inside_source_columns)
+{
+    if (!nt_lines_avx512())
+        cr_skip_test("no AVX-512: no unit programs");
+    enum { R = 298, PG = 4096 };
+    prun r[12];
+    for (int g = 0; g < 12; g++)
+        r[g] = (prun){g / 2, g % 3, 1, g, g, g % 2, (g / 3) % 4};
+    plist L = {12, R / 12, R % 12, 6, 3, true};
+    nt_unit *u = NULL;
+    cr_assert_eq(unit_build(r, &L, 2, 4, &u), NT_OK);
+    cr_assert_not_null(u, "no unit program for nb 1 -> 3");
+    int64_t slen[2] = {(R + 1) / 2, R / 2}, tlen[4] = {0};
+    for (int g = 0; g < R; g++)
+        tlen[(g / 3) % 4]++;
+    // Source a: its column is the last slen[a] doubles before a PROT_NONE page.
+    size_t map = 2 * PG;
+    const char *scol[2];
+    char *base[2];
+    for (int a = 0; a < 2; a++) {
+        base[a] = mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        cr_assert_neq(base[a], MAP_FAILED);
+        cr_assert_eq(mprotect(base[a] + PG, PG, PROT_NONE), 0);
+        double *c = (double *)(void *)(base[a] + PG) - slen[a];
+        for (int64_t i = 0; i < slen[a]; i++)
+            c[i] = 1000.0 * a + (double)i;
+        scol[a] = (const char *)c;
+    }
+    double *tbuf = aligned_alloc(64, 4 * 512 * sizeof *tbuf);
+    cr_assert_not_null(tbuf);
+    for (int shift = 0; shift < 8; shift++) {
+        char *dcol[4];
+        for (int p = 0; p < 4; p++)
+            dcol[p] = (char *)(tbuf + 512 * p + (shift + p) % 8);
+        memset(tbuf, 0, 4 * 512 * sizeof *tbuf);
+        unit_column(u, dcol, scol, slen);
+        nt_copy_fence();
+        for (int p = 0; p < 4; p++)
+            for (int64_t t = 0; t < tlen[p]; t++) {
+                int64_t g = 12 * (t / 3) + 3 * p + t % 3;
+                double want = 1000.0 * (double)(g % 2) + (double)(g / 2);
+                cr_assert_eq(((double *)(void *)dcol[p])[t], want,
+                             "shift %d target %d element %lld", shift, p, (long long)t);
+            }
+    }
+    free(tbuf);
+    for (int a = 0; a < 2; a++)
+        munmap(base[a], map);
+    unit_free(u);
 }
 
 // A random ScaLAPACK matrix of doubles whose rows and row blocks are multiples of 4.
