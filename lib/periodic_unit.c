@@ -142,10 +142,11 @@ static bool unit_recipe(nt_unit *u, int b, int64_t rho, int64_t *nw)
     return true;
 }
 
-// The three-slot form of every recipe (u->slot), or none when a recipe has more than two
-// permute windows or more than one single. An absent slot repeats the first window with mask
-// 0 (its loads stay inside the recipe's reach). A recipe has a permute window: a single
-// fills one lane and there are at most UNIT_MAXWIN < 8 windows.
+// The three-slot form of every recipe (u->slot): two permute windows and one single; none
+// when a recipe has more than two permute windows or more than one single. An absent slot
+// repeats the first permute window with mask 0, so its loads stay inside the recipe's reach
+// (a single there would load 16 elements where rend counts one). A recipe has a permute
+// window: a single fills one lane and there are at most UNIT_MAXWIN < 8 windows.
 static void unit_slots(nt_unit *u)
 {
     size_t recs = (size_t)u->P * (size_t)u->per;
@@ -158,18 +159,20 @@ static void unit_slots(nt_unit *u)
         const uwin *w = u->win + u->first[k];
         int np = 0, ns = 0;
         uwin *o = sl + 3 * k;
-        o[0] = o[1] = o[2] = w[0];
-        o[1].mask = o[2].mask = 0;
         for (int i = 0; i < u->nwin[k]; i++) {
             if (w[i].single && ns < 1)
                 o[2] = w[i], ns++;
-            else if (np < 2)
+            else if (!w[i].single && np < 2)
                 o[np++] = w[i];
             else {
                 free(sl);
                 return;
             }
         }
+        if (np < 2)
+            o[1] = o[0], o[1].mask = 0;
+        if (ns < 1)
+            o[2] = o[0], o[2].mask = 0;
     }
     u->slot = sl;
 }
@@ -315,7 +318,7 @@ static int64_t unit_ncycles(const nt_unit *u, int b, int64_t rel, const ucyc *c,
     return n < k ? n : k;
 }
 
-// Cycle m of an unpacked target into d (its first line at element rel).
+// One cycle of an unpacked target, its sources shifted by off, its first line at element rel.
 __attribute__((target("avx512f"), always_inline)) static inline void
 unit_cycle(const ucyc *c, uint64_t *d, int64_t rel, int64_t off, const int L)
 {

@@ -385,60 +385,116 @@ Test(periodic_exec, unit_programs_arrive_element_by_element)
                      (long long)used, (long long)cases);
 }
 
-// Unit programs never read past a source column's leading dimension: nb 1 -> 3 rows (two
-// source grid rows, four target ones) of 298 rows, the program built from hand-made runs,
-// each source column ending where an inaccessible page begins, the target columns at every
-// alignment within a line. Every target element against the per-element owner formula; a
-// window past a column's end would fault.
+// Local index of global index g in CYCLIC(r) over p processes.
+static int64_t cyc_local(int64_t g, int64_t r, int p)
+{
+    return g / (r * p) * r + g % r;
+}
+
+// Rows x = 0 .. m - 1 of a column, source row os + x in CYCLIC(smb) over S grid rows, target
+// row x in CYCLIC(tmb) over P: the runs of one element in global order and their pattern, as
+// periodic_runs.c would list them; false when two elements of one pair continue each other on
+// both sides (not a unit pattern) or no period of at most MAX_PERIOD runs is found.
+static bool unit_rows(int S, int smb, int P, int tmb, int os, int m, prun *r, plist *L)
+{
+    int64_t last[4][4];
+    for (int a = 0; a < S; a++)
+        for (int b = 0; b < P; b++)
+            last[a][b] = -1;
+    for (int x = 0; x < m; x++) {
+        int64_t gs = os + x;
+        int a = (int)(gs / smb % S), b = (int)(x / tmb % P);
+        r[x] = (prun){cyc_local(gs, smb, S), cyc_local(x, tmb, P), 1, x, x, a, b};
+        if (last[a][b] >= 0 && r[last[a][b]].sl + 1 == r[x].sl && r[last[a][b]].tl + 1 == r[x].tl)
+            return false;
+        last[a][b] = x;
+    }
+    for (int n = 1; n <= MAX_PERIOD && n < m; n++) {
+        int64_t ds = r[n].sl - r[0].sl, dt = r[n].tl - r[0].tl;
+        int k = 0;
+        while (k + n < m && r[k + n].a == r[k].a && r[k + n].b == r[k].b &&
+               r[k + n].sl - r[k].sl == ds && r[k + n].tl - r[k].tl == dt)
+            k++;
+        if (k + n == m) {
+            *L = (plist){n, m / n, m % n, ds, dt, true};
+            return true;
+        }
+    }
+    return false;
+}
+
+// Unit programs never read past a source column's leading dimension: unit row patterns
+// (CYCLIC(1) on a side, 1-4 grid rows each, blocks up to 16 on the other side, source offsets
+// 0 and 1, 8-150 rows), each source column ending where an inaccessible page begins, the
+// target columns at every lane of a line. Every target element against the per-element owner
+// formula; a window past a column's end faults (a single-lane window in a permute slot did).
 Test(periodic_exec, unit_windows_stay_inside_source_columns)
 {
     if (!nt_lines_avx512())
         cr_skip_test("no AVX-512: no unit programs");
-    enum { R = 298, PG = 4096 };
-    prun r[12];
-    for (int g = 0; g < 12; g++)
-        r[g] = (prun){g / 2, g % 3, 1, g, g, g % 2, (g / 3) % 4};
-    plist L = {12, R / 12, R % 12, 6, 3, true};
-    nt_unit *u = NULL;
-    cr_assert_eq(unit_build(r, &L, 2, 4, &u), NT_OK);
-    cr_assert_not_null(u, "no unit program for nb 1 -> 3");
-    int64_t slen[2] = {(R + 1) / 2, R / 2}, tlen[4] = {0};
-    for (int g = 0; g < R; g++)
-        tlen[(g / 3) % 4]++;
-    // Source a: its column is the last slen[a] doubles before a PROT_NONE page.
-    size_t map = 2 * PG;
-    const char *scol[2];
-    char *base[2];
-    for (int a = 0; a < 2; a++) {
-        base[a] = mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    enum { PG = 4096, MAXM = 150 };
+    static const int blocks[] = {1, 2, 3, 5, 12, 16};
+    char *base[4];
+    for (int a = 0; a < 4; a++) {
+        base[a] = mmap(NULL, 2 * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         cr_assert_neq(base[a], MAP_FAILED);
         cr_assert_eq(mprotect(base[a] + PG, PG, PROT_NONE), 0);
-        double *c = (double *)(void *)(base[a] + PG) - slen[a];
-        for (int64_t i = 0; i < slen[a]; i++)
-            c[i] = 1000.0 * a + (double)i;
-        scol[a] = (const char *)c;
     }
-    double *tbuf = aligned_alloc(64, 4 * 512 * sizeof *tbuf);
+    double *tbuf = aligned_alloc(64, 4 * 256 * sizeof *tbuf);
     cr_assert_not_null(tbuf);
-    for (int shift = 0; shift < 8; shift++) {
-        char *dcol[4];
-        for (int p = 0; p < 4; p++)
-            dcol[p] = (char *)(tbuf + 512 * p + (shift + p) % 8);
-        memset(tbuf, 0, 4 * 512 * sizeof *tbuf);
-        unit_column(u, dcol, scol, slen);
-        nt_copy_fence();
-        for (int p = 0; p < 4; p++)
-            for (int64_t t = 0; t < tlen[p]; t++) {
-                int64_t g = 12 * (t / 3) + 3 * p + t % 3;
-                double want = 1000.0 * (double)(g % 2) + (double)(g / 2);
-                cr_assert_eq(((double *)(void *)dcol[p])[t], want,
-                             "shift %d target %d element %lld", shift, p, (long long)t);
-            }
-    }
+    static prun r[MAXM];
+    int programs = 0, nb13 = 0;
+    for (int S = 1; S <= 4; S++)
+        for (int P = 1; P <= 4; P++)
+            for (size_t i = 0; i < 2 * sizeof blocks / sizeof blocks[0]; i++)
+                for (int os = 0; os < 2; os++)
+                    for (int m = 8; m <= MAXM; m++) {
+                        // One side CYCLIC(1), the other the block of i.
+                        int nbk = blocks[i % 6], smb = i < 6 ? 1 : nbk, tmb = i < 6 ? nbk : 1;
+                        plist L;
+                        nt_unit *u = NULL;
+                        if (!unit_rows(S, smb, P, tmb, os, m, r, &L))
+                            continue;
+                        cr_assert_eq(unit_build(r, &L, S, P, &u), NT_OK);
+                        if (!u)
+                            continue;
+                        programs++;
+                        nb13 += S == 2 && smb == 1 && P == 4 && tmb == 3;
+                        // Source a: its column is its local rows, right before the PROT_NONE page.
+                        int64_t slen[4] = {0};
+                        const char *scol[4];
+                        for (int g = 0; g < os + m; g++)
+                            slen[g / smb % S]++;
+                        for (int a = 0; a < S; a++) {
+                            double *c = (double *)(void *)(base[a] + PG) - slen[a];
+                            for (int64_t e = 0; e < slen[a]; e++)
+                                c[e] = 1000.0 * a + (double)e;
+                            scol[a] = (const char *)c;
+                        }
+                        for (int shift = 0; shift < 8; shift++) {
+                            char *dcol[4];
+                            for (int b = 0; b < P; b++)
+                                dcol[b] = (char *)(tbuf + 256 * b + (shift + b) % 8);
+                            unit_column(u, dcol, scol, slen);
+                            nt_copy_fence();
+                            for (int x = 0; x < m; x++) {
+                                int64_t g = os + x;
+                                double want = 1000.0 * (double)(g / smb % S) +
+                                              (double)cyc_local(g, smb, S);
+                                double got = ((double *)(void *)dcol[x / tmb % P])
+                                    [cyc_local(x, tmb, P)];
+                                cr_assert_eq(got, want,
+                                             "S %d smb %d P %d tmb %d os %d m %d shift %d row %d",
+                                             S, smb, P, tmb, os, m, shift, x);
+                            }
+                        }
+                        unit_free(u);
+                    }
     free(tbuf);
-    for (int a = 0; a < 2; a++)
-        munmap(base[a], map);
-    unit_free(u);
+    for (int a = 0; a < 4; a++)
+        munmap(base[a], 2 * PG);
+    cr_assert_gt(programs, 100, "only %d unit programs built", programs);
+    cr_assert_gt(nb13, 0, "no program for nb 1 -> 3 on 2 -> 4 grid rows");
 }
 
 // A random ScaLAPACK matrix of doubles whose rows and row blocks are multiples of 4.
