@@ -62,16 +62,6 @@ struct nt_unit {
 // Programs for at most this many target grid rows (per-column state on the stack).
 #define UNIT_MAXP 16
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-    while (b) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 void unit_free(nt_unit *u)
 {
     if (!u)
@@ -191,7 +181,9 @@ nt_status unit_build(const prun *r, const plist *L, int S, int P, nt_unit **out)
     u->P = P;
     u->ds = L->ds;
     u->dt = L->dt;
-    u->per = 8 / gcd64(8, L->dt) * L->dt;
+    // lcm(8, dt): gcd(8, dt) is dt's largest power-of-two divisor up to 8.
+    int64_t low = L->dt & -L->dt;
+    u->per = 8 / (low < 8 ? low : 8) * L->dt;
     u->adv = u->per / L->dt * L->ds;
     size_t cells = (size_t)P * (size_t)u->dt, recs = (size_t)P * (size_t)u->per;
     u->c = malloc((size_t)P * sizeof *u->c);

@@ -322,13 +322,14 @@ Test(periodic_exec, line_writers_arrive_element_by_element)
                  (long long)used, (long long)(cases + cyclic));
 }
 
-// A ScaLAPACK matrix of doubles on a random grid with row blocks of mb and random column
-// blocks.
-static nt_matrix_t *rows_bc(nt_rng *g, int64_t m, int64_t n, int64_t mb, unsigned flags)
+// A ScaLAPACK matrix of doubles on a random grid with row blocks of mb and column blocks of
+// 1..nbmax.
+static nt_matrix_t *rows_bc(nt_rng *g, int64_t m, int64_t n, int64_t mb, int nbmax,
+                            unsigned flags)
 {
     char spec[32];
     snprintf(spec, sizeof spec, "bc2d:%dx%d", (int)rnd(g, 1, 4), (int)rnd(g, 1, 4));
-    nt_matrix_shape_t sh = {m, n, mb, rnd(g, 1, 8), 8};
+    nt_matrix_shape_t sh = {m, n, mb, rnd(g, 1, nbmax), 8};
     nt_matrix_t *A;
     cr_assert_eq(nt_matrix_create_spec(topo4, &sh, spec, 0, NT_LAYOUT_SCALAPACK, flags, &A),
                  NT_OK, "%s: %s", spec, nt_last_error());
@@ -360,8 +361,8 @@ Test(periodic_exec, unit_programs_arrive_element_by_element)
             s = (nt_sub_t){300, 40, 0, 0, 0, 0};
         } else {
             int64_t smb = side == 1 ? rnd(&g, 1, 12) : 1, tmb = side == 0 ? rnd(&g, 1, 12) : 1;
-            S = rows_bc(&g, rnd(&g, 1, 300), rnd(&g, 1, 40), smb, 0);
-            T = rows_bc(&g, rnd(&g, 1, 300), rnd(&g, 1, 40), tmb,
+            S = rows_bc(&g, rnd(&g, 1, 300), rnd(&g, 1, 40), smb, 8, 0);
+            T = rows_bc(&g, rnd(&g, 1, 300), rnd(&g, 1, 40), tmb, 8,
                         rnd(&g, 0, 1) ? 0 : NT_MATRIX_NOALLOC);
             s = random_sub(&g, S, T);
         }
@@ -497,18 +498,6 @@ Test(periodic_exec, unit_windows_stay_inside_source_columns)
     cr_assert_gt(nb13, 0, "no program for nb 1 -> 3 on 2 -> 4 grid rows");
 }
 
-// A random ScaLAPACK matrix of doubles whose rows and row blocks are multiples of 4.
-static nt_matrix_t *quad_bc(nt_rng *g, int64_t m, int64_t n, unsigned flags)
-{
-    char spec[32];
-    snprintf(spec, sizeof spec, "bc2d:%dx%d", (int)rnd(g, 1, 4), (int)rnd(g, 1, 4));
-    nt_matrix_shape_t sh = {m, n, 4 * rnd(g, 1, 16), rnd(g, 1, 16), 8};
-    nt_matrix_t *A;
-    cr_assert_eq(nt_matrix_create_spec(topo4, &sh, spec, 0, NT_LAYOUT_SCALAPACK, flags, &A),
-                 NT_OK, "%s: %s", spec, nt_last_error());
-    return A;
-}
-
 // Line writers by whole halves (nt_lines_put4_avx512): rows, row blocks and row offsets of
 // multiples of 4 on both sides, so that every run and every column start is whole halves of
 // lines; every other case moves one offset off the grid of 4 (ordinary writers). Each
@@ -522,8 +511,9 @@ Test(periodic_exec, halves_of_lines_arrive_element_by_element)
     nt_exec_test_halves();
     for (int k = 0; k < NEXEC; k++) {
         bool quad = k % 2 == 0;
-        nt_matrix_t *S = quad_bc(&g, 4 * rnd(&g, 1, 50), rnd(&g, 1, 40), 0);
-        nt_matrix_t *T = quad_bc(&g, 4 * rnd(&g, 1, 50), rnd(&g, 1, 40),
+        // Rows and row blocks of multiples of 4.
+        nt_matrix_t *S = rows_bc(&g, 4 * rnd(&g, 1, 50), rnd(&g, 1, 40), 4 * rnd(&g, 1, 16), 16, 0);
+        nt_matrix_t *T = rows_bc(&g, 4 * rnd(&g, 1, 50), rnd(&g, 1, 40), 4 * rnd(&g, 1, 16), 16,
                                  rnd(&g, 0, 1) ? 0 : NT_MATRIX_NOALLOC);
         int64_t mr = S->m < T->m ? S->m : T->m, mc = S->n < T->n ? S->n : T->n;
         nt_sub_t s = {4 * rnd(&g, 1, mr / 4), rnd(&g, 1, mc), 0, 0, 0, 0};
