@@ -94,6 +94,7 @@ typedef struct pctx {
     // Global order, runs of one element (CYCLIC(1)): whole target lines assembled from
     // source windows and streamed (periodic_unit.c); slld per copy thread, as scol.
     nt_unit *unit;
+    nt_unit **tunit; // target order, all sources: per target grid row, its list's program
     int64_t *slld;
     ptask *task;
     int64_t ntask;
@@ -144,6 +145,14 @@ static void target_column(pctx *x, colctx *cc, const prun *cr, int64_t y)
     cc->dcol[b] = dst_column(x, b, e, cr->tl + y);
     for (int a = a0; a < a1; a++)
         cc->scol[a] = src_column(x, a, tk->c, cr->sl + y);
+    if (tk->a < 0 && x->tunit && x->tunit[b]) {
+        // b's program has no element of another target: their dcol entries are not read.
+        int64_t *slld = x->slld + (cc->scol - x->scol);
+        for (int a = 0; a < a1; a++)
+            slld[a] = x->src->lld[a * x->v->geo->gs.q + tk->c];
+        unit_column(x->tunit[b], cc->dcol, cc->scol, slld);
+        return;
+    }
     copy_column(cc->dcol, cc->scol, cc->rows, cc->pat, x->v->geo->es, x->stream);
 }
 
@@ -204,7 +213,7 @@ static void run_columns(pctx *x, const ptask *tk, const runs *C, size_t k, colct
         if (cr->u + cr->len >= tk->u1)
             break;
     }
-    if (x->stream || x->unit)
+    if (x->stream || x->unit || x->tunit)
         stream_fence();
     nt_team_task_done(&x->t, tk->dom, tk->bytes);
 }
@@ -648,20 +657,39 @@ static nt_status lines_init(pctx *x)
     return NT_OK;
 }
 
-// Unit programs for global order (periodic_unit.c) where line writers were not chosen: every
-// run one element long (CYCLIC(1) on a side), 8-byte elements, a streamed move (below the
-// streaming size ordinary stores stay in the caches and need no whole lines). nb 1 -> 3 at
-// N = 4096 and 8192: 0.70-0.87 of the bound against 0.52-0.60 element by element (see
-// periodic_unit.c).
-static nt_status unit_init(pctx *x)
+// Unit programs (periodic_unit.c) where line writers were not chosen: every run one element
+// long (CYCLIC(1) on a side), 8-byte elements, a streamed move (below the streaming size
+// ordinary stores stay in the caches and need no whole lines). Global order: one program for
+// the merged rows; target order with all sources in one task (no one-port steps, not on the
+// source): one per target grid row. Target order with one source per task interleaves sources
+// within a target line, so it keeps copy_column(). nb 1 -> 3 at N = 4096 and 8192, global
+// order: 0.70-0.87 of the bound against 0.52-0.60 element by element (see periodic_unit.c).
+static nt_status unit_init(pctx *x, const nt_exec_opts_t *o)
 {
     const nt_plan_geo_t *g = x->v->geo;
     int mode = atomic_load(&unit_mode);
-    if (x->order != NT_ORDER_GLOBAL || x->lines || g->es != 8 || mode == 0 ||
-        (mode < 0 && !x->stream) || x->ga.first[1] == 0)
+    if (g->es != 8 || mode == 0 || (mode < 0 && !x->stream))
         return NT_OK;
-    nt_status st = unit_build(x->ga.r, &x->ga.pat[0], g->gs.p, g->gt.p, &x->unit);
-    if (st != NT_OK || !x->unit)
+    nt_status st = NT_OK;
+    bool any = false;
+    if (x->order == NT_ORDER_GLOBAL && !x->lines && x->ga.first[1] > 0) {
+        st = unit_build(x->ga.r, &x->ga.pat[0], g->gs.p, g->gt.p, &x->unit);
+        any = x->unit != NULL;
+    } else if (x->order == NT_ORDER_TARGET && !o->on_source && o->schedule != NT_SCHED_STEPS) {
+        if (!(x->tunit = calloc((size_t)g->gt.p, sizeof *x->tunit)))
+            return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
+        for (int b = 0; b < g->gt.p && st == NT_OK; b++)
+            if (x->mr.cnt[b] > 0) {
+                st = unit_build(&x->mr.r[x->mr.first[b]], &x->mr.pat[b], g->gs.p, g->gt.p,
+                                &x->tunit[b]);
+                any = any || x->tunit[b];
+            }
+        if (!any) {
+            free(x->tunit);
+            x->tunit = NULL;
+        }
+    }
+    if (st != NT_OK || !any)
         return st;
     size_t n = (size_t)x->t.D * (size_t)x->t.tpd_max * (size_t)g->gs.p;
     if (!(x->slld = malloc(n * sizeof *x->slld)))
@@ -704,7 +732,7 @@ static nt_status prepare(pctx *x, nt_plan_t *plan, const nt_exec_opts_t *o)
     x->stream = g->sub.rows * g->sub.cols * (int64_t)g->es >= nt_copy_stream_bytes();
     x->order = exec_order(x, o);
     if ((st = lists_alloc(x)) != NT_OK || (st = lines_init(x)) != NT_OK ||
-        (st = unit_init(x)) != NT_OK ||
+        (st = unit_init(x, o)) != NT_OK ||
         (o->schedule == NT_SCHED_STEPS && (st = build_phases(x, plan)) != NT_OK))
         return st;
     return build_tasks(x, o->on_source);
@@ -720,6 +748,9 @@ static void pctx_free(pctx *x)
     free(x->lines);
     free(x->lfirst);
     unit_free(x->unit);
+    for (int b = 0; x->tunit && b < x->v->geo->gt.p; b++)
+        unit_free(x->tunit[b]);
+    free(x->tunit);
     free(x->slld);
     free(x->task);
     free(x->tfirst);

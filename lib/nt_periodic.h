@@ -81,14 +81,15 @@ struct nt_lines;
 void copy_column_lines(struct nt_lines *w, const char *const *src, const prun *r,
                        const plist *L, bool avx512, bool quad);
 
-// Unit programs (periodic_unit.c): global-order copies of 8-byte elements whose pattern
-// runs are all one element long, each whole target line assembled in a register from windows
-// of its sources and streamed (then call stream_fence()). unit_build() tables list r/L (the
-// global-order rows, S source and P target grid rows); *out stays NULL where the pattern does
-// not fit (no AVX-512, not unit, a line needing more than 4 windows, more than 16 target grid
-// rows). unit_column() writes one column: dcol[b] the target column of target grid row b
-// (NULL: none), scol[a] the source columns, slld[a] their leading dimensions (windows never
-// read past them).
+// Unit programs (periodic_unit.c): copies of 8-byte elements whose pattern runs are all one
+// element long, each whole target line assembled in a register from windows of its sources
+// and streamed (then call stream_fence()). unit_build() tables list r/L (rows in global
+// order: all targets', or one target's; S source and P target grid rows); *out stays NULL
+// where the pattern does not fit (no AVX-512, not unit, a line needing more than 4 windows,
+// more than 16 target grid rows). unit_column() writes one column: dcol[b] the target column
+// of target grid row b (NULL: none; not read for targets without elements in the list),
+// scol[a] the source columns, slld[a] their leading dimensions (windows never read past
+// them).
 typedef struct nt_unit nt_unit;
 nt_status unit_build(const prun *r, const plist *L, int S, int P, nt_unit **out);
 void unit_column(const nt_unit *u, char *const *dcol, const char *const *scol,

@@ -1,5 +1,6 @@
-// Unit programs (see nt_periodic.h): global-order copies of patterns whose runs are all one
-// element long (CYCLIC(1) on one side, nb 1 -> 3 say), target line by target line.
+// Unit programs (see nt_periodic.h): copies of patterns whose runs are all one element long
+// (CYCLIC(1) on one side, nb 1 -> 3 say), target line by target line, for the executor's
+// global order (all targets of a column) and target order (one target's column).
 //
 // Copied element by element, every target line is read before it is written (ordinary
 // stores), so such a copy moves 3 bytes per byte and stays under 2/3 of the copy bound. Here

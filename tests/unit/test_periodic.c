@@ -337,12 +337,12 @@ static nt_matrix_t *rows_bc(nt_rng *g, int64_t m, int64_t n, int64_t mb, int nbm
 }
 
 // Unit programs (periodic_unit.c: whole target lines assembled from source windows), forced
-// without streaming: CYCLIC(1) rows on the source side, on the target side, or both, against
-// random row blocks and grids, random submatrices (so that columns start at every lane of a
-// line and windows end near the sources' last rows), fresh and allocated targets. Every
-// element against the source, nothing written outside the submatrix; where the cpu has
-// AVX-512, most cases (all but patterns needing more than four windows per line) use them,
-// and nb 1 -> 3 on 2x2 -> 4x1 always does.
+// without streaming, in global and target order: CYCLIC(1) rows on the source side, on the
+// target side, or both, against random row blocks and grids, random submatrices (so that
+// columns start at every lane of a line and windows end near the sources' last rows), fresh
+// and allocated targets, 1-2 threads per domain. Every element against the source, nothing
+// written outside the submatrix; where the cpu has AVX-512, most cases (all but patterns
+// needing more than four windows per line) use them, and nb 1 -> 3 on 2x2 -> 4x1 always does.
 Test(periodic_exec, unit_programs_arrive_element_by_element)
 {
     nt_rng g = {1357};
@@ -372,8 +372,10 @@ Test(periodic_exec, unit_programs_arrive_element_by_element)
         cr_assert_eq(nt_plan_create(S, T, &s, NULL, &p), NT_OK, "%s", nt_last_error());
         nt_exec_test_lines(0);
         nt_exec_test_unit(1);
-        cr_assert_eq(nt_plan_execute(p, S, T, &(nt_exec_opts_t){.order = NT_ORDER_GLOBAL}, NULL),
-                     NT_OK, "%s", nt_last_error());
+        // Global order, or target order with all sources in one task (one program per target).
+        nt_exec_opts_t eo = {.order = k % 2 ? NT_ORDER_TARGET : NT_ORDER_GLOBAL,
+                             .threads_per_domain = (int)rnd(&g, 0, 2)};
+        cr_assert_eq(nt_plan_execute(p, S, T, &eo, NULL), NT_OK, "%s", nt_last_error());
         int64_t u = nt_exec_test_unit(-1);
         nt_exec_test_lines(-1);
         used += u;
