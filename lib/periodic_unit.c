@@ -415,7 +415,7 @@ void unit_column(const nt_unit *u, char *const *dcol, const char *const *scol,
     uint64_t *d[UNIT_MAXP];
     int64_t rel[UNIT_MAXP];
     for (int b = 0; b < u->P; b++) {
-        d[b] = dcol[b] && u->n[b] > 0 ? (uint64_t *)(void *)dcol[b] + u->c[b] : NULL;
+        d[b] = u->n[b] > 0 && dcol[b] ? (uint64_t *)(void *)dcol[b] + u->c[b] : NULL;
         if (!d[b])
             continue;
         int64_t head = (int64_t)((64 - ((uintptr_t)d[b] & 63)) & 63) / 8;
