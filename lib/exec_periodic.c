@@ -14,7 +14,9 @@
 // - GLOBAL: a task is a range of the submatrix's columns; each column is copied in one pass
 //   over all its sources and targets, tasks dealt to every domain (for virtual domains, which
 //   share one node). Large moves with runs of a line or more write each target column through
-//   a line writer (nt_lines.h), so that whole target lines are streamed.
+//   a line writer (nt_lines.h), so that whole target lines are streamed; runs of one element
+//   (CYCLIC(1)) go through unit programs (periodic_unit.c), also in TARGET order when one task
+//   takes all the sources of a target column.
 // Nothing can fail after the target is allocated, so "nothing lost" only needs the allocation
 // (and every table) first.
 #include <omp.h>
@@ -91,9 +93,9 @@ typedef struct pctx {
     bool lines_avx512; // their AVX-512 loop
     bool lines_quad;   // every run whole halves of lines (see lines_init())
     int64_t *lfirst; // per target grid row: its first local row in a column
-    // Global order, runs of one element (CYCLIC(1)): whole target lines assembled from
-    // source windows and streamed (periodic_unit.c); slld per copy thread, as scol.
-    nt_unit *unit;
+    // Runs of one element (CYCLIC(1)): whole target lines assembled from source windows and
+    // streamed (periodic_unit.c; see unit_init()); slld per copy thread, as scol.
+    nt_unit *unit;   // global order: one program for all targets
     nt_unit **tunit; // target order, all sources: per target grid row, its list's program
     int64_t *slld;
     ptask *task;
