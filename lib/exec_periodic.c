@@ -94,10 +94,9 @@ typedef struct pctx {
     bool lines_quad;   // every run whole halves of lines (see lines_init())
     int64_t *lfirst; // per target grid row: its first local row in a column
     // Runs of one element (CYCLIC(1)): whole target lines assembled from source windows and
-    // streamed (periodic_unit.c; see unit_init()); slld per copy thread, as scol.
+    // streamed (periodic_unit.c; see unit_init()).
     nt_unit *unit;   // global order: one program for all targets
     nt_unit **tunit; // target order, all sources: per target grid row, its list's program
-    int64_t *slld;
     ptask *task;
     int64_t ntask;
     int64_t *tfirst; // tasks of phase t, domain d: task[tfirst[t*D + d] .. tfirst[t*D + d + 1])
@@ -149,10 +148,7 @@ static void target_column(pctx *x, colctx *cc, const prun *cr, int64_t y)
         cc->scol[a] = src_column(x, a, tk->c, cr->sl + y);
     if (tk->a < 0 && x->tunit && x->tunit[b]) {
         // b's program has no element of another target: their dcol entries are not read.
-        int64_t *slld = x->slld + (cc->scol - x->scol);
-        for (int a = 0; a < a1; a++)
-            slld[a] = x->src->lld[a * x->v->geo->gs.q + tk->c];
-        unit_column(x->tunit[b], cc->dcol, cc->scol, slld);
+        unit_column(x->tunit[b], cc->dcol, cc->scol, x->src->lld + tk->c, x->v->geo->gs.q);
         return;
     }
     copy_column(cc->dcol, cc->scol, cc->rows, cc->pat, x->v->geo->es, x->stream);
@@ -173,11 +169,7 @@ static void global_column(pctx *x, colctx *cc, const prun *cr, int64_t y)
     for (int b = 0; b < x->v->geo->gt.p; b++)
         cc->dcol[b] = dst_column(x, b, cr->b, cr->tl + y);
     if (x->unit) {
-        int S = x->v->geo->gs.p;
-        int64_t *slld = x->slld + (cc->scol - x->scol);
-        for (int a = 0; a < S; a++)
-            slld[a] = x->src->lld[a * x->v->geo->gs.q + cr->a];
-        unit_column(x->unit, cc->dcol, cc->scol, slld);
+        unit_column(x->unit, cc->dcol, cc->scol, x->src->lld + cr->a, x->v->geo->gs.q);
         return;
     }
     if (x->lines) {
@@ -691,13 +683,9 @@ static nt_status unit_init(pctx *x, const nt_exec_opts_t *o)
             x->tunit = NULL;
         }
     }
-    if (st != NT_OK || !any)
-        return st;
-    size_t n = (size_t)x->t.D * (size_t)x->t.tpd_max * (size_t)g->gs.p;
-    if (!(x->slld = malloc(n * sizeof *x->slld)))
-        return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
-    atomic_fetch_add(&unit_used, 1);
-    return NT_OK;
+    if (st == NT_OK && any)
+        atomic_fetch_add(&unit_used, 1);
+    return st;
 }
 
 // A fresh target takes the plan's (relabelled) map and its memory; on failure it is as before.
@@ -753,7 +741,6 @@ static void pctx_free(pctx *x)
     for (int b = 0; x->tunit && b < x->v->geo->gt.p; b++)
         unit_free(x->tunit[b]);
     free(x->tunit);
-    free(x->slld);
     free(x->task);
     free(x->tfirst);
     free(x->ps.pfirst);

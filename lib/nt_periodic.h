@@ -88,12 +88,12 @@ void copy_column_lines(struct nt_lines *w, const char *const *src, const prun *r
 // where the pattern does not fit (no AVX-512, not unit, a line needing more than 4 windows,
 // more than 16 target grid rows). unit_column() writes one column: dcol[b] the target column
 // of target grid row b (NULL: none; not read for targets without elements in the list),
-// scol[a] the source columns, slld[a] their leading dimensions (windows never read past
-// them).
+// scol[a] the source columns, lld[a * stride] their leading dimensions (windows never read
+// past them).
 typedef struct nt_unit nt_unit;
 nt_status unit_build(const prun *r, const plist *L, int S, int P, nt_unit **out);
 void unit_column(const nt_unit *u, char *const *dcol, const char *const *scol,
-                 const int64_t *slld);
+                 const int64_t *lld, int stride);
 void unit_free(nt_unit *u);
 
 // Test hook of exec_periodic.c: mode -1 (default) copies unit patterns through unit programs

@@ -408,7 +408,7 @@ unit_lines(const nt_unit *u, int b, uint64_t *d, const uint64_t *const *src, int
 #endif
 
 void unit_column(const nt_unit *u, char *const *dcol, const char *const *scol,
-                 const int64_t *slld)
+                 const int64_t *lld, int stride)
 {
     const uint64_t *const *src = (const uint64_t *const *)(const void *)scol;
     // d[b][rel] is target element rel of b in this column; rel[b] the first one not written.
@@ -426,15 +426,16 @@ void unit_column(const nt_unit *u, char *const *dcol, const char *const *scol,
     // Windows stay inside every source column read.
     int64_t lim = INT64_MAX;
     for (int a = 0; a < u->S; a++)
-        if (u->reads[a] && slld[a] < lim)
-            lim = slld[a];
+        if (u->reads[a] && lld[a * stride] < lim)
+            lim = lld[a * stride];
     if (u->slot)
         unit_lockstep(u, d, src, lim, rel);
     for (int b = 0; b < u->P; b++)
         if (d[b])
             rel[b] = unit_lines(u, b, d[b], src, rel[b], u->n[b], lim);
 #else
-    (void)slld;
+    (void)lld;
+    (void)stride;
 #endif
     for (int b = 0; b < u->P; b++)
         if (d[b])

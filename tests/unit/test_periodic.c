@@ -478,7 +478,7 @@ Test(periodic_exec, unit_windows_stay_inside_source_columns)
                             char *dcol[4];
                             for (int b = 0; b < P; b++)
                                 dcol[b] = (char *)(tbuf + 256 * b + (shift + b) % 8);
-                            unit_column(u, dcol, scol, slen);
+                            unit_column(u, dcol, scol, slen, 1);
                             nt_copy_fence();
                             for (int x = 0; x < m; x++) {
                                 int64_t g = os + x;
