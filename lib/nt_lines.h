@@ -88,9 +88,12 @@ static inline void nt_lines_put(nt_lines *w, const uint64_t *s, int64_t n)
             return;
         nt_lines_next(w);
     }
-    // Whole lines straight from the source.
-    for (; n >= 8; n -= 8, s += 8, w->base += 8)
-        nt_lines_stream(w->base, s);
+    // Whole lines straight from the source. The line pointer stays in a register: the
+    // streaming stores could alias w, so w->base would be stored and reloaded every line.
+    uint64_t *d = w->base;
+    for (; n >= 8; n -= 8, s += 8, d += 8)
+        nt_lines_stream(d, s);
+    w->base = d;
     for (int k = 0; k < n; k++)
         w->line[k] = s[k];
     w->hi = (int)n;
@@ -104,7 +107,8 @@ static inline void nt_lines_put(nt_lines *w, const uint64_t *s, int64_t n)
 __attribute__((target("avx512f"))) static inline void
 nt_lines_put_avx512(nt_lines *w, const uint64_t *s, int64_t n)
 {
-    int hi = w->hi;
+    int hi = w->hi, lo = w->lo;
+    uint64_t *d = w->base; // in a register (see nt_lines_put)
     __m512i line = _mm512_load_si512((const void *)w->line);
     while (n > 0) {
         int take = n < 8 - hi ? (int)n : 8 - hi;
@@ -115,17 +119,19 @@ nt_lines_put_avx512(nt_lines *w, const uint64_t *s, int64_t n)
         n -= take;
         if (hi < 8)
             break;
-        if (w->lo == 0)
-            _mm512_stream_si512((void *)w->base, line);
+        if (lo == 0)
+            _mm512_stream_si512((void *)d, line);
         else
-            _mm512_mask_storeu_epi64(w->base, (__mmask8)(0xFFu << w->lo), line);
-        w->base += 8;
-        w->lo = 0;
+            _mm512_mask_storeu_epi64(d, (__mmask8)(0xFFu << lo), line);
+        d += 8;
+        lo = 0;
         hi = 0;
-        for (; n >= 8; n -= 8, s += 8, w->base += 8)
-            _mm512_stream_si512((void *)w->base, _mm512_loadu_si512((const void *)s));
+        for (; n >= 8; n -= 8, s += 8, d += 8)
+            _mm512_stream_si512((void *)d, _mm512_loadu_si512((const void *)s));
     }
     _mm512_store_si512((void *)w->line, line);
+    w->base = d;
+    w->lo = lo;
     w->hi = hi;
 }
 
@@ -136,21 +142,23 @@ nt_lines_put_avx512(nt_lines *w, const uint64_t *s, int64_t n)
 __attribute__((target("avx512f"))) static inline void
 nt_lines_put4_avx512(nt_lines *w, const uint64_t *s, int64_t n)
 {
+    uint64_t *d = w->base; // in a register (see nt_lines_put)
     if (n > 0 && w->hi == 4) {
         __m256i h = _mm256_loadu_si256((const __m256i *)(const void *)s);
         if (w->lo == 0) {
             __m512i l = _mm512_castsi256_si512(_mm256_load_si256((const __m256i *)(void *)w->line));
-            _mm512_stream_si512((void *)w->base, _mm512_inserti64x4(l, h, 1));
+            _mm512_stream_si512((void *)d, _mm512_inserti64x4(l, h, 1));
         } else {
-            _mm256_storeu_si256((__m256i *)(void *)(w->base + 4), h);
+            _mm256_storeu_si256((__m256i *)(void *)(d + 4), h);
         }
-        w->base += 8;
+        d += 8;
         w->lo = w->hi = 0;
         s += 4;
         n -= 4;
     }
-    for (; n >= 8; n -= 8, s += 8, w->base += 8)
-        _mm512_stream_si512((void *)w->base, _mm512_loadu_si512((const void *)s));
+    for (; n >= 8; n -= 8, s += 8, d += 8)
+        _mm512_stream_si512((void *)d, _mm512_loadu_si512((const void *)s));
+    w->base = d;
     if (n > 0) {
         _mm256_store_si256((__m256i *)(void *)w->line,
                            _mm256_loadu_si256((const __m256i *)(const void *)s));
