@@ -104,6 +104,7 @@ typedef struct pctx {
     // Global order under streaming with 8-byte elements: per copy thread one line writer per
     // target grid row, which writes its column of each submatrix column (see lines_init()).
     nt_lines *lines;
+    lrun *lruns;       // the global-order rows list, as the writers read it
     bool lines_avx512; // their AVX-512 loop
     bool lines_quad;   // every run whole halves of lines (see lines_init())
     int64_t *lfirst; // per target grid row: its first local row in a column
@@ -194,7 +195,7 @@ static void global_column(pctx *x, colctx *cc, const prun *cr, int64_t y)
                 nt_lines_start(&w[b], (uint64_t *)(void *)cc->dcol[b] + x->lfirst[b]);
                 odd |= (uintptr_t)cc->dcol[b] & 31;
             }
-        copy_column_lines(w, cc->scol, cc->rows, cc->pat, x->lines_avx512,
+        copy_column_lines(w, cc->scol, x->lruns, cc->pat, x->lines_avx512,
                           x->lines_quad && odd == 0);
         for (int b = 0; b < P; b++)
             nt_lines_flush(&w[b]);
@@ -654,6 +655,13 @@ static nt_status lines_init(pctx *x)
     free(next);
     if (!ok)
         return NT_OK;
+    if (!(x->lruns = aligned_alloc(64, ((size_t)nruns * sizeof *x->lruns + 63) / 64 * 64)))
+        return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
+    if (!lrun_pack(x->ga.r, nruns, x->lruns)) {
+        free(x->lruns);
+        x->lruns = NULL;
+        return NT_OK;
+    }
     // Whole halves: runs and first rows of 4 elements, and leading dimensions of 4 (1: a label
     // without local rows), so that columns start on a half when the local matrix starts on a
     // line (global_column() checks each column all the same).
@@ -785,6 +793,7 @@ static void pctx_free(pctx *x)
     free(x->dbase);
     free(x->dstep);
     free(x->lines);
+    free(x->lruns);
     free(x->lfirst);
     unit_free(x->unit);
     for (int b = 0; x->tunit && b < x->v->geo->gt.p; b++)

@@ -91,25 +91,35 @@ void copy_column(char *const *dst, const char *const *src, const prun *r, const 
         copy_runs(dst, src, r, L->rem, es, stream, L->reps * L->ds, L->reps * L->dt);
 }
 
+bool lrun_pack(const prun *r, int64_t n, lrun *q)
+{
+    for (int64_t k = 0; k < n; k++) {
+        if (r[k].len > INT32_MAX || r[k].a > UINT16_MAX || r[k].b > UINT16_MAX)
+            return false;
+        q[k] = (lrun){r[k].sl, (int32_t)r[k].len, (uint16_t)r[k].a, (uint16_t)r[k].b};
+    }
+    return true;
+}
+
 // The writers' loop, instantiated for the baseline and (below) for AVX-512.
 #define COPY_COLUMN_LINES(PUT)                                                                 \
     const uint64_t *sp[MAX_PERIOD];                                                            \
     bool small = L->npat <= MAX_PERIOD;                                                        \
     for (int64_t e = 0; small && e < L->npat; e++)                                             \
-        sp[e] = (const uint64_t *)(const void *)src[r[e].a] + r[e].sl;                         \
+        sp[e] = (const uint64_t *)(const void *)src[q[e].a] + q[e].sl;                         \
     for (int64_t k = 0; k <= L->reps; k++) {                                                   \
         int64_t n = k < L->reps ? L->npat : L->rem, so = k * L->ds;                            \
         if (small) {                                                                           \
             for (int64_t e = 0; e < n; e++)                                                    \
-                PUT(&w[r[e].b], sp[e] + so, r[e].len);                                         \
+                PUT(&w[q[e].b], sp[e] + so, q[e].len);                                         \
         } else {                                                                               \
             for (int64_t e = 0; e < n; e++)                                                    \
-                PUT(&w[r[e].b], (const uint64_t *)(const void *)src[r[e].a] + so + r[e].sl,    \
-                    r[e].len);                                                                 \
+                PUT(&w[q[e].b], (const uint64_t *)(const void *)src[q[e].a] + so + q[e].sl,    \
+                    q[e].len);                                                                 \
         }                                                                                      \
     }
 
-static void lines_base(nt_lines *w, const char *const *src, const prun *r, const plist *L)
+static void lines_base(nt_lines *w, const char *const *src, const lrun *q, const plist *L)
 {
     COPY_COLUMN_LINES(nt_lines_put)
 }
@@ -117,7 +127,7 @@ static void lines_base(nt_lines *w, const char *const *src, const prun *r, const
 #if NT_LINES_AVX512
 __attribute__((target("avx512f"))) static void lines_avx512(nt_lines *w,
                                                              const char *const *src,
-                                                             const prun *r, const plist *L)
+                                                             const lrun *q, const plist *L)
 {
     COPY_COLUMN_LINES(nt_lines_put_avx512)
 }
@@ -125,22 +135,22 @@ __attribute__((target("avx512f"))) static void lines_avx512(nt_lines *w,
 
 #if NT_LINES_AVX512
 __attribute__((target("avx512f"))) static void lines_quad(nt_lines *w, const char *const *src,
-                                                           const prun *r, const plist *L)
+                                                           const lrun *q, const plist *L)
 {
     COPY_COLUMN_LINES(nt_lines_put4_avx512)
 }
 #endif
 
-void copy_column_lines(nt_lines *w, const char *const *src, const prun *r, const plist *L,
+void copy_column_lines(nt_lines *w, const char *const *src, const lrun *q, const plist *L,
                        bool avx512, bool quad)
 {
 #if NT_LINES_AVX512
     if (quad) {
-        lines_quad(w, src, r, L);
+        lines_quad(w, src, q, L);
         return;
     }
 #else
     (void)quad;
 #endif
-    NT_LINES_DISPATCH(avx512, lines_avx512(w, src, r, L), lines_base(w, src, r, L));
+    NT_LINES_DISPATCH(avx512, lines_avx512(w, src, q, L), lines_base(w, src, q, L));
 }
