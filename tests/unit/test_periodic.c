@@ -322,6 +322,27 @@ Test(periodic_exec, line_writers_arrive_element_by_element)
                  (long long)used, (long long)(cases + cyclic));
 }
 
+// The line writers' packed runs (lrun_pack): every field as in the run, and a run that does not
+// fit (longer than 2^31 - 1 elements, or grid rows past 65535) refuses the whole list, so that
+// the executor copies such columns without writers instead of truncating.
+Test(periodic, packed_runs_keep_every_field_or_refuse)
+{
+    prun r[3] = {{.sl = (int64_t)1 << 40, .tl = 7, .len = INT32_MAX, .a = 65535, .b = 3},
+                 {.sl = 0, .tl = 0, .len = 1, .a = 0, .b = 65535},
+                 {.sl = 5, .tl = 9, .len = 64, .a = 2, .b = 1}};
+    lrun q[3];
+    cr_assert(lrun_pack(r, 3, q));
+    for (int k = 0; k < 3; k++)
+        cr_assert(q[k].sl == r[k].sl && q[k].len == r[k].len && q[k].a == r[k].a &&
+                      q[k].b == r[k].b,
+                  "run %d", k);
+    prun too_long = {.len = (int64_t)INT32_MAX + 1}, row_a = {.len = 1, .a = 65536},
+         row_b = {.len = 1, .b = 65536};
+    cr_assert(!lrun_pack(&too_long, 1, q));
+    cr_assert(!lrun_pack(&row_a, 1, q));
+    cr_assert(!lrun_pack(&row_b, 1, q));
+}
+
 // A ScaLAPACK matrix of doubles on a random grid with row blocks of mb and column blocks of
 // 1..nbmax.
 static nt_matrix_t *rows_bc(nt_rng *g, int64_t m, int64_t n, int64_t mb, int nbmax,
