@@ -719,8 +719,9 @@ static nt_status unit_init(pctx *x, const nt_exec_opts_t *o)
 }
 
 // The column tables (see pctx), once the target has its memory: source grid cell i is source
-// domain i; target component j lives on domain sigma[j] (none past the components or without
-// a domain).
+// domain i; target component j lives on domain sigma[j] (none past the components, without a
+// domain, or past the labels of a target that had memory before: a component that holds no
+// tile may be relabelled there).
 static void tables_fill(pctx *x)
 {
     const nt_plan_geo_t *g = x->v->geo;
@@ -736,8 +737,9 @@ static void tables_fill(pctx *x)
     }
     for (int j = 0; j < g->gt.p * g->gt.q; j++) {
         int d = j < x->v->ncomp ? x->v->sigma[j] : x->t.D;
-        x->dbase[j] = d < x->t.D ? x->dst->mem->local[d] : NULL;
-        x->dstep[j] = d < x->t.D ? x->dst->lld[d] * (int64_t)g->es : 0;
+        bool has = d < x->t.D && d < x->dst->ndomains;
+        x->dbase[j] = has ? x->dst->mem->local[d] : NULL;
+        x->dstep[j] = has ? x->dst->lld[d] * (int64_t)g->es : 0;
     }
 }
 

@@ -617,6 +617,39 @@ Test(periodic_exec, whole_line_runs_copy_in_source_order)
     nt_topo_destroy(t8);
 }
 
+// A target that has memory, on a 3x4 grid whose last three grid columns hold no tile (one tile
+// column), 12 labels on a 16-domain machine: lex relabelling sends one of its empty components
+// past the target's labels. The executor must not look that label up in the target's tables
+// (a read past them, which the ASan build reports), and every element still arrives.
+Test(periodic_exec, empty_components_relabelled_past_the_target)
+{
+    nt_topo_t *t16;
+    cr_assert_eq(nt_topo_load(&(nt_topo_opts_t){.domains = 16}, &t16), NT_OK);
+    nt_matrix_shape_t a = {41, 2, 4, 2, 8}, b = {41, 2, 1, 2, 8};
+    nt_matrix_t *S, *T;
+    cr_assert_eq(nt_matrix_create_spec(t16, &a, "bc2d:4x4", 0, NT_LAYOUT_SCALAPACK, 0, &S),
+                 NT_OK, "%s", nt_last_error());
+    cr_assert_eq(nt_matrix_create_spec(t16, &b, "bc2d:3x4", 0, NT_LAYOUT_SCALAPACK, 0, &T),
+                 NT_OK, "%s", nt_last_error());
+    cr_assert_eq(nt_matrix_fill_pattern(S, 5), NT_OK);
+    nt_plan_t *p;
+    cr_assert_eq(nt_plan_create(S, T, NULL, &(nt_plan_opts_t){.relabel = NT_MATCH_LEX}, &p),
+                 NT_OK, "%s", nt_last_error());
+    int nc, past = 0;
+    const int *sigma = nt_plan_sigma(p, &nc);
+    for (int j = 0; j < nc; j++)
+        past += sigma[j] >= T->ndomains;
+    cr_assert_gt(past, 0, "no component relabelled past the target's %d labels", T->ndomains);
+    cr_assert_eq(nt_plan_execute(p, S, T, NULL, NULL), NT_OK, "%s", nt_last_error());
+    int64_t bad = -1;
+    cr_assert_eq(nt_matrix_check_pattern(T, 5, 0, 0, 41, 2, 0, 0, &bad), NT_OK);
+    cr_assert_eq(bad, 0, "%lld elements differ", (long long)bad);
+    nt_plan_destroy(p);
+    nt_matrix_destroy(S);
+    nt_matrix_destroy(T);
+    nt_topo_destroy(t16);
+}
+
 // Allocation of the target fails at every possible point: nothing changes, nothing leaks.
 Test(periodic_exec, failed_allocation_changes_nothing)
 {
