@@ -336,11 +336,12 @@ Test(periodic, packed_runs_keep_every_field_or_refuse)
         cr_assert(q[k].sl == r[k].sl && q[k].len == r[k].len && q[k].a == r[k].a &&
                       q[k].b == r[k].b,
                   "run %d", k);
-    prun too_long = {.len = (int64_t)INT32_MAX + 1}, row_a = {.len = 1, .a = 65536},
-         row_b = {.len = 1, .b = 65536};
-    cr_assert(!lrun_pack(&too_long, 1, q));
-    cr_assert(!lrun_pack(&row_a, 1, q));
-    cr_assert(!lrun_pack(&row_b, 1, q));
+    // Each bad run between two good ones: every run is checked, not only the first.
+    prun bad[3] = {{.len = (int64_t)INT32_MAX + 1}, {.len = 1, .a = 65536}, {.len = 1, .b = 65536}};
+    for (int k = 0; k < 3; k++) {
+        prun list[3] = {r[2], bad[k], r[2]};
+        cr_assert(!lrun_pack(list, 3, q), "bad run %d accepted", k);
+    }
 }
 
 // A ScaLAPACK matrix of doubles on a random grid with row blocks of mb and column blocks of
@@ -449,8 +450,9 @@ static bool unit_rows(int S, int smb, int P, int tmb, int os, int m, prun *r, pl
 
 // Unit programs never read past a source column's leading dimension: unit row patterns
 // (CYCLIC(1) on a side, 1-4 grid rows each, blocks up to 16 on the other side, source offsets
-// 0 and 1, 8-150 rows), each source column ending where an inaccessible page begins, the
-// target columns at every lane of a line. Every target element against the per-element owner
+// 0 and 1, 8-150 rows), each source column ending where an inaccessible page begins, its
+// leading dimension every third entry of a table with larger decoys between, the target
+// columns at every lane of a line. Every target element against the per-element owner
 // formula; a window past a column's end faults (a single-lane window in a permute slot did).
 Test(periodic_exec, unit_windows_stay_inside_source_columns)
 {
@@ -495,11 +497,16 @@ Test(periodic_exec, unit_windows_stay_inside_source_columns)
                                 c[e] = 1000.0 * a + (double)e;
                             scol[a] = (const char *)c;
                         }
+                        // The leading dimensions as the executor passes them, every third
+                        // entry of a table (its source grid's stride), decoys in between.
+                        int64_t lld[4 * 3];
+                        for (int e = 0; e < 4 * 3; e++)
+                            lld[e] = e % 3 ? INT64_MAX / 4 : slen[e / 3];
                         for (int shift = 0; shift < 8; shift++) {
                             char *dcol[4];
                             for (int b = 0; b < P; b++)
                                 dcol[b] = (char *)(tbuf + 256 * b + (shift + b) % 8);
-                            unit_column(u, dcol, scol, slen, 1);
+                            unit_column(u, dcol, scol, lld, 3);
                             nt_copy_fence();
                             for (int x = 0; x < m; x++) {
                                 int64_t g = os + x;
