@@ -13,8 +13,9 @@
 //   to bottom into every target, on the source domain.
 // - GLOBAL: a task is a range of the submatrix's columns; each column is copied in one pass
 //   over all its sources and targets, tasks dealt to every domain (for virtual domains, which
-//   share one node). Large moves with runs of a line or more write each target column through
-//   a line writer (nt_lines.h), so that whole target lines are streamed; runs of one element
+//   share one node). Large moves whose runs average 4 elements or more (16 without AVX-512)
+//   write each target column through a line writer (nt_lines.h), so that whole target lines
+//   are streamed (see lines_init()); runs of one element
 //   (CYCLIC(1)) go through unit programs (periodic_unit.c), also in TARGET order when one task
 //   takes all the sources of a target column.
 // Nothing can fail after the target is allocated, so "nothing lost" only needs the allocation
@@ -32,9 +33,10 @@
 #include "nt_periodic.h"
 #include "nt_plan.h"
 
-// Test hook (nt_periodic.h): -1 by run length, 0 never, 1 whenever possible, 2 the same
-// without AVX-512, 4 the same without halves; and the counts of executions that wrote through
-// line writers, and of those that wrote whole halves.
+// Test hooks (nt_periodic.h). Line writers: -1 by run length, 0 never, 1 whenever possible, 2
+// the same without AVX-512, 4 the same without halves; unit programs: -1 when the move
+// streams, 0 never, 1 whenever possible. And the counts of executions that wrote through line
+// writers, of those that wrote whole halves, and of those that used unit programs.
 static _Atomic int lines_mode = -1, unit_mode = -1;
 static _Atomic int64_t lines_used, halves_used, unit_used;
 
@@ -586,7 +588,9 @@ static nt_exec_order exec_order(const pctx *x, const nt_exec_opts_t *o)
     return o->on_source ? NT_ORDER_SOURCE : NT_ORDER_TARGET;
 }
 
-// The copy threads' column tables, and the merged lists the chosen task order reads.
+// The copy threads' column tables, the tables of where each local matrix's columns are (filled
+// by tables_fill() once the target has its memory), and the merged lists the chosen task order
+// reads.
 static nt_status lists_alloc(pctx *x)
 {
     size_t n = (size_t)x->t.D * (size_t)x->t.tpd_max, line = 64 / sizeof(char *);
@@ -761,7 +765,8 @@ static nt_status alloc_target(nt_matrix_t *dst, const nt_plan_view_t *v)
 }
 
 // Everything the copies need, before anything is touched: runs of both dimensions, the
-// order, merged lists, phases and tasks.
+// order, merged lists, column tables, line writers and their packed runs, unit programs,
+// phases and tasks.
 static nt_status prepare(pctx *x, nt_plan_t *plan, const nt_exec_opts_t *o)
 {
     const nt_plan_geo_t *g = x->v->geo;

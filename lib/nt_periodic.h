@@ -1,5 +1,5 @@
-// Periodic plans' runs (periodic_runs.c) and copy kernels (periodic_copy.c), shared with their
-// executor (exec_periodic.c).
+// Periodic plans' runs (periodic_runs.c), copy kernels (periodic_copy.c) and unit programs
+// (periodic_unit.c), shared with their executor (exec_periodic.c).
 #ifndef NUMATILE_PERIODIC_INTERNAL_H
 #define NUMATILE_PERIODIC_INTERNAL_H
 
@@ -64,7 +64,8 @@ void copy_column(char *const *dst, const char *const *src, const prun *r, const 
 void stream_fence(void);
 
 // Test hook of exec_periodic.c: mode -1 (default) writes through line writers when runs are
-// long enough on average, 0 never, 1 whenever the order and element size allow, 2 the same
+// long enough on average, 0 never, 1 whenever the order and element size allow (and each
+// target's runs in a column follow each other, and they pack as lrun), 2 the same
 // without the AVX-512 loop, 4 with it but never by whole halves (nt_lines_put4_avx512());
 // returns how many executions used line writers since the previous call.
 int64_t nt_exec_test_lines(int mode);
@@ -94,8 +95,9 @@ void copy_column_lines(struct nt_lines *w, const char *const *src, const lrun *q
 // element long, each whole target line assembled in a register from windows of its sources
 // and streamed (then call stream_fence()). unit_build() tables list r/L (rows in global
 // order: all targets', or one target's; S source and P target grid rows); *out stays NULL
-// where the pattern does not fit (no AVX-512, not unit, a line needing more than 4 windows,
-// more than 16 target grid rows). unit_column() writes one column: dcol[b] the target column
+// where the pattern does not fit (no AVX-512, not unit, no period of at most MAX_PERIOD runs,
+// a target's rows not consecutive in the pattern, a line needing more than 4 windows, more
+// than 16 target grid rows). unit_column() writes one column: dcol[b] the target column
 // of target grid row b (NULL: none; not read for targets without elements in the list),
 // scol[a] the source columns, lld[a * stride] their leading dimensions (windows never read
 // past them).

@@ -8,12 +8,13 @@
 // a few windows of 16 consecutive source elements, one two-register permute each, merged by
 // lane masks. Which windows, permutes and masks a line needs depends only on the position of
 // its first element in the target's pattern (modulo lcm(8, dt)), so they are tabled once per
-// plan as one recipe per position; a column then costs, per line, its recipe's loads and
+// execution as one recipe per position; a column then costs, per line, its recipe's loads and
 // permutes and one streaming store. Elements outside whole lines (column ends) and lines
 // whose windows would read past a source column are copied one by one.
 //
-// The targets of a column advance in step, cycle by cycle, so that the source windows they
-// share are still in the first-level cache.
+// Where every recipe fits three slots (two permute windows and one single) and a cycle has
+// at most four lines, the targets of a column advance in step, cycle by cycle, so that the
+// source windows they share are still in the first-level cache; otherwise target by target.
 //
 // Measured (nb 1 -> 3, 2x2 -> 4x1, copy / same-run bound, bench/micro/periodic_lines.c, with
 // and without unit programs alternated, 7 repetitions): N = 4096 0.70 and 0.70 against 0.52
