@@ -134,10 +134,17 @@ static void stream_1d(char *d, const char *s, size_t n)
     d += head;
     s += head;
     n -= head;
-    size_t lines = n / LINE;
+    size_t lines = n / LINE, tail = n - lines * LINE;
+#if NT_LINES_AVX512
+    if (nt_lines_avx512()) {
+        nt_lines_stream_avx512(d, s, lines);
+        copy_small(d + lines * LINE, s + lines * LINE, tail);
+        return;
+    }
+#endif
     for (size_t k = 0; k < lines; k++, d += LINE, s += LINE)
         nt_lines_stream(d, s);
-    copy_small(d, s, n - lines * LINE);
+    copy_small(d, s, tail);
 }
 #endif
 

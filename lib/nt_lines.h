@@ -135,6 +135,19 @@ nt_lines_put_avx512(nt_lines *w, const uint64_t *s, int64_t n)
     w->hi = hi;
 }
 
+// `lines` whole 64-byte lines from s (any alignment) to the 64-byte aligned d, one 64-byte load
+// and streaming store each: the fastest contiguous copy measured here (2 threads, 128 MiB
+// each: 29.0 GB/s against 27.7 with nt_lines_stream()'s four 16-byte stores a line, 28.8 with
+// rep movsb; in a fast spell of the host 51.1 against 47.1).
+__attribute__((target("avx512f"))) static inline void
+nt_lines_stream_avx512(void *d, const void *s, size_t lines)
+{
+    char *dd = d;
+    const char *ss = s;
+    for (size_t k = 0; k < lines; k++, dd += 64, ss += 64)
+        _mm512_stream_si512((void *)dd, _mm512_loadu_si512((const void *)ss));
+}
+
 // The same for runs of whole 32-byte halves (4 elements), the writer at a half: a line is
 // two halves, each one 256-bit load, joined in a register; the pending low half waits in
 // line[0..3]. Faster than the masked expanding loads where every run is whole halves (nb 8 ->

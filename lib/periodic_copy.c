@@ -11,6 +11,13 @@
 // Copy n bytes with non-temporal stores (whole destination lines; copy.c's kernel).
 static void stream_copy(char *d, const char *s, size_t n)
 {
+#if NT_LINES_AVX512
+    // Whole lines (source order's runs): no call into the general kernel per run.
+    if (((uintptr_t)d & 63) == 0 && n % 64 == 0 && nt_lines_avx512()) {
+        nt_lines_stream_avx512(d, s, n / 64);
+        return;
+    }
+#endif
     nt_copy_2d_ex(d, (int64_t)n, s, (int64_t)n, (int64_t)n, 1, 1, NT_COPY_NOFENCE, NT_COPY_NT);
 }
 
