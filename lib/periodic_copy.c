@@ -101,7 +101,8 @@ void copy_column(char *const *dst, const char *const *src, const prun *r, const 
 bool lrun_pack(const prun *r, int64_t n, lrun *q)
 {
     for (int64_t k = 0; k < n; k++) {
-        if (r[k].len > INT32_MAX || r[k].a > UINT16_MAX || r[k].b > UINT16_MAX)
+        if (r[k].len > INT32_MAX || r[k].a < 0 || r[k].a > UINT16_MAX || r[k].b < 0 ||
+            r[k].b > UINT16_MAX)
             return false;
         q[k] = (lrun){r[k].sl, (int32_t)r[k].len, (uint16_t)r[k].a, (uint16_t)r[k].b};
     }

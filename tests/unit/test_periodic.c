@@ -323,8 +323,8 @@ Test(periodic_exec, line_writers_arrive_element_by_element)
 }
 
 // The line writers' packed runs (lrun_pack): every field as in the run, and a run that does not
-// fit (longer than 2^31 - 1 elements, or grid rows past 65535) refuses the whole list, so that
-// the executor copies such columns without writers instead of truncating.
+// fit (longer than 2^31 - 1 elements, or grid rows outside 0..65535) refuses the whole list, so
+// that the executor copies such columns without writers instead of truncating.
 Test(periodic, packed_runs_keep_every_field_or_refuse)
 {
     prun r[3] = {{.sl = (int64_t)1 << 40, .tl = 7, .len = INT32_MAX, .a = 65535, .b = 3},
@@ -337,8 +337,9 @@ Test(periodic, packed_runs_keep_every_field_or_refuse)
                       q[k].b == r[k].b,
                   "run %d", k);
     // Each bad run between two good ones: every run is checked, not only the first.
-    prun bad[3] = {{.len = (int64_t)INT32_MAX + 1}, {.len = 1, .a = 65536}, {.len = 1, .b = 65536}};
-    for (int k = 0; k < 3; k++) {
+    prun bad[5] = {{.len = (int64_t)INT32_MAX + 1}, {.len = 1, .a = 65536}, {.len = 1, .b = 65536},
+                   {.len = 1, .a = -1}, {.len = 1, .b = -1}};
+    for (int k = 0; k < 5; k++) {
         prun list[3] = {r[2], bad[k], r[2]};
         cr_assert(!lrun_pack(list, 3, q), "bad run %d accepted", k);
     }
