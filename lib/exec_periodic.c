@@ -15,7 +15,8 @@
 //   over all its sources and targets, tasks dealt to every domain (for virtual domains, which
 //   share one node). Large moves whose runs average 4 elements or more (16 without AVX-512)
 //   write each target column through a line writer (nt_lines.h), so that whole target lines
-//   are streamed (see lines_init()); runs of one element
+//   are streamed (see lines_init()), or, runs of whole halves of a line or less on average,
+//   through pair programs (periodic_pairs.c); runs of one element
 //   (CYCLIC(1)) go through unit programs (periodic_unit.c), also in TARGET order when one task
 //   takes all the sources of a target column.
 // Nothing can fail after the target is allocated, so "nothing lost" only needs the allocation
@@ -35,10 +36,11 @@
 
 // Test hooks (nt_periodic.h). Line writers: -1 by run length, 0 never, 1 whenever possible, 2
 // the same without AVX-512, 4 the same without halves; unit programs: -1 when the move
-// streams, 0 never, 1 whenever possible. And the counts of executions that wrote through line
-// writers, of those that wrote whole halves, and of those that used unit programs.
-static _Atomic int lines_mode = -1, unit_mode = -1;
-static _Atomic int64_t lines_used, halves_used, unit_used;
+// streams, 0 never, 1 whenever possible; pair programs: -1 for short runs, 0 never, 1 whenever
+// possible. And the counts of executions that wrote through line writers, of those that wrote
+// whole halves, and of those that used unit programs and pair programs.
+static _Atomic int lines_mode = -1, unit_mode = -1, pairs_mode = -1;
+static _Atomic int64_t lines_used, halves_used, unit_used, pairs_used;
 
 int64_t nt_exec_test_lines(int mode)
 {
@@ -49,6 +51,12 @@ int64_t nt_exec_test_lines(int mode)
 int64_t nt_exec_test_halves(void)
 {
     return atomic_exchange(&halves_used, 0);
+}
+
+int64_t nt_exec_test_pairs(int mode)
+{
+    atomic_store(&pairs_mode, mode);
+    return atomic_exchange(&pairs_used, 0);
 }
 
 int64_t nt_exec_test_unit(int mode)
@@ -109,6 +117,7 @@ typedef struct pctx {
     lrun *lruns;       // the global-order rows list, as the writers read it
     bool lines_avx512; // their AVX-512 loop
     bool lines_quad;   // every run whole halves of lines (see lines_init())
+    nt_pairs *pairs;   // ... and short: whole lines as pairs of halves (periodic_pairs.c)
     int64_t *lfirst; // per target grid row: its first local row in a column
     // Runs of one element (CYCLIC(1)): whole target lines assembled from source windows and
     // streamed (periodic_unit.c; see unit_init()).
@@ -193,10 +202,15 @@ static void global_column(pctx *x, colctx *cc, const prun *cr, int64_t y)
         nt_lines *w = cc->w;
         uintptr_t odd = 0;
         for (int b = 0; b < P; b++)
-            if (cc->dcol[b] && x->lfirst[b] >= 0) {
-                nt_lines_start(&w[b], (uint64_t *)(void *)cc->dcol[b] + x->lfirst[b]);
+            if (cc->dcol[b] && x->lfirst[b] >= 0)
                 odd |= (uintptr_t)cc->dcol[b] & 31;
-            }
+        if (x->pairs && odd == 0) {
+            pairs_column(x->pairs, cc->dcol, cc->scol);
+            return;
+        }
+        for (int b = 0; b < P; b++)
+            if (cc->dcol[b] && x->lfirst[b] >= 0)
+                nt_lines_start(&w[b], (uint64_t *)(void *)cc->dcol[b] + x->lfirst[b]);
         copy_column_lines(w, cc->scol, x->lruns, cc->pat, x->lines_avx512,
                           x->lines_quad && odd == 0);
         for (int b = 0; b < P; b++)
@@ -615,6 +629,28 @@ static nt_status lists_alloc(pctx *x)
     return st;
 }
 
+// Pair programs (periodic_pairs.c) where every run is whole halves (lines_quad) and runs
+// average a line or less: there the writers' work per run outweighs the copy. Alternated in
+// one process (N = 8192 unless said, 2x2 -> 4x1, copy / bound): nb 8 -> 12 0.91-0.92 against
+// 0.85-0.87 at N = 4096, on one core 0.73-0.76 against 0.57-0.62 (8192: 0.78-0.79 against
+// 0.75); in a fast spell 4 -> 12 0.75 against 0.58, 12 -> 8 0.76 against 0.26, 12 -> 16
+// (runs of 8 on average) 0.71 against 0.34, 16 -> 12 (also 8) 0.77 both. Longer runs stay
+// with the writers (24 -> 16 0.74 against 0.87, 32 -> 48 0.83 against 0.89). The writers
+// remain for columns that do not start on a half.
+static nt_status pairs_init(pctx *x)
+{
+    int mode = atomic_load(&pairs_mode);
+    // A line or less on average; 9, so that the runs cut at a column's ends do not tip
+    // patterns of exactly a line (12 -> 16 over 8192 rows: 1023 runs) over.
+    if (!x->lines_quad || mode == 0 || (mode < 0 && x->ga.total[0] >= 9 * x->ga.first[1]))
+        return NT_OK;
+    nt_status st = pairs_build(x->ga.r, &x->ga.pat[0], x->v->geo->gs.p, x->v->geo->gt.p,
+                               &x->pairs);
+    if (st == NT_OK && x->pairs)
+        atomic_fetch_add(&pairs_used, 1);
+    return st;
+}
+
 // Line writers for global order (see nt_lines.h): when the move streams, elements are 8 bytes
 // and runs are long enough on average, the target columns of a submatrix column are written
 // through one line writer each, so that whole target lines are streamed. Measured with
@@ -682,7 +718,7 @@ static nt_status lines_init(pctx *x)
     atomic_fetch_add(&lines_used, 1);
     if (x->lines_quad)
         atomic_fetch_add(&halves_used, 1);
-    return NT_OK;
+    return pairs_init(x);
 }
 
 // Unit programs (periodic_unit.c) where line writers were not chosen: every run one element
@@ -803,6 +839,7 @@ static void pctx_free(pctx *x)
     free(x->lruns);
     free(x->lfirst);
     unit_free(x->unit);
+    pairs_free(x->pairs);
     for (int b = 0; x->tunit && b < x->v->geo->gt.p; b++)
         unit_free(x->tunit[b]);
     free(x->tunit);

@@ -1,5 +1,6 @@
-// Periodic plans' runs (periodic_runs.c), copy kernels (periodic_copy.c) and unit programs
-// (periodic_unit.c), shared with their executor (exec_periodic.c).
+// Periodic plans' runs (periodic_runs.c), copy kernels (periodic_copy.c), pair programs
+// (periodic_pairs.c) and unit programs (periodic_unit.c), shared with their executor
+// (exec_periodic.c).
 #ifndef NUMATILE_PERIODIC_INTERNAL_H
 #define NUMATILE_PERIODIC_INTERNAL_H
 
@@ -71,6 +72,10 @@ void stream_fence(void);
 int64_t nt_exec_test_lines(int mode);
 // How many of those wrote every run by whole halves of lines, since the previous call.
 int64_t nt_exec_test_halves(void);
+// Pair programs (periodic_pairs.c): mode -1 (default) where the whole-halves runs average a
+// line or less, 0 never, 1 whenever the pattern fits; returns how many executions used them
+// since the previous call.
+int64_t nt_exec_test_pairs(int mode);
 
 struct nt_lines;
 // The same for 8-byte elements in global order, through line writers (nt_lines.h): w[b]
@@ -90,6 +95,20 @@ typedef struct lrun {
 bool lrun_pack(const prun *r, int64_t n, lrun *q);
 void copy_column_lines(struct nt_lines *w, const char *const *src, const lrun *q,
                        const plist *L, bool avx512, bool quad);
+
+// Pair programs (periodic_pairs.c): copies of 8-byte elements in global order whose runs are
+// all whole halves of lines (4 elements, from rows of multiples of 4), each target line two
+// 32-byte loads joined in a register and streamed (then call stream_fence()). pairs_build()
+// tables list r/L (S source and P target grid rows); *out stays NULL where the pattern does not
+// fit (no AVX-512, runs not whole halves, no period of at most MAX_PERIOD runs, a target's rows
+// not consecutive in the pattern, a cycle of more than 16 lines, more than 16 target grid
+// rows). pairs_column() writes one column: dcol[b] the target column of target grid row b
+// (NULL: none; not read for targets without elements), scol[a] the source columns; a target
+// column whose first element is not on a half is copied element by element.
+typedef struct nt_pairs nt_pairs;
+nt_status pairs_build(const prun *r, const plist *L, int S, int P, nt_pairs **out);
+void pairs_column(const nt_pairs *h, char *const *dcol, const char *const *scol);
+void pairs_free(nt_pairs *h);
 
 // Unit programs (periodic_unit.c): copies of 8-byte elements whose pattern runs are all one
 // element long, each whole target line assembled in a register from windows of its sources

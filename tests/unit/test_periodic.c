@@ -529,6 +529,105 @@ Test(periodic_exec, unit_windows_stay_inside_source_columns)
     cr_assert_gt(nb13, 0, "no program for nb 1 -> 3 on 2 -> 4 grid rows");
 }
 
+// The rows list of m rows in global order from S source grid rows of blocks smb and P target
+// grid rows of blocks tmb (both from row 0), runs merged, as a pattern (false: none found).
+static bool block_rows(int S, int smb, int P, int tmb, int m, prun *r, int *nr, plist *L)
+{
+    int n = 0;
+    for (int x = 0; x < m; x++) {
+        int a = x / smb % S, b = x / tmb % P;
+        int64_t sl = cyc_local(x, smb, S), tl = cyc_local(x, tmb, P);
+        if (n > 0 && r[n - 1].a == a && r[n - 1].b == b && r[n - 1].sl + r[n - 1].len == sl &&
+            r[n - 1].tl + r[n - 1].len == tl)
+            r[n - 1].len++;
+        else
+            r[n++] = (prun){sl, tl, 1, x, x, a, b};
+    }
+    *nr = n;
+    for (int k = 1; k <= MAX_PERIOD && k < n; k++) {
+        int64_t ds = r[k].sl - r[0].sl, dt = r[k].tl - r[0].tl;
+        int e = 0;
+        while (e + k < n && r[e + k].a == r[e].a && r[e + k].b == r[e].b &&
+               r[e + k].len == r[e].len && r[e + k].sl - r[e].sl == ds &&
+               r[e + k].tl - r[e].tl == dt)
+            e++;
+        if (e + k == n) {
+            *L = (plist){k, n / k, n % k, ds, dt, false};
+            return true;
+        }
+    }
+    return false;
+}
+
+// Pair programs read only the halves their lines take: whole-half row patterns (1-3 source and
+// 1-4 target grid rows, blocks of 4-24 rows, 32-400 rows in steps of 4, so that columns end
+// at every point of a cycle), each source column ending where an inaccessible page begins,
+// target columns starting on a line, on a half, and one element off (copied element by
+// element). Every target element against the per-element owner formula.
+Test(periodic, pair_programs_read_only_their_halves)
+{
+    if (!nt_lines_avx512())
+        cr_skip_test("no AVX-512: no pair programs");
+    enum { PG = 4096, MAXM = 400 };
+    char *base[3];
+    for (int a = 0; a < 3; a++) {
+        base[a] = mmap(NULL, 2 * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        cr_assert_neq(base[a], MAP_FAILED);
+        cr_assert_eq(mprotect(base[a] + PG, PG, PROT_NONE), 0);
+    }
+    double *tbuf = aligned_alloc(64, 4 * 512 * sizeof *tbuf);
+    cr_assert_not_null(tbuf);
+    static prun r[MAXM];
+    int programs = 0;
+    for (int S = 1; S <= 3; S++)
+        for (int P = 1; P <= 4; P++)
+            for (int smb = 4; smb <= 24; smb += 4)
+                for (int tmb = 4; tmb <= 24; tmb += 4)
+                    for (int m = 32; m <= MAXM; m += 4) {
+                        int nr;
+                        plist L;
+                        nt_pairs *h = NULL;
+                        if (!block_rows(S, smb, P, tmb, m, r, &nr, &L))
+                            continue;
+                        cr_assert_eq(pairs_build(r, &L, S, P, &h), NT_OK);
+                        if (!h)
+                            continue;
+                        programs++;
+                        // Source a: its local rows, right before the PROT_NONE page.
+                        int64_t slen[3] = {0};
+                        const char *scol[3];
+                        for (int x = 0; x < m; x++)
+                            slen[x / smb % S]++;
+                        for (int a = 0; a < S; a++) {
+                            double *c = (double *)(void *)(base[a] + PG) - slen[a];
+                            for (int64_t e = 0; e < slen[a]; e++)
+                                c[e] = 1000.0 * a + (double)e;
+                            scol[a] = (const char *)c;
+                        }
+                        for (int shift = 0; shift < 3; shift++) {
+                            char *dcol[4];
+                            for (int b = 0; b < P; b++)
+                                dcol[b] = (char *)(tbuf + 512 * b + (shift == 2 ? 1 : 4 * shift));
+                            pairs_column(h, dcol, scol);
+                            nt_copy_fence();
+                            for (int x = 0; x < m; x++) {
+                                double want = 1000.0 * (double)(x / smb % S) +
+                                              (double)cyc_local(x, smb, S);
+                                double got = ((double *)(void *)dcol[x / tmb % P])
+                                    [cyc_local(x, tmb, P)];
+                                cr_assert_eq(got, want,
+                                             "S %d smb %d P %d tmb %d m %d shift %d row %d", S,
+                                             smb, P, tmb, m, shift, x);
+                            }
+                        }
+                        pairs_free(h);
+                    }
+    free(tbuf);
+    for (int a = 0; a < 3; a++)
+        munmap(base[a], 2 * PG);
+    cr_assert_gt(programs, 100, "only %d pair programs built", programs);
+}
+
 // Line writers by whole halves (nt_lines_put4_avx512): rows, row blocks and row offsets of
 // multiples of 4 on both sides, so that every run and every column start is whole halves of
 // lines; every other case moves one offset off the grid of 4 (ordinary writers). Each
@@ -540,6 +639,7 @@ Test(periodic_exec, halves_of_lines_arrive_element_by_element)
     int64_t quads = 0, halves = 0;
     nt_copy_test_stream_above(0);
     nt_exec_test_halves();
+    nt_exec_test_pairs(0); // the writers themselves (pair programs would take short runs)
     for (int k = 0; k < NEXEC; k++) {
         bool quad = k % 2 == 0;
         // Rows and row blocks of multiples of 4.
@@ -569,9 +669,81 @@ Test(periodic_exec, halves_of_lines_arrive_element_by_element)
         check_and_free(S, T, p, &s, seed, k);
     }
     nt_copy_test_stream_above(-1);
+    nt_exec_test_pairs(-1);
     if (nt_lines_avx512())
         cr_assert_eq(halves, quads, "%lld of %lld whole-half cases wrote by halves",
                      (long long)halves, (long long)quads);
+}
+
+// Pair programs (periodic_pairs.c) forced: the whole-half geometries of the test above (and
+// the same just off the grid of 4, which must not use them), random grids, submatrices, fresh
+// and allocated targets, 0-2 threads per domain. Every element against the source, nothing
+// written outside; where the cpu has AVX-512 most whole-half cases use them.
+Test(periodic_exec, pair_programs_arrive_element_by_element)
+{
+    nt_rng g = {97531};
+    int64_t quads = 0, used = 0;
+    nt_copy_test_stream_above(0);
+    nt_exec_test_pairs(0);
+    for (int k = 0; k < NEXEC; k++) {
+        bool quad = k % 4 != 0;
+        // Columns long enough for the row pattern to repeat (programs need a period).
+        nt_matrix_t *S = rows_bc(&g, 4 * rnd(&g, 20, 160), rnd(&g, 1, 20), 4 * rnd(&g, 1, 4), 16,
+                                 0);
+        nt_matrix_t *T = rows_bc(&g, 4 * rnd(&g, 20, 160), rnd(&g, 1, 20), 4 * rnd(&g, 1, 4), 16,
+                                 rnd(&g, 0, 1) ? 0 : NT_MATRIX_NOALLOC);
+        int64_t mr = S->m < T->m ? S->m : T->m, mc = S->n < T->n ? S->n : T->n;
+        nt_sub_t s = {4 * rnd(&g, mr / 8, mr / 4), rnd(&g, 1, mc), 0, 0, 0, 0};
+        s.src_row = 4 * rnd(&g, 0, (S->m - s.rows) / 4);
+        s.dst_row = 4 * rnd(&g, 0, (T->m - s.rows) / 4);
+        s.src_col = rnd(&g, 0, S->n - s.cols);
+        s.dst_col = rnd(&g, 0, T->n - s.cols);
+        if (!quad && s.rows > 1)
+            s.rows -= rnd(&g, 1, 3) % s.rows;
+        uint64_t seed = nt_rng_next(&g);
+        cr_assert_eq(nt_matrix_fill_pattern(S, seed), NT_OK);
+        nt_plan_t *p;
+        cr_assert_eq(nt_plan_create(S, T, &s, NULL, &p), NT_OK, "%s", nt_last_error());
+        nt_exec_test_lines(1);
+        nt_exec_test_pairs(1);
+        nt_exec_opts_t eo = {.order = NT_ORDER_GLOBAL, .threads_per_domain = (int)rnd(&g, 0, 2)};
+        cr_assert_eq(nt_plan_execute(p, S, T, &eo, NULL), NT_OK, "%s", nt_last_error());
+        nt_exec_test_lines(-1);
+        int64_t u = nt_exec_test_pairs(0);
+        cr_assert(quad || u == 0, "case %d: pair programs for runs that are not whole halves", k);
+        used += u;
+        quads += quad;
+        check_and_free(S, T, p, &s, seed, k);
+    }
+    nt_exec_test_pairs(-1);
+    // nb 8 -> 12 on 2x2 -> 4x1 (runs of 4 and 8) takes them by default; 32 -> 48 does not.
+    for (int k = 0; k < 2; k++) {
+        int64_t n = 960, smb = k ? 32 : 8, tmb = k ? 48 : 12;
+        nt_matrix_shape_t a = {n, 37, smb, smb, 8}, b = {n, 37, tmb, tmb, 8};
+        nt_matrix_t *S, *T;
+        cr_assert_eq(nt_matrix_create_spec(topo4, &a, "bc2d:2x2", 0, NT_LAYOUT_SCALAPACK, 0, &S),
+                     NT_OK);
+        cr_assert_eq(nt_matrix_create_spec(topo4, &b, "bc2d:4x1", 0, NT_LAYOUT_SCALAPACK,
+                                           NT_MATRIX_NOALLOC, &T),
+                     NT_OK);
+        cr_assert_eq(nt_matrix_fill_pattern(S, 11), NT_OK);
+        nt_sub_t s = {n, 37, 0, 0, 0, 0};
+        nt_plan_t *p;
+        cr_assert_eq(nt_plan_create(S, T, &s, NULL, &p), NT_OK, "%s", nt_last_error());
+        cr_assert_eq(nt_plan_execute(p, S, T, &(nt_exec_opts_t){.order = NT_ORDER_GLOBAL}, NULL),
+                     NT_OK, "%s", nt_last_error());
+        int64_t u = nt_exec_test_pairs(-1);
+        if (nt_lines_avx512())
+            cr_assert_eq(u, k ? 0 : 1, "nb %lld -> %lld: pair programs %s", (long long)smb,
+                         (long long)tmb, k ? "used" : "not used");
+        check_and_free(S, T, p, &s, 11, -1 - k);
+    }
+    nt_copy_test_stream_above(-1);
+    // Patterns of more than MAX_PERIOD runs, or none repeating within the column, keep the
+    // writers; about half of these random cases have a period.
+    if (nt_lines_avx512())
+        cr_assert_gt(3 * used, quads, "only %lld of %lld whole-half cases used pair programs",
+                     (long long)used, (long long)quads);
 }
 
 // One execution of the 1024 x 96 source into the top rows of a tm x 96 target, streaming
