@@ -176,10 +176,10 @@ void pairs_column(const nt_pairs *h, char *const *dcol, const char *const *scol)
         }
         c[b].rel = head;
         c[b].n = n;
-        for (int64_t k = 0; k < h->per / 4; k++)
+        int64_t cycles = (n - head) / h->per;
+        for (int64_t k = 0; cycles > 0 && k < h->per / 4; k++)
             c[b].p[k] = pair_src(h, src, b, head + 4 * k);
-        int64_t k = (n - head) / h->per;
-        common = k < common ? k : common;
+        common = cycles < common ? cycles : common;
     }
     if (common == INT64_MAX)
         return;
