@@ -96,6 +96,15 @@ bool lrun_pack(const prun *r, int64_t n, lrun *q);
 void copy_column_lines(struct nt_lines *w, const char *const *src, const lrun *q,
                        const plist *L, bool avx512, bool quad);
 
+// Where the elements of one repetition of pattern r/L come from, for the programs below: per
+// target grid row b, c[b] its first local row in a column and n[b] its elements per column;
+// ua/ul[b * dt + u] the source grid row and local row (repetition 0) of its element u. Each
+// target's elements must be dt consecutive local rows in the pattern; runs of one element
+// (quantum 1) or whole multiples of quantum from rows of multiples of quantum. false: the
+// pattern does not fit (c, n, ua, ul then hold no meaning).
+bool pattern_sources(const prun *r, const plist *L, int S, int P, int quantum, int64_t *c,
+                     int64_t *n, int *ua, int64_t *ul);
+
 // Pair programs (periodic_pairs.c): copies of 8-byte elements in global order whose runs are
 // all whole halves of lines (4 elements, from rows of multiples of 4), each target line two
 // 32-byte loads joined in a register and streamed (then call stream_fence()). pairs_build()

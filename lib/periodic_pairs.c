@@ -69,31 +69,8 @@ nt_status pairs_build(const prun *r, const plist *L, int S, int P, nt_pairs **ou
         pairs_free(h);
         return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
     }
-    // Repetition 0: each target's elements must be dt consecutive local rows, in order, in
-    // runs of whole halves.
-    for (int b = 0; b < P; b++)
-        h->c[b] = -1;
-    bool ok = true;
-    for (int64_t e = 0; e < L->npat && ok; e++) {
-        int b = r[e].b;
-        ok = r[e].a >= 0 && r[e].a < S && b >= 0 && b < P && r[e].len > 0 &&
-             r[e].len % 4 == 0 && r[e].tl % 4 == 0;
-        if (ok && h->c[b] < 0)
-            h->c[b] = r[e].tl;
-        ok = ok && r[e].tl == h->c[b] + h->n[b] && h->n[b] + r[e].len <= h->dt;
-        for (int64_t i = 0; ok && i < r[e].len; i++) {
-            size_t p = (size_t)b * (size_t)h->dt + (size_t)h->n[b]++;
-            h->ua[p] = r[e].a;
-            h->ul[p] = r[e].sl + i;
-        }
-    }
-    for (int b = 0; b < P && ok; b++)
-        ok = h->n[b] == 0 || h->n[b] == h->dt;
-    // Elements per column: whole repetitions, then the first rem runs once more.
-    for (int b = 0; b < P && ok; b++)
-        h->n[b] *= L->reps;
-    for (int64_t e = 0; e < L->rem && ok; e++)
-        h->n[r[e].b] += r[e].len;
+    // Runs of whole halves from rows on halves, so that no half straddles two runs.
+    bool ok = pattern_sources(r, L, S, P, 4, h->c, h->n, h->ua, h->ul);
     if (!ok) {
         pairs_free(h);
         return NT_OK;

@@ -174,3 +174,32 @@ int64_t run_at(const runs *R, size_t k, int64_t u)
     return lo;
 }
 
+
+bool pattern_sources(const prun *r, const plist *L, int S, int P, int quantum, int64_t *c,
+                     int64_t *n, int *ua, int64_t *ul)
+{
+    for (int b = 0; b < P; b++)
+        c[b] = -1, n[b] = 0;
+    bool ok = true;
+    for (int64_t e = 0; e < L->npat && ok; e++) {
+        int b = r[e].b;
+        ok = r[e].a >= 0 && r[e].a < S && b >= 0 && b < P && r[e].len > 0 &&
+             (quantum == 1 ? r[e].len == 1 : r[e].len % quantum == 0 && r[e].tl % quantum == 0);
+        if (ok && c[b] < 0)
+            c[b] = r[e].tl;
+        ok = ok && r[e].tl == c[b] + n[b] && n[b] + r[e].len <= L->dt;
+        for (int64_t i = 0; ok && i < r[e].len; i++) {
+            size_t p = (size_t)b * (size_t)L->dt + (size_t)n[b]++;
+            ua[p] = r[e].a;
+            ul[p] = r[e].sl + i;
+        }
+    }
+    for (int b = 0; b < P && ok; b++)
+        ok = n[b] == 0 || n[b] == L->dt;
+    // Elements per column: whole repetitions, then the first rem runs once more.
+    for (int b = 0; b < P && ok; b++)
+        n[b] *= L->reps;
+    for (int64_t e = 0; e < L->rem && ok; e++)
+        n[r[e].b] += r[e].len;
+    return ok;
+}

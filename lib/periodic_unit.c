@@ -202,29 +202,7 @@ nt_status unit_build(const prun *r, const plist *L, int S, int P, nt_unit **out)
         unit_free(u);
         return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
     }
-    // Repetition 0: each target's elements must be dt consecutive local rows, in order.
-    for (int b = 0; b < P; b++)
-        u->c[b] = -1;
-    bool ok = true;
-    for (int64_t e = 0; e < L->npat && ok; e++) {
-        int b = r[e].b;
-        ok = r[e].a >= 0 && r[e].a < S && b >= 0 && b < P && r[e].len == 1;
-        if (ok && u->c[b] < 0)
-            u->c[b] = r[e].tl;
-        ok = ok && r[e].tl == u->c[b] + u->n[b] && u->n[b] < u->dt;
-        if (ok) {
-            size_t p = (size_t)b * (size_t)u->dt + (size_t)u->n[b]++;
-            u->ua[p] = r[e].a;
-            u->ul[p] = r[e].sl;
-        }
-    }
-    for (int b = 0; b < P && ok; b++)
-        ok = u->n[b] == 0 || u->n[b] == u->dt;
-    // Elements per column: whole repetitions, then the first rem runs once more.
-    for (int b = 0; b < P && ok; b++)
-        u->n[b] *= L->reps;
-    for (int64_t e = 0; e < L->rem && ok; e++)
-        u->n[r[e].b]++;
+    bool ok = pattern_sources(r, L, S, P, 1, u->c, u->n, u->ua, u->ul);
     int64_t nw = 0;
     for (int b = 0; b < P && ok; b++)
         for (int64_t rho = 0; rho < u->per && ok && u->n[b] > 0; rho++)
