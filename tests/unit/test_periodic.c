@@ -421,6 +421,52 @@ static int64_t cyc_local(int64_t g, int64_t r, int p)
 // row x in CYCLIC(tmb) over P: the runs of one element in global order and their pattern, as
 // periodic_runs.c would list them; false when two elements of one pair continue each other on
 // both sides (not a unit pattern) or no period of at most MAX_PERIOD runs is found.
+// n source columns, each in a page followed by an inaccessible one (base[a]), so that reading
+// past a column's end faults; guard_column() puts column a's len elements (1000 a + e) right
+// before the inaccessible page.
+enum { GUARD_PG = 4096 };
+static void guard_map(char **base, int n)
+{
+    for (int a = 0; a < n; a++) {
+        base[a] = mmap(NULL, 2 * GUARD_PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                       -1, 0);
+        cr_assert_neq(base[a], MAP_FAILED);
+        cr_assert_eq(mprotect(base[a] + GUARD_PG, GUARD_PG, PROT_NONE), 0);
+    }
+}
+
+static void guard_unmap(char **base, int n)
+{
+    for (int a = 0; a < n; a++)
+        munmap(base[a], 2 * GUARD_PG);
+}
+
+static const char *guard_column(char *base, int a, int64_t len)
+{
+    double *c = (double *)(void *)(base + GUARD_PG) - len;
+    for (int64_t e = 0; e < len; e++)
+        c[e] = 1000.0 * a + (double)e;
+    return (const char *)c;
+}
+
+// The shortest pattern of at most MAX_PERIOD runs that list r of n runs repeats (false: none).
+static bool find_pattern(const prun *r, int n, bool unit, plist *L)
+{
+    for (int k = 1; k <= MAX_PERIOD && k < n; k++) {
+        int64_t ds = r[k].sl - r[0].sl, dt = r[k].tl - r[0].tl;
+        int e = 0;
+        while (e + k < n && r[e + k].a == r[e].a && r[e + k].b == r[e].b &&
+               r[e + k].len == r[e].len && r[e + k].sl - r[e].sl == ds &&
+               r[e + k].tl - r[e].tl == dt)
+            e++;
+        if (e + k == n) {
+            *L = (plist){k, n / k, n % k, ds, dt, unit};
+            return true;
+        }
+    }
+    return false;
+}
+
 static bool unit_rows(int S, int smb, int P, int tmb, int os, int m, prun *r, plist *L)
 {
     int64_t last[4][4];
@@ -435,18 +481,7 @@ static bool unit_rows(int S, int smb, int P, int tmb, int os, int m, prun *r, pl
             return false;
         last[a][b] = x;
     }
-    for (int n = 1; n <= MAX_PERIOD && n < m; n++) {
-        int64_t ds = r[n].sl - r[0].sl, dt = r[n].tl - r[0].tl;
-        int k = 0;
-        while (k + n < m && r[k + n].a == r[k].a && r[k + n].b == r[k].b &&
-               r[k + n].sl - r[k].sl == ds && r[k + n].tl - r[k].tl == dt)
-            k++;
-        if (k + n == m) {
-            *L = (plist){n, m / n, m % n, ds, dt, true};
-            return true;
-        }
-    }
-    return false;
+    return find_pattern(r, m, true, L);
 }
 
 // Unit programs never read past a source column's leading dimension: unit row patterns
@@ -459,14 +494,10 @@ Test(periodic_exec, unit_windows_stay_inside_source_columns)
 {
     if (!nt_lines_avx512())
         cr_skip_test("no AVX-512: no unit programs");
-    enum { PG = 4096, MAXM = 150 };
+    enum { MAXM = 150 };
     static const int blocks[] = {1, 2, 3, 5, 12, 16};
     char *base[4];
-    for (int a = 0; a < 4; a++) {
-        base[a] = mmap(NULL, 2 * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        cr_assert_neq(base[a], MAP_FAILED);
-        cr_assert_eq(mprotect(base[a] + PG, PG, PROT_NONE), 0);
-    }
+    guard_map(base, 4);
     double *tbuf = aligned_alloc(64, 4 * 256 * sizeof *tbuf);
     cr_assert_not_null(tbuf);
     static prun r[MAXM];
@@ -492,12 +523,8 @@ Test(periodic_exec, unit_windows_stay_inside_source_columns)
                         const char *scol[4];
                         for (int g = 0; g < os + m; g++)
                             slen[g / smb % S]++;
-                        for (int a = 0; a < S; a++) {
-                            double *c = (double *)(void *)(base[a] + PG) - slen[a];
-                            for (int64_t e = 0; e < slen[a]; e++)
-                                c[e] = 1000.0 * a + (double)e;
-                            scol[a] = (const char *)c;
-                        }
+                        for (int a = 0; a < S; a++)
+                            scol[a] = guard_column(base[a], a, slen[a]);
                         // The leading dimensions as the executor passes them, every third
                         // entry of a table (its source grid's stride), decoys in between.
                         int64_t lld[4 * 3];
@@ -523,8 +550,7 @@ Test(periodic_exec, unit_windows_stay_inside_source_columns)
                         unit_free(u);
                     }
     free(tbuf);
-    for (int a = 0; a < 4; a++)
-        munmap(base[a], 2 * PG);
+    guard_unmap(base, 4);
     cr_assert_gt(programs, 100, "only %d unit programs built", programs);
     cr_assert_gt(nb13, 0, "no program for nb 1 -> 3 on 2 -> 4 grid rows");
 }
@@ -544,19 +570,7 @@ static bool block_rows(int S, int smb, int P, int tmb, int m, prun *r, int *nr, 
             r[n++] = (prun){sl, tl, 1, x, x, a, b};
     }
     *nr = n;
-    for (int k = 1; k <= MAX_PERIOD && k < n; k++) {
-        int64_t ds = r[k].sl - r[0].sl, dt = r[k].tl - r[0].tl;
-        int e = 0;
-        while (e + k < n && r[e + k].a == r[e].a && r[e + k].b == r[e].b &&
-               r[e + k].len == r[e].len && r[e + k].sl - r[e].sl == ds &&
-               r[e + k].tl - r[e].tl == dt)
-            e++;
-        if (e + k == n) {
-            *L = (plist){k, n / k, n % k, ds, dt, false};
-            return true;
-        }
-    }
-    return false;
+    return find_pattern(r, n, false, L);
 }
 
 // Pair programs read only the halves their lines take: whole-half row patterns (1-3 source and
@@ -568,13 +582,9 @@ Test(periodic, pair_programs_read_only_their_halves)
 {
     if (!nt_lines_avx512())
         cr_skip_test("no AVX-512: no pair programs");
-    enum { PG = 4096, MAXM = 400 };
+    enum { MAXM = 400 };
     char *base[3];
-    for (int a = 0; a < 3; a++) {
-        base[a] = mmap(NULL, 2 * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        cr_assert_neq(base[a], MAP_FAILED);
-        cr_assert_eq(mprotect(base[a] + PG, PG, PROT_NONE), 0);
-    }
+    guard_map(base, 3);
     double *tbuf = aligned_alloc(64, 4 * 512 * sizeof *tbuf);
     cr_assert_not_null(tbuf);
     static prun r[MAXM];
@@ -598,12 +608,8 @@ Test(periodic, pair_programs_read_only_their_halves)
                         const char *scol[3];
                         for (int x = 0; x < m; x++)
                             slen[x / smb % S]++;
-                        for (int a = 0; a < S; a++) {
-                            double *c = (double *)(void *)(base[a] + PG) - slen[a];
-                            for (int64_t e = 0; e < slen[a]; e++)
-                                c[e] = 1000.0 * a + (double)e;
-                            scol[a] = (const char *)c;
-                        }
+                        for (int a = 0; a < S; a++)
+                            scol[a] = guard_column(base[a], a, slen[a]);
                         for (int shift = 0; shift < 3; shift++) {
                             char *dcol[4];
                             for (int b = 0; b < P; b++)
@@ -623,9 +629,24 @@ Test(periodic, pair_programs_read_only_their_halves)
                         pairs_free(h);
                     }
     free(tbuf);
-    for (int a = 0; a < 3; a++)
-        munmap(base[a], 2 * PG);
+    guard_unmap(base, 3);
     cr_assert_gt(programs, 100, "only %d pair programs built", programs);
+}
+
+// A random submatrix of S and T whose rows (at least 4 * min4) and row offsets are multiples
+// of 4 (quad), or the same with 1-2 rows fewer (not quad).
+static nt_sub_t half_sub(nt_rng *g, const nt_matrix_t *S, const nt_matrix_t *T, int64_t min4,
+                         bool quad)
+{
+    int64_t mr = S->m < T->m ? S->m : T->m, mc = S->n < T->n ? S->n : T->n;
+    nt_sub_t s = {4 * rnd(g, min4, mr / 4), rnd(g, 1, mc), 0, 0, 0, 0};
+    s.src_row = 4 * rnd(g, 0, (S->m - s.rows) / 4);
+    s.dst_row = 4 * rnd(g, 0, (T->m - s.rows) / 4);
+    s.src_col = rnd(g, 0, S->n - s.cols);
+    s.dst_col = rnd(g, 0, T->n - s.cols);
+    if (!quad && s.rows > 1)
+        s.rows -= rnd(g, 1, 3) % s.rows;
+    return s;
 }
 
 // Line writers by whole halves (nt_lines_put4_avx512): rows, row blocks and row offsets of
@@ -646,14 +667,7 @@ Test(periodic_exec, halves_of_lines_arrive_element_by_element)
         nt_matrix_t *S = rows_bc(&g, 4 * rnd(&g, 1, 50), rnd(&g, 1, 40), 4 * rnd(&g, 1, 16), 16, 0);
         nt_matrix_t *T = rows_bc(&g, 4 * rnd(&g, 1, 50), rnd(&g, 1, 40), 4 * rnd(&g, 1, 16), 16,
                                  rnd(&g, 0, 1) ? 0 : NT_MATRIX_NOALLOC);
-        int64_t mr = S->m < T->m ? S->m : T->m, mc = S->n < T->n ? S->n : T->n;
-        nt_sub_t s = {4 * rnd(&g, 1, mr / 4), rnd(&g, 1, mc), 0, 0, 0, 0};
-        s.src_row = 4 * rnd(&g, 0, (S->m - s.rows) / 4);
-        s.dst_row = 4 * rnd(&g, 0, (T->m - s.rows) / 4);
-        s.src_col = rnd(&g, 0, S->n - s.cols);
-        s.dst_col = rnd(&g, 0, T->n - s.cols);
-        if (!quad && s.rows > 1)
-            s.rows -= rnd(&g, 1, 3) % s.rows;
+        nt_sub_t s = half_sub(&g, S, T, 1, quad);
         uint64_t seed = nt_rng_next(&g);
         cr_assert_eq(nt_matrix_fill_pattern(S, seed), NT_OK);
         nt_plan_t *p;
@@ -692,14 +706,7 @@ Test(periodic_exec, pair_programs_arrive_element_by_element)
                                  0);
         nt_matrix_t *T = rows_bc(&g, 4 * rnd(&g, 20, 160), rnd(&g, 1, 20), 4 * rnd(&g, 1, 4), 16,
                                  rnd(&g, 0, 1) ? 0 : NT_MATRIX_NOALLOC);
-        int64_t mr = S->m < T->m ? S->m : T->m, mc = S->n < T->n ? S->n : T->n;
-        nt_sub_t s = {4 * rnd(&g, mr / 8, mr / 4), rnd(&g, 1, mc), 0, 0, 0, 0};
-        s.src_row = 4 * rnd(&g, 0, (S->m - s.rows) / 4);
-        s.dst_row = 4 * rnd(&g, 0, (T->m - s.rows) / 4);
-        s.src_col = rnd(&g, 0, S->n - s.cols);
-        s.dst_col = rnd(&g, 0, T->n - s.cols);
-        if (!quad && s.rows > 1)
-            s.rows -= rnd(&g, 1, 3) % s.rows;
+        nt_sub_t s = half_sub(&g, S, T, (S->m < T->m ? S->m : T->m) / 8, quad);
         uint64_t seed = nt_rng_next(&g);
         cr_assert_eq(nt_matrix_fill_pattern(S, seed), NT_OK);
         nt_plan_t *p;
