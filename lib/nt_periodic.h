@@ -96,14 +96,33 @@ bool lrun_pack(const prun *r, int64_t n, lrun *q);
 void copy_column_lines(struct nt_lines *w, const char *const *src, const lrun *q,
                        const plist *L, bool avx512, bool quad);
 
-// Where the elements of one repetition of pattern r/L come from, for the programs below: per
-// target grid row b, c[b] its first local row in a column and n[b] its elements per column;
-// ua/ul[b * dt + u] the source grid row and local row (repetition 0) of its element u. Each
-// target's elements must be dt consecutive local rows in the pattern; runs of one element
-// (quantum 1) or whole multiples of quantum from rows of multiples of quantum. false: the
-// pattern does not fit (c, n, ua, ul then hold no meaning).
-bool pattern_sources(const prun *r, const plist *L, int S, int P, int quantum, int64_t *c,
-                     int64_t *n, int *ua, int64_t *ul);
+// Where the elements of pattern r/L come from, for the programs below: per target grid row b,
+// c[b] its first local row in a column and n[b] its elements per column; ua/ul[b * dt + u]
+// the source grid row and local row (repetition 0) of its element u. psrc_build() tables them
+// (NT_ENOMEM), *fits false (and nothing held) where they do not fit: each target's elements
+// must be dt consecutive local rows in the pattern, in runs of one element (quantum 1) or of
+// whole multiples of quantum from rows of multiples of quantum. psrc_free() accepts a zeroed
+// psrc.
+typedef struct psrc {
+    int64_t ds, dt; // elements per repetition of the pattern, each source and each target
+    int64_t *c, *n;
+    int *ua;
+    int64_t *ul;
+} psrc;
+nt_status psrc_build(const prun *r, const plist *L, int S, int P, int quantum, psrc *ps,
+                     bool *fits);
+void psrc_free(psrc *ps);
+// Target b's element rel (from its first in a column): source grid row *a, local row *sl.
+static inline void psrc_at(const psrc *ps, int b, int64_t rel, int *a, int64_t *sl)
+{
+    int64_t p = (int64_t)b * ps->dt + rel % ps->dt;
+    *a = ps->ua[p];
+    *sl = ps->ul[p] + rel / ps->dt * ps->ds;
+}
+// Elements rel0 .. rel1 - 1 of target b into d (its first in the column), one by one from
+// the source columns src (column ends: one division, then steps).
+void psrc_elements(const psrc *ps, int b, uint64_t *d, const uint64_t *const *src, int64_t rel0,
+                   int64_t rel1);
 
 // Pair programs (periodic_pairs.c): copies of 8-byte elements in global order whose runs are
 // all whole halves of lines (4 elements, from rows of multiples of 4), each target line two

@@ -15,7 +15,6 @@
 // core 0.73-0.76 against 0.57-0.62; 12 -> 8 in a fast spell of the host 0.76 against 0.26.
 // Longer runs copy faster through the writers (24 -> 16: 0.74 against 0.87).
 #include <stdlib.h>
-#include <string.h>
 
 #include "nt_core.h"
 #include "nt_lines.h"
@@ -26,22 +25,16 @@
 #define PAIR_MAXP 16
 
 struct nt_pairs {
-    int S, P;
-    int64_t ds, dt;   // elements per repetition of the pattern, each source and each target
+    int P;            // target grid rows
+    psrc ps;          // where each target's elements come from
     int64_t per, adv; // target elements per cycle (lcm(8, dt)), source elements per cycle
-    int64_t *c, *n;   // per target: local row of its first element in a column, count
-    int *ua;          // per (target b, position u < dt): source grid row ...
-    int64_t *ul;      // ... and source local row in repetition 0
 };
 
 void pairs_free(nt_pairs *h)
 {
     if (!h)
         return;
-    free(h->c);
-    free(h->n);
-    free(h->ua);
-    free(h->ul);
+    psrc_free(&h->ps);
     free(h);
 }
 
@@ -58,22 +51,13 @@ nt_status pairs_build(const prun *r, const plist *L, int S, int P, nt_pairs **ou
     nt_pairs *h = calloc(1, sizeof *h);
     if (!h)
         return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
-    *h = (nt_pairs){.S = S, .P = P, .ds = L->ds, .dt = L->dt, .per = per,
-                    .adv = per / L->dt * L->ds};
-    size_t cells = (size_t)P * (size_t)L->dt;
-    h->c = malloc((size_t)P * sizeof *h->c);
-    h->n = calloc((size_t)P, sizeof *h->n);
-    h->ua = malloc(cells * sizeof *h->ua);
-    h->ul = malloc(cells * sizeof *h->ul);
-    if (!h->c || !h->n || !h->ua || !h->ul) {
-        pairs_free(h);
-        return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
-    }
+    *h = (nt_pairs){.P = P, .per = per, .adv = per / L->dt * L->ds};
     // Runs of whole halves from rows on halves, so that no half straddles two runs.
-    bool ok = pattern_sources(r, L, S, P, 4, h->c, h->n, h->ua, h->ul);
-    if (!ok) {
+    bool ok;
+    nt_status st = psrc_build(r, L, S, P, 4, &h->ps, &ok);
+    if (st != NT_OK || !ok) {
         pairs_free(h);
-        return NT_OK;
+        return st;
     }
     *out = h;
     return NT_OK;
@@ -83,8 +67,10 @@ nt_status pairs_build(const prun *r, const plist *L, int S, int P, nt_pairs **ou
 static inline const uint64_t *pair_src(const nt_pairs *h, const uint64_t *const *src, int b,
                                        int64_t rel)
 {
-    int64_t p = (int64_t)b * h->dt + rel % h->dt;
-    return src[h->ua[p]] + h->ul[p] + rel / h->dt * h->ds;
+    int a;
+    int64_t sl;
+    psrc_at(&h->ps, b, rel, &a, &sl);
+    return src[a] + sl;
 }
 
 // One target's column: d its first element, rel the first not written, n its count; for the
@@ -138,15 +124,14 @@ void pairs_column(const nt_pairs *h, char *const *dcol, const char *const *scol)
     pcur c[PAIR_MAXP];
     int64_t common = INT64_MAX; // cycles every target takes in step
     for (int b = 0; b < h->P; b++) {
-        c[b].d = h->n[b] > 0 && dcol[b] ? (uint64_t *)(void *)dcol[b] + h->c[b] : NULL;
+        c[b].d = h->ps.n[b] > 0 && dcol[b] ? (uint64_t *)(void *)dcol[b] + h->ps.c[b] : NULL;
         if (!c[b].d)
             continue;
         // Elements before the first line boundary one by one; then whole cycles of lines. A
         // column that does not start on a half (the caller checks) goes one by one.
-        int64_t n = h->n[b], head = (int64_t)((64 - ((uintptr_t)c[b].d & 63)) & 63) / 8;
+        int64_t n = h->ps.n[b], head = (int64_t)((64 - ((uintptr_t)c[b].d & 63)) & 63) / 8;
         head = head % 4 || head > n ? n : head;
-        for (int64_t rel = 0; rel < head; rel++)
-            c[b].d[rel] = *pair_src(h, src, b, rel);
+        psrc_elements(&h->ps, b, c[b].d, src, 0, head);
         if (head == n) {
             c[b].d = NULL;
             continue;
@@ -165,6 +150,6 @@ void pairs_column(const nt_pairs *h, char *const *dcol, const char *const *scol)
 #endif
     // The rest of each target, less than a cycle, one by one.
     for (int b = 0; b < h->P; b++)
-        for (int64_t rel = c[b].d ? c[b].rel : 0; c[b].d && rel < c[b].n; rel++)
-            c[b].d[rel] = *pair_src(h, src, b, rel);
+        if (c[b].d)
+            psrc_elements(&h->ps, b, c[b].d, src, c[b].rel, c[b].n);
 }

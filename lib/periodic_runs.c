@@ -175,9 +175,30 @@ int64_t run_at(const runs *R, size_t k, int64_t u)
 }
 
 
-bool pattern_sources(const prun *r, const plist *L, int S, int P, int quantum, int64_t *c,
-                     int64_t *n, int *ua, int64_t *ul)
+void psrc_free(psrc *ps)
 {
+    free(ps->c);
+    free(ps->n);
+    free(ps->ua);
+    free(ps->ul);
+    *ps = (psrc){0};
+}
+
+nt_status psrc_build(const prun *r, const plist *L, int S, int P, int quantum, psrc *ps,
+                     bool *fits)
+{
+    size_t cells = (size_t)P * (size_t)L->dt;
+    *ps = (psrc){.ds = L->ds, .dt = L->dt};
+    *fits = false;
+    ps->c = malloc((size_t)P * sizeof *ps->c);
+    ps->n = malloc((size_t)P * sizeof *ps->n);
+    ps->ua = malloc(cells * sizeof *ps->ua);
+    ps->ul = malloc(cells * sizeof *ps->ul);
+    if (!ps->c || !ps->n || !ps->ua || !ps->ul) {
+        psrc_free(ps);
+        return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
+    }
+    int64_t *c = ps->c, *n = ps->n;
     for (int b = 0; b < P; b++)
         c[b] = -1, n[b] = 0;
     bool ok = true;
@@ -190,8 +211,8 @@ bool pattern_sources(const prun *r, const plist *L, int S, int P, int quantum, i
         ok = ok && r[e].tl == c[b] + n[b] && n[b] + r[e].len <= L->dt;
         for (int64_t i = 0; ok && i < r[e].len; i++) {
             size_t p = (size_t)b * (size_t)L->dt + (size_t)n[b]++;
-            ua[p] = r[e].a;
-            ul[p] = r[e].sl + i;
+            ps->ua[p] = r[e].a;
+            ps->ul[p] = r[e].sl + i;
         }
     }
     for (int b = 0; b < P && ok; b++)
@@ -201,5 +222,23 @@ bool pattern_sources(const prun *r, const plist *L, int S, int P, int quantum, i
         n[b] *= L->reps;
     for (int64_t e = 0; e < L->rem && ok; e++)
         n[r[e].b] += r[e].len;
-    return ok;
+    if (!ok)
+        psrc_free(ps);
+    *fits = ok;
+    return NT_OK;
+}
+
+void psrc_elements(const psrc *ps, int b, uint64_t *d, const uint64_t *const *src, int64_t rel0,
+                   int64_t rel1)
+{
+    if (rel0 >= rel1)
+        return;
+    int64_t k = rel0 / ps->dt, p0 = (int64_t)b * ps->dt, p = p0 + rel0 % ps->dt;
+    for (int64_t rel = rel0; rel < rel1; rel++) {
+        d[rel] = src[ps->ua[p]][ps->ul[p] + k * ps->ds];
+        if (++p == p0 + ps->dt) {
+            p = p0;
+            k++;
+        }
+    }
 }

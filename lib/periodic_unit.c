@@ -43,11 +43,8 @@ typedef struct uwin {
 
 struct nt_unit {
     int S, P;           // source and target grid rows
-    int64_t ds, dt;     // elements per repetition of the pattern, each source and each target
+    psrc ps;            // where each target's elements come from
     int64_t per, adv;   // target elements per cycle of recipes (lcm(8, dt)), source ones
-    int64_t *c, *n;     // per target: local row of its first element in a column, count
-    int *ua;            // per (target b, position u < dt): source grid row ...
-    int64_t *ul;        // ... and source local row in repetition 0
     int *first, *nwin;  // per (b, position rho < per): its windows win[first .. first + nwin)
     int64_t *rend;      // per (b, rho): its windows read below base + rend
     uwin *win;
@@ -68,10 +65,7 @@ void unit_free(nt_unit *u)
 {
     if (!u)
         return;
-    free(u->c);
-    free(u->n);
-    free(u->ua);
-    free(u->ul);
+    psrc_free(&u->ps);
     free(u->first);
     free(u->nwin);
     free(u->rend);
@@ -79,14 +73,6 @@ void unit_free(nt_unit *u)
     free(u->reads);
     free(u->slot);
     free(u);
-}
-
-// Source grid row and source local row of target b's element at rel (from its first).
-static inline void unit_source(const nt_unit *u, int b, int64_t rel, int *a, int64_t *sl)
-{
-    int64_t k = rel / u->dt, p = (size_t)b * (size_t)u->dt + (size_t)(rel % u->dt);
-    *a = u->ua[p];
-    *sl = u->ul[p] + k * u->ds;
 }
 
 // The recipe of line position rho of target b, its windows from win[*nw]: lanes grouped by
@@ -98,7 +84,7 @@ static bool unit_recipe(nt_unit *u, int b, int64_t rho, int64_t *nw)
     int la[8];
     int64_t ls[8];
     for (int i = 0; i < 8; i++)
-        unit_source(u, b, rho + i, &la[i], &ls[i]);
+        psrc_at(&u->ps, b, rho + i, &la[i], &ls[i]);
     unsigned left = 0xFF;
     int n = 0;
     while (left) {
@@ -181,31 +167,29 @@ nt_status unit_build(const prun *r, const plist *L, int S, int P, nt_unit **out)
         return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
     u->S = S;
     u->P = P;
-    u->ds = L->ds;
-    u->dt = L->dt;
+    bool ok;
+    nt_status st = psrc_build(r, L, S, P, 1, &u->ps, &ok);
+    if (st != NT_OK || !ok) {
+        unit_free(u);
+        return st;
+    }
     // lcm(8, dt): gcd(8, dt) is dt's largest power-of-two divisor up to 8.
     int64_t low = L->dt & -L->dt;
     u->per = 8 / (low < 8 ? low : 8) * L->dt;
     u->adv = u->per / L->dt * L->ds;
-    size_t cells = (size_t)P * (size_t)u->dt, recs = (size_t)P * (size_t)u->per;
-    u->c = malloc((size_t)P * sizeof *u->c);
-    u->n = calloc((size_t)P, sizeof *u->n);
-    u->ua = malloc(cells * sizeof *u->ua);
-    u->ul = malloc(cells * sizeof *u->ul);
+    size_t recs = (size_t)P * (size_t)u->per;
     u->first = calloc(recs, sizeof *u->first);
     u->nwin = calloc(recs, sizeof *u->nwin);
     u->rend = calloc(recs, sizeof *u->rend);
     u->win = malloc(recs * UNIT_MAXWIN * sizeof *u->win);
     u->reads = calloc((size_t)S, sizeof *u->reads);
-    if (!u->c || !u->n || !u->ua || !u->ul || !u->first || !u->nwin || !u->rend || !u->win ||
-        !u->reads) {
+    if (!u->first || !u->nwin || !u->rend || !u->win || !u->reads) {
         unit_free(u);
         return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
     }
-    bool ok = pattern_sources(r, L, S, P, 1, u->c, u->n, u->ua, u->ul);
     int64_t nw = 0;
     for (int b = 0; b < P && ok; b++)
-        for (int64_t rho = 0; rho < u->per && ok && u->n[b] > 0; rho++)
+        for (int64_t rho = 0; rho < u->per && ok && u->ps.n[b] > 0; rho++)
             ok = unit_recipe(u, b, rho, &nw);
     if (!ok) {
         unit_free(u);
@@ -214,22 +198,6 @@ nt_status unit_build(const prun *r, const plist *L, int S, int P, nt_unit **out)
     unit_slots(u);
     *out = u;
     return NT_OK;
-}
-
-// Elements rel0 .. rel1 - 1 of target b, one by one (column ends: one division, then steps).
-static void unit_elements(const nt_unit *u, int b, uint64_t *d, const uint64_t *const *src,
-                          int64_t rel0, int64_t rel1)
-{
-    if (rel0 >= rel1)
-        return;
-    int64_t k = rel0 / u->dt, p0 = (int64_t)b * u->dt, p = p0 + rel0 % u->dt;
-    for (int64_t rel = rel0; rel < rel1; rel++) {
-        d[rel] = src[u->ua[p]][u->ul[p] + k * u->ds];
-        if (++p == p0 + u->dt) {
-            p = p0;
-            k++;
-        }
-    }
 }
 
 #if NT_LINES_AVX512
@@ -283,7 +251,7 @@ unit_unpack(const nt_unit *u, int b, const uint64_t *const *src, int64_t rel, co
 static int64_t unit_ncycles(const nt_unit *u, int b, int64_t rel, const ucyc *c, int64_t lim,
                             int L)
 {
-    int64_t n = (u->n[b] - rel) / (8 * L);
+    int64_t n = (u->ps.n[b] - rel) / (8 * L);
     if (c->base + c->need > lim)
         return 0;
     int64_t k = (lim - c->base - c->need) / u->adv + 1;
@@ -394,12 +362,12 @@ void unit_column(const nt_unit *u, char *const *dcol, const char *const *scol,
     uint64_t *d[UNIT_MAXP];
     int64_t rel[UNIT_MAXP];
     for (int b = 0; b < u->P; b++) {
-        d[b] = u->n[b] > 0 && dcol[b] ? (uint64_t *)(void *)dcol[b] + u->c[b] : NULL;
+        d[b] = u->ps.n[b] > 0 && dcol[b] ? (uint64_t *)(void *)dcol[b] + u->ps.c[b] : NULL;
         if (!d[b])
             continue;
         int64_t head = (int64_t)((64 - ((uintptr_t)d[b] & 63)) & 63) / 8;
-        rel[b] = head < u->n[b] ? head : u->n[b];
-        unit_elements(u, b, d[b], src, 0, rel[b]);
+        rel[b] = head < u->ps.n[b] ? head : u->ps.n[b];
+        psrc_elements(&u->ps, b, d[b], src, 0, rel[b]);
     }
 #if NT_LINES_AVX512
     // Windows stay inside every source column read.
@@ -411,12 +379,12 @@ void unit_column(const nt_unit *u, char *const *dcol, const char *const *scol,
         unit_lockstep(u, d, src, lim, rel);
     for (int b = 0; b < u->P; b++)
         if (d[b])
-            rel[b] = unit_lines(u, b, d[b], src, rel[b], u->n[b], lim);
+            rel[b] = unit_lines(u, b, d[b], src, rel[b], u->ps.n[b], lim);
 #else
     (void)lld;
     (void)stride;
 #endif
     for (int b = 0; b < u->P; b++)
         if (d[b])
-            unit_elements(u, b, d[b], src, rel[b], u->n[b]);
+            psrc_elements(&u->ps, b, d[b], src, rel[b], u->ps.n[b]);
 }
