@@ -95,8 +95,8 @@ typedef struct pctx {
     char **dbase;       // target component (b, e), index b * gt_q + e: its domain's local base
     int64_t *sstep, *dstep; // bytes per local column, as sbase and dbase
     const int64_t *slld;    // the source's leading dimensions (elements), as sbase
-    int gs_p, gs_q, gt_p, gt_q; // the grids (geo->gs, geo->gt)
-    size_t es;              // element size
+    int gs_p, gs_q, gt_p, gt_q; // the grids (geo->gs, geo->gt), copied by prepare()
+    size_t es;              // element size, likewise
     runs rr, rc;     // rows by (source row, target row), columns by (source col, target col)
     runs mr;         // rows by target row, all sources merged in target order
     runs ms, cs;     // source order: rows and columns by source, in source order
@@ -608,12 +608,11 @@ static nt_exec_order exec_order(const pctx *x, const nt_exec_opts_t *o)
 static nt_status lists_alloc(pctx *x)
 {
     size_t n = (size_t)x->t.D * (size_t)x->t.tpd_max, line = 64 / sizeof(char *);
-    x->sstride = ((size_t)x->v->geo->gs.p + line - 1) / line * line;
-    x->dstride = ((size_t)x->v->geo->gt.p + line - 1) / line * line;
+    x->sstride = ((size_t)x->gs_p + line - 1) / line * line;
+    x->dstride = ((size_t)x->gt_p + line - 1) / line * line;
     x->scol = aligned_alloc(64, n * x->sstride * sizeof *x->scol);
     x->dcol = aligned_alloc(64, n * x->dstride * sizeof *x->dcol);
-    size_t ns = (size_t)x->v->geo->gs.p * (size_t)x->v->geo->gs.q;
-    size_t nd = (size_t)x->v->geo->gt.p * (size_t)x->v->geo->gt.q;
+    size_t ns = (size_t)x->gs_p * (size_t)x->gs_q, nd = (size_t)x->gt_p * (size_t)x->gt_q;
     x->sbase = malloc(ns * sizeof *x->sbase);
     x->sstep = malloc(ns * sizeof *x->sstep);
     x->dbase = malloc(nd * sizeof *x->dbase);
@@ -644,8 +643,7 @@ static nt_status pairs_init(pctx *x)
     // patterns of exactly a line (12 -> 16 over 8192 rows: 1023 runs) over.
     if (!x->lines_quad || mode == 0 || (mode < 0 && x->ga.total[0] >= 9 * x->ga.first[1]))
         return NT_OK;
-    nt_status st = pairs_build(x->ga.r, &x->ga.pat[0], x->v->geo->gs.p, x->v->geo->gt.p,
-                               &x->pairs);
+    nt_status st = pairs_build(x->ga.r, &x->ga.pat[0], x->gs_p, x->gt_p, &x->pairs);
     if (st == NT_OK && x->pairs)
         atomic_fetch_add(&pairs_used, 1);
     return st;
@@ -764,22 +762,16 @@ static nt_status unit_init(pctx *x, const nt_exec_opts_t *o)
 // tile may be relabelled there).
 static void tables_fill(pctx *x)
 {
-    const nt_plan_geo_t *g = x->v->geo;
-    x->gs_p = g->gs.p;
-    x->gs_q = g->gs.q;
-    x->gt_p = g->gt.p;
-    x->gt_q = g->gt.q;
-    x->es = g->es;
     x->slld = x->src->lld;
-    for (int i = 0; i < g->gs.p * g->gs.q; i++) {
+    for (int i = 0; i < x->gs_p * x->gs_q; i++) {
         x->sbase[i] = x->src->mem->local[i];
-        x->sstep[i] = x->src->lld[i] * (int64_t)g->es;
+        x->sstep[i] = x->src->lld[i] * (int64_t)x->es;
     }
-    for (int j = 0; j < g->gt.p * g->gt.q; j++) {
+    for (int j = 0; j < x->gt_p * x->gt_q; j++) {
         int d = j < x->v->ncomp ? x->v->sigma[j] : x->t.D;
         bool has = d < x->t.D && d < x->dst->ndomains;
         x->dbase[j] = has ? x->dst->mem->local[d] : NULL;
-        x->dstep[j] = has ? x->dst->lld[d] * (int64_t)g->es : 0;
+        x->dstep[j] = has ? x->dst->lld[d] * (int64_t)x->es : 0;
     }
 }
 
@@ -806,6 +798,11 @@ static nt_status alloc_target(nt_matrix_t *dst, const nt_plan_view_t *v)
 static nt_status prepare(pctx *x, nt_plan_t *plan, const nt_exec_opts_t *o)
 {
     const nt_plan_geo_t *g = x->v->geo;
+    x->gs_p = g->gs.p;
+    x->gs_q = g->gs.q;
+    x->gt_p = g->gt.p;
+    x->gt_q = g->gt.q;
+    x->es = g->es;
     nt_dim_t dr = {0}, dc = {0};
     nt_status st = nt_plan_geo_dims(g, &dr, &dc);
     if (st == NT_OK && (st = runs_build(g, &dr, true, &x->rr)) == NT_OK)
