@@ -38,9 +38,9 @@
 // the same without AVX-512, 4 the same without halves; unit programs: -1 when the move
 // streams, 0 never, 1 whenever possible; pair programs: -1 for short runs, 0 never, 1 whenever
 // possible. And the counts of executions that wrote through line writers, of those that wrote
-// whole halves, and of those that used unit programs and pair programs.
-static _Atomic int lines_mode = -1, unit_mode = -1, pairs_mode = -1;
-static _Atomic int64_t lines_used, halves_used, unit_used, pairs_used;
+// whole halves, and of those that used unit programs, pair programs and reads ahead.
+static _Atomic int lines_mode = -1, unit_mode = -1, pairs_mode = -1, ahead_mode = -1;
+static _Atomic int64_t lines_used, halves_used, unit_used, pairs_used, ahead_used;
 
 int64_t nt_exec_test_lines(int mode)
 {
@@ -57,6 +57,12 @@ int64_t nt_exec_test_pairs(int mode)
 {
     atomic_store(&pairs_mode, mode);
     return atomic_exchange(&pairs_used, 0);
+}
+
+int64_t nt_exec_test_ahead(int mode)
+{
+    atomic_store(&ahead_mode, mode);
+    return atomic_exchange(&ahead_used, 0);
 }
 
 int64_t nt_exec_test_unit(int mode)
@@ -117,6 +123,7 @@ typedef struct pctx {
     lrun *lruns;       // the global-order rows list, as the writers read it
     bool lines_avx512; // their AVX-512 loop
     bool lines_quad;   // every run whole halves of lines (see lines_init())
+    bool lines_ahead;  // ask for the next column's source lines run by run (see ahead_init())
     nt_pairs *pairs;   // ... and short: whole lines as pairs of halves (periodic_pairs.c)
     int64_t *lfirst; // per target grid row: its first local row in a column
     // Runs of one element (CYCLIC(1)): whole target lines assembled from source windows and
@@ -212,7 +219,8 @@ static void global_column(pctx *x, colctx *cc, const prun *cr, int64_t y)
             if (cc->dcol[b] && x->lfirst[b] >= 0)
                 nt_lines_start(&w[b], (uint64_t *)(void *)cc->dcol[b] + x->lfirst[b]);
         copy_column_lines(w, cc->scol, x->lruns, cc->pat, x->lines_avx512,
-                          x->lines_quad && odd == 0);
+                          x->lines_quad && odd == 0, x->lines_ahead ? x->sstep + cr->a : NULL,
+                          x->gs_q);
         for (int b = 0; b < P; b++)
             nt_lines_flush(&w[b]);
         return;
@@ -649,6 +657,42 @@ static nt_status pairs_init(pctx *x)
     return st;
 }
 
+// Whether some source's columns are read in pieces: its rows of the submatrix do not fill its
+// local column, so the next column's rows do not follow this column's in memory.
+static bool source_gapped(const pctx *x)
+{
+    for (int a = 0; a < x->gs_p; a++) {
+        int64_t rows = 0;
+        for (int b = 0; b < x->gt_p; b++)
+            rows += x->rr.total[a * x->gt_p + b];
+        for (int c = 0; c < x->gs_q && rows > 0; c++)
+            if (rows < x->src->lld[a * x->gs_q + c])
+                return true;
+    }
+    return false;
+}
+
+// Reads one column ahead for the writers' masked loop (not whole halves) where the sources are
+// read in pieces: a core then waits on memory at every piece, apparently as the hardware
+// prefetchers pick each piece up anew (a plain streamed copy of 16 KiB pieces 16 KiB apart,
+// one core: 17.7 GB/s against 29.9 contiguous, 24.4 asking one piece ahead). Before each run,
+// the writers ask for the same rows of the next column (a column's time ahead).
+// nb 64 -> 100, 2x2 -> 4x1, N = 8192, the bench's submatrix (half the rows, off every block
+// boundary), alternated process by process: copy / bound 0.62 -> 0.73-0.74, in a fast spell of
+// the host 0.41-0.42 -> 0.58-0.61; one core 11.9 -> 17.0 GB/s; shorter gaps less (a quarter of
+// the rows left out: 0.52 -> 0.60, 0.71 -> 0.74; 1 KiB a column: 0.57 -> 0.61-0.62). Where the
+// columns follow each other the prefetchers keep up and the requests only cost (64 -> 100 whole:
+// 0.92 -> 0.80), and with whole halves they were no gain (half the rows on a block boundary:
+// 0.77 -> 0.73).
+static void ahead_init(pctx *x)
+{
+    int mode = atomic_load(&ahead_mode);
+    x->lines_ahead = x->lines_avx512 && !x->lines_quad && mode != 0 &&
+                     (mode > 0 || source_gapped(x));
+    if (x->lines_ahead)
+        atomic_fetch_add(&ahead_used, 1);
+}
+
 // Line writers for global order (see nt_lines.h): when the move streams, elements are 8 bytes
 // and runs are long enough on average, the target columns of a submatrix column are written
 // through one line writer each, so that whole target lines are streamed. Measured with
@@ -716,6 +760,7 @@ static nt_status lines_init(pctx *x)
     atomic_fetch_add(&lines_used, 1);
     if (x->lines_quad)
         atomic_fetch_add(&halves_used, 1);
+    ahead_init(x);
     return pairs_init(x);
 }
 

@@ -76,6 +76,10 @@ int64_t nt_exec_test_halves(void);
 // line or less, 0 never, 1 whenever the pattern fits; returns how many executions used them
 // since the previous call.
 int64_t nt_exec_test_pairs(int mode);
+// Reads one column ahead by the writers (see ahead_init() in exec_periodic.c): mode -1
+// (default) where their masked loop reads sources in pieces, 0 never, 1 whenever they use
+// their masked loop; returns how many executions read ahead since the previous call.
+int64_t nt_exec_test_ahead(int mode);
 
 struct nt_lines;
 // The same for 8-byte elements in global order, through line writers (nt_lines.h): w[b]
@@ -87,6 +91,9 @@ struct nt_lines;
 // as lrun, four to a cache line: the columns streamed through the first-level cache evict
 // the list between two columns, and 48-byte prun then cost nb 64 -> 100 (204 runs a column at
 // N = 8192) 3% of its copy. lrun_pack() fills q from r (false when a run does not fit).
+// ahead (with avx512, not quad; NULL: none): before each run, ask for the same rows of the
+// next column of its source grid row a, ahead[a * stride] bytes further (see ahead_init() in
+// exec_periodic.c for where that pays).
 typedef struct lrun {
     int64_t sl;   // first source index
     int32_t len;  // elements
@@ -94,7 +101,7 @@ typedef struct lrun {
 } lrun;
 bool lrun_pack(const prun *r, int64_t n, lrun *q);
 void copy_column_lines(struct nt_lines *w, const char *const *src, const lrun *q,
-                       const plist *L, bool avx512, bool quad);
+                       const plist *L, bool avx512, bool quad, const int64_t *ahead, int stride);
 
 // Where the elements of pattern r/L come from, for the programs below: per target grid row b,
 // c[b] its first local row in a column and n[b] its elements per column; ua/ul[b * dt + u]

@@ -142,6 +142,24 @@ __attribute__((target("avx512f"))) static void lines_avx512(nt_lines *w,
 #endif
 
 #if NT_LINES_AVX512
+// lines_avx512() asking for each run's lines one column ahead (see copy_column_lines()).
+__attribute__((target("avx512f"))) static void lines_ahead(nt_lines *w, const char *const *src,
+                                                            const lrun *q, const plist *L,
+                                                            const int64_t *ahead, int stride)
+{
+    // Run e (the loop's) of source grid row q[e].a; addresses as integers, since the next
+    // column may lie past the local matrix (a prefetch never faults).
+#define PUT_AHEAD(W, S, N)                                                                     \
+    do {                                                                                       \
+        uintptr_t p_ = (uintptr_t)(S) + (uintptr_t)ahead[(size_t)q[e].a * (size_t)stride];     \
+        for (uintptr_t l_ = p_ & ~(uintptr_t)63; l_ < p_ + (uintptr_t)(N) * 8; l_ += 64)        \
+            __builtin_prefetch((const void *)l_);                                              \
+        nt_lines_put_avx512(W, S, N);                                                          \
+    } while (0)
+    COPY_COLUMN_LINES(PUT_AHEAD)
+#undef PUT_AHEAD
+}
+
 __attribute__((target("avx512f"))) static void lines_quad(nt_lines *w, const char *const *src,
                                                            const lrun *q, const plist *L)
 {
@@ -150,15 +168,21 @@ __attribute__((target("avx512f"))) static void lines_quad(nt_lines *w, const cha
 #endif
 
 void copy_column_lines(nt_lines *w, const char *const *src, const lrun *q, const plist *L,
-                       bool avx512, bool quad)
+                       bool avx512, bool quad, const int64_t *ahead, int stride)
 {
 #if NT_LINES_AVX512
     if (quad) {
         lines_quad(w, src, q, L);
         return;
     }
+    if (avx512 && ahead) {
+        lines_ahead(w, src, q, L, ahead, stride);
+        return;
+    }
 #else
     (void)quad;
+    (void)ahead;
+    (void)stride;
 #endif
     NT_LINES_DISPATCH(avx512, lines_avx512(w, src, q, L), lines_base(w, src, q, L));
 }

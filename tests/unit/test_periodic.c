@@ -689,6 +689,63 @@ Test(periodic_exec, halves_of_lines_arrive_element_by_element)
                      (long long)halves, (long long)quads);
 }
 
+// One execution of nb 64 -> tmb, 2x2 -> 4x1, n x 37 doubles (fresh target) of the submatrix
+// s, streaming forced and the automatic choices, through line writers; returns whether it
+// read ahead and checks every element.
+static int64_t ahead_case(int64_t n, int64_t tmb, nt_sub_t s)
+{
+    nt_matrix_shape_t a = {n, 37, 64, 64, 8}, b = {n, 37, tmb, tmb, 8};
+    nt_matrix_t *S, *T;
+    cr_assert_eq(nt_matrix_create_spec(topo4, &a, "bc2d:2x2", 0, NT_LAYOUT_SCALAPACK, 0, &S),
+                 NT_OK);
+    cr_assert_eq(nt_matrix_create_spec(topo4, &b, "bc2d:4x1", 0, NT_LAYOUT_SCALAPACK,
+                                       NT_MATRIX_NOALLOC, &T),
+                 NT_OK);
+    cr_assert_eq(nt_matrix_fill_pattern(S, 13), NT_OK);
+    nt_plan_t *p;
+    cr_assert_eq(nt_plan_create(S, T, &s, NULL, &p), NT_OK, "%s", nt_last_error());
+    nt_exec_test_ahead(-1);
+    nt_exec_test_lines(-1);
+    cr_assert_eq(nt_plan_execute(p, S, T, &(nt_exec_opts_t){.order = NT_ORDER_GLOBAL}, NULL),
+                 NT_OK, "%s", nt_last_error());
+    int64_t used = nt_exec_test_ahead(-1);
+    cr_assert_eq(nt_exec_test_lines(-1), 1, "tmb %lld: no line writers", (long long)tmb);
+    check_and_free(S, T, p, &s, 13, -1);
+    return used;
+}
+
+// Writers reading one column ahead (lines_ahead() in periodic_copy.c): forced on the random
+// geometries of line_writers_arrive_element_by_element, every element against the source and
+// nothing written outside (the requests reach past the local matrices: they must not fault).
+// By default only where the masked loop reads sources in pieces: the bench's submatrix of
+// 64 -> 100 (half the rows, off every block boundary) reads ahead; 64 -> 50 on the whole
+// matrix (masked loop, but columns follow each other) and 64 -> 100 on half the rows at
+// whole halves (in pieces, but no masked loop) do not.
+Test(periodic_exec, writers_read_ahead_where_sources_come_in_pieces)
+{
+    nt_rng g = {8642};
+    int64_t used = 0;
+    nt_copy_test_stream_above(0);
+    for (int k = 0; k < NEXEC; k++) {
+        nt_exec_test_lines(1);
+        nt_exec_test_ahead(1);
+        lines_case(&g, k, false);
+        used += nt_exec_test_ahead(-1);
+    }
+    nt_exec_test_lines(-1);
+    int64_t n = 960;
+    int64_t piece = ahead_case(n, 100, (nt_sub_t){n / 2 + 13, 30, n / 8 + 5, 3, n / 4 - 1, 2});
+    int64_t whole = ahead_case(n, 50, (nt_sub_t){n, 37, 0, 0, 0, 0});
+    int64_t halves = ahead_case(n, 100, (nt_sub_t){n / 2, 37, n / 4, 0, n / 4, 0});
+    nt_copy_test_stream_above(-1);
+    cr_assert_eq(whole + halves, 0, "read ahead for columns that follow each other (%lld) or "
+                 "whole halves (%lld)", (long long)whole, (long long)halves);
+    if (nt_lines_avx512()) {
+        cr_assert_gt(used, 0, "no random case read ahead");
+        cr_assert_eq(piece, 1, "the submatrix in pieces did not read ahead");
+    }
+}
+
 // Pair programs (periodic_pairs.c) forced: the whole-half geometries of the test above (and
 // the same just off the grid of 4, which must not use them), random grids, submatrices, fresh
 // and allocated targets, 0-2 threads per domain. Every element against the source, nothing
