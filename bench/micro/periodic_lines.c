@@ -1,9 +1,10 @@
 // Micro-benchmark of the periodic executor's write paths (lib/exec_periodic.c): ScaLAPACK
 // block-cyclic N x N doubles on 4 virtual domains, 2x2 -> 4x1 grid (and a same-grid control),
 // copied into a target allocated beforehand, with the line writers as the library chooses
-// them, forced off, and forced on with and without their AVX-512 loop, and without unit
-// programs (periodic_unit.c), the variants
-// interleaved repetition by repetition. Prints copy / same-run bound per variant (the bound is
+// them, forced off, and forced on with and without their AVX-512 loop, without unit
+// programs (periodic_unit.c), and without the writers' reads one column ahead, the variants
+// interleaved repetition by repetition. Besides the whole matrix, nb 64 -> 100 on bench
+// scalapack's submatrix ("sub": N/2+13 x N/2-7 at (N/8+5, 3), placed at (N/4-1, N/3)). Prints copy / same-run bound per variant (the bound is
 // measured by each execution, nt_exec_opts_t.measure_bound), medians. Not part of the tool;
 // build (one line) and run with
 //   cc -O2 -fopenmp -D_GNU_SOURCE -Ilib -Iinclude -Icore bench/micro/periodic_lines.c
@@ -42,9 +43,11 @@ static nt_matrix_t *make(nt_topo_t *t, int64_t n, int64_t nb, const char *grid, 
 
 // Variants: the line writers' test mode and the unit programs' (nt_periodic.h); "off" is
 // plain copies (neither), "no unit" the automatic choice without unit programs.
-enum { VARIANTS = 5, MAX_REPS = 64 };
-static const char *const names[VARIANTS] = {"auto", "off", "on", "on, no AVX-512", "no unit"};
-static const int modes[VARIANTS] = {-1, 0, 1, 2, -1}, umodes[VARIANTS] = {-1, 0, -1, -1, 0};
+enum { VARIANTS = 6, MAX_REPS = 64 };
+static const char *const names[VARIANTS] = {"auto", "off", "on", "on, no AVX-512", "no unit",
+                                            "no ahead"};
+static const int modes[VARIANTS] = {-1, 0, 1, 2, -1, -1}, umodes[VARIANTS] = {-1, 0, -1, -1, 0, -1},
+                 amodes[VARIANTS] = {-1, -1, -1, -1, -1, 0};
 
 int main(int argc, char **argv)
 {
@@ -58,7 +61,8 @@ int main(int argc, char **argv)
     }
     // The last one ("=grid") is the control: the same layout on the same 2x2 grid, every column
     // one contiguous run (nothing for a writer to gain; what the executor itself reaches).
-    static const int64_t geo[][2] = {{512, 256}, {64, 100}, {8, 12}, {1, 3}, {64, 64}};
+    static const int64_t geo[][3] = {{512, 256, 0}, {64, 100, 0}, {64, 100, 1}, {8, 12, 0},
+                                     {1, 3, 0},     {64, 64, 0}};
     const size_t ngeo = sizeof geo / sizeof geo[0];
     nt_topo_t *t = NULL;
     if (nt_topo_load(&(nt_topo_opts_t){.domains = 4}, &t) != NT_OK) {
@@ -79,8 +83,11 @@ int main(int argc, char **argv)
         // Fresh: b only describes the targets (the control row still copies into it).
         nt_matrix_t *b = make(t, n, geo[g][1], tgrid,
                               fresh && g + 1 < ngeo ? NT_MATRIX_NOALLOC : 0);
+        nt_sub_t s = {n, n, 0, 0, 0, 0};
+        if (geo[g][2])
+            s = (nt_sub_t){n / 2 + 13, n / 2 - 7, n / 8 + 5, 3, n / 4 - 1, n / 3};
         nt_plan_t *p = NULL;
-        if (nt_matrix_fill_pattern(a, 7) != NT_OK || nt_plan_create(a, b, NULL, NULL, &p)) {
+        if (nt_matrix_fill_pattern(a, 7) != NT_OK || nt_plan_create(a, b, &s, NULL, &p)) {
             fprintf(stderr, "periodic_lines: %s\n", nt_last_error());
             return 1;
         }
@@ -91,11 +98,12 @@ int main(int argc, char **argv)
                 nt_exec_stats_t es = {0};
                 nt_exec_test_lines(modes[v]);
                 nt_exec_test_unit(umodes[v]);
+                nt_exec_test_ahead(amodes[v]);
                 nt_matrix_t *bb = b;
                 nt_plan_t *pp = p;
                 if (fresh) {
                     bb = make(t, n, geo[g][1], tgrid, NT_MATRIX_NOALLOC);
-                    if (nt_plan_create(a, bb, NULL, NULL, &pp) != NT_OK) {
+                    if (nt_plan_create(a, bb, &s, NULL, &pp) != NT_OK) {
                         fprintf(stderr, "periodic_lines: %s\n", nt_last_error());
                         return 1;
                     }
@@ -106,7 +114,8 @@ int main(int argc, char **argv)
                 }
                 if (fresh) {
                     int64_t wrong = -1;
-                    nt_matrix_check_pattern(bb, 7, 0, 0, n, n, 0, 0, &wrong);
+                    nt_matrix_check_pattern(bb, 7, s.dst_row, s.dst_col, s.rows, s.cols,
+                                            s.src_row - s.dst_row, s.src_col - s.dst_col, &wrong);
                     fresh_bad += wrong != 0;
                     nt_plan_destroy(pp);
                     nt_matrix_destroy(bb);
@@ -116,6 +125,7 @@ int main(int argc, char **argv)
             }
         nt_exec_test_lines(-1);
         nt_exec_test_unit(-1);
+        nt_exec_test_ahead(-1);
         // Control only: a plain streamed copy of each source local array into the target's
         // (same layout, no executor), two threads, against the bound of an execution just
         // before: what these arrays allow, as opposed to the bound's fresh buffers.
@@ -139,13 +149,14 @@ int main(int argc, char **argv)
         // Fresh targets were checked one by one; b holds the executions into it.
         int64_t bad = fresh_bad, wrong = -1;
         if (!fresh || control) {
-            nt_matrix_check_pattern(b, 7, 0, 0, n, n, 0, 0, &wrong);
+            nt_matrix_check_pattern(b, 7, s.dst_row, s.dst_col, s.rows, s.cols,
+                                    s.src_row - s.dst_row, s.src_col - s.dst_col, &wrong);
             bad += wrong != 0;
         }
         rc |= bad != 0;
         char label[32];
         snprintf(label, sizeof label, "%lld->%lld%s", (long long)geo[g][0],
-                 (long long)geo[g][1], g + 1 < ngeo ? "" : " =grid");
+                 (long long)geo[g][1], g + 1 == ngeo ? " =grid" : geo[g][2] ? " sub" : "");
         printf("%-14s", label);
         for (int v = 0; v < VARIANTS; v++) {
             qsort(r[v], (size_t)reps, sizeof r[v][0], cmp);
