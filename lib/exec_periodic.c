@@ -16,9 +16,11 @@
 //   share one node). Large moves whose runs average 4 elements or more (16 without AVX-512)
 //   write each target column through a line writer (nt_lines.h), so that whole target lines
 //   are streamed (see lines_init()), or, runs of whole halves of a line or less on average,
-//   through pair programs (periodic_pairs.c); runs of one element
-//   (CYCLIC(1)) go through unit programs (periodic_unit.c), also in TARGET order when one task
-//   takes all the sources of a target column.
+//   through pair programs (periodic_pairs.c); other runs of 12 elements or less on average,
+//   of any length from 2 (AVX-512), through mask programs (periodic_masks.c, masks_init());
+//   runs of one element (CYCLIC(1)) go through unit programs (periodic_unit.c), also in
+//   TARGET order when one task takes all the sources of a target column. Where sources are
+//   read in pieces, the writers' masked loop and the mask programs read a column ahead.
 // Nothing can fail after the target is allocated, so "nothing lost" only needs the allocation
 // (and every table) first.
 #include <omp.h>
@@ -37,10 +39,13 @@
 // Test hooks (nt_periodic.h). Line writers: -1 by run length, 0 never, 1 whenever possible, 2
 // the same without AVX-512, 4 the same without halves; unit programs: -1 when the move
 // streams, 0 never, 1 whenever possible; pair programs: -1 for short runs, 0 never, 1 whenever
-// possible. And the counts of executions that wrote through line writers, of those that wrote
-// whole halves, and of those that used unit programs, pair programs and reads ahead.
-static _Atomic int lines_mode = -1, unit_mode = -1, pairs_mode = -1, ahead_mode = -1;
-static _Atomic int64_t lines_used, halves_used, unit_used, pairs_used, ahead_used;
+// possible; mask programs and reads ahead: -1 by the rules of masks_init() and ahead_init(), 0
+// never, 1 whenever possible. And the counts of executions that wrote through line writers,
+// of those that wrote whole halves, and of those that used unit, pair and mask programs and
+// reads ahead.
+static _Atomic int lines_mode = -1, unit_mode = -1, pairs_mode = -1, ahead_mode = -1,
+                   masks_mode = -1;
+static _Atomic int64_t lines_used, halves_used, unit_used, pairs_used, ahead_used, masks_used;
 
 int64_t nt_exec_test_lines(int mode)
 {
@@ -57,6 +62,12 @@ int64_t nt_exec_test_pairs(int mode)
 {
     atomic_store(&pairs_mode, mode);
     return atomic_exchange(&pairs_used, 0);
+}
+
+int64_t nt_exec_test_masks(int mode)
+{
+    atomic_store(&masks_mode, mode);
+    return atomic_exchange(&masks_used, 0);
 }
 
 int64_t nt_exec_test_ahead(int mode)
@@ -123,8 +134,9 @@ typedef struct pctx {
     lrun *lruns;       // the global-order rows list, as the writers read it
     bool lines_avx512; // their AVX-512 loop
     bool lines_quad;   // every run whole halves of lines (see lines_init())
-    bool lines_ahead;  // ask for the next column's source lines run by run (see ahead_init())
+    bool ahead;        // ask for the next column's source lines as they go (see ahead_init())
     nt_pairs *pairs;   // ... and short: whole lines as pairs of halves (periodic_pairs.c)
+    nt_masks *masks;   // short runs not whole halves: lines of masked loads (periodic_masks.c)
     int64_t *lfirst; // per target grid row: its first local row in a column
     // Runs of one element (CYCLIC(1)): whole target lines assembled from source windows and
     // streamed (periodic_unit.c; see unit_init()).
@@ -204,6 +216,11 @@ static void global_column(pctx *x, colctx *cc, const prun *cr, int64_t y)
         unit_column(x->unit, cc->dcol, cc->scol, x->slld + cr->a, x->gs_q);
         return;
     }
+    if (x->masks) {
+        masks_column(x->masks, cc->dcol, cc->scol, x->ahead ? x->sstep + cr->a : NULL,
+                     x->gs_q);
+        return;
+    }
     if (x->lines) {
         int P = x->gt_p;
         nt_lines *w = cc->w;
@@ -219,7 +236,7 @@ static void global_column(pctx *x, colctx *cc, const prun *cr, int64_t y)
             if (cc->dcol[b] && x->lfirst[b] >= 0)
                 nt_lines_start(&w[b], (uint64_t *)(void *)cc->dcol[b] + x->lfirst[b]);
         copy_column_lines(w, cc->scol, x->lruns, cc->pat, x->lines_avx512,
-                          x->lines_quad && odd == 0, x->lines_ahead ? x->sstep + cr->a : NULL,
+                          x->lines_quad && odd == 0, x->ahead ? x->sstep + cr->a : NULL,
                           x->gs_q);
         for (int b = 0; b < P; b++)
             nt_lines_flush(&w[b]);
@@ -657,6 +674,53 @@ static nt_status pairs_init(pctx *x)
     return st;
 }
 
+// Mask programs (periodic_masks.c) for short runs that are not whole halves: there a writer's
+// branches per run outweigh the copy, and below 4 elements a run (where the writers are not
+// used) plain copies read every target line first. The rows repeat every lcm of the two grids'
+// row periods, of which each target grid row takes dt and each source grid row ds (programs
+// take periods of at most 128 rows a target). 2x2 -> 4x1, N = 8192, copy / bound without and
+// with, alternated process by process (7 repetitions): whole matrices nb 6 -> 9 (runs of 3.6
+// on average) 0.29 -> 0.83, 10 -> 6 0.29 -> 0.79; bench scalapack's submatrix, runs of
+// 1 / (1 / smb + 1 / tmb) on average: 6 -> 9 (3.6) 0.51 -> 0.61, 8 -> 12 (4.8) 0.59 -> 0.68,
+// 16 -> 24 (9.6) 0.73 -> 0.76, but 24 -> 36 (14.4) 0.75 -> 0.64 and 32 -> 48 (19.2) 0.78 ->
+// 0.71, hence runs of at most 12 on average.
+#define NT_MASKS_RUN 12
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static nt_status masks_init(pctx *x)
+{
+    const nt_plan_geo_t *g = x->v->geo;
+    int mode = atomic_load(&masks_mode);
+    // Global order of 8-byte elements under streaming, not whole halves (pair programs or the
+    // writers' halves), not runs of one (unit programs); by default not when a test forces the
+    // writers, which keep their runs then.
+    if (x->order != NT_ORDER_GLOBAL || !x->stream || g->es != 8 || !nt_lines_avx512() ||
+        x->lines_quad || x->ga.first[1] == 0 || x->ga.pat[0].unit || mode == 0 ||
+        (mode < 0 && (x->ga.total[0] > NT_MASKS_RUN * x->ga.first[1] ||
+                      atomic_load(&lines_mode) > 0)))
+        return NT_OK;
+    int64_t ps = g->gs.smb * g->smb * g->gs.p, pt = g->gt.smb * g->tmb * g->gt.p;
+    if (ps <= 0 || pt <= 0)
+        return NT_OK;
+    int64_t q = ps / gcd64(ps, pt); // the period is q * pt rows
+    if (q > 128 * (int64_t)g->gt.p / pt)
+        return NT_OK;
+    int64_t period = q * pt;
+    nt_status st = masks_build(x->ga.r, x->ga.cnt[0], x->gs_p, x->gt_p, period / g->gt.p,
+                               period / g->gs.p, &x->masks);
+    if (st == NT_OK && x->masks)
+        atomic_fetch_add(&masks_used, 1);
+    return st;
+}
+
 // Whether some source's columns are read in pieces: its rows of the submatrix do not fill its
 // local column, so the next column's rows do not follow this column's in memory.
 static bool source_gapped(const pctx *x)
@@ -687,9 +751,9 @@ static bool source_gapped(const pctx *x)
 static void ahead_init(pctx *x)
 {
     int mode = atomic_load(&ahead_mode);
-    x->lines_ahead = x->lines_avx512 && !x->lines_quad && mode != 0 &&
-                     (mode > 0 || source_gapped(x));
-    if (x->lines_ahead)
+    bool masked = x->masks || (x->lines && x->lines_avx512 && !x->lines_quad);
+    x->ahead = masked && mode != 0 && (mode > 0 || source_gapped(x));
+    if (x->ahead)
         atomic_fetch_add(&ahead_used, 1);
 }
 
@@ -760,7 +824,6 @@ static nt_status lines_init(pctx *x)
     atomic_fetch_add(&lines_used, 1);
     if (x->lines_quad)
         atomic_fetch_add(&halves_used, 1);
-    ahead_init(x);
     return pairs_init(x);
 }
 
@@ -779,7 +842,7 @@ static nt_status unit_init(pctx *x, const nt_exec_opts_t *o)
         return NT_OK;
     nt_status st = NT_OK;
     bool any = false;
-    if (x->order == NT_ORDER_GLOBAL && !x->lines && x->ga.first[1] > 0) {
+    if (x->order == NT_ORDER_GLOBAL && !x->lines && !x->masks && x->ga.first[1] > 0) {
         st = unit_build(x->ga.r, &x->ga.pat[0], g->gs.p, g->gt.p, &x->unit);
         any = x->unit != NULL;
     } else if (x->order == NT_ORDER_TARGET && !o->on_source && o->schedule != NT_SCHED_STEPS) {
@@ -860,9 +923,10 @@ static nt_status prepare(pctx *x, nt_plan_t *plan, const nt_exec_opts_t *o)
     x->stream = g->sub.rows * g->sub.cols * (int64_t)g->es >= nt_copy_stream_bytes();
     x->order = exec_order(x, o);
     if ((st = lists_alloc(x)) != NT_OK || (st = lines_init(x)) != NT_OK ||
-        (st = unit_init(x, o)) != NT_OK ||
+        (st = masks_init(x)) != NT_OK || (st = unit_init(x, o)) != NT_OK ||
         (o->schedule == NT_SCHED_STEPS && (st = build_phases(x, plan)) != NT_OK))
         return st;
+    ahead_init(x);
     return build_tasks(x, o->on_source);
 }
 
@@ -882,6 +946,7 @@ static void pctx_free(pctx *x)
     free(x->lfirst);
     unit_free(x->unit);
     pairs_free(x->pairs);
+    masks_free(x->masks);
     for (int b = 0; x->tunit && b < x->v->geo->gt.p; b++)
         unit_free(x->tunit[b]);
     free(x->tunit);

@@ -76,9 +76,9 @@ int64_t nt_exec_test_halves(void);
 // line or less, 0 never, 1 whenever the pattern fits; returns how many executions used them
 // since the previous call.
 int64_t nt_exec_test_pairs(int mode);
-// Reads one column ahead by the writers (see ahead_init() in exec_periodic.c): mode -1
-// (default) where their masked loop reads sources in pieces, 0 never, 1 whenever they use
-// their masked loop; returns how many executions read ahead since the previous call.
+// Reads one column ahead (see ahead_init() in exec_periodic.c): mode -1 (default) where the
+// writers' masked loop or mask programs read sources in pieces, 0 never, 1 whenever either
+// runs; returns how many executions read ahead since the previous call.
 int64_t nt_exec_test_ahead(int mode);
 
 struct nt_lines;
@@ -144,6 +144,29 @@ typedef struct nt_pairs nt_pairs;
 nt_status pairs_build(const prun *r, const plist *L, int S, int P, nt_pairs **out);
 void pairs_column(const nt_pairs *h, char *const *dcol, const char *const *scol);
 void pairs_free(nt_pairs *h);
+
+// Mask programs (periodic_masks.c): copies of 8-byte elements in global order whose runs are
+// short and of any length and alignment, each target line at most 4 masked loads (one per
+// group of lanes at one distance in one source column) joined in a register and streamed
+// (then call stream_fence()). masks_build() tables the whole list r of n runs (S source and P
+// target grid rows) whose elements repeat every period of the grids, each target taking dt
+// elements a period and each source ds; *out stays NULL where it does not fit (no AVX-512, a
+// target's runs not following each other, elements not so periodic, a target with elements but
+// not a period, a cycle of more than 16 lines, a line of more than 4 loads, more than 16
+// target grid rows). masks_column() writes one column: dcol[b] the target column of target grid
+// row b (NULL: none; not read for targets without elements), scol[a] the source columns; ahead
+// (NULL: none) as for copy_column_lines().
+typedef struct nt_masks nt_masks;
+nt_status masks_build(const prun *r, int64_t n, int S, int P, int64_t dt, int64_t ds,
+                      nt_masks **out);
+void masks_column(const nt_masks *h, char *const *dcol, const char *const *scol,
+                  const int64_t *ahead, int stride);
+void masks_free(nt_masks *h);
+// Test hook of exec_periodic.c: mode -1 (default) for runs of 12 elements or less on average,
+// neither whole halves nor all of one element (see masks_init()), 0 never, 1 whenever the
+// order, element size and streaming allow; returns how many executions used them since the
+// previous call.
+int64_t nt_exec_test_masks(int mode);
 
 // Unit programs (periodic_unit.c): copies of 8-byte elements whose pattern runs are all one
 // element long, each whole target line assembled in a register from windows of its sources
