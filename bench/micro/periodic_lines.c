@@ -2,9 +2,10 @@
 // block-cyclic N x N doubles on 4 virtual domains, 2x2 -> 4x1 grid (and a same-grid control),
 // copied into a target allocated beforehand, with the line writers as the library chooses
 // them, forced off, and forced on with and without their AVX-512 loop, without unit
-// programs (periodic_unit.c), and without the writers' reads one column ahead, the variants
-// interleaved repetition by repetition. Besides the whole matrix, nb 64 -> 100 on bench
-// scalapack's submatrix ("sub": N/2+13 x N/2-7 at (N/8+5, 3), placed at (N/4-1, N/3)). Prints copy / same-run bound per variant (the bound is
+// programs (periodic_unit.c), without reads one column ahead, and without mask programs
+// (periodic_masks.c), the variants interleaved repetition by repetition. Besides the whole
+// matrix, nb 64 -> 100 and 8 -> 12 on bench scalapack's submatrix ("sub": N/2+13 x N/2-7 at
+// (N/8+5, 3), placed at (N/4-1, N/3)), and nb 6 -> 9 (block sizes off the grid of 4). Prints copy / same-run bound per variant (the bound is
 // measured by each execution, nt_exec_opts_t.measure_bound), medians. Not part of the tool;
 // build (one line) and run with
 //   cc -O2 -fopenmp -D_GNU_SOURCE -Ilib -Iinclude -Icore bench/micro/periodic_lines.c
@@ -43,11 +44,13 @@ static nt_matrix_t *make(nt_topo_t *t, int64_t n, int64_t nb, const char *grid, 
 
 // Variants: the line writers' test mode and the unit programs' (nt_periodic.h); "off" is
 // plain copies (neither), "no unit" the automatic choice without unit programs.
-enum { VARIANTS = 6, MAX_REPS = 64 };
-static const char *const names[VARIANTS] = {"auto", "off", "on", "on, no AVX-512", "no unit",
-                                            "no ahead"};
-static const int modes[VARIANTS] = {-1, 0, 1, 2, -1, -1}, umodes[VARIANTS] = {-1, 0, -1, -1, 0, -1},
-                 amodes[VARIANTS] = {-1, -1, -1, -1, -1, 0};
+enum { VARIANTS = 7, MAX_REPS = 64 };
+static const char *const names[VARIANTS] = {"auto",    "off",      "on",      "on, no AVX-512",
+                                            "no unit", "no ahead", "no masks"};
+static const int modes[VARIANTS] = {-1, 0, 1, 2, -1, -1, -1},
+                 umodes[VARIANTS] = {-1, 0, -1, -1, 0, -1, -1},
+                 amodes[VARIANTS] = {-1, -1, -1, -1, -1, 0, -1},
+                 mmodes[VARIANTS] = {-1, 0, -1, -1, -1, -1, 0};
 
 int main(int argc, char **argv)
 {
@@ -62,7 +65,7 @@ int main(int argc, char **argv)
     // The last one ("=grid") is the control: the same layout on the same 2x2 grid, every column
     // one contiguous run (nothing for a writer to gain; what the executor itself reaches).
     static const int64_t geo[][3] = {{512, 256, 0}, {64, 100, 0}, {64, 100, 1}, {8, 12, 0},
-                                     {1, 3, 0},     {64, 64, 0}};
+                                     {8, 12, 1},    {6, 9, 0},    {1, 3, 0},    {64, 64, 0}};
     const size_t ngeo = sizeof geo / sizeof geo[0];
     nt_topo_t *t = NULL;
     if (nt_topo_load(&(nt_topo_opts_t){.domains = 4}, &t) != NT_OK) {
@@ -99,6 +102,7 @@ int main(int argc, char **argv)
                 nt_exec_test_lines(modes[v]);
                 nt_exec_test_unit(umodes[v]);
                 nt_exec_test_ahead(amodes[v]);
+                nt_exec_test_masks(mmodes[v]);
                 nt_matrix_t *bb = b;
                 nt_plan_t *pp = p;
                 if (fresh) {
@@ -126,6 +130,7 @@ int main(int argc, char **argv)
         nt_exec_test_lines(-1);
         nt_exec_test_unit(-1);
         nt_exec_test_ahead(-1);
+        nt_exec_test_masks(-1);
         // Control only: a plain streamed copy of each source local array into the target's
         // (same layout, no executor), two threads, against the bound of an execution just
         // before: what these arrays allow, as opposed to the bound's fresh buffers.
