@@ -35,6 +35,17 @@ static inline bool nt_add_size(size_t a, size_t b, size_t *out)
     return true;
 }
 
+// Greatest common divisor of a, b >= 0 (a when b is 0).
+static inline int64_t nt_gcd64(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
 static inline bool nt_mul_i64(int64_t a, int64_t b, int64_t *out)
 {
     int64_t r;

@@ -685,16 +685,6 @@ static nt_status pairs_init(pctx *x)
 // 16 -> 24 (9.6) 0.73 -> 0.76, but 24 -> 36 (14.4) 0.75 -> 0.64 and 32 -> 48 (19.2) 0.78 ->
 // 0.71, hence runs of at most 12 on average.
 #define NT_MASKS_RUN 12
-static int64_t gcd64(int64_t a, int64_t b)
-{
-    while (b) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 static nt_status masks_init(pctx *x)
 {
     const nt_plan_geo_t *g = x->v->geo;
@@ -710,7 +700,7 @@ static nt_status masks_init(pctx *x)
     int64_t ps = g->gs.smb * g->smb * g->gs.p, pt = g->gt.smb * g->tmb * g->gt.p;
     if (ps <= 0 || pt <= 0)
         return NT_OK;
-    int64_t q = ps / gcd64(ps, pt); // the period is q * pt rows
+    int64_t q = ps / nt_gcd64(ps, pt); // the period is q * pt rows
     if (q > 128 * (int64_t)g->gt.p / pt)
         return NT_OK;
     int64_t period = q * pt;

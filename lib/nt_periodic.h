@@ -118,6 +118,9 @@ typedef struct psrc {
 } psrc;
 nt_status psrc_build(const prun *r, const plist *L, int S, int P, int quantum, psrc *ps,
                      bool *fits);
+// Empty tables for P targets of dt elements a repetition (c[b] = -1, n[b] = 0, ua and ul
+// unset); NT_ENOMEM with nothing held.
+nt_status psrc_alloc(psrc *ps, int P, int64_t dt, int64_t ds);
 void psrc_free(psrc *ps);
 // Target b's element rel (from its first in a column): source grid row *a, local row *sl.
 static inline void psrc_at(const psrc *ps, int b, int64_t rel, int *a, int64_t *sl)

@@ -52,16 +52,6 @@ void masks_free(nt_masks *h)
     free(h);
 }
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-    while (b) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 // The loads of line l of target b's cycle from element h on, into q (K of them); false when
 // it needs more than MASK_MAXK. *k: how many it needs.
 static bool line_loads(const psrc *ps, int b, int64_t first, mload *q, int *k)
@@ -92,19 +82,10 @@ static bool line_loads(const psrc *ps, int b, int64_t first, mload *q, int *k)
 static nt_status sources(const prun *r, int64_t n, int S, int P, int64_t dt, int64_t ds,
                          psrc *ps, bool *fits)
 {
-    size_t cells = (size_t)P * (size_t)dt;
-    *ps = (psrc){.ds = ds, .dt = dt};
     *fits = false;
-    ps->c = malloc((size_t)P * sizeof *ps->c);
-    ps->n = malloc((size_t)P * sizeof *ps->n);
-    ps->ua = malloc(cells * sizeof *ps->ua);
-    ps->ul = malloc(cells * sizeof *ps->ul);
-    if (!ps->c || !ps->n || !ps->ua || !ps->ul) {
-        psrc_free(ps);
-        return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
-    }
-    for (int b = 0; b < P; b++)
-        ps->c[b] = -1, ps->n[b] = 0;
+    nt_status st = psrc_alloc(ps, P, dt, ds);
+    if (st != NT_OK)
+        return st;
     bool ok = true;
     for (int64_t k = 0; k < n && ok; k++) {
         int a = r[k].a, b = r[k].b;
@@ -135,7 +116,7 @@ nt_status masks_build(const prun *r, int64_t n, int S, int P, int64_t dt, int64_
     *out = NULL;
     if (!nt_lines_avx512() || dt <= 0 || ds <= 0 || dt > 8 * MASK_MAXL || P > MASK_MAXP)
         return NT_OK;
-    int64_t per = dt / gcd64(dt, 8) * 8;
+    int64_t per = dt / nt_gcd64(dt, 8) * 8;
     if (per / 8 > MASK_MAXL)
         return NT_OK;
     nt_masks *h = calloc(1, sizeof *h);

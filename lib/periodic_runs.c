@@ -184,12 +184,10 @@ void psrc_free(psrc *ps)
     *ps = (psrc){0};
 }
 
-nt_status psrc_build(const prun *r, const plist *L, int S, int P, int quantum, psrc *ps,
-                     bool *fits)
+nt_status psrc_alloc(psrc *ps, int P, int64_t dt, int64_t ds)
 {
-    size_t cells = (size_t)P * (size_t)L->dt;
-    *ps = (psrc){.ds = L->ds, .dt = L->dt};
-    *fits = false;
+    size_t cells = (size_t)P * (size_t)dt;
+    *ps = (psrc){.ds = ds, .dt = dt};
     ps->c = malloc((size_t)P * sizeof *ps->c);
     ps->n = malloc((size_t)P * sizeof *ps->n);
     ps->ua = malloc(cells * sizeof *ps->ua);
@@ -198,9 +196,19 @@ nt_status psrc_build(const prun *r, const plist *L, int S, int P, int quantum, p
         psrc_free(ps);
         return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
     }
-    int64_t *c = ps->c, *n = ps->n;
     for (int b = 0; b < P; b++)
-        c[b] = -1, n[b] = 0;
+        ps->c[b] = -1, ps->n[b] = 0;
+    return NT_OK;
+}
+
+nt_status psrc_build(const prun *r, const plist *L, int S, int P, int quantum, psrc *ps,
+                     bool *fits)
+{
+    *fits = false;
+    nt_status st = psrc_alloc(ps, P, L->dt, L->ds);
+    if (st != NT_OK)
+        return st;
+    int64_t *c = ps->c, *n = ps->n;
     bool ok = true;
     for (int64_t e = 0; e < L->npat && ok; e++) {
         int b = r[e].b;

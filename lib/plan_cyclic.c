@@ -16,16 +16,6 @@ static int64_t floor_div(int64_t a, int64_t b)
     return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
 }
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-    while (b) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 typedef struct ival {
     int64_t a, e; // [a, e)
 } ival;
@@ -173,7 +163,7 @@ nt_status nt_cyclic_intersect(int64_t n, const nt_cyclic_t *s, int ks, const nt_
         return nt_fail(NT_ERANGE, "nt_cyclic_intersect: r x p overflows");
     // A period longer than the submatrix (or one that overflows) is never repeated.
     int64_t w = n;
-    if (nt_mul_i64(Rs / gcd64(Rs, Rt), Rt, &L) && L < n)
+    if (nt_mul_i64(Rs / nt_gcd64(Rs, Rt), Rt, &L) && L < n)
         w = L;
     else
         L = 0;

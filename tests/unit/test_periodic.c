@@ -467,6 +467,22 @@ static bool find_pattern(const prun *r, int n, bool unit, plist *L)
     return false;
 }
 
+// After a program wrote m rows (source rows from os, target rows from 0; grid rows S and P,
+// blocks smb and tmb) into the target columns dcol from guard_column() sources: every target
+// element against the per-element owner formula.
+static void check_rows(char *const *dcol, int S, int smb, int P, int tmb, int os, int m,
+                       int shift)
+{
+    nt_copy_fence();
+    for (int x = 0; x < m; x++) {
+        int64_t g = os + x;
+        double want = 1000.0 * (double)(g / smb % S) + (double)cyc_local(g, smb, S);
+        double got = ((double *)(void *)dcol[x / tmb % P])[cyc_local(x, tmb, P)];
+        cr_assert_eq(got, want, "S %d smb %d P %d tmb %d os %d m %d shift %d row %d", S, smb,
+                     P, tmb, os, m, shift, x);
+    }
+}
+
 static bool unit_rows(int S, int smb, int P, int tmb, int os, int m, prun *r, plist *L)
 {
     int64_t last[4][4];
@@ -535,17 +551,7 @@ Test(periodic_exec, unit_windows_stay_inside_source_columns)
                             for (int b = 0; b < P; b++)
                                 dcol[b] = (char *)(tbuf + 256 * b + (shift + b) % 8);
                             unit_column(u, dcol, scol, lld, 3);
-                            nt_copy_fence();
-                            for (int x = 0; x < m; x++) {
-                                int64_t g = os + x;
-                                double want = 1000.0 * (double)(g / smb % S) +
-                                              (double)cyc_local(g, smb, S);
-                                double got = ((double *)(void *)dcol[x / tmb % P])
-                                    [cyc_local(x, tmb, P)];
-                                cr_assert_eq(got, want,
-                                             "S %d smb %d P %d tmb %d os %d m %d shift %d row %d",
-                                             S, smb, P, tmb, os, m, shift, x);
-                            }
+                            check_rows(dcol, S, smb, P, tmb, os, m, shift);
                         }
                         unit_free(u);
                     }
@@ -617,16 +623,7 @@ Test(periodic, pair_programs_read_only_their_halves)
                             for (int b = 0; b < P; b++)
                                 dcol[b] = (char *)(tbuf + 512 * b + (shift == 2 ? 1 : 4 * shift));
                             pairs_column(h, dcol, scol);
-                            nt_copy_fence();
-                            for (int x = 0; x < m; x++) {
-                                double want = 1000.0 * (double)(x / smb % S) +
-                                              (double)cyc_local(x, smb, S);
-                                double got = ((double *)(void *)dcol[x / tmb % P])
-                                    [cyc_local(x, tmb, P)];
-                                cr_assert_eq(got, want,
-                                             "S %d smb %d P %d tmb %d m %d shift %d row %d", S,
-                                             smb, P, tmb, m, shift, x);
-                            }
+                            check_rows(dcol, S, smb, P, tmb, 0, m, shift);
                         }
                         pairs_free(h);
                     }
@@ -637,13 +634,7 @@ Test(periodic, pair_programs_read_only_their_halves)
 
 static int64_t lcm(int64_t a, int64_t b)
 {
-    int64_t x = a, y = b;
-    while (y) {
-        int64_t t = x % y;
-        x = y;
-        y = t;
-    }
-    return a / x * b;
+    return a / nt_gcd64(a, b) * b;
 }
 
 // Mask programs read only the lanes their lines take: row patterns of 1-3 source and 1-4
@@ -694,17 +685,7 @@ Test(periodic, mask_programs_read_only_their_lanes)
                             for (int b = 0; b < P; b++)
                                 dcol[b] = (char *)(tbuf + 512 * b + (shift + b) % 8);
                             masks_column(h, dcol, scol, shift % 2 ? far : NULL, 2);
-                            nt_copy_fence();
-                            for (int x = 0; x < m; x++) {
-                                int g = os + x;
-                                double want = 1000.0 * (double)(g / smb % S) +
-                                              (double)cyc_local(g, smb, S);
-                                double got = ((double *)(void *)dcol[x / tmb % P])
-                                    [cyc_local(x, tmb, P)];
-                                cr_assert_eq(got, want,
-                                             "S %d smb %d P %d tmb %d os %d m %d shift %d row %d",
-                                             S, smb, P, tmb, os, m, shift, x);
-                            }
+                            check_rows(dcol, S, smb, P, tmb, os, m, shift);
                         }
                         wide += smb % 4 != 0 && tmb % 4 != 0 && S > 1;
                         masks_free(h);
