@@ -726,23 +726,27 @@ static bool source_gapped(const pctx *x)
     return false;
 }
 
-// Reads one column ahead for the writers' masked loop (not whole halves) where the sources are
-// read in pieces: a core then waits on memory at every piece, apparently as the hardware
-// prefetchers pick each piece up anew (a plain streamed copy of 16 KiB pieces 16 KiB apart,
-// one core: 17.7 GB/s against 29.9 contiguous, 24.4 asking one piece ahead). Before each run,
-// the writers ask for the same rows of the next column (a column's time ahead).
-// nb 64 -> 100, 2x2 -> 4x1, N = 8192, the bench's submatrix (half the rows, off every block
-// boundary), alternated process by process: copy / bound 0.62 -> 0.73-0.74, in a fast spell of
-// the host 0.41-0.42 -> 0.58-0.61; one core 11.9 -> 17.0 GB/s; shorter gaps less (a quarter of
-// the rows left out: 0.52 -> 0.60, 0.71 -> 0.74; 1 KiB a column: 0.57 -> 0.61-0.62). Where the
-// columns follow each other the prefetchers keep up and the requests only cost (64 -> 100 whole:
-// 0.92 -> 0.80), and with whole halves they were no gain (half the rows on a block boundary:
-// 0.77 -> 0.73).
+// Reads ahead: each run (the writers' masked loop) or each line (mask programs) first asks
+// for the same source rows of the next column (a column's time ahead). The writers' masked loop
+// otherwise waits on memory run after run: interleaved short runs of two sources and four
+// targets, off the grid of halves, are not followed by the hardware prefetchers (2x2 -> 4x1,
+// N = 4096, whole matrices, copy / bound without and with, 9 repetitions: nb 7 -> 64 0.36 ->
+// 0.67, 10 -> 128 0.29 -> 0.72, 13 -> 100 0.48 -> 0.80, 50 -> 13 0.37 -> 0.84, 256 -> 13 0.40
+// -> 0.86, 5 -> 100 0.27 -> 0.42; longer runs gain less or nothing: 128 -> 50 0.81 -> 0.90,
+// 200 -> 50 0.82 -> 0.92, 64 -> 50 0.89 -> 0.90, 100 -> 50 0.88 -> 0.89, 50 -> 256 0.90 ->
+// 0.94), and where sources are read in pieces a core waits at every piece (a plain streamed
+// copy of 16 KiB pieces 16 KiB apart, one core: 17.7 GB/s against 29.9 contiguous, 24.4 asking
+// one piece ahead; the bench's submatrix, nb 64 -> 100, N = 8192: 0.62 -> 0.73-0.74, in a fast
+// spell of the host 0.41-0.42 -> 0.58-0.61, one core 11.9 -> 17.0 GB/s). Mask programs already
+// ask two cycles ahead within a column, so they read the next column only where sources come
+// in pieces (the bench's submatrix, nb 8 -> 12: 0.61 -> 0.68; whole matrices lose: 6 -> 9 0.85
+// -> 0.76). The writers' whole halves do not read ahead (64 -> 100 whole, forced: 0.92 ->
+// 0.80; half the rows on a block boundary 0.77 -> 0.73).
 static void ahead_init(pctx *x)
 {
     int mode = atomic_load(&ahead_mode);
-    bool masked = x->masks || (x->lines && x->lines_avx512 && !x->lines_quad);
-    x->ahead = masked && mode != 0 && (mode > 0 || source_gapped(x));
+    bool writers = !x->masks && x->lines && x->lines_avx512 && !x->lines_quad;
+    x->ahead = mode != 0 && (writers || (x->masks && (mode > 0 || source_gapped(x))));
     if (x->ahead)
         atomic_fetch_add(&ahead_used, 1);
 }

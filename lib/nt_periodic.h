@@ -76,9 +76,9 @@ int64_t nt_exec_test_halves(void);
 // line or less, 0 never, 1 whenever the pattern fits; returns how many executions used them
 // since the previous call.
 int64_t nt_exec_test_pairs(int mode);
-// Reads one column ahead (see ahead_init() in exec_periodic.c): mode -1 (default) where the
-// writers' masked loop or mask programs read sources in pieces, 0 never, 1 whenever either
-// runs; returns how many executions read ahead since the previous call.
+// Reads one column ahead (see ahead_init() in exec_periodic.c): mode -1 (default) wherever the
+// writers' masked loop runs, and where mask programs read sources in pieces, 0 never, 1
+// whenever either runs; returns how many executions read ahead since the previous call.
 int64_t nt_exec_test_ahead(int mode);
 
 struct nt_lines;

@@ -819,12 +819,12 @@ Test(periodic_exec, halves_of_lines_arrive_element_by_element)
                      (long long)halves, (long long)quads);
 }
 
-// One execution of nb 64 -> tmb, 2x2 -> 4x1, n x 37 doubles (fresh target) of the submatrix
+// One execution of nb smb -> tmb, 2x2 -> 4x1, n x 37 doubles (fresh target) of the submatrix
 // s, streaming forced and the automatic choices, through line writers; returns whether it
 // read ahead and checks every element.
-static int64_t ahead_case(int64_t n, int64_t tmb, nt_sub_t s)
+static int64_t ahead_case(int64_t n, int64_t smb, int64_t tmb, nt_sub_t s)
 {
-    nt_matrix_shape_t a = {n, 37, 64, 64, 8}, b = {n, 37, tmb, tmb, 8};
+    nt_matrix_shape_t a = {n, 37, smb, smb, 8}, b = {n, 37, tmb, tmb, 8};
     nt_matrix_t *S, *T;
     cr_assert_eq(nt_matrix_create_spec(topo4, &a, "bc2d:2x2", 0, NT_LAYOUT_SCALAPACK, 0, &S),
                  NT_OK);
@@ -839,19 +839,20 @@ static int64_t ahead_case(int64_t n, int64_t tmb, nt_sub_t s)
     cr_assert_eq(nt_plan_execute(p, S, T, &(nt_exec_opts_t){.order = NT_ORDER_GLOBAL}, NULL),
                  NT_OK, "%s", nt_last_error());
     int64_t used = nt_exec_test_ahead(-1);
-    cr_assert_eq(nt_exec_test_lines(-1), 1, "tmb %lld: no line writers", (long long)tmb);
+    cr_assert_eq(nt_exec_test_lines(-1), 1, "%lld -> %lld: no line writers", (long long)smb,
+                 (long long)tmb);
     check_and_free(S, T, p, &s, 13, -1);
     return used;
 }
 
-// Writers reading one column ahead (lines_ahead() in periodic_copy.c): forced on the random
-// geometries of line_writers_arrive_element_by_element, every element against the source and
-// nothing written outside (the requests reach past the local matrices: they must not fault).
-// By default only where the masked loop reads sources in pieces: the bench's submatrix of
-// 64 -> 100 (half the rows, off every block boundary) reads ahead; 64 -> 50 on the whole
-// matrix (masked loop, but columns follow each other) and 64 -> 100 on half the rows at
-// whole halves (in pieces, but no masked loop) do not.
-Test(periodic_exec, writers_read_ahead_where_sources_come_in_pieces)
+// Reading one column ahead (lines_ahead() in periodic_copy.c, mask programs): forced on the
+// random geometries of line_writers_arrive_element_by_element, every element against the
+// source and nothing written outside (the requests reach past the local matrices: they must
+// not fault). By default: wherever the writers' masked loop runs (64 -> 100 on the bench's
+// submatrix, off every block boundary; 64 -> 50 on the whole matrix), not with whole halves
+// (64 -> 100 on half the rows at block boundaries), and mask programs only where sources come
+// in pieces (8 -> 12 on the bench's submatrix, not 6 -> 9 on the whole matrix).
+Test(periodic_exec, reads_ahead_where_they_pay)
 {
     nt_rng g = {8642};
     int64_t used = 0;
@@ -864,15 +865,18 @@ Test(periodic_exec, writers_read_ahead_where_sources_come_in_pieces)
     }
     nt_exec_test_lines(-1);
     int64_t n = 960;
-    int64_t piece = ahead_case(n, 100, (nt_sub_t){n / 2 + 13, 30, n / 8 + 5, 3, n / 4 - 1, 2});
-    int64_t whole = ahead_case(n, 50, (nt_sub_t){n, 37, 0, 0, 0, 0});
-    int64_t halves = ahead_case(n, 100, (nt_sub_t){n / 2, 37, n / 4, 0, n / 4, 0});
+    nt_sub_t bench = {n / 2 + 13, 30, n / 8 + 5, 3, n / 4 - 1, 2}, all = {n, 37, 0, 0, 0, 0};
+    int64_t piece = ahead_case(n, 64, 100, bench), whole = ahead_case(n, 64, 50, all);
+    int64_t halves = ahead_case(n, 64, 100, (nt_sub_t){n / 2, 37, n / 4, 0, n / 4, 0});
+    int64_t mpiece = ahead_case(n, 8, 12, bench), mwhole = ahead_case(n, 6, 9, all);
     nt_copy_test_stream_above(-1);
-    cr_assert_eq(whole + halves, 0, "read ahead for columns that follow each other (%lld) or "
-                 "whole halves (%lld)", (long long)whole, (long long)halves);
+    cr_assert_eq(halves, 0, "read ahead for whole halves");
+    cr_assert_eq(mwhole, 0, "mask programs read ahead on a whole matrix");
     if (nt_lines_avx512()) {
         cr_assert_gt(used, 0, "no random case read ahead");
-        cr_assert_eq(piece, 1, "the submatrix in pieces did not read ahead");
+        cr_assert_eq(piece + whole, 2, "the masked loop did not read ahead (submatrix %lld, "
+                     "whole %lld)", (long long)piece, (long long)whole);
+        cr_assert_eq(mpiece, 1, "mask programs on the submatrix did not read ahead");
     }
 }
 
