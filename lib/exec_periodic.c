@@ -685,6 +685,34 @@ static nt_status pairs_init(pctx *x)
 // 16 -> 24 (9.6) 0.73 -> 0.76, but 24 -> 36 (14.4) 0.75 -> 0.64 and 32 -> 48 (19.2) 0.78 ->
 // 0.71, hence runs of at most 12 on average.
 #define NT_MASKS_RUN 12
+// The rows' period of the grids (lcm of the two row periods): each target grid row takes *dt
+// rows of it and each source grid row *ds; false when *dt would exceed max_dt.
+static bool grid_period(const pctx *x, int64_t max_dt, int64_t *dt, int64_t *ds)
+{
+    const nt_plan_geo_t *g = x->v->geo;
+    int64_t ps = g->gs.smb * g->smb * g->gs.p, pt = g->gt.smb * g->tmb * g->gt.p;
+    if (ps <= 0 || pt <= 0)
+        return false;
+    int64_t q = ps / nt_gcd64(ps, pt); // the period is q * pt rows
+    if (q > max_dt * (int64_t)g->gt.p / pt)
+        return false;
+    *dt = q * pt / g->gt.p;
+    *ds = q * pt / g->gs.p;
+    return true;
+}
+
+// The period of a list for unit programs: its pattern's when one was found (a short column
+// repeats with a period its grids need not have), else the grids'.
+static bool list_period(const pctx *x, const plist *L, int64_t *dt, int64_t *ds)
+{
+    if (L->npat <= MAX_PERIOD && L->dt > 0 && L->ds > 0) {
+        *dt = L->dt;
+        *ds = L->ds;
+        return true;
+    }
+    return grid_period(x, 1024, dt, ds);
+}
+
 static nt_status masks_init(pctx *x)
 {
     const nt_plan_geo_t *g = x->v->geo;
@@ -697,15 +725,10 @@ static nt_status masks_init(pctx *x)
         (mode < 0 && (x->ga.total[0] > NT_MASKS_RUN * x->ga.first[1] ||
                       atomic_load(&lines_mode) > 0)))
         return NT_OK;
-    int64_t ps = g->gs.smb * g->smb * g->gs.p, pt = g->gt.smb * g->tmb * g->gt.p;
-    if (ps <= 0 || pt <= 0)
+    int64_t dt, ds;
+    if (!grid_period(x, 128, &dt, &ds))
         return NT_OK;
-    int64_t q = ps / nt_gcd64(ps, pt); // the period is q * pt rows
-    if (q > 128 * (int64_t)g->gt.p / pt)
-        return NT_OK;
-    int64_t period = q * pt;
-    nt_status st = masks_build(x->ga.r, x->ga.cnt[0], x->gs_p, x->gt_p, period / g->gt.p,
-                               period / g->gs.p, &x->masks);
+    nt_status st = masks_build(x->ga.r, x->ga.cnt[0], x->gs_p, x->gt_p, dt, ds, &x->masks);
     if (st == NT_OK && x->masks)
         atomic_fetch_add(&masks_used, 1);
     return st;
@@ -835,16 +858,18 @@ static nt_status unit_init(pctx *x, const nt_exec_opts_t *o)
     if (g->es != 8 || mode == 0 || (mode < 0 && !x->stream))
         return NT_OK;
     nt_status st = NT_OK;
+    int64_t dt, ds;
     bool any = false;
     if (x->order == NT_ORDER_GLOBAL && !x->lines && !x->masks && x->ga.first[1] > 0) {
-        st = unit_build(x->ga.r, &x->ga.pat[0], g->gs.p, g->gt.p, &x->unit);
+        if (list_period(x, &x->ga.pat[0], &dt, &ds))
+            st = unit_build(x->ga.r, x->ga.cnt[0], g->gs.p, g->gt.p, dt, ds, &x->unit);
         any = x->unit != NULL;
     } else if (x->order == NT_ORDER_TARGET && !o->on_source && o->schedule != NT_SCHED_STEPS) {
         if (!(x->tunit = calloc((size_t)g->gt.p, sizeof *x->tunit)))
             return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
         for (int b = 0; b < g->gt.p && st == NT_OK; b++)
-            if (x->mr.cnt[b] > 0) {
-                st = unit_build(&x->mr.r[x->mr.first[b]], &x->mr.pat[b], g->gs.p, g->gt.p,
+            if (x->mr.cnt[b] > 0 && list_period(x, &x->mr.pat[b], &dt, &ds)) {
+                st = unit_build(&x->mr.r[x->mr.first[b]], x->mr.cnt[b], g->gs.p, g->gt.p, dt, ds,
                                 &x->tunit[b]);
                 any = any || x->tunit[b];
             }

@@ -121,6 +121,15 @@ nt_status psrc_build(const prun *r, const plist *L, int S, int P, int quantum, p
 // Empty tables for P targets of dt elements a repetition (c[b] = -1, n[b] = 0, ua and ul
 // unset); NT_ENOMEM with nothing held.
 nt_status psrc_alloc(psrc *ps, int P, int64_t dt, int64_t ds);
+// The same tables from the whole list r of n runs (not a pattern of runs), each target taking
+// dt elements a period of the grids and each source ds: the first period of each target
+// tabled, every later element checked against it. *fits false (and nothing held) where a
+// target's runs do not follow each other, the list is not so periodic, a target has elements
+// but not a period, or (unit) a run is longer than one element. A pattern of runs would not
+// do: a first or last run cut by the edge of the (sub)matrix breaks every period of the list,
+// and periods of more than MAX_PERIOD runs are not looked for, though every element repeats.
+nt_status psrc_periodic(const prun *r, int64_t n, int S, int P, int64_t dt, int64_t ds,
+                        bool unit, psrc *ps, bool *fits);
 void psrc_free(psrc *ps);
 // Target b's element rel (from its first in a column): source grid row *a, local row *sl.
 static inline void psrc_at(const psrc *ps, int b, int64_t rel, int *a, int64_t *sl)
@@ -171,18 +180,20 @@ void masks_free(nt_masks *h);
 // previous call.
 int64_t nt_exec_test_masks(int mode);
 
-// Unit programs (periodic_unit.c): copies of 8-byte elements whose pattern runs are all one
-// element long, each whole target line assembled in a register from windows of its sources
-// and streamed (then call stream_fence()). unit_build() tables list r/L (rows in global
-// order: all targets', or one target's; S source and P target grid rows); *out stays NULL
-// where the pattern does not fit (no AVX-512, not unit, no period of at most MAX_PERIOD runs,
-// a target's rows not consecutive in the pattern, a line needing more than 4 windows, more
-// than 16 target grid rows). unit_column() writes one column: dcol[b] the target column
+// Unit programs (periodic_unit.c): copies of 8-byte elements whose runs are all one element
+// long, each whole target line assembled in a register from windows of its sources and
+// streamed (then call stream_fence()). unit_build() tables the whole list r of n runs (rows
+// in global order: all targets', or one target's; S source and P target grid rows), each
+// target taking dt elements a period of the grids and each source ds (psrc_periodic()); *out
+// stays NULL where it does not fit (no AVX-512, a run longer than one element, a target's
+// runs not following each other, a cycle of more than 1024 elements, a line needing more
+// than 4 windows, more than 16 target grid rows). unit_column() writes one column: dcol[b] the target column
 // of target grid row b (NULL: none; not read for targets without elements in the list),
 // scol[a] the source columns, lld[a * stride] their leading dimensions (windows never read
 // past them).
 typedef struct nt_unit nt_unit;
-nt_status unit_build(const prun *r, const plist *L, int S, int P, nt_unit **out);
+nt_status unit_build(const prun *r, int64_t n, int S, int P, int64_t dt, int64_t ds,
+                     nt_unit **out);
 void unit_column(const nt_unit *u, char *const *dcol, const char *const *scol,
                  const int64_t *lld, int stride);
 void unit_free(nt_unit *u);

@@ -75,41 +75,6 @@ static bool line_loads(const psrc *ps, int b, int64_t first, mload *q, int *k)
     return true;
 }
 
-// psrc's tables (see nt_periodic.h) from the whole list r of n runs, each target taking dt
-// elements a period and each source ds: the first period of each target tabled, every later
-// element checked against it. *fits false (and nothing held) where a target's runs do not
-// follow each other, the list is not so periodic, or a target has elements but not a period.
-static nt_status sources(const prun *r, int64_t n, int S, int P, int64_t dt, int64_t ds,
-                         psrc *ps, bool *fits)
-{
-    *fits = false;
-    nt_status st = psrc_alloc(ps, P, dt, ds);
-    if (st != NT_OK)
-        return st;
-    bool ok = true;
-    for (int64_t k = 0; k < n && ok; k++) {
-        int a = r[k].a, b = r[k].b;
-        ok = a >= 0 && a < S && b >= 0 && b < P && r[k].len > 0;
-        if (ok && ps->c[b] < 0)
-            ps->c[b] = r[k].tl;
-        ok = ok && r[k].tl == ps->c[b] + ps->n[b];
-        for (int64_t i = 0; ok && i < r[k].len; i++) {
-            int64_t rel = ps->n[b]++, sl = r[k].sl + i;
-            size_t p = (size_t)b * (size_t)dt + (size_t)(rel % dt);
-            if (rel < dt)
-                ps->ua[p] = a, ps->ul[p] = sl;
-            else
-                ok = ps->ua[p] == a && ps->ul[p] + rel / dt * ds == sl;
-        }
-    }
-    for (int b = 0; b < P && ok; b++)
-        ok = ps->n[b] == 0 || ps->n[b] >= dt;
-    if (!ok)
-        psrc_free(ps);
-    *fits = ok;
-    return NT_OK;
-}
-
 nt_status masks_build(const prun *r, int64_t n, int S, int P, int64_t dt, int64_t ds,
                       nt_masks **out)
 {
@@ -124,7 +89,7 @@ nt_status masks_build(const prun *r, int64_t n, int S, int P, int64_t dt, int64_
         return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
     *h = (nt_masks){.P = P, .L = (int)(per / 8), .per = per, .adv = per / dt * ds};
     bool ok;
-    nt_status st = sources(r, n, S, P, dt, ds, &h->ps, &ok);
+    nt_status st = psrc_periodic(r, n, S, P, dt, ds, false, &h->ps, &ok);
     size_t cells = (size_t)P * 8 * (size_t)h->L;
     mload(*all)[MASK_MAXK] = NULL;
     if (st == NT_OK && ok && !(all = calloc(cells, sizeof *all)))

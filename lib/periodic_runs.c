@@ -236,6 +236,37 @@ nt_status psrc_build(const prun *r, const plist *L, int S, int P, int quantum, p
     return NT_OK;
 }
 
+nt_status psrc_periodic(const prun *r, int64_t n, int S, int P, int64_t dt, int64_t ds,
+                        bool unit, psrc *ps, bool *fits)
+{
+    *fits = false;
+    nt_status st = psrc_alloc(ps, P, dt, ds);
+    if (st != NT_OK)
+        return st;
+    bool ok = true;
+    for (int64_t k = 0; k < n && ok; k++) {
+        int a = r[k].a, b = r[k].b;
+        ok = a >= 0 && a < S && b >= 0 && b < P && r[k].len > 0 && (!unit || r[k].len == 1);
+        if (ok && ps->c[b] < 0)
+            ps->c[b] = r[k].tl;
+        ok = ok && r[k].tl == ps->c[b] + ps->n[b];
+        for (int64_t i = 0; ok && i < r[k].len; i++) {
+            int64_t rel = ps->n[b]++, sl = r[k].sl + i;
+            size_t p = (size_t)b * (size_t)dt + (size_t)(rel % dt);
+            if (rel < dt)
+                ps->ua[p] = a, ps->ul[p] = sl;
+            else
+                ok = ps->ua[p] == a && ps->ul[p] + rel / dt * ds == sl;
+        }
+    }
+    for (int b = 0; b < P && ok; b++)
+        ok = ps->n[b] == 0 || ps->n[b] >= dt;
+    if (!ok)
+        psrc_free(ps);
+    *fits = ok;
+    return NT_OK;
+}
+
 void psrc_elements(const psrc *ps, int b, uint64_t *d, const uint64_t *const *src, int64_t rel0,
                    int64_t rel1)
 {

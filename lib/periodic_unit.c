@@ -56,6 +56,8 @@ struct nt_unit {
 
 // At most this many windows per line; a pattern needing more is copied element by element.
 #define UNIT_MAXWIN 4
+// Cycles of at most this many target elements (the recipes are tabled per position).
+#define UNIT_MAXPER 1024
 // Cycles of at most this many lines (per / 8) have their slots unpacked (unit_lockstep()).
 #define UNIT_MAXL 4
 // Programs for at most this many target grid rows (per-column state on the stack).
@@ -155,12 +157,12 @@ static void unit_slots(nt_unit *u)
     u->slot = sl;
 }
 
-nt_status unit_build(const prun *r, const plist *L, int S, int P, nt_unit **out)
+nt_status unit_build(const prun *r, int64_t n, int S, int P, int64_t dt, int64_t ds,
+                     nt_unit **out)
 {
     *out = NULL;
-    // Only patterns found (at most MAX_PERIOD runs, so the tables stay small).
-    if (!nt_lines_avx512() || !L->unit || L->dt <= 0 || L->ds <= 0 || L->npat > MAX_PERIOD ||
-        P > UNIT_MAXP)
+    // Cycles of at most UNIT_MAXPER elements, so that the tables stay small.
+    if (!nt_lines_avx512() || dt <= 0 || ds <= 0 || dt > UNIT_MAXPER || P > UNIT_MAXP)
         return NT_OK;
     nt_unit *u = calloc(1, sizeof *u);
     if (!u)
@@ -168,15 +170,16 @@ nt_status unit_build(const prun *r, const plist *L, int S, int P, nt_unit **out)
     u->S = S;
     u->P = P;
     bool ok;
-    nt_status st = psrc_build(r, L, S, P, 1, &u->ps, &ok);
-    if (st != NT_OK || !ok) {
+    // lcm(8, dt): gcd(8, dt) is dt's largest power-of-two divisor up to 8.
+    int64_t low = dt & -dt;
+    u->per = 8 / (low < 8 ? low : 8) * dt;
+    u->adv = u->per / dt * ds;
+    nt_status st = u->per <= UNIT_MAXPER ? psrc_periodic(r, n, S, P, dt, ds, true, &u->ps, &ok)
+                                         : NT_OK;
+    if (st != NT_OK || u->per > UNIT_MAXPER || !ok) {
         unit_free(u);
         return st;
     }
-    // lcm(8, dt): gcd(8, dt) is dt's largest power-of-two divisor up to 8.
-    int64_t low = L->dt & -L->dt;
-    u->per = 8 / (low < 8 ? low : 8) * L->dt;
-    u->adv = u->per / L->dt * L->ds;
     size_t recs = (size_t)P * (size_t)u->per;
     u->first = calloc(recs, sizeof *u->first);
     u->nwin = calloc(recs, sizeof *u->nwin);

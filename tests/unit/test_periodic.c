@@ -365,17 +365,19 @@ static nt_matrix_t *rows_bc(nt_rng *g, int64_t m, int64_t n, int64_t mb, int nbm
 // columns start at every lane of a line and windows end near the sources' last rows), fresh
 // and allocated targets, 1-2 threads per domain. Every element against the source, nothing
 // written outside the submatrix; where the cpu has AVX-512, most cases (all but patterns
-// needing more than four windows per line) use them, and nb 1 -> 3 on 2x2 -> 4x1 always does.
+// needing more than four windows per line) use them, and nb 1 -> 3 and 1 -> 24 on 2x2 -> 4x1
+// always do (1 -> 24 repeats every 96 runs, more than a pattern of runs may have: its period
+// comes from the grids).
 Test(periodic_exec, unit_programs_arrive_element_by_element)
 {
     nt_rng g = {1357};
     int64_t used = 0, cases = NEXEC * 2;
-    for (int64_t k = 0; k < cases + 1; k++) {
+    for (int64_t k = 0; k < cases + 2; k++) {
         int side = (int)(k % 3); // 0: source CYCLIC(1), 1: target, 2: both
         nt_matrix_t *S, *T;
         nt_sub_t s;
-        if (k == cases) { // the bench's geometry, every row and column
-            nt_matrix_shape_t a = {300, 40, 1, 1, 8}, b = {300, 40, 3, 3, 8};
+        if (k >= cases) { // the bench's geometry and 1 -> 24, every row and column
+            nt_matrix_shape_t a = {300, 40, 1, 1, 8}, b = {300, 40, k > cases ? 24 : 3, 3, 8};
             cr_assert_eq(nt_matrix_create_spec(topo4, &a, "bc2d:2x2", 0, NT_LAYOUT_SCALAPACK,
                                                0, &S), NT_OK, "%s", nt_last_error());
             cr_assert_eq(nt_matrix_create_spec(topo4, &b, "bc2d:4x1", 0, NT_LAYOUT_SCALAPACK,
@@ -395,15 +397,17 @@ Test(periodic_exec, unit_programs_arrive_element_by_element)
         cr_assert_eq(nt_plan_create(S, T, &s, NULL, &p), NT_OK, "%s", nt_last_error());
         nt_exec_test_lines(0);
         nt_exec_test_unit(1);
-        // Global order, or target order with all sources in one task (one program per target).
-        nt_exec_opts_t eo = {.order = k % 2 ? NT_ORDER_TARGET : NT_ORDER_GLOBAL,
+        // Global order, or target order with all sources in one task (one program per target);
+        // the two fixed geometries in global order (one program for all targets).
+        nt_exec_opts_t eo = {.order = k % 2 && k < cases ? NT_ORDER_TARGET : NT_ORDER_GLOBAL,
                              .threads_per_domain = (int)rnd(&g, 0, 2)};
         cr_assert_eq(nt_plan_execute(p, S, T, &eo, NULL), NT_OK, "%s", nt_last_error());
         int64_t u = nt_exec_test_unit(-1);
         nt_exec_test_lines(-1);
         used += u;
-        if (k == cases && nt_lines_avx512())
-            cr_assert_eq(u, 1, "nb 1 -> 3 on 2x2 -> 4x1 without a unit program");
+        if (k >= cases && nt_lines_avx512())
+            cr_assert_eq(u, 1, "nb 1 -> %d on 2x2 -> 4x1 without a unit program",
+                         k > cases ? 24 : 3);
         check_and_free(S, T, p, &s, seed, (int)k);
     }
     if (nt_lines_avx512())
@@ -483,6 +487,11 @@ static void check_rows(char *const *dcol, int S, int smb, int P, int tmb, int os
     }
 }
 
+static int64_t lcm(int64_t a, int64_t b)
+{
+    return a / nt_gcd64(a, b) * b;
+}
+
 static bool unit_rows(int S, int smb, int P, int tmb, int os, int m, prun *r, plist *L)
 {
     int64_t last[4][4];
@@ -529,7 +538,8 @@ Test(periodic_exec, unit_windows_stay_inside_source_columns)
                         nt_unit *u = NULL;
                         if (!unit_rows(S, smb, P, tmb, os, m, r, &L))
                             continue;
-                        cr_assert_eq(unit_build(r, &L, S, P, &u), NT_OK);
+                        int64_t T = lcm(smb * S, tmb * P);
+                        cr_assert_eq(unit_build(r, m, S, P, T / P, T / S, &u), NT_OK);
                         if (!u)
                             continue;
                         programs++;
@@ -630,11 +640,6 @@ Test(periodic, pair_programs_read_only_their_halves)
     free(tbuf);
     guard_unmap(base, 3);
     cr_assert_gt(programs, 100, "only %d pair programs built", programs);
-}
-
-static int64_t lcm(int64_t a, int64_t b)
-{
-    return a / nt_gcd64(a, b) * b;
 }
 
 // Mask programs read only the lanes their lines take: row patterns of 1-3 source and 1-4
