@@ -19,8 +19,8 @@
 //   through pair programs (periodic_pairs.c); other runs of 12 elements or less on average,
 //   of any length from 2 (AVX-512), through mask programs (periodic_masks.c, masks_init());
 //   runs of one element (CYCLIC(1)) go through unit programs (periodic_unit.c), also in
-//   TARGET order when one task takes all the sources of a target column. Where sources are
-//   read in pieces, the writers' masked loop and the mask programs read a column ahead.
+//   TARGET order when one task takes all the sources of a target column. The writers' masked
+//   loop reads a column ahead, and mask programs do where sources are read in pieces.
 // Nothing can fail after the target is allocated, so "nothing lost" only needs the allocation
 // (and every table) first.
 #include <omp.h>
@@ -674,17 +674,6 @@ static nt_status pairs_init(pctx *x)
     return st;
 }
 
-// Mask programs (periodic_masks.c) for short runs that are not whole halves: there a writer's
-// branches per run outweigh the copy, and below 4 elements a run (where the writers are not
-// used) plain copies read every target line first. The rows repeat every lcm of the two grids'
-// row periods, of which each target grid row takes dt and each source grid row ds (programs
-// take periods of at most 128 rows a target). 2x2 -> 4x1, N = 8192, copy / bound without and
-// with, alternated process by process (7 repetitions): whole matrices nb 6 -> 9 (runs of 3.6
-// on average) 0.29 -> 0.83, 10 -> 6 0.29 -> 0.79; bench scalapack's submatrix, runs of
-// 1 / (1 / smb + 1 / tmb) on average: 6 -> 9 (3.6) 0.51 -> 0.61, 8 -> 12 (4.8) 0.59 -> 0.68,
-// 16 -> 24 (9.6) 0.73 -> 0.76, but 24 -> 36 (14.4) 0.75 -> 0.64 and 32 -> 48 (19.2) 0.78 ->
-// 0.71, hence runs of at most 12 on average.
-#define NT_MASKS_RUN 12
 // The rows' period of the grids (lcm of the two row periods): each target grid row takes *dt
 // rows of it and each source grid row *ds; false when *dt would exceed max_dt.
 static bool grid_period(const pctx *x, int64_t max_dt, int64_t *dt, int64_t *ds)
@@ -713,6 +702,17 @@ static bool list_period(const pctx *x, const plist *L, int64_t *dt, int64_t *ds)
     return grid_period(x, 1024, dt, ds);
 }
 
+// Mask programs (periodic_masks.c) for short runs that are not whole halves: there a writer's
+// branches per run outweigh the copy, and below 4 elements a run (where the writers are not
+// used) plain copies read every target line first. The rows repeat every lcm of the two grids'
+// row periods, of which each target grid row takes dt and each source grid row ds (programs
+// take periods of at most 128 rows a target). 2x2 -> 4x1, N = 8192, copy / bound without and
+// with, alternated process by process (7 repetitions): whole matrices nb 6 -> 9 (runs of 3.6
+// on average) 0.29 -> 0.83, 10 -> 6 0.29 -> 0.79; bench scalapack's submatrix, runs of
+// 1 / (1 / smb + 1 / tmb) on average: 6 -> 9 (3.6) 0.51 -> 0.61, 8 -> 12 (4.8) 0.59 -> 0.68,
+// 16 -> 24 (9.6) 0.73 -> 0.76, but 24 -> 36 (14.4) 0.75 -> 0.64 and 32 -> 48 (19.2) 0.78 ->
+// 0.71, hence runs of at most 12 on average.
+#define NT_MASKS_RUN 12
 static nt_status masks_init(pctx *x)
 {
     const nt_plan_geo_t *g = x->v->geo;

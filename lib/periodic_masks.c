@@ -15,6 +15,10 @@
 // read from the first-level cache. The period comes from the grids, not from the list's
 // pattern of runs: a submatrix or a matrix that starts or ends inside a block cuts its first or
 // last run, and then no pattern of runs repeats, though every element still does.
+//
+// Measured in the executor (2x2 -> 4x1, N = 8192, copy / same-run bound, without and with,
+// alternated; exec_periodic.c, masks_init()): nb 6 -> 9 0.29 -> 0.83 and 10 -> 6 0.29 -> 0.79
+// on the whole matrix, 8 -> 12 on bench scalapack's submatrix 0.59 -> 0.68.
 #include <stdlib.h>
 
 #include "nt_core.h"
@@ -52,8 +56,8 @@ void masks_free(nt_masks *h)
     free(h);
 }
 
-// The loads of line l of target b's cycle from element h on, into q (K of them); false when
-// it needs more than MASK_MAXK. *k: how many it needs.
+// The loads of target b's line whose first element is `first` (from the column's first), into
+// q (zeroed by the caller); false when it needs more than MASK_MAXK. *k: how many it needs.
 static bool line_loads(const psrc *ps, int b, int64_t first, mload *q, int *k)
 {
     int n = 0;

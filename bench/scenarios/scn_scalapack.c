@@ -1,8 +1,8 @@
 // Scenario scalapack: numatile's redistribution between ScaLAPACK layouts against ScaLAPACK's
 // own pdgemr2d on the same geometries in the same run (issue 12, "the peer in the harness").
 // N x N doubles, N = 4096 and 8192 (--quick: 4096), 2x2 -> 4x1 grids with nb 512 -> 256,
-// 64 -> 100, 8 -> 12 and 1 -> 3 (element-cyclic), 2x2 -> 2x2 with nb 64 -> 32, and a submatrix
-// with displacements. pdgemr2d runs in the separate program pdgemr2d_peer (bench/peers/) under
+// 64 -> 100, 8 -> 12, 1 -> 3 (element-cyclic) and 6 -> 9 (blocks off the grid of 4), 2x2 ->
+// 2x2 with nb 64 -> 32, and a submatrix with displacements. pdgemr2d runs in the separate program pdgemr2d_peer (bench/peers/) under
 // mpirun, one rank per process of the larger grid: MPI ranks on this one machine, talking
 // through Open MPI's shared-memory transport. numatile runs through the public API on a
 // virtual topology with as many domains as ranks: nt_matrix_create_spec with
@@ -39,6 +39,7 @@ static const geom GEOMS[] = {
     {"512->256", 512, 2, 2, 256, 4, 1, false}, {"64->100", 64, 2, 2, 100, 4, 1, false},
     {"8->12", 8, 2, 2, 12, 4, 1, false},       {"1->3", 1, 2, 2, 3, 4, 1, false},
     {"64->32 equal", 64, 2, 2, 32, 2, 2, false}, {"64->100 sub", 64, 2, 2, 100, 4, 1, true},
+    {"6->9", 6, 2, 2, 9, 4, 1, false},
 };
 enum { NGEOMS = sizeof GEOMS / sizeof GEOMS[0], MAX_SIZES = 2 };
 

@@ -13,7 +13,7 @@
 
 #include "tool_run.h"
 
-enum { GEOMETRIES = 6 };
+enum { GEOMETRIES = 7 };
 
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
