@@ -103,33 +103,23 @@ bool lrun_pack(const prun *r, int64_t n, lrun *q);
 void copy_column_lines(struct nt_lines *w, const char *const *src, const lrun *q,
                        const plist *L, bool avx512, bool quad, const int64_t *ahead, int stride);
 
-// Where the elements of pattern r/L come from, for the programs below: per target grid row b,
-// c[b] its first local row in a column and n[b] its elements per column; ua/ul[b * dt + u]
-// the source grid row and local row (repetition 0) of its element u. psrc_build() tables them
-// (NT_ENOMEM), *fits false (and nothing held) where they do not fit: each target's elements
-// must be dt consecutive local rows in the pattern, in runs of one element (quantum 1) or of
-// whole multiples of quantum from rows of multiples of quantum. psrc_free() accepts a zeroed
-// psrc.
+// Where the elements of a list of runs come from, for the programs below: per target grid row
+// b, c[b] its first local row in a column and n[b] its elements per column; ua/ul[b * dt + u]
+// the source grid row and local row (period 0) of its element u. psrc_periodic() tables them
+// from the whole list r of n runs, each target taking dt elements a period and each source ds
+// (a pattern's, or the grids'): the first period of each target tabled, every later element
+// checked against it. NT_ENOMEM; *fits false (and nothing held) where a target's runs do not
+// follow each other, the list is not so periodic, a target has elements but not a period, or
+// a run is not of the quantum: one element (1), whole multiples of quantum from rows of
+// multiples of quantum (2 and more), any (0). psrc_free() accepts a zeroed psrc.
 typedef struct psrc {
-    int64_t ds, dt; // elements per repetition of the pattern, each source and each target
+    int64_t ds, dt; // elements per period, each source and each target
     int64_t *c, *n;
     int *ua;
     int64_t *ul;
 } psrc;
-nt_status psrc_build(const prun *r, const plist *L, int S, int P, int quantum, psrc *ps,
-                     bool *fits);
-// Empty tables for P targets of dt elements a repetition (c[b] = -1, n[b] = 0, ua and ul
-// unset); NT_ENOMEM with nothing held.
-nt_status psrc_alloc(psrc *ps, int P, int64_t dt, int64_t ds);
-// The same tables from the whole list r of n runs (not a pattern of runs), each target taking
-// dt elements a period of the grids and each source ds: the first period of each target
-// tabled, every later element checked against it. *fits false (and nothing held) where a
-// target's runs do not follow each other, the list is not so periodic, a target has elements
-// but not a period, or (unit) a run is longer than one element. A pattern of runs would not
-// do: a first or last run cut by the edge of the (sub)matrix breaks every period of the list,
-// and periods of more than MAX_PERIOD runs are not looked for, though every element repeats.
 nt_status psrc_periodic(const prun *r, int64_t n, int S, int P, int64_t dt, int64_t ds,
-                        bool unit, psrc *ps, bool *fits);
+                        int quantum, psrc *ps, bool *fits);
 void psrc_free(psrc *ps);
 // Target b's element rel (from its first in a column): source grid row *a, local row *sl.
 static inline void psrc_at(const psrc *ps, int b, int64_t rel, int *a, int64_t *sl)
@@ -187,10 +177,10 @@ int64_t nt_exec_test_masks(int mode);
 // target taking dt elements a period of the grids and each source ds (psrc_periodic()); *out
 // stays NULL where it does not fit (no AVX-512, a run longer than one element, a target's
 // runs not following each other, a cycle of more than 1024 elements, a line needing more
-// than 4 windows, more than 16 target grid rows). unit_column() writes one column: dcol[b] the target column
-// of target grid row b (NULL: none; not read for targets without elements in the list),
-// scol[a] the source columns, lld[a * stride] their leading dimensions (windows never read
-// past them).
+// than 4 windows, more than 16 target grid rows). unit_column() writes one column: dcol[b]
+// the target column of target grid row b (NULL: none; not read for targets without elements
+// in the list), scol[a] the source columns, lld[a * stride] their leading dimensions
+// (windows never read past them).
 typedef struct nt_unit nt_unit;
 nt_status unit_build(const prun *r, int64_t n, int S, int P, int64_t dt, int64_t ds,
                      nt_unit **out);

@@ -93,7 +93,7 @@ nt_status masks_build(const prun *r, int64_t n, int S, int P, int64_t dt, int64_
         return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
     *h = (nt_masks){.P = P, .L = (int)(per / 8), .per = per, .adv = per / dt * ds};
     bool ok;
-    nt_status st = psrc_periodic(r, n, S, P, dt, ds, false, &h->ps, &ok);
+    nt_status st = psrc_periodic(r, n, S, P, dt, ds, 0, &h->ps, &ok);
     size_t cells = (size_t)P * 8 * (size_t)h->L;
     mload(*all)[MASK_MAXK] = NULL;
     if (st == NT_OK && ok && !(all = calloc(cells, sizeof *all)))
@@ -233,11 +233,9 @@ void masks_column(const nt_masks *h, char *const *dcol, const char *const *scol,
             c[b].p[e] = (uintptr_t)src[q[e].a] + (uintptr_t)(q[e].sl * 8);
             c[b].m[e] = (unsigned char)q[e].mask;
         }
-        for (int l = 0; ahead && l < L; l++) {
-            const mload *f = &q[l * K];
-            c[b].next[l] = c[b].p[l * K] + (uintptr_t)(8 * __builtin_ctz(f->mask)) +
-                           (uintptr_t)ahead[(size_t)f->a * (size_t)stride];
-        }
+        // A line's first load holds its lane 0, so its lane 0 is in the column: ask there.
+        for (int l = 0; ahead && l < L; l++)
+            c[b].next[l] = c[b].p[l * K] + (uintptr_t)ahead[(size_t)q[l * K].a * (size_t)stride];
         common = cycles < common ? cycles : common;
     }
     if (common == INT64_MAX)

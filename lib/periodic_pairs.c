@@ -54,7 +54,8 @@ nt_status pairs_build(const prun *r, const plist *L, int S, int P, nt_pairs **ou
     *h = (nt_pairs){.P = P, .per = per, .adv = per / L->dt * L->ds};
     // Runs of whole halves from rows on halves, so that no half straddles two runs.
     bool ok;
-    nt_status st = psrc_build(r, L, S, P, 4, &h->ps, &ok);
+    nt_status st = psrc_periodic(r, L->npat * L->reps + L->rem, S, P, L->dt, L->ds, 4, &h->ps,
+                                 &ok);
     if (st != NT_OK || !ok) {
         pairs_free(h);
         return st;

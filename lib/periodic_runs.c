@@ -184,7 +184,9 @@ void psrc_free(psrc *ps)
     *ps = (psrc){0};
 }
 
-nt_status psrc_alloc(psrc *ps, int P, int64_t dt, int64_t ds)
+// Empty tables for P targets of dt elements a period (c[b] = -1, n[b] = 0, ua and ul unset);
+// NT_ENOMEM with nothing held.
+static nt_status psrc_alloc(psrc *ps, int P, int64_t dt, int64_t ds)
 {
     size_t cells = (size_t)P * (size_t)dt;
     *ps = (psrc){.ds = ds, .dt = dt};
@@ -201,43 +203,8 @@ nt_status psrc_alloc(psrc *ps, int P, int64_t dt, int64_t ds)
     return NT_OK;
 }
 
-nt_status psrc_build(const prun *r, const plist *L, int S, int P, int quantum, psrc *ps,
-                     bool *fits)
-{
-    *fits = false;
-    nt_status st = psrc_alloc(ps, P, L->dt, L->ds);
-    if (st != NT_OK)
-        return st;
-    int64_t *c = ps->c, *n = ps->n;
-    bool ok = true;
-    for (int64_t e = 0; e < L->npat && ok; e++) {
-        int b = r[e].b;
-        ok = r[e].a >= 0 && r[e].a < S && b >= 0 && b < P && r[e].len > 0 &&
-             (quantum == 1 ? r[e].len == 1 : r[e].len % quantum == 0 && r[e].tl % quantum == 0);
-        if (ok && c[b] < 0)
-            c[b] = r[e].tl;
-        ok = ok && r[e].tl == c[b] + n[b] && n[b] + r[e].len <= L->dt;
-        for (int64_t i = 0; ok && i < r[e].len; i++) {
-            size_t p = (size_t)b * (size_t)L->dt + (size_t)n[b]++;
-            ps->ua[p] = r[e].a;
-            ps->ul[p] = r[e].sl + i;
-        }
-    }
-    for (int b = 0; b < P && ok; b++)
-        ok = n[b] == 0 || n[b] == L->dt;
-    // Elements per column: whole repetitions, then the first rem runs once more.
-    for (int b = 0; b < P && ok; b++)
-        n[b] *= L->reps;
-    for (int64_t e = 0; e < L->rem && ok; e++)
-        n[r[e].b] += r[e].len;
-    if (!ok)
-        psrc_free(ps);
-    *fits = ok;
-    return NT_OK;
-}
-
 nt_status psrc_periodic(const prun *r, int64_t n, int S, int P, int64_t dt, int64_t ds,
-                        bool unit, psrc *ps, bool *fits)
+                        int quantum, psrc *ps, bool *fits)
 {
     *fits = false;
     nt_status st = psrc_alloc(ps, P, dt, ds);
@@ -246,7 +213,9 @@ nt_status psrc_periodic(const prun *r, int64_t n, int S, int P, int64_t dt, int6
     bool ok = true;
     for (int64_t k = 0; k < n && ok; k++) {
         int a = r[k].a, b = r[k].b;
-        ok = a >= 0 && a < S && b >= 0 && b < P && r[k].len > 0 && (!unit || r[k].len == 1);
+        ok = a >= 0 && a < S && b >= 0 && b < P && r[k].len > 0 &&
+             (quantum == 0 || (quantum == 1 ? r[k].len == 1
+                                            : r[k].len % quantum == 0 && r[k].tl % quantum == 0));
         if (ok && ps->c[b] < 0)
             ps->c[b] = r[k].tl;
         ok = ok && r[k].tl == ps->c[b] + ps->n[b];

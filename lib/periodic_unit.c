@@ -174,7 +174,7 @@ nt_status unit_build(const prun *r, int64_t n, int S, int P, int64_t dt, int64_t
     int64_t low = dt & -dt;
     u->per = 8 / (low < 8 ? low : 8) * dt;
     u->adv = u->per / dt * ds;
-    nt_status st = u->per <= UNIT_MAXPER ? psrc_periodic(r, n, S, P, dt, ds, true, &u->ps, &ok)
+    nt_status st = u->per <= UNIT_MAXPER ? psrc_periodic(r, n, S, P, dt, ds, 1, &u->ps, &ok)
                                          : NT_OK;
     if (st != NT_OK || u->per > UNIT_MAXPER || !ok) {
         unit_free(u);

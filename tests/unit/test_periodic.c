@@ -275,6 +275,19 @@ static void check_and_free(nt_matrix_t *S, nt_matrix_t *T, nt_plan_t *p, const n
     nt_matrix_destroy(T);
 }
 
+// S filled with the pattern of seed, s planned from S to T and executed in global order with
+// 0-2 threads per domain (the forced-path tests set their hooks before); returns the plan.
+static nt_plan_t *global_exec(nt_rng *g, nt_matrix_t *S, nt_matrix_t *T, const nt_sub_t *s,
+                              uint64_t seed)
+{
+    cr_assert_eq(nt_matrix_fill_pattern(S, seed), NT_OK);
+    nt_plan_t *p;
+    cr_assert_eq(nt_plan_create(S, T, s, NULL, &p), NT_OK, "%s", nt_last_error());
+    nt_exec_opts_t eo = {.order = NT_ORDER_GLOBAL, .threads_per_domain = (int)rnd(g, 0, 2)};
+    cr_assert_eq(nt_plan_execute(p, S, T, &eo, NULL), NT_OK, "%s", nt_last_error());
+    return p;
+}
+
 // One random execution in global order under streaming (line writers as the mode of
 // nt_exec_test_lines() allows), checked element by element; elem_cyclic: CYCLIC(1) rows on
 // the source side, whose runs are single elements.
@@ -294,13 +307,8 @@ static void lines_case(nt_rng *g, int k, bool elem_cyclic)
     nt_matrix_t *T = random_bc(g, topo4, rnd(g, 1, 200), rnd(g, 1, 60), 8,
                                rnd(g, 0, 1) ? 0 : NT_MATRIX_NOALLOC);
     uint64_t seed = nt_rng_next(g);
-    cr_assert_eq(nt_matrix_fill_pattern(S, seed), NT_OK);
     nt_sub_t s = random_sub(g, S, T);
-    nt_plan_t *p;
-    cr_assert_eq(nt_plan_create(S, T, &s, NULL, &p), NT_OK, "%s", nt_last_error());
-    nt_exec_opts_t eo = {.order = NT_ORDER_GLOBAL, .threads_per_domain = (int)rnd(g, 0, 2)};
-    cr_assert_eq(nt_plan_execute(p, S, T, &eo, NULL), NT_OK, "%s", nt_last_error());
-    check_and_free(S, T, p, &s, seed, k);
+    check_and_free(S, T, global_exec(g, S, T, &s, seed), &s, seed, k);
 }
 
 // Global order through line writers (streamed whole target lines, nt_lines.h), forced for
@@ -727,13 +735,9 @@ Test(periodic_exec, mask_programs_arrive_element_by_element)
         s.src_col = rnd(&g, 0, S->n - s.cols);
         s.dst_col = rnd(&g, 0, T->n - s.cols);
         uint64_t seed = nt_rng_next(&g);
-        cr_assert_eq(nt_matrix_fill_pattern(S, seed), NT_OK);
-        nt_plan_t *p;
-        cr_assert_eq(nt_plan_create(S, T, &s, NULL, &p), NT_OK, "%s", nt_last_error());
         nt_exec_test_lines(1);
         nt_exec_test_masks(1);
-        nt_exec_opts_t eo = {.order = NT_ORDER_GLOBAL, .threads_per_domain = (int)rnd(&g, 0, 2)};
-        cr_assert_eq(nt_plan_execute(p, S, T, &eo, NULL), NT_OK, "%s", nt_last_error());
+        nt_plan_t *p = global_exec(&g, S, T, &s, seed);
         used += nt_exec_test_masks(-1);
         check_and_free(S, T, p, &s, seed, k);
     }
@@ -904,13 +908,9 @@ Test(periodic_exec, pair_programs_arrive_element_by_element)
                                  rnd(&g, 0, 1) ? 0 : NT_MATRIX_NOALLOC);
         nt_sub_t s = half_sub(&g, S, T, (S->m < T->m ? S->m : T->m) / 8, quad);
         uint64_t seed = nt_rng_next(&g);
-        cr_assert_eq(nt_matrix_fill_pattern(S, seed), NT_OK);
-        nt_plan_t *p;
-        cr_assert_eq(nt_plan_create(S, T, &s, NULL, &p), NT_OK, "%s", nt_last_error());
         nt_exec_test_lines(1);
         nt_exec_test_pairs(1);
-        nt_exec_opts_t eo = {.order = NT_ORDER_GLOBAL, .threads_per_domain = (int)rnd(&g, 0, 2)};
-        cr_assert_eq(nt_plan_execute(p, S, T, &eo, NULL), NT_OK, "%s", nt_last_error());
+        nt_plan_t *p = global_exec(&g, S, T, &s, seed);
         nt_exec_test_lines(-1);
         int64_t u = nt_exec_test_pairs(0);
         cr_assert(quad || u == 0, "case %d: pair programs for runs that are not whole halves", k);
