@@ -275,6 +275,19 @@ static void check_and_free(nt_matrix_t *S, nt_matrix_t *T, nt_plan_t *p, const n
     nt_matrix_destroy(T);
 }
 
+// bench scalapack's grids: S m x n doubles on bc2d:2x2 with blocks smb x snb (allocated), T on
+// bc2d:4x1 with blocks tmb x tnb (fresh: no memory), both ScaLAPACK layout on 4 domains.
+static void bench_grids(int64_t m, int64_t n, int64_t smb, int64_t snb, int64_t tmb, int64_t tnb,
+                        nt_matrix_t **S, nt_matrix_t **T)
+{
+    nt_matrix_shape_t a = {m, n, smb, snb, 8}, b = {m, n, tmb, tnb, 8};
+    cr_assert_eq(nt_matrix_create_spec(topo4, &a, "bc2d:2x2", 0, NT_LAYOUT_SCALAPACK, 0, S),
+                 NT_OK, "%s", nt_last_error());
+    cr_assert_eq(nt_matrix_create_spec(topo4, &b, "bc2d:4x1", 0, NT_LAYOUT_SCALAPACK,
+                                       NT_MATRIX_NOALLOC, T),
+                 NT_OK, "%s", nt_last_error());
+}
+
 // S filled with the pattern of seed, s planned from S to T and executed in global order with
 // 0-2 threads per domain (the forced-path tests set their hooks before); returns the plan.
 static nt_plan_t *global_exec(nt_rng *g, nt_matrix_t *S, nt_matrix_t *T, const nt_sub_t *s,
@@ -385,12 +398,7 @@ Test(periodic_exec, unit_programs_arrive_element_by_element)
         nt_matrix_t *S, *T;
         nt_sub_t s;
         if (k >= cases) { // the bench's geometry and 1 -> 24, every row and column
-            nt_matrix_shape_t a = {300, 40, 1, 1, 8}, b = {300, 40, k > cases ? 24 : 3, 3, 8};
-            cr_assert_eq(nt_matrix_create_spec(topo4, &a, "bc2d:2x2", 0, NT_LAYOUT_SCALAPACK,
-                                               0, &S), NT_OK, "%s", nt_last_error());
-            cr_assert_eq(nt_matrix_create_spec(topo4, &b, "bc2d:4x1", 0, NT_LAYOUT_SCALAPACK,
-                                               NT_MATRIX_NOALLOC, &T), NT_OK, "%s",
-                         nt_last_error());
+            bench_grids(300, 40, 1, 1, k > cases ? 24 : 3, 3, &S, &T);
             s = (nt_sub_t){300, 40, 0, 0, 0, 0};
         } else {
             int64_t smb = side == 1 ? rnd(&g, 1, 12) : 1, tmb = side == 0 ? rnd(&g, 1, 12) : 1;
@@ -746,13 +754,8 @@ Test(periodic_exec, mask_programs_arrive_element_by_element)
     nt_sub_t bench = {n / 2 + 13, 30, n / 8 + 5, 3, n / 4 - 1, 2}, whole = {n, 37, 0, 0, 0, 0};
     const int64_t smb[3] = {8, 24, 8}, tmb[3] = {12, 36, 12};
     for (int c = 0; c < 3; c++) {
-        nt_matrix_shape_t a = {n, 37, smb[c], smb[c], 8}, b = {n, 37, tmb[c], tmb[c], 8};
         nt_matrix_t *S, *T;
-        cr_assert_eq(nt_matrix_create_spec(topo4, &a, "bc2d:2x2", 0, NT_LAYOUT_SCALAPACK, 0, &S),
-                     NT_OK);
-        cr_assert_eq(nt_matrix_create_spec(topo4, &b, "bc2d:4x1", 0, NT_LAYOUT_SCALAPACK,
-                                           NT_MATRIX_NOALLOC, &T),
-                     NT_OK);
+        bench_grids(n, 37, smb[c], smb[c], tmb[c], tmb[c], &S, &T);
         cr_assert_eq(nt_matrix_fill_pattern(S, 17), NT_OK);
         nt_sub_t s = c == 2 ? whole : bench;
         nt_plan_t *p;
@@ -833,13 +836,8 @@ Test(periodic_exec, halves_of_lines_arrive_element_by_element)
 // read ahead and checks every element.
 static int64_t ahead_case(int64_t n, int64_t smb, int64_t tmb, nt_sub_t s)
 {
-    nt_matrix_shape_t a = {n, 37, smb, smb, 8}, b = {n, 37, tmb, tmb, 8};
     nt_matrix_t *S, *T;
-    cr_assert_eq(nt_matrix_create_spec(topo4, &a, "bc2d:2x2", 0, NT_LAYOUT_SCALAPACK, 0, &S),
-                 NT_OK);
-    cr_assert_eq(nt_matrix_create_spec(topo4, &b, "bc2d:4x1", 0, NT_LAYOUT_SCALAPACK,
-                                       NT_MATRIX_NOALLOC, &T),
-                 NT_OK);
+    bench_grids(n, 37, smb, smb, tmb, tmb, &S, &T);
     cr_assert_eq(nt_matrix_fill_pattern(S, 13), NT_OK);
     nt_plan_t *p;
     cr_assert_eq(nt_plan_create(S, T, &s, NULL, &p), NT_OK, "%s", nt_last_error());
@@ -922,13 +920,8 @@ Test(periodic_exec, pair_programs_arrive_element_by_element)
     // nb 8 -> 12 on 2x2 -> 4x1 (runs of 4 and 8) takes them by default; 32 -> 48 does not.
     for (int k = 0; k < 2; k++) {
         int64_t n = 960, smb = k ? 32 : 8, tmb = k ? 48 : 12;
-        nt_matrix_shape_t a = {n, 37, smb, smb, 8}, b = {n, 37, tmb, tmb, 8};
         nt_matrix_t *S, *T;
-        cr_assert_eq(nt_matrix_create_spec(topo4, &a, "bc2d:2x2", 0, NT_LAYOUT_SCALAPACK, 0, &S),
-                     NT_OK);
-        cr_assert_eq(nt_matrix_create_spec(topo4, &b, "bc2d:4x1", 0, NT_LAYOUT_SCALAPACK,
-                                           NT_MATRIX_NOALLOC, &T),
-                     NT_OK);
+        bench_grids(n, 37, smb, smb, tmb, tmb, &S, &T);
         cr_assert_eq(nt_matrix_fill_pattern(S, 11), NT_OK);
         nt_sub_t s = {n, 37, 0, 0, 0, 0};
         nt_plan_t *p;
