@@ -11,8 +11,8 @@ SAN      ?=
 ARCH     := $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
 BLIS_INC ?= /usr/include/$(ARCH)/blis-openmp
 
-# BLAS selection: the tile kernels call BLAS/LAPACK through lib/nt_blas.h, implemented by one
-# backend in lib/blas/. blis: BLIS (GEMM, TRSM) + libFLAME (LAPACK tile routines, flat QR).
+# BLAS selection: the tile kernels call BLAS/LAPACK through lib/kernels/tile/nt_blas.h, implemented
+# by one backend in lib/kernels/blas/. blis: BLIS (GEMM, TRSM) + libFLAME (LAPACK tile routines, flat QR).
 # openblas: Debian's OpenMP OpenBLAS and the LAPACK it bundles, linked from its own directory
 # (not through the libblas.so alternative, which may point anywhere) and found there at run time.
 # One backend per binary: never two BLAS libraries in one program.
@@ -21,11 +21,11 @@ OPENBLAS_INC ?= /usr/include/$(ARCH)/openblas-openmp
 OPENBLAS_LIBS := -L$(OPENBLAS_DIR) -Wl,-rpath,$(OPENBLAS_DIR) -lopenblas
 OPENBLAS_FOUND := $(wildcard $(OPENBLAS_DIR)/libopenblas.so)
 ifeq ($(BLAS),blis)
-BLAS_SRC  := lib/blas/blis.c lib/blas/flame.c
+BLAS_SRC  := lib/kernels/blas/blis.c lib/kernels/blas/flame.c
 BLAS_INC  := $(BLIS_INC)
 BLAS_LIBS := -lflame -lblis
 else ifeq ($(BLAS),openblas)
-BLAS_SRC  := lib/blas/openblas.c
+BLAS_SRC  := lib/kernels/blas/openblas.c
 BLAS_INC  := $(OPENBLAS_INC)
 BLAS_LIBS := $(OPENBLAS_LIBS)
 else
@@ -54,15 +54,18 @@ override CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer \
                      -fno-sanitize-recover=undefined
 override LDFLAGS  += -fsanitize=address,undefined
 endif
-# jansson: the machine profile's JSON file (lib/profile.c).
+# jansson: the machine profile's JSON file (lib/advisor/profile.c).
 LDLIBS   := -lhwloc -lnuma -ljansson $(BLAS_LIBS) -lm -lpthread
 override LDFLAGS  += -fopenmp
 
-LIB_SRC  := $(sort $(wildcard core/*.c numa/*.c partition/*.c lib/*.c) $(BLAS_SRC))
-# The front end in rooms: bench/cli (subcommands), bench/scenarios (benchmarks), bench/harness
+# Every .c under a module's folder, its rooms included (lib/redist/periodic/...); the BLAS
+# backends (lib/kernels/blas/) only the one selected above.
+rfind = $(sort $(shell find $(1) -name '*.c' 2>/dev/null))
+LIB_SRC  := $(filter-out lib/kernels/blas/%,$(call rfind,core numa partition lib)) $(BLAS_SRC)
+# The front end: tool/ (the numatile command), bench/scenarios (benchmarks), bench/harness
 # (registry, output, statistics). The unit tests link the harness too, not the scenarios.
 HARNESS_SRC := $(sort $(wildcard bench/harness/*.c))
-TOOL_SRC := $(sort $(wildcard bench/cli/*.c bench/scenarios/*.c)) $(HARNESS_SRC)
+TOOL_SRC := $(sort $(wildcard tool/*.c bench/scenarios/*.c)) $(HARNESS_SRC)
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/obj/%.o)
@@ -132,14 +135,16 @@ $(BUILD)/obj/%.o: %.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
 # core/'s internal header is for the library and its tests; the front end sees only include/.
+# Private headers of another module or room are named from the top of the tree
+# (#include "lib/matrix/nt_matrix.h"), hence -I. for the library, its tests and micro benchmarks.
 $(BUILD)/obj/core/%.o $(BUILD)/obj/numa/%.o $(BUILD)/obj/partition/%.o $(BUILD)/obj/lib/%.o \
-  $(BUILD)/obj/tests/%.o: override CPPFLAGS += -Icore
+  $(BUILD)/obj/tests/%.o: override CPPFLAGS += -Icore -I.
 # The BLAS headers live in multiarch directories; only the backends include them.
-$(BUILD)/obj/lib/blas/%.o: override CPPFLAGS += -Ilib -I$(BLAS_INC)
+$(BUILD)/obj/lib/kernels/blas/%.o: override CPPFLAGS += -I$(BLAS_INC)
 # The peer is its own program (no libnumatile); it borrows only core/'s inline generator.
 $(PEER_OBJ): override CPPFLAGS += -Icore -I$(OPENBLAS_INC)
 # The front end sees its rooms' headers; so do the tests of the harness.
-$(BUILD)/obj/bench/%.o $(BUILD)/obj/tests/%.o: override CPPFLAGS += -Ibench/cli -Ibench/harness \
+$(BUILD)/obj/tool/%.o $(BUILD)/obj/bench/%.o $(BUILD)/obj/tests/%.o: override CPPFLAGS += -Itool -Ibench/harness \
   -Ibench/scenarios
 # The papers' data files: read from the source tree, else from the installed copy.
 $(BUILD)/obj/bench/scenarios/scn_data.o: override CPPFLAGS += \
@@ -271,7 +276,8 @@ install: all
 	  $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
   $(DESTDIR)$(PREFIX)/share/numatile/data
 	install -m 644 include/numatile.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 include/numatile/*.h $(DESTDIR)$(PREFIX)/include/numatile/
+	install -m 644 $(filter-out include/numatile/mpi.h,$(wildcard include/numatile/*.h)) \
+	  $(DESTDIR)$(PREFIX)/include/numatile/
 	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libnumatile.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libnumatile.so.$(SOVERSION)
@@ -325,14 +331,14 @@ FUZZ_OBJ     := $(FUZZ_NAMES:%=$(BUILD)/obj/tests/fuzz/fuzz_%.o) $(FUZZ_COMMON) 
                 $(BUILD)/obj/tests/fuzz/tool_main.o
 # fuzz_cli runs the tool in-process: its objects, main renamed, and the library entry points
 # the harness bounds wrapped (see tests/fuzz/fuzz_cli.c).
-FUZZ_CLI_OBJ := $(filter-out $(BUILD)/obj/bench/cli/main.o,$(TOOL_OBJ)) \
+FUZZ_CLI_OBJ := $(filter-out $(BUILD)/obj/tool/main.o,$(TOOL_OBJ)) \
                 $(BUILD)/obj/tests/fuzz/tool_main.o
 FUZZ_WRAP    := exit bench_execute nt_topo_load nt_tilemap_from_spec nt_matrix_create_spec \
                 nt_dist1d_block nt_dist1d_balanced nt_dist1d_skewed nt_stencil_run \
                 nt_hetero_tilemap nt_hetero_evaluate nt_calibrate execv
 -include $(FUZZ_OBJ:.o=.d)
 
-$(BUILD)/obj/tests/fuzz/tool_main.o: bench/cli/main.c
+$(BUILD)/obj/tests/fuzz/tool_main.o: tool/main.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -Dmain=nt_tool_main -MMD -MP -c $< -o $@
 
@@ -376,8 +382,10 @@ info:
 # libnumatile_mpi (mpi/): the distributed executor and the ScaLAPACK entry, a library of its
 # own so that libnumatile never links MPI. Built with mpicc when mpicc and Debian's OpenMPI
 # ScaLAPACK are installed (SCALAPACK_FOUND above); its public header is
-# mpi/include/numatile_mpi.h, its exports checked against it by check-abi-mpi.
+# include/numatile/mpi.h (not part of <numatile.h>), its exports checked against it by
+# check-abi-mpi. Its programs: tests/mpi/ and mpi/tools/.
 MPI_LIB_SRC := $(sort $(wildcard mpi/*.c))
+MPI_TOOL_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(sort $(wildcard mpi/tools/*.c)))
 MPI_LIB_OBJ := $(MPI_LIB_SRC:%.c=$(BUILD)/obj/%.o)
 MPI_LIB_A   := $(BUILD)/lib/libnumatile_mpi.a
 MPI_LIB_SO  := $(BUILD)/lib/libnumatile_mpi.so.$(VERSION)
@@ -403,20 +411,24 @@ all: $(MPI_ALL)
 mpi: $(MPI_ALL)
 
 ifneq ($(SCALAPACK_FOUND),)
--include $(MPI_LIB_OBJ:.o=.d) $(BUILD)/obj/mpi/tests/test_pgemr2d.d $(BUILD)/obj/mpi/tools/numatile_mpi.d \
-  $(BUILD)/obj/mpi/tests/test_relabel.d
+-include $(MPI_LIB_OBJ:.o=.d) $(MPI_TOOL_OBJ:.o=.d) $(BUILD)/obj/tests/mpi/test_pgemr2d.d \
+  $(BUILD)/obj/tests/mpi/test_relabel.d
+# mpi/walk.c streams lines with lib/matrix/nt_lines.h (header-only, no libnumatile symbol).
 $(BUILD)/obj/mpi/%.o: mpi/%.c
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CPPFLAGS) -Impi/include -Impi -Ilib $(CFLAGS) -MMD -MP -c $< -o $@
+	$(MPICC) $(CPPFLAGS) -Impi -I. $(CFLAGS) -MMD -MP -c $< -o $@
+$(BUILD)/obj/tests/mpi/%.o: tests/mpi/%.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) -Impi -I. $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(MPI_LIB_A): $(MPI_LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@
 	ar rcs $@ $^
 
-$(MPI_MAP): mpi/include/numatile_mpi.h mpi/abi.sh
+$(MPI_MAP): include/numatile/mpi.h mpi/abi.sh
 	@mkdir -p $(dir $@)
-	sh mpi/abi.sh map mpi/include $(MPICC) > $@.tmp && mv $@.tmp $@
+	sh mpi/abi.sh map include $(MPICC) > $@.tmp && mv $@.tmp $@
 
 $(MPI_LIB_SO): $(MPI_LIB_OBJ) $(MPI_MAP) $(LIB_SO)
 	$(MPICC) -shared -Wl,-soname,libnumatile_mpi.so.$(SOVERSION) \
@@ -426,22 +438,24 @@ $(MPI_LIB_SO): $(MPI_LIB_OBJ) $(MPI_MAP) $(LIB_SO)
 	ln -sf libnumatile_mpi.so.$(SOVERSION) $(BUILD)/lib/libnumatile_mpi.so
 
 # The test and the tool link both libraries statically, so they run from the build tree.
-$(MPI_TEST): $(BUILD)/obj/mpi/tests/test_pgemr2d.o $(MPI_LIB_A) $(LIB_A)
+$(MPI_TEST): $(BUILD)/obj/tests/mpi/test_pgemr2d.o $(MPI_LIB_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(LDFLAGS) -o $@ $^ $(MPI_LIBS)
 
-$(MPI_TEST_RL): $(BUILD)/obj/mpi/tests/test_relabel.o $(MPI_LIB_A) $(LIB_A)
+$(MPI_TEST_RL): $(BUILD)/obj/tests/mpi/test_relabel.o $(MPI_LIB_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(LDFLAGS) -o $@ $^ $(MPI_LIBS)
 
-$(MPI_TOOL): $(BUILD)/obj/mpi/tools/numatile_mpi.o $(MPI_LIB_A) $(LIB_A)
+$(MPI_TOOL): $(MPI_TOOL_OBJ) $(MPI_LIB_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(LDFLAGS) -o $@ $^ -ljansson $(MPI_LIBS)
 
-# Installed beside libnumatile: <numatile_mpi.h>, the libraries, the MPI program.
+# Installed beside libnumatile: <numatile/mpi.h> (and <numatile_mpi.h>, its old name, kept one
+# release: see NEWS.md), the libraries, the MPI program.
 install-mpi: $(MPI_ALL)
-	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin
-	install -m 644 mpi/include/numatile_mpi.h $(DESTDIR)$(PREFIX)/include/
+	install -d $(DESTDIR)$(PREFIX)/include/numatile $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin
+	install -m 644 include/numatile/mpi.h $(DESTDIR)$(PREFIX)/include/numatile/
+	install -m 644 include/numatile_mpi.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(MPI_LIB_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(MPI_LIB_SO) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libnumatile_mpi.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libnumatile_mpi.so.$(SOVERSION)
@@ -449,7 +463,7 @@ install-mpi: $(MPI_ALL)
 	install -m 755 $(MPI_TOOL) $(DESTDIR)$(PREFIX)/bin/
 
 check-abi-mpi: $(MPI_LIB_SO)
-	sh mpi/abi.sh check mpi/include $(MPICC) $(MPI_LIB_SO)
+	sh mpi/abi.sh check include $(MPICC) $(MPI_LIB_SO)
 
 # Random geometries against pdgemr2d and the owner oracle, failure injection, on 2, 3 and 4
 # ranks (MPI_TEST_CASES geometries per run), through the shared-memory windows of one node;

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "numatile_mpi.h"
+#include "numatile/mpi.h"
 
 // Record a message for nt_mpi_last_error() and return code.
 nt_status nt_mpi_fail(nt_status code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

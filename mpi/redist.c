@@ -1,5 +1,5 @@
 // The distributed executor: one packed message per pair of ranks, nonblocking point-to-point,
-// an agreement before the target is written (see numatile_mpi.h).
+// an agreement before the target is written (see numatile/mpi.h).
 #include <limits.h>
 #include <omp.h>
 #include <stdbool.h>

@@ -1,5 +1,5 @@
 // Relabelling at rank level: the bytes between ranks from the closed-form communication sets,
-// and the permutation of the target's ranks chosen by nt_match_hier_solve() (numatile_mpi.h).
+// and the permutation of the target's ranks chosen by nt_match_hier_solve() (numatile/mpi.h).
 #include <stdlib.h>
 #include <string.h>
 

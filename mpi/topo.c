@@ -1,5 +1,5 @@
 // Distributed domains: every rank's own topology, all-gathered into one rank-major list of
-// global domains with an inter-rank distance level (see numatile_mpi.h).
+// global domains with an inter-rank distance level (see numatile/mpi.h).
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>

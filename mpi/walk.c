@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nt_lines.h"
+#include "lib/matrix/nt_lines.h"
 #include "nt_mpi_int.h"
 
 static int by_s(const void *x, const void *y)

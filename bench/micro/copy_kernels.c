@@ -1,6 +1,6 @@
-// Micro-benchmark of the copy kernels (lib/copy.c): which strategy is fastest here for the
+// Micro-benchmark of the copy kernels (lib/matrix/copy.c): which strategy is fastest here for the
 // block shapes redistributions copy. Not part of the tool; build and run with
-//   cc -O2 -fopenmp -D_GNU_SOURCE -Ilib -Iinclude bench/micro/copy_kernels.c lib/copy.c
+//   cc -O2 -fopenmp -D_GNU_SOURCE -Ilib -Iinclude bench/micro/copy_kernels.c lib/matrix/copy.c
 //      -o build/bin/copy_kernels
 //   build/bin/copy_kernels [MiB per thread] [reps] [categories]
 // Every measurement streams through buffers far larger than the caches (as a redistribution of
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "nt_copy.h"
+#include "lib/matrix/nt_copy.h"
 
 // Cpu time of the calling thread: on a loaded machine wall time mostly measures the waits for
 // a cpu; the cpu time of each thread (the longest of the team) is what the copy itself took.

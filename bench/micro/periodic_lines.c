@@ -20,10 +20,10 @@
 #include <string.h>
 
 #include "numatile.h"
-#include "nt_copy.h"
-#include "nt_lines.h"
-#include "nt_matrix.h"
-#include "nt_periodic.h"
+#include "lib/matrix/nt_copy.h"
+#include "lib/matrix/nt_lines.h"
+#include "lib/matrix/nt_matrix.h"
+#include "lib/redist/periodic/nt_periodic.h"
 
 static int cmp(const void *a, const void *b)
 {

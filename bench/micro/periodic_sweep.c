@@ -20,7 +20,7 @@
 #include <stdlib.h>
 
 #include "numatile.h"
-#include "nt_periodic.h"
+#include "lib/redist/periodic/nt_periodic.h"
 
 static int cmp(const void *a, const void *b)
 {

@@ -406,7 +406,7 @@ static int report(bench_run *r, const config *cf, const cell *cells, const cell 
         "Setting: their bound is network + memcpy between nodes; ours is a parallel copy of "
         "the same\n  contiguous bytes by the same threads, and the %d domains are virtual "
         "domains of one NUMA node\n  of a 2-cpu VM. Their segments travel as packed messages; "
-        "ours are strided block copies\n  (lib/copy.c: streaming stores above 32 MiB in all, "
+        "ours are strided block copies\n  (lib/matrix/copy.c: streaming stores above 32 MiB in all, "
         "for the bound too).\n",
         cao_n ? (cao_met ? "all above 0.8" : "NOT all above 0.8") : "not measured (--quick)",
         json_is_null(met) ? "not measured (--quick)" : json_is_true(met) ? "met" : "NOT met",

@@ -27,9 +27,9 @@
 
 #include <numatile/matrix.h>
 
-#include "numatile_mpi.h"
-#include "nt_blacs.h"
-#include "nt_lines.h"
+#include "numatile/mpi.h"
+#include "mpi/nt_blacs.h"
+#include "lib/matrix/nt_lines.h"
 
 
 enum { MAX_REPS = 1000 };

@@ -1,4 +1,4 @@
-// The shared option parser of every subcommand (bench/cli/cli.c) and `numatile help`: help by
+// The shared option parser of every subcommand (tool/cli.c) and `numatile help`: help by
 // -h, --help and `help CMD`; wrong invocations named precisely (missing value, unknown option,
 // ambiguous prefix, value on a flag), exit 2; NO_COLOR as no-color.org defines it.
 #include <criterion/criterion.h>

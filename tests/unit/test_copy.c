@@ -1,4 +1,4 @@
-// The copy kernels (lib/copy.c) against a naive element loop: every strategy, many shapes,
+// The copy kernels (lib/matrix/copy.c) against a naive element loop: every strategy, many shapes,
 // element sizes, leading dimensions and misaligned pointers; the bytes around the block must
 // stay untouched. Then executions large enough to split segments across a domain's threads
 // and to stream, against the pattern oracle.
@@ -9,7 +9,7 @@
 
 #include "numatile.h"
 #include "nt_core.h"
-#include "../../lib/nt_copy.h"
+#include "lib/matrix/nt_copy.h"
 
 static int64_t rnd(nt_rng *g, int64_t lo, int64_t hi)
 {

@@ -11,7 +11,7 @@
 #include "numatile/matrix.h"
 #include "numatile/plan.h"
 #include "nt_core.h"
-#include "../../numa/nt_numa.h"
+#include "numa/nt_numa.h"
 
 #ifdef __SANITIZE_ADDRESS__
 #define NCASES 80

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../numa/nt_numa.h"
+#include "numa/nt_numa.h"
 #include "kernel_test_util.h"
 #include "nt_core.h"
 #include "numatile.h"

@@ -12,8 +12,8 @@
 
 #include "numatile.h"
 #include "nt_core.h"
-#include "../../lib/nt_inplace.h"
-#include "../../numa/nt_numa.h"
+#include "lib/redist/nt_inplace.h"
+#include "numa/nt_numa.h"
 #include "tool_run.h"
 
 #ifdef __SANITIZE_ADDRESS__

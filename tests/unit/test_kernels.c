@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "nt_core.h"
-#include "../../lib/nt_kernels.h"
+#include "lib/kernels/tile/nt_kernels.h"
 #include "numatile/version.h"
 
 static double *mat(int64_t rows, int64_t cols)

@@ -9,9 +9,9 @@
 #include "numatile.h"
 #include "numatile/matrix.h"
 #include "nt_core.h"
-#include "../../lib/nt_matrix.h"
-#include "../../partition/nt_partition.h"
-#include "../../numa/nt_numa.h"
+#include "lib/matrix/nt_matrix.h"
+#include "partition/nt_partition.h"
+#include "numa/nt_numa.h"
 
 static int64_t rnd(nt_rng *g, int64_t lo, int64_t hi)
 {

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "numatile.h"
-#include "../../numa/nt_numa.h"
-#include "../../lib/nt_matrix.h"
+#include "numa/nt_numa.h"
+#include "lib/matrix/nt_matrix.h"
 
 static nt_topo_t *topo;
 

@@ -8,7 +8,7 @@
 #include <sys/resource.h>
 
 #include "numatile.h"
-#include "../../numa/nt_numa.h"
+#include "numa/nt_numa.h"
 
 static nt_topo_t *topo;
 

@@ -14,7 +14,7 @@
 #include "numatile/profile.h"
 #include "numatile/topo.h"
 
-#include "../../lib/nt_model.h"
+#include "lib/advisor/nt_model.h"
 
 static nt_profile_t *profile2(void)
 {

@@ -15,10 +15,10 @@
 #include "numatile/matrix.h"
 #include "numatile/plan.h"
 #include "nt_core.h"
-#include "../../lib/nt_copy.h"
-#include "../../lib/nt_lines.h"
-#include "../../lib/nt_periodic.h"
-#include "../../numa/nt_numa.h"
+#include "lib/matrix/nt_copy.h"
+#include "lib/matrix/nt_lines.h"
+#include "lib/redist/periodic/nt_periodic.h"
+#include "numa/nt_numa.h"
 
 #ifdef __SANITIZE_ADDRESS__
 #define NPLANS 500

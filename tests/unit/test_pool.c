@@ -1,12 +1,12 @@
-// Per-domain pools of page-aligned runs (lib/nt_pool.h): coalescing, best-fit carving, reuse
+// Per-domain pools of page-aligned runs (lib/matrix/nt_pool.h): coalescing, best-fit carving, reuse
 // without page faults (oracle: the process's minor-fault counter), fresh allocation.
 #include <criterion/criterion.h>
 #include <string.h>
 #include <sys/resource.h>
 
 #include "numatile.h"
-#include "../../lib/nt_pool.h"
-#include "../../numa/nt_numa.h"
+#include "lib/matrix/nt_pool.h"
+#include "numa/nt_numa.h"
 
 static nt_topo_t *topo;
 

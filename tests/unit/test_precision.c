@@ -19,8 +19,8 @@
 
 #include "nt_core.h"
 #include "numatile.h"
-#include "../../lib/nt_kern_common.h"
-#include "../../lib/nt_kernels.h"
+#include "lib/kernels/nt_kern_common.h"
+#include "lib/kernels/tile/nt_kernels.h"
 #include "tool_run.h"
 
 #define GEMM_TOL 10.0

@@ -24,7 +24,7 @@
 #include <math.h>
 
 #include "guest_common.h"
-#include "../../lib/nt_kernels.h"
+#include "lib/kernels/tile/nt_kernels.h"
 
 static int ndom;
 static bool has_cpu[MAXN];

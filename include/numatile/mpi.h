@@ -1,0 +1,443 @@
+/**
+ * \file mpi.h
+ * \brief libnumatile_mpi: numatile's block-cyclic redistribution across MPI ranks, and a
+ *        ScaLAPACK pdgemr2d-compatible entry.
+ *
+ * A separate library, so that libnumatile itself never includes mpi.h. It links libnumatile
+ * (for the closed-form communication sets of numatile/plan.h, nt_cyclic_intersect()), Open MPI
+ * and, for the BLACS contexts of nt_pgemr2d(), Debian's libscalapack-openmpi.
+ *
+ * The distributed domains are the ranks of a communicator: each rank holds only its own local
+ * part of a block-cyclic matrix (ScaLAPACK layout: a column-major local array with a leading
+ * dimension). A process grid is described by ::nt_mpi_grid_t; its rank table ranks[] maps grid
+ * cells (labels) to ranks, so a relabelling of the target (a permutation of its labels, as
+ * numatile/match.h computes at rank level) is applied by permuting that table before the call:
+ * nt_mpi_relabel() chooses it (only where the caller lets numatile choose where the target
+ * lives; never under pdgemr2d's semantics, where the caller fixes the target grid). The NUMA
+ * domains of every rank, with global ids and an inter-rank distance level, are a
+ * ::nt_mpi_topo_t (nt_mpi_topo_create()); given to nt_mpi_redist() they bind the threads that
+ * write the target to the local domains.
+ *
+ * Execution: for every pair of ranks the elements that cross are packed once, in one
+ * contiguous buffer, straight from the local arrays (the pieces come from the closed-form
+ * runs, never one record per element), and unpacked by OpenMP threads on the receiving rank;
+ * pieces that stay on a rank are copied directly. Ranks on one node (MPI_Comm_split_type
+ * SHARED) pack straight into the receiver's segment of an MPI-3 shared window
+ * (MPI_Win_allocate_shared), which saves the transport's copy; between nodes, and for every
+ * pair when the environment variable NT_MPI_NO_SHM is set to a value other than 0 at the
+ * first call on a communicator, one nonblocking point-to-point message per pair
+ * (MPI_Isend / MPI_Irecv). The window, the pack and receive buffers and a private duplicate of
+ * the communicator are kept between calls (attributes of the communicator and of
+ * MPI_COMM_SELF: freed with the communicator and at MPI_Finalize), so the first call on a
+ * communicator is collective in one more way (MPI_Comm_dup) and later calls fault no pages in.
+ * When the call's bytes that go through a node's memory cannot stay in its caches (32 MiB or
+ * more) and elements are 8 bytes, messages and target columns are written in whole 64-byte
+ * lines with streaming stores (a target line is then not read before it is written); the
+ * environment variable NT_MPI_LINES set to 1 or 0 forces this on or off (tests, measurements).
+ *
+ * Transactional: the target is not written before every rank has received everything; an
+ * agreement (MPI_Allreduce of the statuses) ends the exchange, so every rank returns the same
+ * status and, on failure, the same message (the lowest failing rank's), with the target
+ * unchanged. The source is never written.
+ *
+ * Errors follow numatile/error.h (::nt_status); messages of this library are read with
+ * nt_mpi_last_error(). Failure injection for tests: when the environment variable
+ * NT_MPI_FAIL_RANK holds a rank number of the communicator, that rank reports ::NT_ESYS after
+ * the exchange (every rank then returns it, nothing written).
+ *
+ * Threads: the calls are collective over their communicator; call them from one thread per
+ * rank (MPI_THREAD_FUNNELED is enough). The OpenMP threads only copy memory.
+ */
+#ifndef NUMATILE_MPI_H
+#define NUMATILE_MPI_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <numatile/error.h>
+#include <numatile/match.h>
+#include <numatile/matrix.h>
+#include <numatile/topo.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** \brief A 2D block-cyclic matrix over a process grid, as every rank sees it (ScaLAPACK's
+ *         descriptor, with the rank of every grid cell instead of a BLACS context). */
+typedef struct nt_mpi_grid {
+    int64_t m;        /**< global rows, >= 0 */
+    int64_t n;        /**< global columns, >= 0 */
+    int64_t mb;       /**< rows per block, >= 1 */
+    int64_t nb;       /**< columns per block, >= 1 */
+    int rsrc;         /**< process row of the first block row, 0..nprow-1 */
+    int csrc;         /**< process column of the first block column, 0..npcol-1 */
+    int nprow;        /**< process rows, >= 1 */
+    int npcol;        /**< process columns, >= 1 */
+    const int *ranks; /**< nprow*npcol distinct ranks of the communicator, row-major:
+                           ranks[prow*npcol + pcol]; NULL = prow*npcol + pcol */
+} nt_mpi_grid_t;
+
+/** \brief Domains across the ranks of a communicator (nt_mpi_topo_create()); opaque. */
+typedef struct nt_mpi_topo nt_mpi_topo_t;
+
+/** \brief Options of nt_mpi_redist(). Zero-initialise for the defaults. */
+typedef struct nt_mpi_opts {
+    int threads; /**< OpenMP threads packing and unpacking on each rank; 0 = OpenMP's
+                      default (OMP_NUM_THREADS) */
+    int steps;   /**< nonzero: one-port phases (numatile/sched.h, the schedule of the byte
+                      matrix between ranks): in each phase every rank sends to at most one rank
+                      and receives from at most one; every message point-to-point (no shared
+                      window). Must be the same on every rank. */
+    int alltoallv; /**< nonzero (and steps zero): every message packed into one send buffer
+                      and exchanged by one MPI_Alltoallv over the communicator (no shared
+                      window, no point-to-point); a rank's message to one rank must stay below
+                      2 GiB (MPI's int counts), else NT_ERANGE. Must be the same on every
+                      rank. */
+    const nt_mpi_topo_t *topo; /**< NULL, or this rank's distributed topology on a physical
+                      or virtual (not synthetic) local topology: the received pieces and the
+                      local copy are then written by one thread bound to each local domain,
+                      domain d writing the local columns nt_mpi_topo_columns() gives it (its
+                      share of the target's pages, when the caller touched them so first) */
+} nt_mpi_opts_t;
+
+/** \brief What one rank did in nt_mpi_redist() (this rank's numbers only). */
+typedef struct nt_mpi_stats {
+    int64_t bytes_sent;     /**< bytes this rank sent to other ranks */
+    int64_t bytes_received; /**< bytes this rank received from other ranks */
+    int64_t bytes_local;    /**< bytes copied within this rank */
+    int64_t messages_sent;  /**< messages sent (one per destination rank, more only for
+                                 messages above 1 GiB) */
+    int64_t pieces;         /**< contiguous pieces this rank packed or copied */
+    double seconds_plan;    /**< checking arguments and computing the pieces */
+    double seconds_exchange; /**< packing, sending, receiving */
+    double seconds_unpack;  /**< unpacking and the local copy, after the agreement */
+    double seconds;         /**< the whole call */
+} nt_mpi_stats_t;
+
+/**
+ * \brief Copy the rows x cols submatrix of A at (ia, ja) into B at (ib, jb), both distributed
+ *        block-cyclically over ranks of comm (pdgemr2d's semantics, 0-based indices, any
+ *        element size). Collective over comm: every rank calls it with the same sizes and
+ *        grids; a rank may belong to either grid, both, or neither.
+ * @param[in]  comm      the communicator of every rank involved (not MPI_COMM_NULL).
+ * @param[in]  rows      submatrix rows, >= 0.
+ * @param[in]  cols      submatrix columns, >= 0.
+ * @param[in]  elem_size bytes per element, >= 1.
+ * @param[in]  a         this rank's local part of A (column-major, leading dimension lda);
+ *                       read only; may be NULL when the rank holds none of A.
+ * @param[in]  lda       its leading dimension, >= max(1, local rows) (ignored outside A).
+ * @param[in]  ia, ja    top-left corner of the submatrix in A, >= 0, inside A.
+ * @param[in]  ga        A's grid (not NULL).
+ * @param[out] b         this rank's local part of B; written only on success, and only the
+ *                       elements of the submatrix; may be NULL when the rank holds none of B.
+ * @param[in]  ldb       its leading dimension, >= max(1, local rows) (ignored outside B).
+ * @param[in]  ib, jb    top-left corner in B, >= 0, inside B.
+ * @param[in]  gb        B's grid (not NULL).
+ * @param[in]  opts      options or NULL.
+ * @param[out] stats     this rank's statistics, or NULL.
+ * @retval NT_OK success on every rank. @retval NT_EINVAL a bad argument on some rank (the
+ *         message names it and the rank). @retval NT_ERANGE a size overflows.
+ * @retval NT_ENOMEM a buffer could not be allocated on some rank. @retval NT_ESYS an MPI call
+ *         failed (or an injected failure). Every rank returns the same status; on failure B
+ *         is unchanged everywhere.
+ */
+nt_status nt_mpi_redist(MPI_Comm comm, int64_t rows, int64_t cols, size_t elem_size,
+                        const void *a, int64_t lda, int64_t ia, int64_t ja,
+                        const nt_mpi_grid_t *ga, void *b, int64_t ldb, int64_t ib, int64_t jb,
+                        const nt_mpi_grid_t *gb, const nt_mpi_opts_t *opts,
+                        nt_mpi_stats_t *stats);
+
+/**
+ * \brief ScaLAPACK's p?gemr2d for any element size: copy the m x n submatrix of A at
+ *        (ia, ja) into B at (ib, jb) (1-based), the matrices described by 9-integer
+ *        descriptors (DTYPE = 1, CTXT, M, N, MB, NB, RSRC, CSRC, LLD) on BLACS grids that may
+ *        differ, with a BLACS context ictxt containing every process of both grids. Called by
+ *        every process of ictxt; a process outside a grid passes that descriptor with
+ *        CTXT = -1 (its other entries are not read). The grids' shapes and rank maps are
+ *        learnt from their members (an all-gather over ictxt's processes). The BLACS process
+ *        numbers are ranks of MPI_COMM_WORLD (Debian's MPI BLACS).
+ * @param[in]  elem_size bytes per element (8 for pdgemr2d).
+ * @param[in]  m, n      submatrix sizes, >= 0 (0: nothing to do, still collective).
+ * @param[in]  a         local part of A (may be NULL outside A's grid).
+ * @param[in]  ia, ja    1-based corner in A.
+ * @param[in]  desca     A's descriptor (not NULL).
+ * @param[out] b         local part of B (may be NULL outside B's grid).
+ * @param[in]  ib, jb    1-based corner in B.
+ * @param[in]  descb     B's descriptor (not NULL).
+ * @param[in]  ictxt     a BLACS context containing both grids' processes.
+ * @param[out] stats     this rank's statistics, or NULL.
+ * @retval NT_OK success. @retval NT_EINVAL bad descriptor (DTYPE, sizes, RSRC/CSRC, LLD,
+ *         members that disagree), submatrix outside a matrix, calling process outside ictxt.
+ * @retval other as nt_mpi_redist(). The same status on every process of ictxt.
+ */
+nt_status nt_pgemr2d(size_t elem_size, int m, int n, const void *a, int ia, int ja,
+                     const int *desca, void *b, int ib, int jb, const int *descb, int ictxt,
+                     nt_mpi_stats_t *stats);
+
+/**
+ * \brief pdgemr2d's interface (doubles) on nt_pgemr2d(): same arguments as ScaLAPACK's
+ *        Cpdgemr2d, plus a status.
+ * @param[in]  m, n   submatrix sizes, >= 0.
+ * @param[in]  a      local part of A.
+ * @param[in]  ia, ja 1-based corner in A.
+ * @param[in]  desca  A's descriptor.
+ * @param[out] b      local part of B.
+ * @param[in]  ib, jb 1-based corner in B.
+ * @param[in]  descb  B's descriptor.
+ * @param[in]  ictxt  a BLACS context containing both grids' processes.
+ * @retval NT_OK success. @retval other as nt_pgemr2d().
+ */
+nt_status nt_pdgemr2d(int m, int n, const double *a, int ia, int ja, const int *desca,
+                      double *b, int ib, int jb, const int *descb, int ictxt);
+
+/**
+ * \brief Import a ScaLAPACK descriptor: the grid of desc, with the rank table of its BLACS
+ *        grid, for nt_mpi_redist() on MPI_COMM_WORLD (BLACS process numbers are its ranks).
+ *        A relabelling of the target is then a permutation of ranks[] (see the file's
+ *        introduction). Collective over the processes of ictxt; processes outside desc's grid
+ *        pass it with CTXT = -1.
+ * @param[in]  desc      the 9-integer descriptor (not NULL).
+ * @param[in]  ictxt     a BLACS context containing every process of desc's grid.
+ * @param[out] grid      the grid; grid->ranks points to ranks.
+ * @param[out] ranks     caller's array of ranks_cap entries, filled row-major.
+ * @param[in]  ranks_cap its capacity, at least the grid's process count.
+ * @retval NT_OK success. @retval NT_EINVAL NULL argument, bad or inconsistent descriptors,
+ *         no process in the grid, caller outside ictxt. @retval NT_ERANGE ranks_cap too
+ *         small. @retval NT_ENOMEM, NT_ESYS allocation or MPI failure. The same status on
+ *         every process of ictxt.
+ */
+nt_status nt_mpi_grid_from_desc(const int *desc, int ictxt, nt_mpi_grid_t *grid, int *ranks,
+                                int ranks_cap);
+
+/**
+ * \brief Export a grid as this rank's 9-integer descriptor (DTYPE 1).
+ * @param[in]  grid the grid (not NULL).
+ * @param[in]  ctxt the BLACS context of the grid (-1 for a rank outside it).
+ * @param[in]  lld  this rank's leading dimension, >= 1.
+ * @param[out] desc 9 integers.
+ * @retval NT_OK success. @retval NT_EINVAL NULL argument. @retval NT_ERANGE a size outside
+ *         a descriptor's 32-bit integers.
+ */
+nt_status nt_mpi_desc_from_grid(const nt_mpi_grid_t *grid, int ctxt, int64_t lld, int *desc);
+
+/**
+ * \brief Export one domain of a numatile matrix as a ScaLAPACK local matrix, without copying:
+ *        for A in ::NT_LAYOUT_SCALAPACK with the map bc2d:nprowxnpcol (tile (i,j) on domain
+ *        (i mod nprow)*npcol + j mod npcol; its tiles are the blocks), the descriptor of the
+ *        process at grid cell (domain / npcol, domain mod npcol) (RSRC = CSRC = 0) and the
+ *        address of its local matrix inside A.
+ * @param[in]  A      the matrix (not NULL), with memory.
+ * @param[in]  nprow, npcol the process grid (a matrix of few tiles fits several grids, so the
+ *                    caller says which), nprow*npcol <= A->ndomains.
+ * @param[in]  domain 0..nprow*npcol-1.
+ * @param[in]  ctxt   the BLACS context to put in the descriptor.
+ * @param[out] desc   9 integers.
+ * @param[out] local  the local matrix (owned by A, valid while A lives), NULL when the domain
+ *                    holds no element (its LLD is then max(1, its local rows)).
+ * @retval NT_OK success. @retval NT_EINVAL NULL argument, no memory, another layout, a grid
+ *         larger than A's domains, domain out of range. @retval NT_ENOTSUP A's map is not
+ *         that grid's. @retval NT_ERANGE sizes beyond 32-bit descriptors.
+ */
+nt_status nt_mpi_matrix_desc(const nt_matrix_t *A, int nprow, int npcol, int domain, int ctxt,
+                             int *desc, void **local);
+
+/**
+ * \brief Local rows (or columns) of a block-cyclic dimension held by process coordinate
+ *        iproc: ScaLAPACK's NUMROC.
+ * @param[in] n     global extent, >= 0.
+ * @param[in] nb    block size, >= 1.
+ * @param[in] iproc the process coordinate, 0..nprocs-1.
+ * @param[in] isrc  process holding the first block, 0..nprocs-1.
+ * @param[in] nprocs processes in that dimension, >= 1.
+ * @return the count, or -1 for an invalid argument.
+ */
+int64_t nt_mpi_numroc(int64_t n, int64_t nb, int iproc, int isrc, int nprocs);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Distributed domains                                                                        */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * \brief Build the domains of every rank of comm: each rank loads its own topology with
+ *        nt_topo_load(opts) (physical or virtual domains, as on one machine; ranks may pass
+ *        different opts, e.g. different domain counts), and every rank learns every rank's
+ *        domain count and distance matrix (an all-gather). Global domain ids are rank-major:
+ *        rank r's local domain l is first(r) + l (nt_mpi_topo_global()). The global distance
+ *        matrix has each rank's own matrix on its diagonal block and inter_distance in every
+ *        entry between domains of different ranks (one inter-rank level: nothing is measured).
+ *        Collective over comm.
+ * @param[in]  comm           the communicator (not MPI_COMM_NULL); the topology keeps its size
+ *                            and this rank's number, not the communicator.
+ * @param[in]  opts           this rank's nt_topo_load() options, or NULL (one domain per NUMA
+ *                            node).
+ * @param[in]  inter_distance the distance between domains of different ranks; 0 = the default,
+ *                            twice the largest distance inside any rank (so 40 between ranks of
+ *                            the usual 10/20 matrices); otherwise at least that largest
+ *                            distance. Must be the same on every rank.
+ * @param[out] out            the topology, to free with nt_mpi_topo_destroy(); untouched on
+ *                            failure.
+ * @retval NT_OK success. @retval NT_EINVAL comm is MPI_COMM_NULL, out NULL, inter_distance
+ *         below the largest intra-rank distance or not the same on every rank, or nt_topo_load()
+ *         refused a rank's opts (the message names the rank). @retval NT_ERANGE the global
+ *         domain count overflows an int, or nt_topo_load() refused a size.
+ * @retval NT_ENOMEM, NT_ESYS allocation, hwloc or MPI failure. Every rank returns the same
+ *         status.
+ */
+nt_status nt_mpi_topo_create(MPI_Comm comm, const nt_topo_opts_t *opts, uint32_t inter_distance,
+                             nt_mpi_topo_t **out);
+
+/**
+ * \brief Free a distributed topology (and its local topology). Not collective; NULL is allowed.
+ * @param[in] topo the topology or NULL.
+ */
+void nt_mpi_topo_destroy(nt_mpi_topo_t *topo);
+
+/**
+ * \brief Number of ranks the topology spans (the communicator's size).
+ * @param[in] topo the topology (not NULL).
+ * @return the count, or -1 when topo is NULL.
+ */
+int nt_mpi_topo_nranks(const nt_mpi_topo_t *topo);
+
+/**
+ * \brief Number of global domains (the sum of every rank's domains).
+ * @param[in] topo the topology (not NULL).
+ * @return the count, or -1 when topo is NULL.
+ */
+int nt_mpi_topo_ndomains(const nt_mpi_topo_t *topo);
+
+/**
+ * \brief The domains of one rank: global ids first .. first + count - 1.
+ * @param[in]  topo  the topology (not NULL).
+ * @param[in]  rank  0..nranks-1.
+ * @param[out] first its first global id, or NULL.
+ * @param[out] count its number of domains, or NULL.
+ * @retval NT_OK success. @retval NT_EINVAL topo NULL or rank out of range.
+ */
+nt_status nt_mpi_topo_rank_domains(const nt_mpi_topo_t *topo, int rank, int *first, int *count);
+
+/**
+ * \brief Global id -> (rank, local domain).
+ * @param[in]  topo   the topology (not NULL).
+ * @param[in]  global 0..ndomains-1.
+ * @param[out] rank   its rank, or NULL.
+ * @param[out] local  its local domain on that rank, or NULL.
+ * @retval NT_OK success. @retval NT_EINVAL topo NULL or global out of range.
+ */
+nt_status nt_mpi_topo_domain(const nt_mpi_topo_t *topo, int global, int *rank, int *local);
+
+/**
+ * \brief (rank, local domain) -> global id.
+ * @param[in]  topo   the topology (not NULL).
+ * @param[in]  rank   0..nranks-1.
+ * @param[in]  local  0..(that rank's domains)-1.
+ * @param[out] global the id.
+ * @retval NT_OK success. @retval NT_EINVAL NULL pointer, rank or local out of range.
+ */
+nt_status nt_mpi_topo_global(const nt_mpi_topo_t *topo, int rank, int local, int *global);
+
+/**
+ * \brief The global distance matrix, row-major ndomains x ndomains, owned by the topology.
+ * @param[in] topo the topology (not NULL).
+ * @return the matrix, or NULL when topo is NULL.
+ */
+const uint32_t *nt_mpi_topo_distances(const nt_mpi_topo_t *topo);
+
+/**
+ * \brief The distance between domains of different ranks (given, or the default).
+ * @param[in] topo the topology (not NULL).
+ * @return the distance, 0 when topo is NULL.
+ */
+uint32_t nt_mpi_topo_inter_distance(const nt_mpi_topo_t *topo);
+
+/**
+ * \brief This rank's own topology (for nt_bind_domain(), nt_team_run(), ...), owned by topo.
+ * @param[in] topo the topology (not NULL).
+ * @return the local topology, or NULL when topo is NULL.
+ */
+const nt_topo_t *nt_mpi_topo_local(const nt_mpi_topo_t *topo);
+
+/**
+ * \brief The local columns of a local array that a local domain owns under opts.topo: the
+ *        ncols columns cut into this rank's domain count of contiguous, nearly equal ranges,
+ *        domain d getting [ncols * d / D, ncols * (d + 1) / D). A caller first-touching its
+ *        local array from threads bound so puts each range's pages on its domain.
+ * @param[in]  topo   the topology (not NULL).
+ * @param[in]  ncols  local columns, >= 0.
+ * @param[in]  domain local domain, 0..D-1.
+ * @param[out] c0     first column (not NULL).
+ * @param[out] c1     one past the last column (not NULL).
+ * @retval NT_OK success. @retval NT_EINVAL NULL pointer, ncols < 0, domain out of range.
+ */
+nt_status nt_mpi_topo_columns(const nt_mpi_topo_t *topo, int64_t ncols, int domain,
+                              int64_t *c0, int64_t *c1);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Relabelling at rank level                                                                  */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * \brief The bytes that nt_mpi_redist() with these arguments sends from every rank to every
+ *        rank (the diagonal: what stays on a rank). Pure computation from the closed-form
+ *        communication sets, the same on every rank; not collective.
+ * @param[in]  nranks    ranks of the communicator, >= 1 (every rank of both grids below it).
+ * @param[in]  rows, cols, elem_size, ia, ja, ga, ib, jb, gb  as nt_mpi_redist().
+ * @param[out] bytes     nranks x nranks row-major: bytes[s * nranks + k] from rank s to rank k.
+ *                       Untouched on failure.
+ * @retval NT_OK success. @retval NT_EINVAL a bad argument (as nt_mpi_redist()), nranks < 1,
+ *         bytes NULL. @retval NT_ERANGE a count overflows. @retval NT_ENOMEM scratch.
+ */
+nt_status nt_mpi_rank_bytes(int nranks, int64_t rows, int64_t cols, size_t elem_size,
+                            int64_t ia, int64_t ja, const nt_mpi_grid_t *ga, int64_t ib,
+                            int64_t jb, const nt_mpi_grid_t *gb, int64_t *bytes);
+
+/** \brief Bytes of a redistribution between ranks and within them (nt_mpi_relabel()). */
+typedef struct nt_mpi_relabel_cost {
+    int64_t inter_bytes; /**< bytes that cross from one rank to another */
+    int64_t intra_bytes; /**< bytes that stay on their rank (copied locally) */
+    int64_t inter_steps; /**< one-port bound: max over ranks of max(bytes it sends to other
+                              ranks, bytes it receives from them) */
+} nt_mpi_relabel_cost_t;
+
+/**
+ * \brief Choose where the target lives: a permutation of the ranks that the caller's target
+ *        grid gb would use, chosen at rank level by nt_match_hier_solve() (one domain per rank,
+ *        the count matrix nt_mpi_rank_bytes()) under obj, returned as the relabelled rank table
+ *        of gb. The target grid with that table holds the same matrix in the same block-cyclic
+ *        layout, on other ranks: use it when the caller chooses where the result lives
+ *        (numatile redist --mpi --match); it does not apply to pdgemr2d's semantics, where the
+ *        caller fixes the target grid. Pure computation, the same result on every rank (call
+ *        it on every rank with the same arguments); not collective.
+ * @param[in]  nranks   ranks of the communicator, >= 1; the permutation is over 0..nranks-1,
+ *                      so the relabelled grid may use ranks that gb did not.
+ * @param[in]  rows, cols, elem_size, ia, ja, ga, ib, jb, gb  as nt_mpi_redist().
+ * @param[in]  obj      NT_MATCH_CANONICAL (gb's own table), NT_MATCH_VOLUME (least
+ *                      inter-rank bytes), NT_MATCH_STEPS (least one-port bound between ranks)
+ *                      or NT_MATCH_LEX (least bound, then least inter-rank bytes); exact over
+ *                      the nranks! permutations.
+ * @param[out] ranks    gb->nprow * gb->npcol entries: the relabelled table (row-major, as
+ *                      nt_mpi_grid_t::ranks). Untouched on failure.
+ * @param[out] perm     nranks entries: rank k of gb's table becomes perm[k]; or NULL.
+ * @param[out] canonical the costs with gb as given, or NULL.
+ * @param[out] chosen   the costs with the relabelled table, or NULL.
+ * @retval NT_OK success. @retval NT_EINVAL as nt_mpi_rank_bytes(), ranks NULL, obj not
+ *         listed. @retval NT_ERANGE a count overflows, nranks above ::NT_MATCH_MAX_P.
+ * @retval NT_ENOMEM scratch.
+ */
+nt_status nt_mpi_relabel(int nranks, int64_t rows, int64_t cols, size_t elem_size, int64_t ia,
+                         int64_t ja, const nt_mpi_grid_t *ga, int64_t ib, int64_t jb,
+                         const nt_mpi_grid_t *gb, nt_match_objective obj, int *ranks, int *perm,
+                         nt_mpi_relabel_cost_t *canonical, nt_mpi_relabel_cost_t *chosen);
+
+/**
+ * \brief Message of the last failure of this library on the calling thread.
+ * @return a thread-local string, "" if nothing failed yet.
+ */
+const char *nt_mpi_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
