@@ -226,9 +226,11 @@ JSON_PYTHON ?= $(shell [ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo 
 check-json: $(TOOL)
 	$(JSON_PYTHON) scripts/check_json.py --tool $(TOOL)
 
-# `nm -D` of the shared library: only the functions of the public headers, all of them.
-check-abi: $(LIB_SO)
+# `nm -D` of the shared library: only the functions of the public headers, all of them; `nm` of
+# the static library: only nt_ names.
+check-abi: $(LIB_SO) $(LIB_A)
 	sh scripts/check_abi.sh $(LIB_SO) include
+	sh scripts/check_static_syms.sh $(LIB_A)
 
 # The same unit tests on the OpenBLAS build, in its own build directory.
 test-openblas:
@@ -462,8 +464,9 @@ install-mpi: $(MPI_ALL)
 	ln -sf libnumatile_mpi.so.$(SOVERSION) $(DESTDIR)$(PREFIX)/lib/libnumatile_mpi.so
 	install -m 755 $(MPI_TOOL) $(DESTDIR)$(PREFIX)/bin/
 
-check-abi-mpi: $(MPI_LIB_SO)
+check-abi-mpi: $(MPI_LIB_SO) $(MPI_LIB_A)
 	sh mpi/abi.sh check include $(MPICC) $(MPI_LIB_SO)
+	sh scripts/check_static_syms.sh $(MPI_LIB_A)
 
 # Random geometries against pdgemr2d and the owner oracle, failure injection, on 2, 3 and 4
 # ranks (MPI_TEST_CASES geometries per run), through the shared-memory windows of one node;

@@ -53,22 +53,22 @@ nt_status nt_hetero_partition(nt_hetero_algo algo, int m, const double *speeds,
     if (!tmp)
         return nt_fail(NT_ENOMEM, "hetero: out of memory");
     het_list L;
-    nt_status st = het_list_init(m, speeds, tmp, &L);
+    nt_status st = nt_het_list_init(m, speeds, tmp, &L);
     if (st) {
         free(tmp);
         return st;
     }
     het_rect unit = {0, 0, 1, 1};
     switch (algo) {
-    case NT_HETERO_COLUMN: st = het_column(&L); break;
-    case NT_HETERO_RRP: het_rrp(&L, 0, L.m, unit); break;
-    case NT_HETERO_SNRRP: het_snrrp(&L, 0, L.m, unit); break;
-    case NT_HETERO_NRRP: het_nrrp(&L, 0, L.m, unit); break;
-    default: st = het_exact(&L); break;
+    case NT_HETERO_COLUMN: st = nt_het_column(&L); break;
+    case NT_HETERO_RRP: nt_het_rrp(&L, 0, L.m, unit); break;
+    case NT_HETERO_SNRRP: nt_het_snrrp(&L, 0, L.m, unit); break;
+    case NT_HETERO_NRRP: nt_het_nrrp(&L, 0, L.m, unit); break;
+    default: st = nt_het_exact(&L); break;
     }
     if (st == NT_OK)
         memcpy(zones, tmp, (size_t)m * sizeof *zones);
-    het_list_free(&L);
+    nt_het_list_free(&L);
     free(tmp);
     return st;
 }

@@ -29,7 +29,7 @@ static nt_status column_cuts(const het_list *L, int *cut, double *best)
     return NT_OK;
 }
 
-nt_status het_column(het_list *L)
+nt_status nt_het_column(het_list *L)
 {
     int m = L->m;
     int *cut = malloc((size_t)(m + 1) * sizeof *cut);
@@ -52,7 +52,7 @@ nt_status het_column(het_list *L)
         for (int p = a; p < q; p++) {
             double y1 = p == q - 1 ? 1.0 : y + L->s[p] / width;
             het_rect r = {x0, y, x1, y1};
-            het_assign(L, p, &r, 1, 0);
+            nt_het_assign(L, p, &r, 1, 0);
             y = y1;
         }
     }
@@ -67,7 +67,7 @@ nt_status nt_hetero_column_dp(int m, const double *speeds, int *column, int *nco
     if (!zones)
         return nt_fail(NT_ENOMEM, "hetero: out of memory");
     het_list L;
-    nt_status st = het_list_init(m, speeds, zones, &L);
+    nt_status st = nt_het_list_init(m, speeds, zones, &L);
     free(zones);
     if (st)
         return st;
@@ -95,7 +95,7 @@ nt_status nt_hetero_column_dp(int m, const double *speeds, int *column, int *nco
             *cost = best;
     }
     free(cut);
-    het_list_free(&L);
+    nt_het_list_free(&L);
     return st;
 }
 

@@ -58,7 +58,7 @@ static int by_speed(const void *a, const void *b)
     return (x->i > y->i) - (x->i < y->i);
 }
 
-nt_status het_list_init(int m, const double *speeds, nt_hetero_zone_t *zones, het_list *L)
+nt_status nt_het_list_init(int m, const double *speeds, nt_hetero_zone_t *zones, het_list *L)
 {
     if (!zones)
         return nt_fail(NT_EINVAL, "hetero: zones is NULL");
@@ -95,12 +95,12 @@ nt_status het_list_init(int m, const double *speeds, nt_hetero_zone_t *zones, he
     return NT_OK;
 }
 
-void het_list_free(het_list *L)
+void nt_het_list_free(het_list *L)
 {
     free(L->s), free(L->pre), free(L->idx);
 }
 
-void het_assign(het_list *L, int pos, const het_rect *r, int n, double ref)
+void nt_het_assign(het_list *L, int pos, const het_rect *r, int n, double ref)
 {
     nt_hetero_zone_t *z = &L->zones[L->idx[pos]];
     z->nrect = 0;
@@ -109,7 +109,7 @@ void het_assign(het_list *L, int pos, const het_rect *r, int n, double ref)
             z->rect[z->nrect++] = r[k];
 }
 
-void het_guillotine(const het_rect *R, double a, het_rect *R1, het_rect *R2)
+void nt_het_guillotine(const het_rect *R, double a, het_rect *R1, het_rect *R2)
 {
     *R1 = *R2 = *R;
     if (het_h(R) <= het_w(R))
@@ -118,7 +118,7 @@ void het_guillotine(const het_rect *R, double a, het_rect *R1, het_rect *R2)
         R1->y1 = R2->y0 = R->y0 + a * het_h(R);
 }
 
-void het_square(const het_rect *R, double a, het_rect *sq, het_rect rest[2])
+void nt_het_square(const het_rect *R, double a, het_rect *sq, het_rect rest[2])
 {
     double l = sqrt(a * het_w(R) * het_h(R));
     *sq = (het_rect){R->x0, R->y0, R->x0 + l, R->y0 + l};
@@ -126,7 +126,7 @@ void het_square(const het_rect *R, double a, het_rect *sq, het_rect rest[2])
     rest[1] = (het_rect){R->x0, R->y0 + l, R->x1, R->y1};
 }
 
-void het_tripartition(const het_rect *R, double a, double b, het_rect *R1, het_rect *Z2,
+void nt_het_tripartition(const het_rect *R, double a, double b, het_rect *R1, het_rect *Z2,
                       het_rect *Z3)
 {
     double w = het_w(R), h = het_h(R);
@@ -143,7 +143,7 @@ void het_tripartition(const het_rect *R, double a, double b, het_rect *R1, het_r
     }
 }
 
-void het_superposition(const het_rect *R, double a, double e, het_rect *R1, het_rect *Z2,
+void nt_het_superposition(const het_rect *R, double a, double e, het_rect *R1, het_rect *Z2,
                        het_rect Z3[2])
 {
     double w = het_w(R), h = het_h(R), l = sqrt(e * w * h);
@@ -223,7 +223,7 @@ double nt_hetero_continuous_cost(int m, const nt_hetero_zone_t *zones)
     return c;
 }
 
-int het_reach(const het_list *L, int lo, int hi, double target)
+int nt_het_reach(const het_list *L, int lo, int hi, double target)
 {
     int a = lo + 1, b = hi;
     while (a < b) {

@@ -18,8 +18,8 @@ typedef struct het_list {
 } het_list;
 
 // Normalise and sort speeds; every caller zone starts empty. Frees nothing on failure.
-nt_status het_list_init(int m, const double *speeds, nt_hetero_zone_t *zones, het_list *L);
-void het_list_free(het_list *L);
+nt_status nt_het_list_init(int m, const double *speeds, nt_hetero_zone_t *zones, het_list *L);
+void nt_het_list_free(het_list *L);
 
 static inline double het_sum(const het_list *L, int lo, int hi)
 {
@@ -37,27 +37,27 @@ static inline double het_rho(const het_rect *r)
 }
 
 // Smallest e in (lo, hi] with s[lo] + .. + s[e-1] >= target (hi if none).
-int het_reach(const het_list *L, int lo, int hi, double target);
+int nt_het_reach(const het_list *L, int lo, int hi, double target);
 
 // Give the zone of sorted position pos the rectangles r[0..n-1]; rectangles thinner than
 // 1e-12 of ref (rounding slivers of L-shapes) are dropped.
-void het_assign(het_list *L, int pos, const het_rect *r, int n, double ref);
+void nt_het_assign(het_list *L, int pos, const het_rect *r, int n, double ref);
 
 // Lambert's routines. Guillotine: cut along the longer side, R1 gets fraction a (at x0 or
 // y0). Square: a square of area a s(R) at the (x0, y0) corner and the L-shaped rest (2
 // rectangles). Tripartition and Superposition: Algorithms 1.7 and 1.8.
-void het_guillotine(const het_rect *R, double a, het_rect *R1, het_rect *R2);
-void het_square(const het_rect *R, double a, het_rect *sq, het_rect rest[2]);
-void het_tripartition(const het_rect *R, double a, double b, het_rect *R1, het_rect *Z2,
+void nt_het_guillotine(const het_rect *R, double a, het_rect *R1, het_rect *R2);
+void nt_het_square(const het_rect *R, double a, het_rect *sq, het_rect rest[2]);
+void nt_het_tripartition(const het_rect *R, double a, double b, het_rect *R1, het_rect *Z2,
                       het_rect *Z3);
-void het_superposition(const het_rect *R, double a, double e, het_rect *R1, het_rect *Z2,
+void nt_het_superposition(const het_rect *R, double a, double e, het_rect *R1, het_rect *Z2,
                        het_rect Z3[2]);
 
 // Sorted-list partitioners, on positions [lo, hi) inside rectangle R.
-void het_rrp(het_list *L, int lo, int hi, het_rect R);
-void het_snrrp(het_list *L, int lo, int hi, het_rect R);
-void het_nrrp(het_list *L, int lo, int hi, het_rect R);
-nt_status het_column(het_list *L);
-nt_status het_exact(het_list *L);
+void nt_het_rrp(het_list *L, int lo, int hi, het_rect R);
+void nt_het_snrrp(het_list *L, int lo, int hi, het_rect R);
+void nt_het_nrrp(het_list *L, int lo, int hi, het_rect R);
+nt_status nt_het_column(het_list *L);
+nt_status nt_het_exact(het_list *L);
 
 #endif

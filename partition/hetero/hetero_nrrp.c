@@ -14,7 +14,7 @@ static void slice(het_list *L, int lo, int hi, het_rect R, double a, double b)
         R.y0 = a, R.y1 = b;
     else
         R.x0 = a, R.x1 = b;
-    het_nrrp(L, lo, hi, R);
+    nt_het_nrrp(L, lo, hi, R);
 }
 
 // Packing (Lemma 1.18): cut the sorted speeds [lo, hi) into consecutive groups whose areas lie
@@ -30,7 +30,7 @@ static void packing(het_list *L, int lo, int hi, double a_lo, double a_hi, het_r
         // Case 1: the largest alone; the second alone (i) or with the speeds just below (ii).
         int cut = hi - 2;
         if (L->s[hi - 2] < a_lo) {
-            cut = het_reach(L, lo, hi - 1, het_sum(L, lo, hi - 1) - a_lo) - 1;
+            cut = nt_het_reach(L, lo, hi - 1, het_sum(L, lo, hi - 1) - a_lo) - 1;
             cut = cut < lo + 1 ? lo + 1 : cut > hi - 2 ? hi - 2 : cut;
         }
         double b1 = start + het_sum(L, lo, cut) / T * len;
@@ -62,16 +62,16 @@ static void case_a(het_list *L, int lo, int e, int hi, het_rect R, double s, dou
 {
     het_rect R1, R2, Z3;
     if (s - het_sum(L, lo, e) >= 2 * s / (5 * rho) || hi - lo < 3) { // (A1)
-        het_guillotine(&R, het_sum(L, lo, e) / s, &R1, &R2);
-        het_nrrp(L, lo, e, R1);
-        het_nrrp(L, e, hi, R2);
+        nt_het_guillotine(&R, het_sum(L, lo, e) / s, &R1, &R2);
+        nt_het_nrrp(L, lo, e, R1);
+        nt_het_nrrp(L, e, hi, R2);
         return;
     }
     // (A2): then k = m - 1 (Lemma 1.17); the two largest get simple rectangles.
-    het_tripartition(&R, het_sum(L, lo, hi - 2) / s, L->s[hi - 2] / s, &R1, &R2, &Z3);
-    het_nrrp(L, lo, hi - 2, R1);
-    het_assign(L, hi - 2, &R2, 1, 0);
-    het_assign(L, hi - 1, &Z3, 1, 0);
+    nt_het_tripartition(&R, het_sum(L, lo, hi - 2) / s, L->s[hi - 2] / s, &R1, &R2, &Z3);
+    nt_het_nrrp(L, lo, hi - 2, R1);
+    nt_het_assign(L, hi - 2, &R2, 1, 0);
+    nt_het_assign(L, hi - 1, &Z3, 1, 0);
 }
 
 // Case (B2-a2''): the three largest are simple zones, the rest shares a square.
@@ -84,21 +84,21 @@ static void case_b2a2pp(het_list *L, int lo, int hi, het_rect R, double s, doubl
     if (sppp / s <= t * t / rho) {
         // Guillotine, then the strip: s_{m-2} alone, and s_{m-1} around the square of the rest.
         het_rect Rt2;
-        het_guillotine(&R, sp / s, &Rt, &Zm);
-        het_guillotine(&Rt, L->s[hi - 3] / sp, &Z2, &Rt2);
-        het_square(&Rt2, sppp / (sppp + L->s[hi - 2]), &R1, Z3);
-        het_nrrp(L, lo, hi - 3, R1);
-        het_assign(L, hi - 3, &Z2, 1, 0);
-        het_assign(L, hi - 2, Z3, 2, ref);
-        het_assign(L, hi - 1, &Zm, 1, 0);
+        nt_het_guillotine(&R, sp / s, &Rt, &Zm);
+        nt_het_guillotine(&Rt, L->s[hi - 3] / sp, &Z2, &Rt2);
+        nt_het_square(&Rt2, sppp / (sppp + L->s[hi - 2]), &R1, Z3);
+        nt_het_nrrp(L, lo, hi - 3, R1);
+        nt_het_assign(L, hi - 3, &Z2, 1, 0);
+        nt_het_assign(L, hi - 2, Z3, 2, ref);
+        nt_het_assign(L, hi - 1, &Zm, 1, 0);
     } else {
         het_rect Z4[2], Za, Zb;
-        het_superposition(&R, sp / s, sppp / s, &R1, &Rt, Z4);
-        het_guillotine(&Rt, L->s[hi - 3] / (sp - sppp), &Za, &Zb);
-        het_nrrp(L, lo, hi - 3, R1);
-        het_assign(L, hi - 3, &Za, 1, 0);
-        het_assign(L, hi - 2, &Zb, 1, 0);
-        het_assign(L, hi - 1, Z4, 2, ref);
+        nt_het_superposition(&R, sp / s, sppp / s, &R1, &Rt, Z4);
+        nt_het_guillotine(&Rt, L->s[hi - 3] / (sp - sppp), &Za, &Zb);
+        nt_het_nrrp(L, lo, hi - 3, R1);
+        nt_het_assign(L, hi - 3, &Za, 1, 0);
+        nt_het_assign(L, hi - 2, &Zb, 1, 0);
+        nt_het_assign(L, hi - 1, Z4, 2, ref);
     }
 }
 
@@ -110,30 +110,30 @@ static void case_b2b(het_list *L, int lo, int hi, het_rect R, double s, double r
     double ref = het_w(&R) + het_h(&R);
     het_rect R1, Rt, Z2[2], Z3[2];
     if (spp / s <= t * t / rho) {
-        het_guillotine(&R, sp / s, &Rt, &Z3[0]);
-        het_square(&Rt, spp / sp, &R1, Z2);
-        het_nrrp(L, lo, hi - 2, R1);
-        het_assign(L, hi - 2, Z2, 2, ref);
-        het_assign(L, hi - 1, Z3, 1, 0);
+        nt_het_guillotine(&R, sp / s, &Rt, &Z3[0]);
+        nt_het_square(&Rt, spp / sp, &R1, Z2);
+        nt_het_nrrp(L, lo, hi - 2, R1);
+        nt_het_assign(L, hi - 2, Z2, 2, ref);
+        nt_het_assign(L, hi - 1, Z3, 1, 0);
     } else {
-        het_superposition(&R, sp / s, spp / s, &R1, &Rt, Z3);
-        het_nrrp(L, lo, hi - 2, R1);
-        het_assign(L, hi - 2, &Rt, 1, 0);
-        het_assign(L, hi - 1, Z3, 2, ref);
+        nt_het_superposition(&R, sp / s, spp / s, &R1, &Rt, Z3);
+        nt_het_nrrp(L, lo, hi - 2, R1);
+        nt_het_assign(L, hi - 2, &Rt, 1, 0);
+        nt_het_assign(L, hi - 1, Z3, 2, ref);
     }
 }
 
-void het_nrrp(het_list *L, int lo, int hi, het_rect R)
+void nt_het_nrrp(het_list *L, int lo, int hi, het_rect R)
 {
     int m = hi - lo;
     if (m <= 0)
         return;
     if (m == 1) {
-        het_assign(L, lo, &R, 1, 0);
+        nt_het_assign(L, lo, &R, 1, 0);
         return;
     }
     double s = het_sum(L, lo, hi), rho = het_rho(&R);
-    int e = het_reach(L, lo, hi, 2 * s / (5 * rho));
+    int e = nt_het_reach(L, lo, hi, 2 * s / (5 * rho));
     if (e < hi) {
         case_a(L, lo, e, hi, R, s, rho);
         return;
@@ -141,15 +141,15 @@ void het_nrrp(het_list *L, int lo, int hi, het_rect R)
     double sp = het_sum(L, lo, hi - 1); // s' = s - s_m
     het_rect R1, Z2[2];
     if (sp / s <= 1 - 3 * (rho + 1) * (rho + 1) / (16 * rho)) { // (B1)
-        het_square(&R, sp / s, &R1, Z2);
-        het_nrrp(L, lo, hi - 1, R1);
-        het_assign(L, hi - 1, Z2, 2, het_w(&R) + het_h(&R));
+        nt_het_square(&R, sp / s, &R1, Z2);
+        nt_het_nrrp(L, lo, hi - 1, R1);
+        nt_het_assign(L, hi - 1, Z2, 2, het_w(&R) + het_h(&R));
         return;
     }
     if (m == 2) { // (B2-c)
-        het_guillotine(&R, sp / s, &R1, &Z2[0]);
-        het_assign(L, lo, &R1, 1, 0);
-        het_assign(L, lo + 1, &Z2[0], 1, 0);
+        nt_het_guillotine(&R, sp / s, &R1, &Z2[0]);
+        nt_het_assign(L, lo, &R1, 1, 0);
+        nt_het_assign(L, lo + 1, &Z2[0], 1, 0);
         return;
     }
     double spp = het_sum(L, lo, hi - 2);
@@ -160,17 +160,17 @@ void het_nrrp(het_list *L, int lo, int hi, het_rect R)
     }
     het_rect Rt, Zm, Z3;
     if (spp <= a_hi || m == 3) { // (B2-a1); m = 3 cannot reach (B2-a2) (s''' > 0 there)
-        het_guillotine(&R, sp / s, &Rt, &Zm);
-        het_guillotine(&Rt, spp / sp, &R1, &Z3);
-        het_nrrp(L, lo, hi - 2, R1);
-        het_assign(L, hi - 2, &Z3, 1, 0);
-        het_assign(L, hi - 1, &Zm, 1, 0);
+        nt_het_guillotine(&R, sp / s, &Rt, &Zm);
+        nt_het_guillotine(&Rt, spp / sp, &R1, &Z3);
+        nt_het_nrrp(L, lo, hi - 2, R1);
+        nt_het_assign(L, hi - 2, &Z3, 1, 0);
+        nt_het_assign(L, hi - 1, &Zm, 1, 0);
         return;
     }
     if (het_sum(L, lo, hi - 3) >= a_lo) { // (B2-a2')
-        het_guillotine(&R, sp / s, &Rt, &Zm);
+        nt_het_guillotine(&R, sp / s, &Rt, &Zm);
         packing(L, lo, hi - 1, a_lo, a_hi, Rt);
-        het_assign(L, hi - 1, &Zm, 1, 0);
+        nt_het_assign(L, hi - 1, &Zm, 1, 0);
         return;
     }
     case_b2a2pp(L, lo, hi, R, s, rho);

@@ -3,18 +3,18 @@
 // everything, the largest speed is cut off alone.
 #include "hetero_int.h"
 
-void het_rrp(het_list *L, int lo, int hi, het_rect R)
+void nt_het_rrp(het_list *L, int lo, int hi, het_rect R)
 {
     if (hi - lo == 1) {
-        het_assign(L, lo, &R, 1, 0);
+        nt_het_assign(L, lo, &R, 1, 0);
         return;
     }
     double s = het_sum(L, lo, hi);
-    int e = het_reach(L, lo, hi, s / 3);
+    int e = nt_het_reach(L, lo, hi, s / 3);
     if (e == hi)
         e = hi - 1;
     het_rect R1, R2;
-    het_guillotine(&R, het_sum(L, lo, e) / s, &R1, &R2);
-    het_rrp(L, lo, e, R1);
-    het_rrp(L, e, hi, R2);
+    nt_het_guillotine(&R, het_sum(L, lo, e) / s, &R1, &R2);
+    nt_het_rrp(L, lo, e, R1);
+    nt_het_rrp(L, e, hi, R2);
 }

@@ -85,10 +85,10 @@ static nt_status starting_point(pr_ws *w)
     } else {
         for (int64_t x = 0; x < w->n; x++)
             w->part[x] = target == NT_STENCIL_MERGED ? w->ini[x] : pr_block_of(x, w->n, w->p);
-        st = pr_label(w, w->part, pr_model_objective(w->model), w->sigma);
+        st = nt_pr_label(w, w->part, nt_pr_model_objective(w->model), w->sigma);
     }
     if (st == NT_OK)
-        st = pr_consider(w, target, target == NT_STENCIL_MERGED ? 1 : 0);
+        st = nt_pr_consider(w, target, target == NT_STENCIL_MERGED ? 1 : 0);
     return st;
 }
 
@@ -117,19 +117,19 @@ static nt_status run(int64_t n, int p, const int *ini, const nt_stencil_params_t
     bool blocks = rot || target == NT_STENCIL_BLOCK_CANONICAL ||
                   target == NT_STENCIL_BLOCK_VOLUME || target == NT_STENCIL_BLOCK_STEPS;
     if (all || target == NT_STENCIL_OWNER)
-        st = pr_gen_owner(w);
+        st = nt_pr_gen_owner(w);
     if (st == NT_OK && blocks)
-        st = pr_gen_blocks(w);
+        st = nt_pr_gen_blocks(w);
     if (st == NT_OK && rot)
-        st = pr_gen_rotated(w);
+        st = nt_pr_gen_rotated(w);
     if (st == NT_OK && shift)
-        st = pr_gen_shifted(w);
+        st = nt_pr_gen_shifted(w);
     if (st == NT_OK && (all || target == NT_STENCIL_MERGED))
-        st = pr_gen_merged(w);
+        st = nt_pr_gen_merged(w);
     if (st == NT_OK && (all || target == NT_STENCIL_BLOCK_FEWER))
-        st = pr_gen_fewer(w);
+        st = nt_pr_gen_fewer(w);
     if (st == NT_OK && all)
-        st = pr_gen_local(w);
+        st = nt_pr_gen_local(w);
     if (st == NT_OK && !w->have_best)
         st = starting_point(w);
     return st;

@@ -10,15 +10,15 @@ enum {
     FEWER_COUNTS = 12   // block partitions on fewer components
 };
 
-nt_status pr_gen_owner(pr_ws *w)
+nt_status nt_pr_gen_owner(pr_ws *w)
 {
     memcpy(w->part, w->ini, (size_t)w->n * sizeof *w->part);
     for (int c = 0; c < w->p; c++)
         w->sigma[c] = c;
-    return pr_consider(w, NT_STENCIL_OWNER, 0);
+    return nt_pr_consider(w, NT_STENCIL_OWNER, 0);
 }
 
-nt_status pr_gen_blocks(pr_ws *w)
+nt_status nt_pr_gen_blocks(pr_ws *w)
 {
     static const struct {
         nt_stencil_strategy_t s;
@@ -29,9 +29,9 @@ nt_status pr_gen_blocks(pr_ws *w)
     for (int64_t x = 0; x < w->n; x++)
         w->part[x] = pr_block_of(x, w->n, w->p);
     for (int k = 0; k < 3; k++) {
-        nt_status st = pr_label(w, w->part, kinds[k].obj, w->sigma);
+        nt_status st = nt_pr_label(w, w->part, kinds[k].obj, w->sigma);
         if (st == NT_OK)
-            st = pr_consider(w, kinds[k].s, 0);
+            st = nt_pr_consider(w, kinds[k].s, 0);
         if (st != NT_OK)
             return st;
     }
@@ -39,7 +39,7 @@ nt_status pr_gen_blocks(pr_ws *w)
 }
 
 // The block partition turned by r positions: item x gets the block of x - r.
-nt_status pr_gen_rotated(pr_ws *w)
+nt_status nt_pr_gen_rotated(pr_ws *w)
 {
     int64_t b = (w->n + w->p - 1) / w->p;
     if (w->p < 2 || b < 2)
@@ -53,9 +53,9 @@ nt_status pr_gen_rotated(pr_ws *w)
         prev = r;
         for (int64_t x = 0; x < w->n; x++)
             w->part[x] = pr_block_of(pr_wrap(x - r, w->n), w->n, w->p);
-        nt_status st = pr_label(w, w->part, pr_model_objective(w->model), w->sigma);
+        nt_status st = nt_pr_label(w, w->part, nt_pr_model_objective(w->model), w->sigma);
         if (st == NT_OK)
-            st = pr_consider(w, NT_STENCIL_BLOCK_ROTATED, r);
+            st = nt_pr_consider(w, NT_STENCIL_BLOCK_ROTATED, r);
         if (st != NT_OK)
             return st;
     }
@@ -64,7 +64,7 @@ nt_status pr_gen_rotated(pr_ws *w)
 
 // Block partitions on q = 1, 2, 3, 4, 6, 8, ... < p components: when a halo costs more than
 // the extra load, fewer, larger blocks win (q = 1: no halo at all).
-nt_status pr_gen_fewer(pr_ws *w)
+nt_status nt_pr_gen_fewer(pr_ws *w)
 {
     nt_status st = NT_OK;
     int64_t pair[2] = {2, 3}; // after 1: 2, 3, 4, 6, 8, 12, ... (each of the pair doubles)
@@ -78,9 +78,9 @@ nt_status pr_gen_fewer(pr_ws *w)
             break;
         for (int64_t x = 0; x < w->n; x++)
             w->part[x] = (int)(((nt_u128)x * (nt_u128)c) / (nt_u128)w->n);
-        st = pr_label(w, w->part, pr_model_objective(w->model), w->sigma);
+        st = nt_pr_label(w, w->part, nt_pr_model_objective(w->model), w->sigma);
         if (st == NT_OK)
-            st = pr_consider(w, NT_STENCIL_BLOCK_FEWER, c);
+            st = nt_pr_consider(w, NT_STENCIL_BLOCK_FEWER, c);
     }
     return st;
 }

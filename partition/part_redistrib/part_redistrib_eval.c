@@ -6,7 +6,7 @@
 #include "partition/nt_partition.h"
 #include "part_redistrib_int.h"
 
-nt_status pr_label(pr_ws *w, const int *part, nt_match_objective obj, int *sigma)
+nt_status nt_pr_label(pr_ws *w, const int *part, nt_match_objective obj, int *sigma)
 {
     if (obj == NT_MATCH_CANONICAL) {
         for (int c = 0; c < w->p; c++)
@@ -22,12 +22,12 @@ nt_status pr_label(pr_ws *w, const int *part, nt_match_objective obj, int *sigma
 
 // The labelling that minimises the model's redistribution cost. For steps, LEX also breaks
 // ties by volume, which costs nothing under the steps model and moves less data.
-nt_match_objective pr_model_objective(nt_stencil_model_t model)
+nt_match_objective nt_pr_model_objective(nt_stencil_model_t model)
 {
     return model == NT_STENCIL_MODEL_STEPS ? NT_MATCH_LEX : NT_MATCH_VOLUME;
 }
 
-nt_status pr_consider(pr_ws *w, nt_stencil_strategy_t s, int64_t param)
+nt_status nt_pr_consider(pr_ws *w, nt_stencil_strategy_t s, int64_t param)
 {
     nt_stencil_candidate_t cand = {.strategy = s, .param = param};
     nt_status st = nt_stencil_evaluate(w->n, w->p, w->ini, w->part, w->sigma, w->params,
@@ -61,7 +61,7 @@ nt_status pr_consider(pr_ws *w, nt_stencil_strategy_t s, int64_t param)
     return NT_OK;
 }
 
-nt_status pr_arcs_of(const int *part, int64_t n, pr_arcs *a)
+nt_status nt_pr_arcs_of(const int *part, int64_t n, pr_arcs *a)
 {
     int64_t x0 = -1;
     for (int64_t x = 0; x < n && x0 < 0; x++)
@@ -78,7 +78,7 @@ nt_status pr_arcs_of(const int *part, int64_t n, pr_arcs *a)
     a->start = malloc((size_t)(m + 1) * sizeof *a->start);
     a->comp = malloc((size_t)m * sizeof *a->comp);
     if (!a->start || !a->comp) {
-        pr_arcs_free(a);
+        nt_pr_arcs_free(a);
         return nt_fail(NT_ENOMEM, "no memory for %lld arcs", (long long)m);
     }
     int64_t k = 0;
@@ -99,7 +99,7 @@ nt_status pr_arcs_of(const int *part, int64_t n, pr_arcs *a)
     return NT_OK;
 }
 
-void pr_arcs_free(pr_arcs *a)
+void nt_pr_arcs_free(pr_arcs *a)
 {
     free(a->start);
     free(a->comp);

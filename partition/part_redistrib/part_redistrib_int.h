@@ -46,15 +46,15 @@ static inline int pr_block_of(int64_t x, int64_t n, int p)
 }
 
 // Optimal labelling of part for an objective (exact matchings of match.h), into sigma.
-nt_status pr_label(pr_ws *w, const int *part, nt_match_objective obj, int *sigma);
+nt_status nt_pr_label(pr_ws *w, const int *part, nt_match_objective obj, int *sigma);
 
 // The labelling objective that minimises the model's redistribution cost.
-nt_match_objective pr_model_objective(nt_stencil_model_t model);
+nt_match_objective nt_pr_model_objective(nt_stencil_model_t model);
 
 // Score w->part under w->sigma as a candidate of family s (param: its parameter), record it,
 // and keep it if it is the best eligible candidate, the best block-like one (start of shifting)
 // or the best of all (start of the local search).
-nt_status pr_consider(pr_ws *w, nt_stencil_strategy_t s, int64_t param);
+nt_status nt_pr_consider(pr_ws *w, nt_stencil_strategy_t s, int64_t param);
 
 // Arcs of a partition on the ring: maximal runs of one component, as starts in [x0, x0 + n).
 typedef struct pr_arcs {
@@ -65,22 +65,22 @@ typedef struct pr_arcs {
 } pr_arcs;
 
 // The arcs of part (m = 0 and nothing allocated when one component holds the whole ring);
-// free with pr_arcs_free.
-nt_status pr_arcs_of(const int *part, int64_t n, pr_arcs *a);
-void pr_arcs_free(pr_arcs *a);
+// free with nt_pr_arcs_free.
+nt_status nt_pr_arcs_of(const int *part, int64_t n, pr_arcs *a);
+void nt_pr_arcs_free(pr_arcs *a);
 
-// The candidate families, each scoring its members with pr_consider.
+// The candidate families, each scoring its members with nt_pr_consider.
 // part_redistrib_blocks.c: the initial distribution; blocks labelled canonically, for volume
 // and for steps; rotated blocks; blocks on fewer components.
-nt_status pr_gen_owner(pr_ws *w);
-nt_status pr_gen_blocks(pr_ws *w);
-nt_status pr_gen_rotated(pr_ws *w);
-nt_status pr_gen_fewer(pr_ws *w);
+nt_status nt_pr_gen_owner(pr_ws *w);
+nt_status nt_pr_gen_blocks(pr_ws *w);
+nt_status nt_pr_gen_rotated(pr_ws *w);
+nt_status nt_pr_gen_fewer(pr_ws *w);
 // part_redistrib_shifted.c: the best block-like candidate with its boundaries moved.
-nt_status pr_gen_shifted(pr_ws *w);
+nt_status nt_pr_gen_shifted(pr_ws *w);
 // part_redistrib_merged.c: the runs of the initial distribution, short ones merged.
-nt_status pr_gen_merged(pr_ws *w);
+nt_status nt_pr_gen_merged(pr_ws *w);
 // part_redistrib_local.c: local search from the best candidate so far.
-nt_status pr_gen_local(pr_ws *w);
+nt_status nt_pr_gen_local(pr_ws *w);
 
 #endif

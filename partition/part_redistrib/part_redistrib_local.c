@@ -84,7 +84,7 @@ static void ls_move(pr_ws *w, int64_t x, int c, lstate *s)
 
 // First-improvement local search from the best candidate so far, labelling fixed: an item may
 // join the component of a neighbour or the component placed on its initial domain.
-nt_status pr_gen_local(pr_ws *w)
+nt_status nt_pr_gen_local(pr_ws *w)
 {
     if (!w->have_seed)
         return NT_OK;
@@ -137,8 +137,8 @@ nt_status pr_gen_local(pr_ws *w)
         }
     }
     free(mem);
-    nt_status st = pr_label(w, w->part, pr_model_objective(w->model), w->sigma);
+    nt_status st = nt_pr_label(w, w->part, nt_pr_model_objective(w->model), w->sigma);
     if (st == NT_OK)
-        st = pr_consider(w, NT_STENCIL_LOCAL, moves);
+        st = nt_pr_consider(w, NT_STENCIL_LOCAL, moves);
     return st;
 }

@@ -36,9 +36,9 @@ static nt_status merge_emit(pr_ws *w, const pr_arcs *a, int64_t *parent, int64_t
         for (int64_t y = a->start[k]; y < a->start[k + 1]; y++)
             w->part[pr_wrap(y, w->n)] = d;
     }
-    nt_status st = pr_label(w, w->part, pr_model_objective(w->model), w->sigma);
+    nt_status st = nt_pr_label(w, w->part, nt_pr_model_objective(w->model), w->sigma);
     if (st == NT_OK)
-        st = pr_consider(w, NT_STENCIL_MERGED, threshold);
+        st = nt_pr_consider(w, NT_STENCIL_MERGED, threshold);
     return st;
 }
 
@@ -123,15 +123,15 @@ static void absorb(merger *g, int64_t k)
 // are a prefix of those for any larger threshold: one pass over the lengths 1, 2, ... emits a
 // candidate each time it reaches a threshold. Runs wait in buckets by length (stale entries are
 // skipped), so the pass costs O(m + thresholds).
-nt_status pr_gen_merged(pr_ws *w)
+nt_status nt_pr_gen_merged(pr_ws *w)
 {
     pr_arcs a;
     merger g;
     int64_t thr[MERGE_THRESHOLDS];
     int nthr = thresholds(w, thr);
-    nt_status st = pr_arcs_of(w->ini, w->n, &a);
+    nt_status st = nt_pr_arcs_of(w->ini, w->n, &a);
     if (st != NT_OK || a.m < 2 || (st = merger_init(&g, &a, thr[nthr - 1])) != NT_OK) {
-        pr_arcs_free(&a);
+        nt_pr_arcs_free(&a);
         return st;
     }
     int64_t merges = 0;
@@ -156,6 +156,6 @@ nt_status pr_gen_merged(pr_ws *w)
         }
     }
     free(g.len);
-    pr_arcs_free(&a);
+    nt_pr_arcs_free(&a);
     return st;
 }

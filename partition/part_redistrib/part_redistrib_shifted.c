@@ -63,7 +63,7 @@ static nt_status shift_once(pr_ws *w, const pr_arcs *a, int64_t half)
         for (int64_t k = 0; k < a->m; k++)
             for (int64_t y = cut[k]; y < cut[k + 1]; y++)
                 w->part[pr_wrap(y, n)] = a->comp[k];
-        st = pr_label(w, w->part, pr_model_objective(w->model), w->sigma);
+        st = nt_pr_label(w, w->part, nt_pr_model_objective(w->model), w->sigma);
         if (st != NT_OK)
             break;
         nt_stencil_cost_t c;
@@ -84,7 +84,7 @@ static nt_status shift_once(pr_ws *w, const pr_arcs *a, int64_t half)
     if (st == NT_OK && have) {
         memcpy(w->part, bpart, (size_t)n * sizeof *bpart);
         memcpy(w->sigma, w->tmp, (size_t)w->p * sizeof *w->sigma);
-        st = pr_consider(w, NT_STENCIL_SHIFTED, half);
+        st = nt_pr_consider(w, NT_STENCIL_SHIFTED, half);
     }
     free(cut);
     free(sig);
@@ -92,14 +92,14 @@ static nt_status shift_once(pr_ws *w, const pr_arcs *a, int64_t half)
     return st;
 }
 
-nt_status pr_gen_shifted(pr_ws *w)
+nt_status nt_pr_gen_shifted(pr_ws *w)
 {
     if (!w->have_base || w->p < 2)
         return NT_OK;
     pr_arcs a;
-    nt_status st = pr_arcs_of(w->base_part, w->n, &a);
+    nt_status st = nt_pr_arcs_of(w->base_part, w->n, &a);
     if (st != NT_OK || a.m < 2) {
-        pr_arcs_free(&a);
+        nt_pr_arcs_free(&a);
         return st;
     }
     // Windows must not overlap so that every arc keeps at least one item.
@@ -112,6 +112,6 @@ nt_status pr_gen_shifted(pr_ws *w)
         prev = half;
         st = shift_once(w, &a, half);
     }
-    pr_arcs_free(&a);
+    nt_pr_arcs_free(&a);
     return st;
 }

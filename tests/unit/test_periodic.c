@@ -343,7 +343,7 @@ Test(periodic_exec, line_writers_arrive_element_by_element)
                  (long long)used, (long long)(cases + cyclic));
 }
 
-// The line writers' packed runs (lrun_pack): every field as in the run, and a run that does not
+// The line writers' packed runs (nt_lrun_pack): every field as in the run, and a run that does not
 // fit (longer than 2^31 - 1 elements, or grid rows outside 0..65535) refuses the whole list, so
 // that the executor copies such columns without writers instead of truncating.
 Test(periodic, packed_runs_keep_every_field_or_refuse)
@@ -352,7 +352,7 @@ Test(periodic, packed_runs_keep_every_field_or_refuse)
                  {.sl = 0, .tl = 0, .len = 1, .a = 0, .b = 65535},
                  {.sl = 5, .tl = 9, .len = 64, .a = 2, .b = 1}};
     lrun q[3];
-    cr_assert(lrun_pack(r, 3, q));
+    cr_assert(nt_lrun_pack(r, 3, q));
     for (int k = 0; k < 3; k++)
         cr_assert(q[k].sl == r[k].sl && q[k].len == r[k].len && q[k].a == r[k].a &&
                       q[k].b == r[k].b,
@@ -362,7 +362,7 @@ Test(periodic, packed_runs_keep_every_field_or_refuse)
                    {.len = 1, .a = -1}, {.len = 1, .b = -1}};
     for (int k = 0; k < 5; k++) {
         prun list[3] = {r[2], bad[k], r[2]};
-        cr_assert(!lrun_pack(list, 3, q), "bad run %d accepted", k);
+        cr_assert(!nt_lrun_pack(list, 3, q), "bad run %d accepted", k);
     }
 }
 
@@ -555,7 +555,7 @@ Test(periodic_exec, unit_windows_stay_inside_source_columns)
                         if (!unit_rows(S, smb, P, tmb, os, m, r, &L))
                             continue;
                         int64_t T = lcm(smb * S, tmb * P);
-                        cr_assert_eq(unit_build(r, m, S, P, T / P, T / S, &u), NT_OK);
+                        cr_assert_eq(nt_unit_build(r, m, S, P, T / P, T / S, &u), NT_OK);
                         if (!u)
                             continue;
                         programs++;
@@ -576,10 +576,10 @@ Test(periodic_exec, unit_windows_stay_inside_source_columns)
                             char *dcol[4];
                             for (int b = 0; b < P; b++)
                                 dcol[b] = (char *)(tbuf + 256 * b + (shift + b) % 8);
-                            unit_column(u, dcol, scol, lld, 3);
+                            nt_unit_column(u, dcol, scol, lld, 3);
                             check_rows(dcol, S, smb, P, tmb, os, m, shift);
                         }
-                        unit_free(u);
+                        nt_unit_free(u);
                     }
     free(tbuf);
     guard_unmap(base, 4);
@@ -633,7 +633,7 @@ Test(periodic, pair_programs_read_only_their_halves)
                         nt_pairs *h = NULL;
                         if (!block_rows(S, smb, P, tmb, 0, m, r, &nr, &L))
                             continue;
-                        cr_assert_eq(pairs_build(r, &L, S, P, &h), NT_OK);
+                        cr_assert_eq(nt_pairs_build(r, &L, S, P, &h), NT_OK);
                         if (!h)
                             continue;
                         programs++;
@@ -648,10 +648,10 @@ Test(periodic, pair_programs_read_only_their_halves)
                             char *dcol[4];
                             for (int b = 0; b < P; b++)
                                 dcol[b] = (char *)(tbuf + 512 * b + (shift == 2 ? 1 : 4 * shift));
-                            pairs_column(h, dcol, scol);
+                            nt_pairs_column(h, dcol, scol);
                             check_rows(dcol, S, smb, P, tmb, 0, m, shift);
                         }
-                        pairs_free(h);
+                        nt_pairs_free(h);
                     }
     free(tbuf);
     guard_unmap(base, 3);
@@ -689,7 +689,7 @@ Test(periodic, mask_programs_read_only_their_lanes)
                         // The period of the grids (a pattern of runs is not needed).
                         block_rows(S, smb, P, tmb, os, m, r, &nr, &L);
                         int64_t T = lcm(smb * S, tmb * P);
-                        cr_assert_eq(masks_build(r, nr, S, P, T / P, T / S, &h), NT_OK);
+                        cr_assert_eq(nt_masks_build(r, nr, S, P, T / P, T / S, &h), NT_OK);
                         if (!h)
                             continue;
                         programs++;
@@ -705,11 +705,11 @@ Test(periodic, mask_programs_read_only_their_lanes)
                             char *dcol[4];
                             for (int b = 0; b < P; b++)
                                 dcol[b] = (char *)(tbuf + 512 * b + (shift + b) % 8);
-                            masks_column(h, dcol, scol, shift % 2 ? far : NULL, 2);
+                            nt_masks_column(h, dcol, scol, shift % 2 ? far : NULL, 2);
                             check_rows(dcol, S, smb, P, tmb, os, m, shift);
                         }
                         wide += smb % 4 != 0 && tmb % 4 != 0 && S > 1;
-                        masks_free(h);
+                        nt_masks_free(h);
                     }
     free(tbuf);
     guard_unmap(base, 3);

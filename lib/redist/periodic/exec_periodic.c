@@ -192,10 +192,10 @@ static void target_column(pctx *x, colctx *cc, const prun *cr, int64_t y)
         cc->scol[a] = src_column(x, a, tk->c, cr->sl + y);
     if (tk->a < 0 && x->tunit && x->tunit[b]) {
         // b's program has no element of another target: their dcol entries are not read.
-        unit_column(x->tunit[b], cc->dcol, cc->scol, x->slld + tk->c, x->gs_q);
+        nt_unit_column(x->tunit[b], cc->dcol, cc->scol, x->slld + tk->c, x->gs_q);
         return;
     }
-    copy_column(cc->dcol, cc->scol, cc->rows, cc->pat, x->es, x->stream);
+    nt_copy_column(cc->dcol, cc->scol, cc->rows, cc->pat, x->es, x->stream);
 }
 
 static void source_column(pctx *x, colctx *cc, const prun *cr, int64_t y)
@@ -203,7 +203,7 @@ static void source_column(pctx *x, colctx *cc, const prun *cr, int64_t y)
     cc->scol[cc->tk->a] = src_column(x, cc->tk->a, cc->tk->c, cr->sl + y);
     for (int b = 0; b < x->gt_p; b++)
         cc->dcol[b] = dst_column(x, b, cr->b, cr->tl + y);
-    copy_column(cc->dcol, cc->scol, cc->rows, cc->pat, x->es, x->stream);
+    nt_copy_column(cc->dcol, cc->scol, cc->rows, cc->pat, x->es, x->stream);
 }
 
 static void global_column(pctx *x, colctx *cc, const prun *cr, int64_t y)
@@ -213,11 +213,11 @@ static void global_column(pctx *x, colctx *cc, const prun *cr, int64_t y)
     for (int b = 0; b < x->gt_p; b++)
         cc->dcol[b] = dst_column(x, b, cr->b, cr->tl + y);
     if (x->unit) {
-        unit_column(x->unit, cc->dcol, cc->scol, x->slld + cr->a, x->gs_q);
+        nt_unit_column(x->unit, cc->dcol, cc->scol, x->slld + cr->a, x->gs_q);
         return;
     }
     if (x->masks) {
-        masks_column(x->masks, cc->dcol, cc->scol, x->ahead ? x->sstep + cr->a : NULL,
+        nt_masks_column(x->masks, cc->dcol, cc->scol, x->ahead ? x->sstep + cr->a : NULL,
                      x->gs_q);
         return;
     }
@@ -229,20 +229,20 @@ static void global_column(pctx *x, colctx *cc, const prun *cr, int64_t y)
             if (cc->dcol[b] && x->lfirst[b] >= 0)
                 odd |= (uintptr_t)cc->dcol[b] & 31;
         if (x->pairs && odd == 0) {
-            pairs_column(x->pairs, cc->dcol, cc->scol);
+            nt_pairs_column(x->pairs, cc->dcol, cc->scol);
             return;
         }
         for (int b = 0; b < P; b++)
             if (cc->dcol[b] && x->lfirst[b] >= 0)
                 nt_lines_start(&w[b], (uint64_t *)(void *)cc->dcol[b] + x->lfirst[b]);
-        copy_column_lines(w, cc->scol, x->lruns, cc->pat, x->lines_avx512,
+        nt_copy_column_lines(w, cc->scol, x->lruns, cc->pat, x->lines_avx512,
                           x->lines_quad && odd == 0, x->ahead ? x->sstep + cr->a : NULL,
                           x->gs_q);
         for (int b = 0; b < P; b++)
             nt_lines_flush(&w[b]);
         return;
     }
-    copy_column(cc->dcol, cc->scol, cc->rows, cc->pat, x->es, x->stream);
+    nt_copy_column(cc->dcol, cc->scol, cc->rows, cc->pat, x->es, x->stream);
 }
 
 // Run one task: every column of positions u0..u1 of column list k of C, then account for it.
@@ -254,7 +254,7 @@ static void run_columns(pctx *x, const ptask *tk, const runs *C, size_t k, colct
     cc->scol = x->scol + slot * x->sstride;
     cc->dcol = x->dcol + slot * x->dstride;
     cc->w = x->lines ? x->lines + slot * (size_t)x->gt_p : NULL;
-    for (int64_t r = run_at(C, k, tk->u0); r < C->first[k] + C->cnt[k]; r++) {
+    for (int64_t r = nt_run_at(C, k, tk->u0); r < C->first[k] + C->cnt[k]; r++) {
         const prun *cr = &C->r[r];
         int64_t lo = tk->u0 > cr->u ? tk->u0 - cr->u : 0;
         int64_t hi = tk->u1 < cr->u + cr->len ? tk->u1 - cr->u : cr->len;
@@ -264,7 +264,7 @@ static void run_columns(pctx *x, const ptask *tk, const runs *C, size_t k, colct
             break;
     }
     if (x->stream || x->unit || x->tunit)
-        stream_fence();
+        nt_stream_fence();
     nt_team_task_done(&x->t, tk->dom, tk->bytes);
 }
 
@@ -645,11 +645,11 @@ static nt_status lists_alloc(pctx *x)
     if (!x->scol || !x->dcol || !x->sbase || !x->sstep || !x->dbase || !x->dstep)
         return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
     if (x->order == NT_ORDER_TARGET)
-        return merge_runs(&x->rr, BY_TARGET, &x->mr);
+        return nt_merge_runs(&x->rr, BY_TARGET, &x->mr);
     bool src = x->order == NT_ORDER_SOURCE;
-    nt_status st = merge_runs(&x->rr, src ? BY_SOURCE : BY_NONE, src ? &x->ms : &x->ga);
+    nt_status st = nt_merge_runs(&x->rr, src ? BY_SOURCE : BY_NONE, src ? &x->ms : &x->ga);
     if (st == NT_OK)
-        st = merge_runs(&x->rc, src ? BY_SOURCE : BY_NONE, src ? &x->cs : &x->gc);
+        st = nt_merge_runs(&x->rc, src ? BY_SOURCE : BY_NONE, src ? &x->cs : &x->gc);
     return st;
 }
 
@@ -668,7 +668,7 @@ static nt_status pairs_init(pctx *x)
     // patterns of exactly a line (12 -> 16 over 8192 rows: 1023 runs) over.
     if (!x->lines_quad || mode == 0 || (mode < 0 && x->ga.total[0] >= 9 * x->ga.first[1]))
         return NT_OK;
-    nt_status st = pairs_build(x->ga.r, &x->ga.pat[0], x->gs_p, x->gt_p, &x->pairs);
+    nt_status st = nt_pairs_build(x->ga.r, &x->ga.pat[0], x->gs_p, x->gt_p, &x->pairs);
     if (st == NT_OK && x->pairs)
         atomic_fetch_add(&pairs_used, 1);
     return st;
@@ -728,7 +728,7 @@ static nt_status masks_init(pctx *x)
     int64_t dt, ds;
     if (!grid_period(x, 128, &dt, &ds))
         return NT_OK;
-    nt_status st = masks_build(x->ga.r, x->ga.cnt[0], x->gs_p, x->gt_p, dt, ds, &x->masks);
+    nt_status st = nt_masks_build(x->ga.r, x->ga.cnt[0], x->gs_p, x->gt_p, dt, ds, &x->masks);
     if (st == NT_OK && x->masks)
         atomic_fetch_add(&masks_used, 1);
     return st;
@@ -820,7 +820,7 @@ static nt_status lines_init(pctx *x)
         return NT_OK;
     if (!(x->lruns = aligned_alloc(64, ((size_t)nruns * sizeof *x->lruns + 63) / 64 * 64)))
         return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
-    if (!lrun_pack(x->ga.r, nruns, x->lruns)) {
+    if (!nt_lrun_pack(x->ga.r, nruns, x->lruns)) {
         free(x->lruns);
         x->lruns = NULL;
         return NT_OK;
@@ -849,7 +849,7 @@ static nt_status lines_init(pctx *x)
 // ordinary stores stay in the caches and need no whole lines). Global order: one program for
 // the merged rows; target order with all sources in one task (no one-port steps, not on the
 // source): one per target grid row. Target order with one source per task interleaves sources
-// within a target line, so it keeps copy_column(). nb 1 -> 3 at N = 4096 and 8192, global
+// within a target line, so it keeps nt_copy_column(). nb 1 -> 3 at N = 4096 and 8192, global
 // order: 0.70-0.87 of the bound against 0.52-0.60 element by element (see periodic_unit.c).
 static nt_status unit_init(pctx *x, const nt_exec_opts_t *o)
 {
@@ -862,14 +862,14 @@ static nt_status unit_init(pctx *x, const nt_exec_opts_t *o)
     bool any = false;
     if (x->order == NT_ORDER_GLOBAL && !x->lines && !x->masks && x->ga.first[1] > 0) {
         if (list_period(x, &x->ga.pat[0], &dt, &ds))
-            st = unit_build(x->ga.r, x->ga.cnt[0], g->gs.p, g->gt.p, dt, ds, &x->unit);
+            st = nt_unit_build(x->ga.r, x->ga.cnt[0], g->gs.p, g->gt.p, dt, ds, &x->unit);
         any = x->unit != NULL;
     } else if (x->order == NT_ORDER_TARGET && !o->on_source && o->schedule != NT_SCHED_STEPS) {
         if (!(x->tunit = calloc((size_t)g->gt.p, sizeof *x->tunit)))
             return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
         for (int b = 0; b < g->gt.p && st == NT_OK; b++)
             if (x->mr.cnt[b] > 0 && list_period(x, &x->mr.pat[b], &dt, &ds)) {
-                st = unit_build(&x->mr.r[x->mr.first[b]], x->mr.cnt[b], g->gs.p, g->gt.p, dt, ds,
+                st = nt_unit_build(&x->mr.r[x->mr.first[b]], x->mr.cnt[b], g->gs.p, g->gt.p, dt, ds,
                                 &x->tunit[b]);
                 any = any || x->tunit[b];
             }
@@ -932,8 +932,8 @@ static nt_status prepare(pctx *x, nt_plan_t *plan, const nt_exec_opts_t *o)
     x->es = g->es;
     nt_dim_t dr = {0}, dc = {0};
     nt_status st = nt_plan_geo_dims(g, &dr, &dc);
-    if (st == NT_OK && (st = runs_build(g, &dr, true, &x->rr)) == NT_OK)
-        st = runs_build(g, &dc, false, &x->rc);
+    if (st == NT_OK && (st = nt_runs_build(g, &dr, true, &x->rr)) == NT_OK)
+        st = nt_runs_build(g, &dc, false, &x->rc);
     nt_dim_free(&dr);
     nt_dim_free(&dc);
     if (st)
@@ -953,7 +953,7 @@ static void pctx_free(pctx *x)
 {
     runs *all[] = {&x->rr, &x->rc, &x->mr, &x->ms, &x->cs, &x->ga, &x->gc};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
-        runs_free(all[k]);
+        nt_runs_free(all[k]);
     free(x->scol);
     free(x->dcol);
     free(x->sbase);
@@ -963,11 +963,11 @@ static void pctx_free(pctx *x)
     free(x->lines);
     free(x->lruns);
     free(x->lfirst);
-    unit_free(x->unit);
-    pairs_free(x->pairs);
-    masks_free(x->masks);
+    nt_unit_free(x->unit);
+    nt_pairs_free(x->pairs);
+    nt_masks_free(x->masks);
     for (int b = 0; x->tunit && b < x->v->geo->gt.p; b++)
-        unit_free(x->tunit[b]);
+        nt_unit_free(x->tunit[b]);
     free(x->tunit);
     free(x->task);
     free(x->tfirst);

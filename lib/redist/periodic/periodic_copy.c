@@ -21,7 +21,7 @@ static void stream_copy(char *d, const char *s, size_t n)
     nt_copy_2d_ex(d, (int64_t)n, s, (int64_t)n, (int64_t)n, 1, 1, NT_COPY_NOFENCE, NT_COPY_NT);
 }
 
-void stream_fence(void)
+void nt_stream_fence(void)
 {
     nt_copy_fence();
 }
@@ -60,7 +60,7 @@ static inline void copy_runs(char *const *dst, const char *const *src, const pru
 }
 
 // Copy the rows of one column: the list's pattern, repetition by repetition.
-void copy_column(char *const *dst, const char *const *src, const prun *r, const plist *L,
+void nt_copy_column(char *const *dst, const char *const *src, const prun *r, const plist *L,
                         size_t es, bool stream)
 {
     if (es == 8 && L->npat <= MAX_PERIOD) {
@@ -98,7 +98,7 @@ void copy_column(char *const *dst, const char *const *src, const prun *r, const 
         copy_runs(dst, src, r, L->rem, es, stream, L->reps * L->ds, L->reps * L->dt);
 }
 
-bool lrun_pack(const prun *r, int64_t n, lrun *q)
+bool nt_lrun_pack(const prun *r, int64_t n, lrun *q)
 {
     for (int64_t k = 0; k < n; k++) {
         if (r[k].len > INT32_MAX || r[k].a < 0 || r[k].a > UINT16_MAX || r[k].b < 0 ||
@@ -142,7 +142,7 @@ __attribute__((target("avx512f"))) static void lines_avx512(nt_lines *w,
 #endif
 
 #if NT_LINES_AVX512
-// lines_avx512() asking for each run's lines one column ahead (see copy_column_lines()).
+// lines_avx512() asking for each run's lines one column ahead (see nt_copy_column_lines()).
 __attribute__((target("avx512f"))) static void lines_ahead(nt_lines *w, const char *const *src,
                                                             const lrun *q, const plist *L,
                                                             const int64_t *ahead, int stride)
@@ -167,7 +167,7 @@ __attribute__((target("avx512f"))) static void lines_quad(nt_lines *w, const cha
 }
 #endif
 
-void copy_column_lines(nt_lines *w, const char *const *src, const lrun *q, const plist *L,
+void nt_copy_column_lines(nt_lines *w, const char *const *src, const lrun *q, const plist *L,
                        bool avx512, bool quad, const int64_t *ahead, int stride)
 {
 #if NT_LINES_AVX512

@@ -47,11 +47,11 @@ struct nt_masks {
     mload *prog;
 };
 
-void masks_free(nt_masks *h)
+void nt_masks_free(nt_masks *h)
 {
     if (!h)
         return;
-    psrc_free(&h->ps);
+    nt_psrc_free(&h->ps);
     free(h->prog);
     free(h);
 }
@@ -79,7 +79,7 @@ static bool line_loads(const psrc *ps, int b, int64_t first, mload *q, int *k)
     return true;
 }
 
-nt_status masks_build(const prun *r, int64_t n, int S, int P, int64_t dt, int64_t ds,
+nt_status nt_masks_build(const prun *r, int64_t n, int S, int P, int64_t dt, int64_t ds,
                       nt_masks **out)
 {
     *out = NULL;
@@ -93,7 +93,7 @@ nt_status masks_build(const prun *r, int64_t n, int S, int P, int64_t dt, int64_
         return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
     *h = (nt_masks){.P = P, .L = (int)(per / 8), .per = per, .adv = per / dt * ds};
     bool ok;
-    nt_status st = psrc_periodic(r, n, S, P, dt, ds, 0, &h->ps, &ok);
+    nt_status st = nt_psrc_periodic(r, n, S, P, dt, ds, 0, &h->ps, &ok);
     size_t cells = (size_t)P * 8 * (size_t)h->L;
     mload(*all)[MASK_MAXK] = NULL;
     if (st == NT_OK && ok && !(all = calloc(cells, sizeof *all)))
@@ -112,7 +112,7 @@ nt_status masks_build(const prun *r, int64_t n, int S, int P, int64_t dt, int64_
         st = nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
     if (st != NT_OK || !ok) {
         free(all);
-        masks_free(h);
+        nt_masks_free(h);
         return st;
     }
     h->K = K;
@@ -126,7 +126,7 @@ nt_status masks_build(const prun *r, int64_t n, int S, int P, int64_t dt, int64_
 
 // One target's column: d its first element, rel the first not written, n its count; for the
 // cycle from rel, line l's loads at p[l * K + k] with lanes m[l * K + k], and where to ask
-// for the next column's line of its first load (ahead: see copy_column_lines()).
+// for the next column's line of its first load (ahead: see nt_copy_column_lines()).
 typedef struct mcur {
     uint64_t *d;
     int64_t rel, n;
@@ -204,7 +204,7 @@ __attribute__((target("avx512f"))) static void mask_cycles(const nt_masks *h, mc
 }
 #endif
 
-void masks_column(const nt_masks *h, char *const *dcol, const char *const *scol,
+void nt_masks_column(const nt_masks *h, char *const *dcol, const char *const *scol,
                   const int64_t *ahead, int stride)
 {
     const uint64_t *const *src = (const uint64_t *const *)(const void *)scol;
@@ -218,10 +218,10 @@ void masks_column(const nt_masks *h, char *const *dcol, const char *const *scol,
         // Elements before the first line boundary one by one; then whole cycles of lines.
         int64_t n = h->ps.n[b], head = (int64_t)((64 - ((uintptr_t)c[b].d & 63)) & 63) / 8;
         head = head > n ? n : head;
-        psrc_elements(&h->ps, b, c[b].d, src, 0, head);
+        nt_psrc_elements(&h->ps, b, c[b].d, src, 0, head);
         int64_t cycles = (n - head) / h->per;
         if (cycles == 0) {
-            psrc_elements(&h->ps, b, c[b].d, src, head, n);
+            nt_psrc_elements(&h->ps, b, c[b].d, src, head, n);
             c[b].d = NULL;
             continue;
         }
@@ -246,5 +246,5 @@ void masks_column(const nt_masks *h, char *const *dcol, const char *const *scol,
     // The rest of each target, less than a cycle, one by one.
     for (int b = 0; b < h->P; b++)
         if (c[b].d)
-            psrc_elements(&h->ps, b, c[b].d, src, c[b].rel, c[b].n);
+            nt_psrc_elements(&h->ps, b, c[b].d, src, c[b].rel, c[b].n);
 }

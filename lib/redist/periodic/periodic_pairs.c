@@ -30,15 +30,15 @@ struct nt_pairs {
     int64_t per, adv; // target elements per cycle (lcm(8, dt)), source elements per cycle
 };
 
-void pairs_free(nt_pairs *h)
+void nt_pairs_free(nt_pairs *h)
 {
     if (!h)
         return;
-    psrc_free(&h->ps);
+    nt_psrc_free(&h->ps);
     free(h);
 }
 
-nt_status pairs_build(const prun *r, const plist *L, int S, int P, nt_pairs **out)
+nt_status nt_pairs_build(const prun *r, const plist *L, int S, int P, nt_pairs **out)
 {
     *out = NULL;
     if (!nt_lines_avx512() || L->dt <= 0 || L->dt % 4 || L->ds <= 0 || L->npat > MAX_PERIOD ||
@@ -54,10 +54,10 @@ nt_status pairs_build(const prun *r, const plist *L, int S, int P, nt_pairs **ou
     *h = (nt_pairs){.P = P, .per = per, .adv = per / L->dt * L->ds};
     // Runs of whole halves from rows on halves, so that no half straddles two runs.
     bool ok;
-    nt_status st = psrc_periodic(r, L->npat * L->reps + L->rem, S, P, L->dt, L->ds, 4, &h->ps,
+    nt_status st = nt_psrc_periodic(r, L->npat * L->reps + L->rem, S, P, L->dt, L->ds, 4, &h->ps,
                                  &ok);
     if (st != NT_OK || !ok) {
-        pairs_free(h);
+        nt_pairs_free(h);
         return st;
     }
     *out = h;
@@ -119,7 +119,7 @@ __attribute__((target("avx512f"))) static void pair_cycles(const nt_pairs *h, pc
 }
 #endif
 
-void pairs_column(const nt_pairs *h, char *const *dcol, const char *const *scol)
+void nt_pairs_column(const nt_pairs *h, char *const *dcol, const char *const *scol)
 {
     const uint64_t *const *src = (const uint64_t *const *)(const void *)scol;
     pcur c[PAIR_MAXP];
@@ -132,7 +132,7 @@ void pairs_column(const nt_pairs *h, char *const *dcol, const char *const *scol)
         // column that does not start on a half (the caller checks) goes one by one.
         int64_t n = h->ps.n[b], head = (int64_t)((64 - ((uintptr_t)c[b].d & 63)) & 63) / 8;
         head = head % 4 || head > n ? n : head;
-        psrc_elements(&h->ps, b, c[b].d, src, 0, head);
+        nt_psrc_elements(&h->ps, b, c[b].d, src, 0, head);
         if (head == n) {
             c[b].d = NULL;
             continue;
@@ -152,5 +152,5 @@ void pairs_column(const nt_pairs *h, char *const *dcol, const char *const *scol)
     // The rest of each target, less than a cycle, one by one.
     for (int b = 0; b < h->P; b++)
         if (c[b].d)
-            psrc_elements(&h->ps, b, c[b].d, src, c[b].rel, c[b].n);
+            nt_psrc_elements(&h->ps, b, c[b].d, src, c[b].rel, c[b].n);
 }

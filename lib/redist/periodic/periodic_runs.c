@@ -10,7 +10,7 @@
 #include "nt_core.h"
 #include "nt_periodic.h"
 
-void runs_free(runs *R)
+void nt_runs_free(runs *R)
 {
     free(R->r);
     free(R->first);
@@ -62,7 +62,7 @@ static void runs_add(runs *R, int k, int64_t x, int64_t sl, int64_t tl, int64_t 
 }
 
 // The runs of one dimension (rows when `rows`), from its pieces.
-nt_status runs_build(const nt_plan_geo_t *g, const nt_dim_t *d, bool rows, runs *R)
+nt_status nt_runs_build(const nt_plan_geo_t *g, const nt_dim_t *d, bool rows, runs *R)
 {
     int na = rows ? g->gs.p : g->gs.q, nb = rows ? g->gt.p : g->gt.q;
     int64_t rs = rows ? g->gs.smb * g->smb : g->gs.snb * g->snb;
@@ -123,7 +123,7 @@ static int cmp_x(const void *x, const void *y)
 // per source coordinate a, in source order: a source column is read top to bottom), or all in
 // one list in global order (every column on both sides in one pass). Positions u are
 // recounted in the merged order.
-nt_status merge_runs(const runs *R, merge_by by, runs *M)
+nt_status nt_merge_runs(const runs *R, merge_by by, runs *M)
 {
     size_t na = (size_t)R->na, nb = (size_t)R->nb;
     size_t ng = by == BY_SOURCE ? na : by == BY_TARGET ? nb : 1;
@@ -161,7 +161,7 @@ nt_status merge_runs(const runs *R, merge_by by, runs *M)
 }
 
 // First run of list k whose columns reach past u (binary search on the prefix u).
-int64_t run_at(const runs *R, size_t k, int64_t u)
+int64_t nt_run_at(const runs *R, size_t k, int64_t u)
 {
     int64_t lo = R->first[k], hi = R->first[k] + R->cnt[k] - 1;
     while (lo < hi) {
@@ -175,7 +175,7 @@ int64_t run_at(const runs *R, size_t k, int64_t u)
 }
 
 
-void psrc_free(psrc *ps)
+void nt_psrc_free(psrc *ps)
 {
     free(ps->c);
     free(ps->n);
@@ -195,7 +195,7 @@ static nt_status psrc_alloc(psrc *ps, int P, int64_t dt, int64_t ds)
     ps->ua = malloc(cells * sizeof *ps->ua);
     ps->ul = malloc(cells * sizeof *ps->ul);
     if (!ps->c || !ps->n || !ps->ua || !ps->ul) {
-        psrc_free(ps);
+        nt_psrc_free(ps);
         return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
     }
     for (int b = 0; b < P; b++)
@@ -203,7 +203,7 @@ static nt_status psrc_alloc(psrc *ps, int P, int64_t dt, int64_t ds)
     return NT_OK;
 }
 
-nt_status psrc_periodic(const prun *r, int64_t n, int S, int P, int64_t dt, int64_t ds,
+nt_status nt_psrc_periodic(const prun *r, int64_t n, int S, int P, int64_t dt, int64_t ds,
                         int quantum, psrc *ps, bool *fits)
 {
     *fits = false;
@@ -231,12 +231,12 @@ nt_status psrc_periodic(const prun *r, int64_t n, int S, int P, int64_t dt, int6
     for (int b = 0; b < P && ok; b++)
         ok = ps->n[b] == 0 || ps->n[b] >= dt;
     if (!ok)
-        psrc_free(ps);
+        nt_psrc_free(ps);
     *fits = ok;
     return NT_OK;
 }
 
-void psrc_elements(const psrc *ps, int b, uint64_t *d, const uint64_t *const *src, int64_t rel0,
+void nt_psrc_elements(const psrc *ps, int b, uint64_t *d, const uint64_t *const *src, int64_t rel0,
                    int64_t rel1)
 {
     if (rel0 >= rel1)

@@ -63,11 +63,11 @@ struct nt_unit {
 // Programs for at most this many target grid rows (per-column state on the stack).
 #define UNIT_MAXP 16
 
-void unit_free(nt_unit *u)
+void nt_unit_free(nt_unit *u)
 {
     if (!u)
         return;
-    psrc_free(&u->ps);
+    nt_psrc_free(&u->ps);
     free(u->first);
     free(u->nwin);
     free(u->rend);
@@ -157,7 +157,7 @@ static void unit_slots(nt_unit *u)
     u->slot = sl;
 }
 
-nt_status unit_build(const prun *r, int64_t n, int S, int P, int64_t dt, int64_t ds,
+nt_status nt_unit_build(const prun *r, int64_t n, int S, int P, int64_t dt, int64_t ds,
                      nt_unit **out)
 {
     *out = NULL;
@@ -174,10 +174,10 @@ nt_status unit_build(const prun *r, int64_t n, int S, int P, int64_t dt, int64_t
     int64_t low = dt & -dt;
     u->per = 8 / (low < 8 ? low : 8) * dt;
     u->adv = u->per / dt * ds;
-    nt_status st = u->per <= UNIT_MAXPER ? psrc_periodic(r, n, S, P, dt, ds, 1, &u->ps, &ok)
+    nt_status st = u->per <= UNIT_MAXPER ? nt_psrc_periodic(r, n, S, P, dt, ds, 1, &u->ps, &ok)
                                          : NT_OK;
     if (st != NT_OK || u->per > UNIT_MAXPER || !ok) {
-        unit_free(u);
+        nt_unit_free(u);
         return st;
     }
     size_t recs = (size_t)P * (size_t)u->per;
@@ -187,7 +187,7 @@ nt_status unit_build(const prun *r, int64_t n, int S, int P, int64_t dt, int64_t
     u->win = malloc(recs * UNIT_MAXWIN * sizeof *u->win);
     u->reads = calloc((size_t)S, sizeof *u->reads);
     if (!u->first || !u->nwin || !u->rend || !u->win || !u->reads) {
-        unit_free(u);
+        nt_unit_free(u);
         return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
     }
     int64_t nw = 0;
@@ -195,7 +195,7 @@ nt_status unit_build(const prun *r, int64_t n, int S, int P, int64_t dt, int64_t
         for (int64_t rho = 0; rho < u->per && ok && u->ps.n[b] > 0; rho++)
             ok = unit_recipe(u, b, rho, &nw);
     if (!ok) {
-        unit_free(u);
+        nt_unit_free(u);
         return NT_OK;
     }
     unit_slots(u);
@@ -357,7 +357,7 @@ unit_lines(const nt_unit *u, int b, uint64_t *d, const uint64_t *const *src, int
 }
 #endif
 
-void unit_column(const nt_unit *u, char *const *dcol, const char *const *scol,
+void nt_unit_column(const nt_unit *u, char *const *dcol, const char *const *scol,
                  const int64_t *lld, int stride)
 {
     const uint64_t *const *src = (const uint64_t *const *)(const void *)scol;
@@ -370,7 +370,7 @@ void unit_column(const nt_unit *u, char *const *dcol, const char *const *scol,
             continue;
         int64_t head = (int64_t)((64 - ((uintptr_t)d[b] & 63)) & 63) / 8;
         rel[b] = head < u->ps.n[b] ? head : u->ps.n[b];
-        psrc_elements(&u->ps, b, d[b], src, 0, rel[b]);
+        nt_psrc_elements(&u->ps, b, d[b], src, 0, rel[b]);
     }
 #if NT_LINES_AVX512
     // Windows stay inside every source column read.
@@ -389,5 +389,5 @@ void unit_column(const nt_unit *u, char *const *dcol, const char *const *scol,
 #endif
     for (int b = 0; b < u->P; b++)
         if (d[b])
-            psrc_elements(&u->ps, b, d[b], src, rel[b], u->ps.n[b]);
+            nt_psrc_elements(&u->ps, b, d[b], src, rel[b], u->ps.n[b]);
 }
