@@ -37,7 +37,7 @@ struct nt_topo {
     int nleft_cpus, nleft_nodes;
     int *left_cpus, *left_nodes; // OS indices left out, ascending
     char *omp_note;        // NULL when there is nothing to say
-    nt_dist_source dist_source;
+    nt_distance_source dist_source;
     bool oversubscribed;
     int nnodes;
     node_desc *nodes;
@@ -233,7 +233,7 @@ static nt_status read_distances(nt_topo_t *t, hwloc_topology_t h, bool synthetic
         }
         hwloc_distances_release(h, dm);
         if (complete) {
-            t->dist_source = NT_DIST_HWLOC;
+            t->dist_source = NT_DISTANCE_HWLOC;
             return NT_OK;
         }
     }
@@ -241,7 +241,7 @@ static nt_status read_distances(nt_topo_t *t, hwloc_topology_t h, bool synthetic
         for (int i = 0; i < nn; i++)
             for (int j = 0; j < nn; j++)
                 t->node_dist[i * nn + j] = hierarchy_distance(h, i, j);
-        t->dist_source = NT_DIST_HIERARCHY;
+        t->dist_source = NT_DISTANCE_HIERARCHY;
         return NT_OK;
     }
     if (numa_available() >= 0) {
@@ -253,14 +253,14 @@ static nt_status read_distances(nt_topo_t *t, hwloc_topology_t h, bool synthetic
                 t->node_dist[i * nn + j] = (uint32_t)d;
             }
         if (ok) {
-            t->dist_source = NT_DIST_LIBNUMA;
+            t->dist_source = NT_DISTANCE_LIBNUMA;
             return NT_OK;
         }
     }
     for (int i = 0; i < nn; i++)
         for (int j = 0; j < nn; j++)
             t->node_dist[i * nn + j] = i == j ? 10 : 20;
-    t->dist_source = NT_DIST_FLAT;
+    t->dist_source = NT_DISTANCE_FLAT;
     return NT_OK;
 }
 
@@ -682,7 +682,7 @@ nt_topo_kind nt_topo_get_kind(const nt_topo_t *t) { return t->kind; }
 int nt_topo_ndomains(const nt_topo_t *t) { return t->ndomains; }
 int nt_topo_nphysical(const nt_topo_t *t) { return t->nnodes; }
 bool nt_topo_oversubscribed(const nt_topo_t *t) { return t->oversubscribed; }
-nt_dist_source nt_topo_distance_source(const nt_topo_t *t) { return t->dist_source; }
+nt_distance_source nt_topo_distance_source(const nt_topo_t *t) { return t->dist_source; }
 nt_topo_source nt_topo_get_source(const nt_topo_t *t) { return t->source; }
 const char *nt_topo_source_text(const nt_topo_t *t) { return t->source_text; }
 unsigned nt_topo_limits(const nt_topo_t *t) { return t->limits; }
@@ -739,13 +739,13 @@ const char *nt_topo_kind_name(nt_topo_kind k)
     return "unknown";
 }
 
-const char *nt_topo_dist_source_name(nt_dist_source s)
+const char *nt_topo_distance_source_name(nt_distance_source s)
 {
     switch (s) {
-    case NT_DIST_HWLOC: return "hwloc";
-    case NT_DIST_LIBNUMA: return "libnuma";
-    case NT_DIST_HIERARCHY: return "hierarchy";
-    case NT_DIST_FLAT: return "flat";
+    case NT_DISTANCE_HWLOC: return "hwloc";
+    case NT_DISTANCE_LIBNUMA: return "libnuma";
+    case NT_DISTANCE_HIERARCHY: return "hierarchy";
+    case NT_DISTANCE_FLAT: return "flat";
     }
     return "unknown";
 }

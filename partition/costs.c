@@ -32,7 +32,7 @@ nt_status nt_sigma_check(const char *who, const int *sigma, int p_tar, int p_dom
     return st;
 }
 
-nt_status nt_cost_transfer(const int64_t *counts, int p_ini, int p_tar, int p_dom,
+nt_status nt_transfer_matrix(const int64_t *counts, int p_ini, int p_tar, int p_dom,
                            const int *sigma, int64_t *q)
 {
     nt_status st = nt_shape_check("transfer", p_ini, p_tar, p_dom);
@@ -52,7 +52,7 @@ nt_status nt_cost_transfer(const int64_t *counts, int p_ini, int p_tar, int p_do
     return NT_OK;
 }
 
-nt_status nt_cost_of_transfer(const int64_t *q, int p, const int64_t *dist, nt_cost_t *out)
+nt_status nt_transfer_cost(const int64_t *q, int p, const int64_t *dist, nt_cost_t *out)
 {
     if (!q || !out || p < 1)
         return nt_fail(NT_EINVAL, "transfer costs: q or out is NULL, or p %d < 1", p);

@@ -246,7 +246,7 @@ static nt_status parse_file(cursor *c, const request *r)
 {
     if (!c->spec[c->pos])
         return syntax(c, "expected a file path");
-    return nt_tilemap_from_file(c->spec + c->pos, r->mt, r->nt, r->ndomains, r->out);
+    return nt_tilemap_read(c->spec + c->pos, r->mt, r->nt, r->ndomains, r->out);
 }
 
 // Adding a distribution is one entry here and its function above; the error and help texts

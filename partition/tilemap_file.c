@@ -61,7 +61,7 @@ static nt_status read_row(filler *f, const char *s, const char *eol)
     return NT_OK;
 }
 
-nt_status nt_tilemap_from_file(const char *path, int64_t mt, int64_t nt, int ndomains,
+nt_status nt_tilemap_read(const char *path, int64_t mt, int64_t nt, int ndomains,
                                nt_tilemap_t **out)
 {
     if (!path)

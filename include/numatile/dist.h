@@ -313,6 +313,14 @@ nt_status nt_tilemap_band(int64_t mt, int64_t nt, int64_t w, int p, int q, nt_ti
  * @retval NT_EIO    the file cannot be opened or read.
  * @retval NT_ERANGE size overflow. @retval NT_ENOMEM allocation failed.
  */
+nt_status nt_tilemap_read(const char *path, int64_t mt, int64_t nt, int ndomains,
+                          nt_tilemap_t **out);
+
+/** \brief Old name of nt_tilemap_read(), kept one release (NEWS.md): readers of files end in
+ *         _read.
+ * @param[in] path,mt,nt,ndomains as there. @param[out] out as there.
+ * @retval NT_OK as there. @retval NT_EINVAL as there. */
+NT_DEPRECATED("use nt_tilemap_read")
 nt_status nt_tilemap_from_file(const char *path, int64_t mt, int64_t nt, int ndomains,
                                nt_tilemap_t **out);
 
@@ -504,6 +512,13 @@ typedef struct nt_cost {
  * @retval NT_OK success. @retval NT_EINVAL NULL array, bad sizes, sigma not injective or out of
  *         range, a negative count. @retval NT_ERANGE a sum overflows.
  */
+nt_status nt_transfer_matrix(const int64_t *counts, int p_ini, int p_tar, int p_dom,
+                             const int *sigma, int64_t *q);
+
+/** \brief Old name of nt_transfer_matrix(), kept one release (NEWS.md).
+ * @param[in] counts,p_ini,p_tar,p_dom,sigma as there. @param[out] q as there.
+ * @retval NT_OK as there. @retval NT_EINVAL as there. */
+NT_DEPRECATED("use nt_transfer_matrix")
 nt_status nt_cost_transfer(const int64_t *counts, int p_ini, int p_tar, int p_dom,
                            const int *sigma, int64_t *q);
 
@@ -518,6 +533,12 @@ nt_status nt_cost_transfer(const int64_t *counts, int p_ini, int p_tar, int p_do
  * @retval NT_OK success. @retval NT_EINVAL NULL array, p < 1, a negative entry.
  * @retval NT_ERANGE a sum or product overflows int64.
  */
+nt_status nt_transfer_cost(const int64_t *q, int p, const int64_t *dist, nt_cost_t *out);
+
+/** \brief Old name of nt_transfer_cost(), kept one release (NEWS.md).
+ * @param[in] q,p,dist as there. @param[out] out as there.
+ * @retval NT_OK as there. @retval NT_EINVAL as there. */
+NT_DEPRECATED("use nt_transfer_cost")
 nt_status nt_cost_of_transfer(const int64_t *q, int p, const int64_t *dist, nt_cost_t *out);
 
 /**

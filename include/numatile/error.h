@@ -21,6 +21,14 @@
 extern "C" {
 #endif
 
+/** \brief Marks an old name kept for one release after a rename (listed in NEWS.md): a use
+ *         compiles, with a warning naming the new one. */
+#if defined(__GNUC__) || defined(__clang__)
+#define NT_DEPRECATED(msg) __attribute__((deprecated(msg)))
+#else
+#define NT_DEPRECATED(msg)
+#endif
+
 /** \brief Result of a fallible numatile call. */
 typedef enum nt_status {
     NT_OK = 0,       /**< success */

@@ -364,9 +364,15 @@ typedef struct nt_exec_stats {
     int64_t bytes_node_changed; /**< bytes whose physical node changed */
     int64_t tasks;              /**< copy tasks run */
     int64_t tasks_on_domain;    /**< tasks that ran on a cpu of their intended domain */
-    double seconds_alloc;       /**< allocating the target (page faults included) */
-    double seconds_fault;       /**< the part of seconds_alloc spent in the first touch (page
+    union {
+        double alloc_seconds;   /**< allocating the target (page faults included) */
+        double seconds_alloc;   /**< old name of alloc_seconds, kept one release (NEWS.md) */
+    };
+    union {
+        double fault_seconds;   /**< the part of alloc_seconds spent in the first touch (page
                                      faults) of memory taken fresh from the kernel */
+        double seconds_fault;   /**< old name of fault_seconds, kept one release (NEWS.md) */
+    };
     int64_t bytes_alloc_fresh;  /**< target bytes taken fresh from the kernel */
     int64_t bytes_alloc_pooled; /**< target bytes taken from its pool (numatile/pool.h),
                                      already faulted in */

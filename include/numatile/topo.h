@@ -41,14 +41,22 @@ typedef enum nt_topo_kind {
     NT_TOPO_SYNTHETIC = 2  /**< a described machine, for planning only (no memory, no binding) */
 } nt_topo_kind;
 
-/** \brief Where the distance matrix came from. */
-typedef enum nt_dist_source {
-    NT_DIST_HWLOC = 0,     /**< hwloc's NUMA latency matrix (ACPI SLIT on real machines) */
-    NT_DIST_LIBNUMA = 1,   /**< libnuma's numa_distance() */
-    NT_DIST_HIERARCHY = 2, /**< derived from the object tree of a synthetic description:
-                                10 for a node to itself, 10 + 10 x levels to the common ancestor */
-    NT_DIST_FLAT = 3       /**< nothing known: 10 on the diagonal, 20 elsewhere */
-} nt_dist_source;
+/** \brief Where the distance matrix came from ("dist" alone means a distribution). */
+typedef enum nt_distance_source {
+    NT_DISTANCE_HWLOC = 0,     /**< hwloc's NUMA latency matrix (ACPI SLIT on real machines) */
+    NT_DISTANCE_LIBNUMA = 1,   /**< libnuma's numa_distance() */
+    NT_DISTANCE_HIERARCHY = 2, /**< derived from the object tree of a synthetic description: 10
+                                    for a node to itself, 10 + 10 x levels to the common
+                                    ancestor */
+    NT_DISTANCE_FLAT = 3,      /**< nothing known: 10 on the diagonal, 20 elsewhere */
+    NT_DIST_HWLOC = NT_DISTANCE_HWLOC,         /**< old name, kept one release (NEWS.md) */
+    NT_DIST_LIBNUMA = NT_DISTANCE_LIBNUMA,     /**< old name, kept one release (NEWS.md) */
+    NT_DIST_HIERARCHY = NT_DISTANCE_HIERARCHY, /**< old name, kept one release (NEWS.md) */
+    NT_DIST_FLAT = NT_DISTANCE_FLAT            /**< old name, kept one release (NEWS.md) */
+} nt_distance_source;
+
+/** \brief Old name of ::nt_distance_source, kept one release (NEWS.md). */
+typedef nt_distance_source nt_dist_source;
 
 /** \brief Options for nt_topo_load(). Zero-initialise, then set what you need. */
 typedef struct nt_topo_opts {
@@ -253,7 +261,12 @@ const char *nt_topo_kind_name(nt_topo_kind kind);
  * @return "hwloc", "libnuma", "hierarchy" or "flat" ("unknown" for other values); a static
  *         string, never NULL.
  */
-const char *nt_topo_dist_source_name(nt_dist_source src);
+const char *nt_topo_distance_source_name(nt_distance_source src);
+
+/** \brief Old name of nt_topo_distance_source_name(), kept one release (NEWS.md).
+ * @param[in] src as there. @return as there. */
+NT_DEPRECATED("use nt_topo_distance_source_name")
+const char *nt_topo_dist_source_name(nt_distance_source src);
 
 /**
  * \brief Number of domains.
@@ -281,7 +294,7 @@ bool nt_topo_oversubscribed(const nt_topo_t *topo);
  * @param[in] topo a loaded topology (not NULL).
  * @return the source of nt_topo_distances().
  */
-nt_dist_source nt_topo_distance_source(const nt_topo_t *topo);
+nt_distance_source nt_topo_distance_source(const nt_topo_t *topo);
 
 /**
  * \brief Describe one domain.

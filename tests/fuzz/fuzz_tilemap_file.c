@@ -1,4 +1,4 @@
-// libFuzzer harness: the tile-map file reader (nt_tilemap_from_file, behind `file:PATH`).
+// libFuzzer harness: the tile-map file reader (nt_tilemap_read, behind `file:PATH`).
 // Input: three bytes choosing the expected grid (mt, nt in 1..16) and the domain count (0..16,
 // 0 = 1 + the largest id), then the file's bytes, written to a scratch file. Checks on
 // success: the asked grid, owners in range, the domain count as documented; on failure the
@@ -15,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *path = fuzz_scratch_file("map.txt", in.p, in.n);
     FUZZ_CHECK(path, "cannot write the scratch file");
     nt_tilemap_t *sentinel = (nt_tilemap_t *)&in, *map = sentinel;
-    nt_status st = nt_tilemap_from_file(path, mt, nt, nd, &map);
+    nt_status st = nt_tilemap_read(path, mt, nt, nd, &map);
     if (st != NT_OK) {
         FUZZ_CHECK(st < 0 && map == sentinel, "status %d, output %p", st, (void *)map);
         const char *msg = nt_last_error();

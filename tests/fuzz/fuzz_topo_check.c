@@ -26,13 +26,13 @@ static void check_topo(const nt_topo_t *t, const nt_topo_opts_t *opts)
     FUZZ_CHECK(nt_topo_get_kind(t) == NT_TOPO_SYNTHETIC, "kind %d", nt_topo_get_kind(t));
     const uint32_t *dist = nt_topo_distances(t);
     FUZZ_CHECK(dist != NULL, "no distance matrix");
-    nt_dist_source src = nt_topo_distance_source(t);
+    nt_distance_source src = nt_topo_distance_source(t);
     for (int i = 0; i < nd; i++) {
         check_domain(t, i);
-        for (int k = 0; k < nd && src != NT_DIST_HWLOC; k++)
+        for (int k = 0; k < nd && src != NT_DISTANCE_HWLOC; k++)
             FUZZ_CHECK(dist[i * nd + k] == dist[k * nd + i] && dist[i * nd + k] > 0,
                        "%s distances: d[%d][%d] = %u, d[%d][%d] = %u",
-                       nt_topo_dist_source_name(src), i, k, dist[i * nd + k], k, i,
+                       nt_topo_distance_source_name(src), i, k, dist[i * nd + k], k, i,
                        dist[k * nd + i]);
     }
     nt_domain_info_t info;

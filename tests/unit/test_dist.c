@@ -620,8 +620,8 @@ Test(dist, costs_against_item_recount)
         cr_assert_eq(c.steps, steps);
         cr_assert_eq(c.dist_volume, dv);
         int64_t q[64];
-        cr_assert_eq(nt_cost_transfer(w, pi, pt, pd, sigma, q), NT_OK);
-        cr_assert_eq(nt_cost_of_transfer(q, pd, dist, &c2), NT_OK);
+        cr_assert_eq(nt_transfer_matrix(w, pi, pt, pd, sigma, q), NT_OK);
+        cr_assert_eq(nt_transfer_cost(q, pd, dist, &c2), NT_OK);
         cr_assert(c2.volume == vol && c2.local == loc && c2.steps == steps &&
                   c2.dist_volume == dv);
         cr_assert_eq(nt_cost_eval(w, pi, pt, pd, sigma, NULL, &c2), NT_OK);
@@ -636,9 +636,9 @@ Test(dist, costs_against_item_recount)
     cr_assert_eq(nt_cost_eval(w, 2, 2, 2, out_of, NULL, &c), NT_EINVAL);
     cr_assert_eq(nt_cost_eval(w, 2, 2, 1, ok, NULL, &c), NT_EINVAL);
     int64_t neg[4] = {1, 0, 0, -1};
-    cr_assert_eq(nt_cost_of_transfer(neg, 2, NULL, &c), NT_EINVAL);
+    cr_assert_eq(nt_transfer_cost(neg, 2, NULL, &c), NT_EINVAL);
     int64_t huge[4] = {0, INT64_MAX, 1, 0}, d2[4] = {0, 2, 2, 0};
-    cr_assert_eq(nt_cost_of_transfer(huge, 2, d2, &c), NT_ERANGE);
+    cr_assert_eq(nt_transfer_cost(huge, 2, d2, &c), NT_ERANGE);
 }
 
 // The optional readings of skewed: and chunk: build the maps of the generators they name.

@@ -120,7 +120,7 @@ Test(mempool, repeated_redistributions_take_the_pools_memory)
         } else {
             cr_assert_eq(st.bytes_alloc_fresh, 0, "round %d: %lld fresh bytes", round,
                          (long long)st.bytes_alloc_fresh);
-            cr_assert_eq(st.seconds_fault, 0);
+            cr_assert_eq(st.fault_seconds, 0);
         }
         nt_exec_stats_free(&st);
         nt_plan_destroy(p);

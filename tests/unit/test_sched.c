@@ -114,7 +114,7 @@ Test(sched, larger_and_from_matching)
         int *sigma = malloc((size_t)p * sizeof *sigma);
         nt_cost_t c;
         cr_assert_eq(nt_match_solve(&pr, NT_MATCH_LEX, sigma, &c), NT_OK);
-        cr_assert_eq(nt_cost_transfer(n, p, p, p, sigma, q), NT_OK);
+        cr_assert_eq(nt_transfer_matrix(n, p, p, p, sigma, q), NT_OK);
         nt_schedule_t *sc;
         cr_assert_eq(nt_sched_build(q, p, &sc), NT_OK);
         check_schedule(sc, q, p, "lex transfer");

@@ -63,7 +63,7 @@ Test(topo, this_machine_matches_libnuma)
     for (int a = 0; a < D; a++)
         for (int b = 0; b < D; b++) {
             cr_assert_eq(dist[a * D + b], dist[b * D + a]);
-            if (numa_available() >= 0 && nt_topo_distance_source(t) == NT_DIST_LIBNUMA) {
+            if (numa_available() >= 0 && nt_topo_distance_source(t) == NT_DISTANCE_LIBNUMA) {
                 nt_domain_info_t ia, ib;
                 nt_topo_domain(t, a, &ia);
                 nt_topo_domain(t, b, &ib);
@@ -124,7 +124,7 @@ static void check_synthetic(const char *desc, int nnodes, int cores_per_node)
     cr_assert_eq(nt_topo_get_kind(t), NT_TOPO_SYNTHETIC);
     cr_assert_eq(nt_topo_nphysical(t), nnodes);
     cr_assert_eq(nt_topo_ndomains(t), nnodes);
-    cr_assert_eq(nt_topo_distance_source(t), NT_DIST_HIERARCHY);
+    cr_assert_eq(nt_topo_distance_source(t), NT_DISTANCE_HIERARCHY);
     const uint32_t *dist = nt_topo_distances(t);
     for (int a = 0; a < nnodes; a++) {
         nt_domain_info_t info;
@@ -195,7 +195,7 @@ Test(topo, xml_with_hwloc_distances)
     hwloc_topology_destroy(h);
 
     nt_topo_t *t = load(0, path);
-    cr_assert_eq(nt_topo_distance_source(t), NT_DIST_HWLOC);
+    cr_assert_eq(nt_topo_distance_source(t), NT_DISTANCE_HWLOC);
     cr_assert_eq(nt_topo_ndomains(t), 3);
     const uint32_t *dist = nt_topo_distances(t);
     for (int k = 0; k < 9; k++)
@@ -253,7 +253,7 @@ Test(topo, errors_name_the_argument)
     for (int c = NT_ENOSPACE; c <= NT_OK; c++)
         cr_assert_str_neq(nt_strerror(c), "unknown status");
     cr_assert_str_eq(nt_topo_kind_name(NT_TOPO_VIRTUAL), "virtual");
-    cr_assert_str_eq(nt_topo_dist_source_name(NT_DIST_FLAT), "flat");
+    cr_assert_str_eq(nt_topo_distance_source_name(NT_DISTANCE_FLAT), "flat");
 }
 
 Test(topo, bind_keeps_thread_on_domain)

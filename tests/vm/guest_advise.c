@@ -44,7 +44,7 @@ static nt_status measure(const nt_topo_t *t, const nt_matrix_shape_t *sh, const 
             st = nt_plan_create(A, B, NULL, &po, &plan);
         if (!st)
             st = nt_plan_execute(plan, A, B, NULL, &es);
-        *redist = es.seconds_alloc + es.seconds;
+        *redist = es.alloc_seconds + es.seconds;
     }
     nt_kernel_opts_t ko = {.threads_per_domain = threads};
     if (!st && kernel)

@@ -161,7 +161,7 @@ static void test_topology(const shape *s, const nt_topo_t *t)
         }
     }
     const uint32_t *dm = nt_topo_distances(t);
-    nt_dist_source src = nt_topo_distance_source(t);
+    nt_distance_source src = nt_topo_distance_source(t);
     int bad = 0;
     for (int a = 0; a < D; a++) {
         printf("     distances row %d:", a);
@@ -175,8 +175,8 @@ static void test_topology(const shape *s, const nt_topo_t *t)
         printf(")\n");
     }
     check(bad == 0, "topo: distance matrix equals the shape's (%d entries differ)", bad);
-    check(src == NT_DIST_HWLOC || src == NT_DIST_LIBNUMA,
-          "topo: distance_source = %s (read from the machine)", nt_topo_dist_source_name(src));
+    check(src == NT_DISTANCE_HWLOC || src == NT_DISTANCE_LIBNUMA,
+          "topo: distance_source = %s (read from the machine)", nt_topo_distance_source_name(src));
 }
 
 // --- Allocation -------------------------------------------------------------------------------
