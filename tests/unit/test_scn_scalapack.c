@@ -1,27 +1,19 @@
-// The scalapack scenario through the tool in its smallest form (--quick --repeat 1): the
-// summary's shape, numatile's targets verified, and pdgemr2d's side when its peer runs here
-// (build/bin/pdgemr2d_peer and mpirun, as on CI after `make deps`). Without them the scenario
-// must still exit 0 and say so; the second test forces that case with NUMATILE_PEER_DIR. What
-// was skipped goes to stderr, not to cr_log_warn: Criterion exits 1 when a test logs a warning.
+// The scalapack scenario (scn_scalapack.c) through the tool in its smallest form (--quick
+// --repeat 1): the summary's shape, numatile's targets verified, and pdgemr2d's side when its
+// peer runs here (build/bin/pdgemr2d_peer and mpirun, as on CI after `make deps`). Without them
+// the scenario must still exit 0 and say so; the second test forces that case with
+// NUMATILE_PEER_DIR. What was skipped goes to stderr, not to cr_log_warn: Criterion exits 1
+// when a test logs a warning.
 #include <criterion/criterion.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "tool_run.h"
+#include "scn_test.h"
 
 enum { GEOMETRIES = 7 };
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
 
 static json_t *run_quick(char *dir, size_t len)
 {
@@ -29,13 +21,6 @@ static json_t *run_quick(char *dir, size_t len)
     cr_assert_not_null(mkdtemp(dir));
     return tool_json((const char *[]){"bench", "scalapack", "--quick", "--repeat", "1", "--json",
                                       "--out", dir, NULL});
-}
-
-static double num(const json_t *o, const char *key)
-{
-    json_t *v = json_object_get(o, key);
-    cr_assert(json_is_number(v), "field %s missing or not a number", key);
-    return json_number_value(v);
 }
 
 // A measured row: numatile's times are positive, its totals add up, its targets verified.
@@ -156,7 +141,7 @@ static void check_targets(const json_t *s, bool peer)
                  ABOVE, 1, peer);
 }
 
-Test(bench_scalapack, quick, .timeout = 600)
+Test(scn_scalapack, quick, .timeout = 600)
 {
     if (!tool_path())
         cr_skip("NT_TOOL not set");
@@ -170,14 +155,13 @@ Test(bench_scalapack, quick, .timeout = 600)
     if (peer)
         cr_assert_gt(ran, 0, "the peer is present but ran on no geometry");
     else
-        fprintf(stderr, "bench_scalapack: pdgemr2d part skipped: %s\n",
+        fprintf(stderr, "scn_scalapack: pdgemr2d part skipped: %s\n",
                     json_string_value(json_object_get(s, "peer_absent")));
-    json_decref(s);
-    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    scn_cleanup(dir, s);
 }
 
 // No peer where it is looked for: numatile alone, exit 0, the reason in the summary.
-Test(bench_scalapack, without_peer, .timeout = 600)
+Test(scn_scalapack, without_peer, .timeout = 600)
 {
     if (!tool_path())
         cr_skip("NT_TOOL not set");
@@ -189,6 +173,5 @@ Test(bench_scalapack, without_peer, .timeout = 600)
     cr_assert(why && strstr(why, "/nonexistent-numatile-peer-dir/pdgemr2d_peer"), "%s", why);
     cr_assert_eq(check_rows(json_object_get(s, "rows"), false), 0);
     check_targets(s, false);
-    json_decref(s);
-    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    scn_cleanup(dir, s);
 }

@@ -1,10 +1,11 @@
-// `numatile bench kernels` and its flat OpenBLAS peer (issue 17): with build/bin/flat_openblas
-// beside the tool, the quickest run reports the peer's columns, recomputed here from the raw
-// rows (median GFLOP/s, ratios, which flat library was fastest); without it (or when it fails)
-// the run says so and compares with this build's libraries only. The peer program itself: one
-// JSON line with its fields, exit 2 on bad arguments.
+// `numatile bench kernels` (scn_kernels.c) end to end with --quick --json, and its flat
+// OpenBLAS peer (issue 17). The quickest run: the best nb, tiled and flat GFLOP/s and ratios
+// recomputed from the raw rows' medians, tiled and flat results agreeing. With
+// build/bin/flat_openblas beside the tool, the run reports the peer's columns, recomputed here
+// from the raw rows (median GFLOP/s, ratios, which flat library was fastest); without it (or
+// when it fails) the run says so and compares with this build's libraries only. The peer
+// program itself: one JSON line with its fields, exit 2 on bad arguments.
 #include <criterion/criterion.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
@@ -14,15 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tool_run.h"
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
+#include "scn_test.h"
 
 // flat_openblas in the tool's directory (where one build puts both) into path; false if absent.
 static bool peer_beside_tool(char *path, size_t len)
@@ -32,13 +25,6 @@ static bool peer_beside_tool(char *path, size_t len)
     char *slash = strrchr(dir, '/');
     snprintf(path, len, "%s/flat_openblas", slash ? (*slash = '\0', dir) : ".");
     return access(path, X_OK) == 0;
-}
-
-static double num(const json_t *o, const char *key)
-{
-    json_t *v = json_object_get(o, key);
-    cr_assert(json_is_number(v), "missing number '%s'", key);
-    return json_number_value(v);
 }
 
 static double knum(const json_t *o, const char *kernel, const char *what)
@@ -53,12 +39,6 @@ static json_t *kget(const json_t *o, const char *kernel, const char *what)
     char key[64];
     snprintf(key, sizeof key, "%s_%s", kernel, what);
     return json_object_get(o, key);
-}
-
-// The tool prints reals with 10 significant digits.
-static bool close_rel(double a, double b)
-{
-    return fabs(a - b) <= 1e-7 * fmax(1.0, fmax(fabs(a), fabs(b)));
 }
 
 // `bench kernels --quick --json --out DIR`: the summary; *doc gets kernels.json.
@@ -80,9 +60,8 @@ static json_t *run_kernels(char *dir, json_t **doc)
 
 static void done(char *dir, json_t *sum, json_t *doc)
 {
-    json_decref(sum);
     json_decref(doc);
-    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    scn_cleanup(dir, sum);
 }
 
 static int cmp(const void *a, const void *b)
@@ -122,7 +101,7 @@ static void check_best(const json_t *o, const char *k, double peer)
     double fm = kget(o, k, "flat_mt_gflops") ? knum(o, k, "flat_mt_gflops") : 0;
     double best = fmax(fmax(f1, fm), peer);
     bool from_peer = peer > fmax(f1, fm);
-    cr_assert(close_rel(knum(o, k, "best_flat_gflops"), best), "%s best %g vs %g", k,
+    cr_assert(close_rel(knum(o, k, "best_flat_gflops"), best, TOL), "%s best %g vs %g", k,
               knum(o, k, "best_flat_gflops"), best);
     cr_assert_eq(json_is_true(kget(o, k, "best_flat_peer")), from_peer, "%s", k);
     const char *lib = json_string_value(kget(o, k, "best_flat_lib"));
@@ -130,12 +109,12 @@ static void check_best(const json_t *o, const char *k, double peer)
     cr_assert_not_null(lib);
     cr_assert_not_null(own);
     cr_assert_str_eq(lib, from_peer ? "openblas" : own, "%s", k);
-    cr_assert(close_rel(knum(o, k, "ratio_best"), tiled / best), "%s ratio_best", k);
+    cr_assert(close_rel(knum(o, k, "ratio_best"), tiled / best, TOL), "%s ratio_best", k);
     cr_assert_leq(knum(o, k, "ratio_best"), knum(o, k, "ratio") * (1 + 1e-9),
                   "the best flat library is at least this build's best flat run");
     if (peer > 0) {
-        cr_assert(close_rel(knum(o, k, "openblas_gflops"), peer), "%s peer", k);
-        cr_assert(close_rel(knum(o, k, "ratio_openblas"), tiled / peer), "%s", k);
+        cr_assert(close_rel(knum(o, k, "openblas_gflops"), peer, TOL), "%s peer", k);
+        cr_assert(close_rel(knum(o, k, "ratio_openblas"), tiled / peer, TOL), "%s", k);
     } else {
         cr_assert_null(kget(o, k, "openblas_gflops"), "%s: peer column without a peer", k);
         cr_assert_null(kget(o, k, "ratio_openblas"));
@@ -152,7 +131,78 @@ static bool has_notice(const json_t *doc, const char *text)
     return false;
 }
 
-Test(bench_kernels_peer, quick_reports_the_openblas_peer_when_built)
+// Median GFLOP/s of the raw rows of one configuration, recomputed from their seconds.
+static double raw_gflops(json_t *raw, const char *kernel, const char *impl, int64_t nb,
+                         int threads, int64_t n, int *count)
+{
+    double sec[64];
+    int k = 0;
+    size_t i;
+    json_t *row;
+    json_array_foreach(raw, i, row) {
+        if (strcmp(str(row, "kernel"), kernel) || strcmp(str(row, "impl"), impl) ||
+            (int64_t)num(row, "nb") != nb || (int)num(row, "threads") != threads ||
+            (int64_t)num(row, "n") != n)
+            continue;
+        cr_assert_lt(k, 64);
+        sec[k++] = num(row, "seconds");
+        if (!strcmp(impl, "tiled"))
+            cr_assert_eq(num(row, "owner_fraction"), 1.0, "owner-computes ran elsewhere");
+    }
+    *count = k;
+    if (!k)
+        return 0;
+    double x = (double)n, flops = !strcmp(kernel, "gemm") ? 2 * x * x * x : 4.0 / 3 * x * x * x;
+    return flops / median(sec, k) / 1e9;
+}
+
+Test(scn_kernels, quick)
+{
+    if (!tool_path())
+        cr_skip("NT_TOOL not set");
+    char *dir = scn_temp_dir();
+    json_t *doc, *sum = scn_run_doc("kernels", dir, &doc);
+    json_t *raw = json_object_get(doc, "raw");
+    int64_t n = (int64_t)num(sum, "n");
+    int threads = (int)num(sum, "threads"), reps = (int)num(sum, "repetitions");
+    cr_assert_eq(n, 512);
+    cr_assert_geq(threads, 1);
+    cr_assert_eq(num(sum, "nb"), num(sum, "gemm_nb"));
+    const char *kern[2] = {"gemm", "qr"};
+    for (int k = 0; k < 2; k++) {
+        char key[64];
+        snprintf(key, sizeof key, "%s_nb", kern[k]);
+        int64_t best = (int64_t)num(sum, key);
+        cr_assert(best == 128 || best == 256, "%s nb %lld", kern[k], (long long)best);
+        // The best nb really is the best of the recomputed medians.
+        int cnt;
+        double g128 = raw_gflops(raw, kern[k], "tiled", 128, threads, n, &cnt);
+        cr_assert_eq(cnt, reps);
+        double g256 = raw_gflops(raw, kern[k], "tiled", 256, threads, n, &cnt);
+        cr_assert_eq(cnt, reps);
+        double tiled = fmax(g128, g256);
+        cr_assert_eq(best, g128 >= g256 ? 128 : 256);
+        snprintf(key, sizeof key, "%s_tiled_gflops", kern[k]);
+        cr_assert(close_rel(num(sum, key), tiled, TOL), "%s: %g vs %g", key, num(sum, key),
+                  tiled);
+        double f1 = raw_gflops(raw, kern[k], "flat", 0, 1, n, &cnt);
+        cr_assert_eq(cnt, reps);
+        double fm = threads > 1 ? raw_gflops(raw, kern[k], "flat", 0, threads, n, &cnt) : 0;
+        snprintf(key, sizeof key, "%s_ratio", kern[k]);
+        cr_assert(close_rel(num(sum, key), tiled / fmax(f1, fm), TOL), "%s", key);
+        snprintf(key, sizeof key, "%s_ratio_flat_1t", kern[k]);
+        cr_assert(close_rel(num(sum, key), tiled / f1, TOL), "%s", key);
+        // The tiled and the flat results agree (all of C, |diag R|).
+        snprintf(key, sizeof key, "%s_check", kern[k]);
+        cr_assert_lt(num(sum, key), 1e-10, "%s = %g", key, num(sum, key));
+    }
+    cr_assert_eq(json_array_size(json_object_get(sum, "rows")), 1);
+    json_decref(sum);
+    json_decref(doc);
+    scn_rm_tree(dir);
+}
+
+Test(scn_kernels, quick_reports_the_openblas_peer_when_built)
 {
     if (!tool_path())
         cr_skip("NT_TOOL not set");
@@ -181,7 +231,7 @@ Test(bench_kernels_peer, quick_reports_the_openblas_peer_when_built)
     done(dir, sum, doc);
 }
 
-Test(bench_kernels_peer, quick_without_a_peer_compares_with_this_build_only)
+Test(scn_kernels, quick_without_a_peer_compares_with_this_build_only)
 {
     if (!tool_path())
         cr_skip("NT_TOOL not set");
@@ -198,7 +248,7 @@ Test(bench_kernels_peer, quick_without_a_peer_compares_with_this_build_only)
     done(dir, sum, doc);
 }
 
-Test(bench_kernels_peer, a_failing_peer_is_reported_and_left_out)
+Test(scn_kernels, a_failing_peer_is_reported_and_left_out)
 {
     if (!tool_path())
         cr_skip("NT_TOOL not set");
@@ -241,7 +291,7 @@ static int run_peer(const char *peer, const char *const *args, char *out, size_t
     return WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
 }
 
-Test(bench_kernels_peer, flat_openblas_prints_one_json_line)
+Test(scn_kernels, flat_openblas_prints_one_json_line)
 {
     char peer[PATH_MAX], out[4096];
     if (!tool_path() || !peer_beside_tool(peer, sizeof peer))
