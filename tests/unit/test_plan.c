@@ -90,25 +90,13 @@ static nt_segment_t *plan_segment_list(const nt_plan_t *p, int64_t *n)
     return l.v;
 }
 
-// The full per-element check of one plan.
-static void check_plan(const nt_matrix_t *S, const nt_matrix_t *T, const nt_sub_t *s,
-                       const nt_plan_t *p, int D)
+// sigma of plan p is injective into 0..D-1, one label per target domain, and the plan's target
+// owners are T's relabelled by it; returns sigma.
+static const int *check_sigma(const nt_plan_t *p, const nt_matrix_t *T, int D)
 {
-    nt_plan_info_t I;
-    cr_assert_eq(nt_plan_info(p, &I), NT_OK);
-    // Stored or periodic, the segments come through the enumeration; a stored list must be
-    // the same, in the same order.
-    int64_t nlisted;
-    nt_segment_t *seg = plan_segment_list(p, &nlisted);
-    cr_assert_eq(nlisted, I.segments);
-    if (I.periodic)
-        cr_assert_null(nt_plan_segments(p));
-    if (!I.periodic && I.segments > 0)
-        cr_assert_eq(memcmp(seg, nt_plan_segments(p), (size_t)I.segments * sizeof *seg), 0);
     int nsig;
     const int *sigma = nt_plan_sigma(p, &nsig);
     cr_assert_eq(nsig, T->ndomains);
-    // sigma injective into 0..D-1
     unsigned char *used = calloc((size_t)D, 1);
     for (int j = 0; j < nsig; j++) {
         cr_assert(sigma[j] >= 0 && sigma[j] < D);
@@ -119,55 +107,62 @@ static void check_plan(const nt_matrix_t *S, const nt_matrix_t *T, const nt_sub_
     const int *downer = nt_plan_dst_owner(p);
     for (int64_t t = 0; t < T->mt * T->nt; t++)
         cr_assert_eq(downer[t], sigma[T->owner[t]]);
+    return sigma;
+}
 
-    size_t ne = (size_t)(s->rows * s->cols);
-    int *cover = calloc(ne ? ne : 1, sizeof *cover);
-    int64_t nseg = 0;
-    for (int64_t k = 0; k < I.segments; k++) {
-        const nt_segment_t *g = &seg[k];
-        int64_t si = g->src_tile / S->nt, sj = g->src_tile % S->nt;
-        int64_t ti = g->dst_tile / T->nt, tj = g->dst_tile % T->nt;
-        cr_assert(g->rows >= 1 && g->cols >= 1);
-        cr_assert(g->src_row + g->rows <= nt_matrix_tile_rows(S, si));
-        cr_assert(g->src_col + g->cols <= nt_matrix_tile_cols(S, sj));
-        cr_assert(g->dst_row + g->rows <= nt_matrix_tile_rows(T, ti));
-        cr_assert(g->dst_col + g->cols <= nt_matrix_tile_cols(T, tj));
-        cr_assert_eq(g->src_dom, S->owner[g->src_tile]);
-        cr_assert_eq(g->dst_dom, sigma[T->owner[g->dst_tile]]);
-        bool whole = g->src_row == 0 && g->src_col == 0 && g->dst_row == 0 && g->dst_col == 0 &&
-                     g->rows == nt_matrix_tile_rows(S, si) &&
-                     g->rows == nt_matrix_tile_rows(T, ti) &&
-                     g->cols == nt_matrix_tile_cols(S, sj) &&
-                     g->cols == nt_matrix_tile_cols(T, tj);
-        cr_assert_eq(g->whole, whole);
-        for (int32_t v = 0; v < g->cols; v++)
-            for (int32_t u = 0; u < g->rows; u++) {
-                int64_t tr = ti * T->mb + g->dst_row + u, tc = tj * T->nb + g->dst_col + v;
-                int64_t x = tr - s->dst_row, y = tc - s->dst_col;
-                cr_assert(x >= 0 && x < s->rows && y >= 0 && y < s->cols,
-                          "segment %lld writes outside the submatrix", (long long)k);
-                // Brute force: which source tile holds the element that belongs here.
-                int64_t sr = s->src_row + x, sc = s->src_col + y;
-                cr_assert_eq(sr / S->mb, si);
-                cr_assert_eq(sc / S->nb, sj);
-                cr_assert_eq(si * S->mb + g->src_row + u, sr);
-                cr_assert_eq(sj * S->nb + g->src_col + v, sc);
-                cover[x * s->cols + y]++;
-            }
-        nseg++;
-    }
-    for (size_t e = 0; e < ne; e++)
-        cr_assert_eq(cover[e], 1, "element %zu covered %d times", e, cover[e]);
-    free(cover);
+// Segment k (g) inside its tiles, with the owners' domains and its whole flag; each of its
+// elements, inside the submatrix, comes from the source tile that holds it (brute force) and
+// is counted in cover.
+static void check_segment(const nt_matrix_t *S, const nt_matrix_t *T, const nt_sub_t *s,
+                          const int *sigma, const nt_segment_t *g, int64_t k, int *cover)
+{
+    int64_t si = g->src_tile / S->nt, sj = g->src_tile % S->nt;
+    int64_t ti = g->dst_tile / T->nt, tj = g->dst_tile % T->nt;
+    cr_assert(g->rows >= 1 && g->cols >= 1);
+    cr_assert(g->src_row + g->rows <= nt_matrix_tile_rows(S, si));
+    cr_assert(g->src_col + g->cols <= nt_matrix_tile_cols(S, sj));
+    cr_assert(g->dst_row + g->rows <= nt_matrix_tile_rows(T, ti));
+    cr_assert(g->dst_col + g->cols <= nt_matrix_tile_cols(T, tj));
+    cr_assert_eq(g->src_dom, S->owner[g->src_tile]);
+    cr_assert_eq(g->dst_dom, sigma[T->owner[g->dst_tile]]);
+    bool whole = g->src_row == 0 && g->src_col == 0 && g->dst_row == 0 && g->dst_col == 0 &&
+                 g->rows == nt_matrix_tile_rows(S, si) && g->rows == nt_matrix_tile_rows(T, ti) &&
+                 g->cols == nt_matrix_tile_cols(S, sj) && g->cols == nt_matrix_tile_cols(T, tj);
+    cr_assert_eq(g->whole, whole);
+    for (int32_t v = 0; v < g->cols; v++)
+        for (int32_t u = 0; u < g->rows; u++) {
+            int64_t tr = ti * T->mb + g->dst_row + u, tc = tj * T->nb + g->dst_col + v;
+            int64_t x = tr - s->dst_row, y = tc - s->dst_col;
+            cr_assert(x >= 0 && x < s->rows && y >= 0 && y < s->cols,
+                      "segment %lld writes outside the submatrix", (long long)k);
+            // Brute force: which source tile holds the element that belongs here.
+            int64_t sr = s->src_row + x, sc = s->src_col + y;
+            cr_assert_eq(sr / S->mb, si);
+            cr_assert_eq(sc / S->nb, sj);
+            cr_assert_eq(si * S->mb + g->src_row + u, sr);
+            cr_assert_eq(sj * S->nb + g->src_col + v, sc);
+            cover[x * s->cols + y]++;
+        }
+}
 
-    // Per-element oracle of the bytes per pair, the costs, and the Cao categories.
-    int64_t *pair = calloc((size_t)D * (size_t)D, sizeof *pair);
+// The per-element oracle of a plan: bytes per domain pair, and per target tile whether the
+// submatrix touches it, whether any of its elements comes from another domain, and the range
+// of source tile rows and columns its elements come from.
+typedef struct tile_oracle {
+    int64_t *pair, *remote, *touched, *rmin, *rmax, *cmin, *cmax;
+    size_t ntt;
+} tile_oracle;
+
+static void oracle_build(const nt_matrix_t *S, const nt_matrix_t *T, const nt_sub_t *s,
+                         const int *sigma, int D, tile_oracle *o)
+{
     size_t ntt = (size_t)(T->mt * T->nt);
-    int64_t *remote = calloc(ntt, sizeof *remote), *touched = calloc(ntt, sizeof *touched);
-    int64_t *rmin = malloc(ntt * sizeof *rmin), *rmax = calloc(ntt, sizeof *rmax);
-    int64_t *cmin = malloc(ntt * sizeof *cmin), *cmax = calloc(ntt, sizeof *cmax);
+    *o = (tile_oracle){calloc((size_t)D * (size_t)D, sizeof *o->pair),
+                       calloc(ntt, sizeof *o->remote), calloc(ntt, sizeof *o->touched),
+                       malloc(ntt * sizeof *o->rmin), calloc(ntt, sizeof *o->rmax),
+                       malloc(ntt * sizeof *o->cmin), calloc(ntt, sizeof *o->cmax), ntt};
     for (size_t t = 0; t < ntt; t++)
-        rmin[t] = cmin[t] = INT64_MAX;
+        o->rmin[t] = o->cmin[t] = INT64_MAX;
     for (int64_t x = 0; x < s->rows; x++)
         for (int64_t y = 0; y < s->cols; y++) {
             int64_t sr = s->src_row + x, sc = s->src_col + y;
@@ -175,15 +170,33 @@ static void check_plan(const nt_matrix_t *S, const nt_matrix_t *T, const nt_sub_
             int sd = nt_matrix_tile_domain(S, sr / S->mb, sc / S->nb);
             size_t tt = (size_t)((tr / T->mb) * T->nt + tc / T->nb);
             int td = sigma[T->owner[tt]];
-            pair[sd * D + td] += (int64_t)S->elem_size;
-            touched[tt] = 1;
-            remote[tt] |= sd != td;
+            o->pair[sd * D + td] += (int64_t)S->elem_size;
+            o->touched[tt] = 1;
+            o->remote[tt] |= sd != td;
             int64_t a = sr / S->mb, b = sc / S->nb;
-            rmin[tt] = a < rmin[tt] ? a : rmin[tt];
-            rmax[tt] = a > rmax[tt] ? a : rmax[tt];
-            cmin[tt] = b < cmin[tt] ? b : cmin[tt];
-            cmax[tt] = b > cmax[tt] ? b : cmax[tt];
+            o->rmin[tt] = a < o->rmin[tt] ? a : o->rmin[tt];
+            o->rmax[tt] = a > o->rmax[tt] ? a : o->rmax[tt];
+            o->cmin[tt] = b < o->cmin[tt] ? b : o->cmin[tt];
+            o->cmax[tt] = b > o->cmax[tt] ? b : o->cmax[tt];
         }
+}
+
+static void oracle_free(tile_oracle *o)
+{
+    free(o->pair);
+    free(o->remote);
+    free(o->touched);
+    free(o->rmin);
+    free(o->rmax);
+    free(o->cmin);
+    free(o->cmax);
+}
+
+// The plan's bytes per pair are the oracle's; so are the bytes moved, kept local, of the
+// busiest one-port step, and in all.
+static void check_pair_bytes(const nt_plan_t *p, const nt_plan_info_t *I, const int64_t *pair,
+                             int D, const nt_matrix_t *S, const nt_sub_t *s)
+{
     const int64_t *pb = nt_plan_pair_bytes(p);
     int64_t moved = 0, local = 0, steps_b = 0;
     for (int i = 0; i < D; i++) {
@@ -202,50 +215,88 @@ static void check_plan(const nt_matrix_t *S, const nt_matrix_t *T, const nt_sub_
         int64_t mx = snt > rcv ? snt : rcv;
         steps_b = mx > steps_b ? mx : steps_b;
     }
-    cr_assert_eq(I.bytes_moved, moved);
-    cr_assert_eq(I.bytes_local, local);
-    cr_assert_eq(I.steps_bytes, steps_b);
-    cr_assert_eq(I.bytes, s->rows * s->cols * (int64_t)S->elem_size);
+    cr_assert_eq(I->bytes_moved, moved);
+    cr_assert_eq(I->bytes_local, local);
+    cr_assert_eq(I->steps_bytes, steps_b);
+    cr_assert_eq(I->bytes, s->rows * s->cols * (int64_t)S->elem_size);
+}
+
+// Cao's category of target tile tt: by how many source tile rows and columns (1, 2, 3+) its
+// elements come from.
+static int64_t tile_category(const tile_oracle *o, size_t tt)
+{
+    int64_t nr = o->rmax[tt] - o->rmin[tt] + 1, nc = o->cmax[tt] - o->cmin[tt] + 1;
+    return 3 * (nr >= 3 ? 2 : nr - 1) + (nc >= 3 ? 2 : nc - 1);
+}
+
+// Tiles touched, remote tiles and tiles per category as the oracle counts them; every
+// segment's category is its target tile's, its part its position there; the fast path exactly
+// when every segment is a whole tile.
+static void check_categories(const nt_plan_info_t *I, const tile_oracle *o,
+                             const nt_segment_t *seg, const nt_matrix_t *S)
+{
     int64_t ntouched = 0, nremote = 0, cat[9] = {0};
-    for (size_t t = 0; t < ntt; t++) {
-        if (!touched[t])
+    for (size_t t = 0; t < o->ntt; t++) {
+        if (!o->touched[t])
             continue;
         ntouched++;
-        nremote += remote[t];
-        int64_t nr = rmax[t] - rmin[t] + 1, nc = cmax[t] - cmin[t] + 1;
-        cat[3 * (nr >= 3 ? 2 : nr - 1) + (nc >= 3 ? 2 : nc - 1)]++;
+        nremote += o->remote[t];
+        cat[tile_category(o, t)]++;
     }
-    cr_assert_eq(I.tiles, ntouched);
-    cr_assert_eq(I.volume_tiles, nremote);
+    cr_assert_eq(I->tiles, ntouched);
+    cr_assert_eq(I->volume_tiles, nremote);
     for (int c = 0; c < 9; c++)
-        cr_assert_eq(I.category_tiles[c], cat[c], "category %d", c);
-    // Every segment: its category is its target tile's, its part its position there.
+        cr_assert_eq(I->category_tiles[c], cat[c], "category %d", c);
     int64_t parts[9] = {0};
-    for (int64_t k = 0; k < I.segments; k++) {
+    for (int64_t k = 0; k < I->segments; k++) {
         const nt_segment_t *g = &seg[k];
         size_t tt = (size_t)g->dst_tile;
-        int64_t nr = rmax[tt] - rmin[tt] + 1, nc = cmax[tt] - cmin[tt] + 1;
-        cr_assert_eq(g->category, 3 * (nr >= 3 ? 2 : nr - 1) + (nc >= 3 ? 2 : nc - 1));
-        int64_t a = g->src_tile / S->nt - rmin[tt], b = g->src_tile % S->nt - cmin[tt];
+        int64_t nr = o->rmax[tt] - o->rmin[tt] + 1, nc = o->cmax[tt] - o->cmin[tt] + 1;
+        cr_assert_eq(g->category, tile_category(o, tt));
+        int64_t a = g->src_tile / S->nt - o->rmin[tt], b = g->src_tile % S->nt - o->cmin[tt];
         int pr = nr == 1 ? 1 : a == 0 ? 0 : a == nr - 1 ? 2 : 1;
         int pc = nc == 1 ? 1 : b == 0 ? 0 : b == nc - 1 ? 2 : 1;
         cr_assert_eq(g->part, 3 * pr + pc);
         parts[g->part]++;
     }
     for (int c = 0; c < 9; c++)
-        cr_assert_eq(I.part_segments[c], parts[c]);
-    bool fast = I.segments > 0;
-    for (int64_t k = 0; k < I.segments; k++)
+        cr_assert_eq(I->part_segments[c], parts[c]);
+    bool fast = I->segments > 0;
+    for (int64_t k = 0; k < I->segments; k++)
         fast = fast && seg[k].whole;
-    cr_assert_eq(I.fast_path, fast);
+    cr_assert_eq(I->fast_path, fast);
+}
+
+// The full per-element check of one plan.
+static void check_plan(const nt_matrix_t *S, const nt_matrix_t *T, const nt_sub_t *s,
+                       const nt_plan_t *p, int D)
+{
+    nt_plan_info_t I;
+    cr_assert_eq(nt_plan_info(p, &I), NT_OK);
+    // Stored or periodic, the segments come through the enumeration; a stored list must be
+    // the same, in the same order.
+    int64_t nlisted;
+    nt_segment_t *seg = plan_segment_list(p, &nlisted);
+    cr_assert_eq(nlisted, I.segments);
+    if (I.periodic)
+        cr_assert_null(nt_plan_segments(p));
+    if (!I.periodic && I.segments > 0)
+        cr_assert_eq(memcmp(seg, nt_plan_segments(p), (size_t)I.segments * sizeof *seg), 0);
+    const int *sigma = check_sigma(p, T, D);
+    size_t ne = (size_t)(s->rows * s->cols);
+    int *cover = calloc(ne ? ne : 1, sizeof *cover);
+    for (int64_t k = 0; k < I.segments; k++)
+        check_segment(S, T, s, sigma, &seg[k], k, cover);
+    for (size_t e = 0; e < ne; e++)
+        cr_assert_eq(cover[e], 1, "element %zu covered %d times", e, cover[e]);
+    free(cover);
+    // Per-element oracle of the bytes per pair, the costs, and the Cao categories.
+    tile_oracle o;
+    oracle_build(S, T, s, sigma, D, &o);
+    check_pair_bytes(p, &I, o.pair, D, S, s);
+    check_categories(&I, &o, seg, S);
+    oracle_free(&o);
     free(seg);
-    free(pair);
-    free(remote);
-    free(touched);
-    free(rmin);
-    free(rmax);
-    free(cmin);
-    free(cmax);
 }
 
 // Smallest volume over all injective labellings (exhaustive), in bytes.
