@@ -42,7 +42,6 @@ static void print_matrix(const char *title, const double *x, int D)
 
 static void print_profile(const nt_profile_t *p)
 {
-    static const char *names[NT_TK_COUNT] = {"gemm", "geqrt", "unmqr", "tsqrt", "tsmqr"};
     printf("profile of %s (%s, %d domain%s on %d node%s), numatile %s, %s, %s\n", p->host,
            p->kind, p->ndomains, p->ndomains == 1 ? "" : "s", p->nodes,
            p->nodes == 1 ? "" : "s", p->version, p->blas, p->date);
@@ -55,7 +54,7 @@ static void print_profile(const nt_profile_t *p)
            p->threads_per_domain == 1 ? "" : "s");
     printf("  domain  first-touch GB/s");
     for (int k = 0; k < NT_TK_COUNT; k++)
-        printf(" %8s", names[k]);
+        printf(" %8s", nt_profile_kernel_name(k));
     printf("\n");
     for (int d = 0; d < p->ndomains; d++) {
         printf("  %6d  %16.2f", d, p->fault_gbs[d]);

@@ -114,6 +114,14 @@ void nt_profile_destroy(nt_profile_t *prof);
 nt_status nt_profile_check(const nt_profile_t *prof, const nt_topo_t *topo);
 
 /**
+ * \brief Name of a tile kernel, as in the JSON object "tile_seconds" ("gemm", "geqrt", ...).
+ * @param[in] kernel an ::nt_tile_kernel id.
+ * @return the name (a static string), or "unknown" when kernel is not an id below
+ *         ::NT_TK_COUNT.
+ */
+const char *nt_profile_kernel_name(int kernel);
+
+/**
  * \brief The profile as JSON text (the file format above).
  * @param[in]  prof a profile that passes nt_profile_check() without topology.
  * @param[out] text a NUL-terminated string, to free with free(); untouched on failure.

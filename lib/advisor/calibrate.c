@@ -15,6 +15,7 @@
 #include "nt_core.h"
 #include "lib/redist/nt_exec.h"
 #include "lib/kernels/tile/nt_kernels.h"
+#include "lib/kernels/tile/nt_tile_registry.h"
 #include "numatile/dist.h"
 #include "numatile/kernels.h"
 #include "numatile/mem.h"
@@ -314,20 +315,6 @@ static void fill(double *x, size_t n, uint64_t seed)
     }
 }
 
-// One call of kernel k on tiles A, B (nb x nb), T (ib x nb), work.
-static nt_status call_kernel(int k, int64_t nb, int64_t ib, double *A, double *B, double *C,
-                             double *T, double *W, int64_t lw)
-{
-    switch (k) {
-    case NT_TK_GEMM:
-        return nt_kern_gemm(false, false, nb, nb, nb, 1.0, A, nb, B, nb, 1.0, C, nb);
-    case NT_TK_GEQRT: return nt_kern_geqrt(nb, nb, ib, A, nb, T, ib, W, lw);
-    case NT_TK_UNMQR: return nt_kern_unmqr(true, nb, nb, nb, ib, A, nb, T, ib, C, nb, W, lw);
-    case NT_TK_TSQRT: return nt_kern_tsqrt(nb, nb, ib, A, nb, B, nb, T, ib, W, lw);
-    default: return nt_kern_tsmqr(true, nb, nb, nb, ib, B, nb, T, ib, C, nb, A, nb, W, lw);
-    }
-}
-
 // Each kernel on tiles of every domain by one thread bound there, in rounds (every domain and
 // kernel once per round; a kernel's sample repeats the call until the clock can read it), each
 // time the best round's: a slow spell of the host covers a few rounds, and one of them stood
@@ -354,15 +341,15 @@ static nt_status measure_tiles(cal *c, nt_profile_t *p)
     double span = cpu_min_span();
     for (int r = -1; r < rounds && !st; r++)
         for (int d = 0; d < D && !st; d++) {
-            double *A = buf[d], *B = A + nb * nb, *C = B + nb * nb, *T = C + nb * nb;
-            double *W = T + ib * nb;
+            nt_tk_tiles_t tl = {nb, ib, lw, buf[d], buf[d] + nb * nb, buf[d] + 2 * nb * nb,
+                                buf[d] + 3 * nb * nb, buf[d] + 3 * nb * nb + ib * nb};
             bound bd;
             st = bind_to(c->topo, d, &bd);
             for (int k = 0; k < NT_TK_COUNT && !st; k++) {
                 double t0 = thread_cpu(), el = 0;
                 int calls = 0;
                 do {
-                    st = call_kernel(k, nb, ib, A, B, C, T, W, lw);
+                    st = nt_tile_kernel_info(k)->calibrate(&tl);
                     calls++;
                     el = thread_cpu() - t0;
                 } while (!st && el < span);

@@ -1,15 +1,9 @@
-// What lib/advisor/profile.c (the profile object) and lib/advisor/profile_json.c (its file format) share.
-// Internal; not installed.
+// What lib/advisor/profile.c (the profile object) and lib/advisor/profile_json.c (its file
+// format) share: the tile kernels' names come from the registry. Internal; not installed.
 #ifndef NUMATILE_PROFILE_INTERNAL_H
 #define NUMATILE_PROFILE_INTERNAL_H
 
+#include "lib/kernels/tile/nt_tile_registry.h"
 #include "numatile/profile.h"
-
-// Name of tile kernel k in messages and in the JSON object "tile_seconds".
-static inline const char *nt_tk_name(int k)
-{
-    static const char *const names[NT_TK_COUNT] = {"gemm", "geqrt", "unmqr", "tsqrt", "tsmqr"};
-    return k >= 0 && k < NT_TK_COUNT ? names[k] : "unknown";
-}
 
 #endif

@@ -136,3 +136,7 @@ nt_status nt_profile_speeds(const nt_profile_t *p, double *speeds)
     return NT_OK;
 }
 
+const char *nt_profile_kernel_name(int kernel)
+{
+    return nt_tk_name(kernel);
+}
