@@ -143,7 +143,7 @@ static json_t *cand_json(const nt_candidate_t *c, int rank)
 static void print_advice(const aargs *a, const nt_profile_t *p, const nt_advice_t *adv)
 {
     printf("advice for %s on %lld x %lld in %lld x %lld tiles from %s (%lld x %lld tiles)\n",
-           a->o.kernel == NT_ADVISE_GEMM ? "gemm" : "qr", (long long)a->m, (long long)a->n,
+           nt_advise_kernel_name(a->o.kernel), (long long)a->m, (long long)a->n,
            (long long)a->mb, (long long)a->nb, a->dist, (long long)adv->mt, (long long)adv->nt);
     printf("profile: %s, %d domains, %s, nb = %lld\n", p->host, p->ndomains, p->date,
            (long long)p->nb);
@@ -227,7 +227,7 @@ static int advise(const aargs *a, const nt_topo_t *t)
             json_array_append_new(cands, cand_json(&adv->cand[k], k + 1));
         rc = cli_print_json(json_pack(
             "{s:s, s:I, s:I, s:I, s:s, s:i, s:s, s:{s:s, s:s, s:I}, s:o, s:s, s:O}", "kernel",
-            a->o.kernel == NT_ADVISE_GEMM ? "gemm" : "qr", "m", (json_int_t)a->m, "n",
+            nt_advise_kernel_name(a->o.kernel), "m", (json_int_t)a->m, "n",
             (json_int_t)a->n, "nb", (json_int_t)a->nb, "from", a->dist, "domains",
             nt_topo_ndomains(t), "schedule", a->o.schedule == NT_SCHED_STEPS ? "steps" : "free",
             "profile", "host", p->host, "date", p->date, "nb", (json_int_t)p->nb, "candidates",

@@ -51,6 +51,14 @@ typedef enum nt_advise_kernel {
     NT_ADVISE_QR = 1    /**< tile QR of A (as `numatile qr`) */
 } nt_advise_kernel;
 
+/**
+ * \brief Name of a kernel the advisor models, as the command line and the JSON reports
+ *        spell it.
+ * @param[in] kernel ::NT_ADVISE_GEMM or ::NT_ADVISE_QR.
+ * @return "gemm", "qr", or "unknown" for another value (a static string).
+ */
+const char *nt_advise_kernel_name(nt_advise_kernel kernel);
+
 /** \brief Predicted redistribution of one matrix. */
 typedef struct nt_redist_pred {
     int64_t bytes_copied;  /**< bytes copied by tasks (adopted tiles excluded) */

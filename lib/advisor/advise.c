@@ -221,3 +221,8 @@ nt_status nt_advise(const nt_profile_t *p, const nt_matrix_t *cur, const nt_advi
     *out = a;
     return NT_OK;
 }
+
+const char *nt_advise_kernel_name(nt_advise_kernel kernel)
+{
+    return kernel == NT_ADVISE_GEMM ? "gemm" : kernel == NT_ADVISE_QR ? "qr" : "unknown";
+}
