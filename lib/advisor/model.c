@@ -10,6 +10,8 @@
 #include "nt_core.h"
 #include "lib/matrix/nt_matrix.h"
 #include "nt_model.h"
+#include "lib/kernels/nt_graph_sink.h"
+#include "lib/kernels/nt_task_heap.h"
 #include "numatile/advise.h"
 #include "numatile/sched.h"
 
@@ -155,89 +157,8 @@ nt_status nt_model_redist(const nt_profile_t *p, const nt_plan_t *plan, const nt
 
 // ---- the schedule ------------------------------------------------------------------------------
 
-// Ready queue of one domain: a binary max-heap on (prio, -id), as lib/kernels/taskgraph.c's.
-typedef struct simq {
-    int64_t n, *heap;
-} simq;
-
-static bool sim_higher(const nt_sim_task_t *t, int64_t a, int64_t b)
-{
-    return t[a].prio != t[b].prio ? t[a].prio > t[b].prio : a < b;
-}
-
-static void simq_push(simq *q, const nt_sim_task_t *t, int64_t x)
-{
-    int64_t i = q->n++;
-    while (i > 0 && sim_higher(t, x, q->heap[(i - 1) / 2])) {
-        q->heap[i] = q->heap[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    q->heap[i] = x;
-}
-
-static int64_t simq_pop(simq *q, const nt_sim_task_t *t)
-{
-    int64_t top = q->heap[0], last = q->heap[--q->n], i = 0;
-    for (;;) {
-        int64_t l = 2 * i + 1, best = i, bt = last;
-        if (l < q->n && sim_higher(t, q->heap[l], bt))
-            bt = q->heap[best = l];
-        if (l + 1 < q->n && sim_higher(t, q->heap[l + 1], bt))
-            best = l + 1;
-        if (best == i)
-            break;
-        q->heap[i] = q->heap[best];
-        i = best;
-    }
-    if (q->n > 0)
-        q->heap[i] = last;
-    return top;
-}
-
-// Running tasks: a min-heap on (finish, id).
-typedef struct simev {
-    double t;
-    int64_t id;
-} simev;
-
-static bool ev_before(simev a, simev b)
-{
-    return a.t != b.t ? a.t < b.t : a.id < b.id;
-}
-
-static void ev_push(simev *h, int64_t *n, simev e)
-{
-    int64_t i = (*n)++;
-    while (i > 0 && ev_before(e, h[(i - 1) / 2])) {
-        h[i] = h[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    h[i] = e;
-}
-
-static simev ev_pop(simev *h, int64_t *n)
-{
-    simev top = h[0], last = h[--*n];
-    int64_t i = 0;
-    for (;;) {
-        int64_t l = 2 * i + 1, best = i;
-        simev bt = last;
-        if (l < *n && ev_before(h[l], bt))
-            bt = h[best = l];
-        if (l + 1 < *n && ev_before(h[l + 1], bt))
-            best = l + 1;
-        if (best == i)
-            break;
-        h[i] = h[best];
-        i = best;
-    }
-    if (*n > 0)
-        h[i] = last;
-    return top;
-}
-
-nt_status nt_model_schedule(const nt_sim_task_t *task, int64_t n, int ndomains, int threads,
-                            double *makespan)
+static nt_status sim_check(const nt_sim_task_t *task, int64_t n, int ndomains, int threads,
+                           const double *makespan)
 {
     if ((!task && n > 0) || !makespan || n < 0 || ndomains < 1 || threads < 1)
         return nt_fail(NT_EINVAL, "nt_model_schedule: bad argument");
@@ -251,99 +172,238 @@ nt_status nt_model_schedule(const nt_sim_task_t *task, int64_t n, int ndomains, 
                 return nt_fail(NT_EINVAL, "nt_model_schedule: task %lld has predecessor %lld",
                                (long long)x, (long long)t->pred[k]);
     }
-    size_t N = (size_t)n + 1, D = (size_t)ndomains;
-    int64_t *soff = calloc(N + 1, sizeof *soff), *succ = calloc(N * NT_SIM_MAXPRED, sizeof *succ);
-    int64_t *remain = calloc(N, sizeof *remain), *heaps = calloc(N, sizeof *heaps);
-    int64_t *size = calloc(D + 1, sizeof *size);
-    simq *q = calloc(D, sizeof *q);
-    int *idle = calloc(D, sizeof *idle);
-    simev *ev = calloc(N, sizeof *ev);
-    nt_status st = NT_OK;
-    if (!soff || !succ || !remain || !heaps || !size || !q || !idle || !ev) {
-        st = nt_fail(NT_ENOMEM, "nt_model_schedule: out of memory");
-        goto out;
-    }
-    // Successors in CSR form; each domain's queue gets room for all its tasks.
-    for (int64_t x = 0; x < n; x++) {
-        remain[x] = task[x].npred;
-        size[task[x].domain + 1]++;
+    return NT_OK;
+}
+
+// Ready queue of one domain: the runtime's heap and order (lib/kernels/nt_task_heap.h).
+typedef struct simq {
+    int64_t n;
+    nt_heap_item_t *heap;
+} simq;
+
+typedef struct sim {
+    const nt_sim_task_t *task;
+    int64_t n;
+    int D;
+    int64_t *soff, *succ; // successors of task x: succ[soff[x] .. soff[x+1])
+    int64_t *remain;      // per task: predecessors not finished
+    nt_heap_item_t *qmem; // the queues' items, each domain's queue room for all its tasks
+    nt_heap_item_t *ev;   // running tasks, keyed by their finish negated (earliest first)
+    simq *q;
+    int *idle; // per domain: threads without a task
+} sim;
+
+static void sim_free(sim *s)
+{
+    free(s->soff);
+    free(s->succ);
+    free(s->remain);
+    free(s->qmem);
+    free(s->ev);
+    free(s->q);
+    free(s->idle);
+}
+
+static nt_status sim_alloc(sim *s)
+{
+    size_t N = (size_t)s->n + 1, D = (size_t)s->D;
+    s->soff = calloc(N + 1, sizeof *s->soff);
+    s->succ = calloc(N * NT_SIM_MAXPRED, sizeof *s->succ);
+    s->remain = calloc(N, sizeof *s->remain);
+    s->qmem = calloc(N, sizeof *s->qmem);
+    s->ev = calloc(N, sizeof *s->ev);
+    s->q = calloc(D, sizeof *s->q);
+    s->idle = calloc(D, sizeof *s->idle);
+    if (s->soff && s->succ && s->remain && s->qmem && s->ev && s->q && s->idle)
+        return NT_OK;
+    sim_free(s);
+    return nt_fail(NT_ENOMEM, "nt_model_schedule: out of memory");
+}
+
+// The successor lists from the predecessor lists (counts, prefix sums, fill), and each
+// domain's queue placed in qmem with room for its tasks.
+static void sim_build(sim *s, int threads)
+{
+    const nt_sim_task_t *task = s->task;
+    for (int64_t x = 0; x < s->n; x++)
         for (int k = 0; k < task[x].npred; k++)
-            soff[task[x].pred[k] + 2]++;
-    }
-    for (size_t x = 2; x <= N; x++)
-        soff[x] += soff[x - 1];
-    for (int64_t x = 0; x < n; x++)
+            s->soff[task[x].pred[k] + 1]++;
+    for (int64_t x = 0; x < s->n; x++)
+        s->soff[x + 1] += s->soff[x];
+    // Filling advances soff[p] to the end of p's list, which is where p + 1's begins.
+    for (int64_t x = 0; x < s->n; x++)
         for (int k = 0; k < task[x].npred; k++)
-            succ[soff[task[x].pred[k] + 1]++] = x;
-    for (size_t d = 0; d < D; d++) {
-        size[d + 1] += size[d];
-        q[d].heap = heaps + size[d];
-        idle[d] = threads;
+            s->succ[s->soff[task[x].pred[k]]++] = x;
+    for (int64_t x = s->n; x > 0; x--)
+        s->soff[x] = s->soff[x - 1];
+    s->soff[0] = 0;
+    for (int64_t x = 0; x < s->n; x++)
+        s->idle[task[x].domain]++; // here the count of the domain's tasks
+    int64_t at = 0;
+    for (int d = 0; d < s->D; d++) {
+        s->q[d].heap = s->qmem + at;
+        at += s->idle[d];
+        s->idle[d] = threads;
     }
-    for (int64_t x = 0; x < n; x++)
-        if (!remain[x])
-            simq_push(&q[task[x].domain], task, x);
-    // Every idle thread takes its domain's best ready task; then time jumps to the next finish,
-    // and every task finishing then releases its successors before anyone picks again.
-    double now = 0;
+}
+
+static void sim_ready(sim *s, int64_t x)
+{
+    simq *q = &s->q[s->task[x].domain];
+    nt_heap_push(q->heap, &q->n, (nt_heap_item_t){s->task[x].prio, x});
+}
+
+// Every idle thread takes its domain's best ready task; then time jumps to the next finish,
+// and every task finishing then releases its successors before anyone picks again. Returns
+// how many tasks ran; *now is when the last finished.
+static int64_t sim_run(sim *s, double *now)
+{
     int64_t nev = 0, done = 0;
-    for (;;) {
-        for (size_t d = 0; d < D; d++)
-            for (; idle[d] > 0 && q[d].n > 0; idle[d]--) {
-                int64_t x = simq_pop(&q[d], task);
-                ev_push(ev, &nev, (simev){now + task[x].seconds, x});
+    for (int64_t x = 0; x < s->n; x++)
+        if (!(s->remain[x] = s->task[x].npred))
+            sim_ready(s, x);
+    for (*now = 0;;) {
+        for (int d = 0; d < s->D; d++)
+            for (; s->idle[d] > 0 && s->q[d].n > 0; s->idle[d]--) {
+                int64_t x = nt_heap_pop(s->q[d].heap, &s->q[d].n).id;
+                nt_heap_push(s->ev, &nev, (nt_heap_item_t){-(*now + s->task[x].seconds), x});
             }
         if (nev == 0)
-            break;
-        now = ev[0].t;
-        while (nev > 0 && ev[0].t == now) {
-            int64_t x = ev_pop(ev, &nev).id;
-            idle[task[x].domain]++;
+            return done;
+        *now = -s->ev[0].key;
+        while (nev > 0 && -s->ev[0].key == *now) {
+            int64_t x = nt_heap_pop(s->ev, &nev).id;
+            s->idle[s->task[x].domain]++;
             done++;
-            for (int64_t e = soff[x]; e < soff[x + 1]; e++)
-                if (--remain[succ[e]] == 0)
-                    simq_push(&q[task[succ[e]].domain], task, succ[e]);
+            for (int64_t e = s->soff[x]; e < s->soff[x + 1]; e++)
+                if (--s->remain[s->succ[e]] == 0)
+                    sim_ready(s, s->succ[e]);
         }
     }
+}
+
+nt_status nt_model_schedule(const nt_sim_task_t *task, int64_t n, int ndomains, int threads,
+                            double *makespan)
+{
+    nt_status st = sim_check(task, n, ndomains, threads, makespan);
+    if (st)
+        return st;
+    sim s = {.task = task, .n = n, .D = ndomains};
+    if ((st = sim_alloc(&s)) != NT_OK)
+        return st;
+    sim_build(&s, threads);
+    double now;
+    int64_t done = sim_run(&s, &now);
     if (done != n)
         st = nt_fail(NT_EINVAL, "nt_model_schedule: %lld of %lld tasks never became ready",
                      (long long)(n - done), (long long)n);
     else
         *makespan = now;
-out:
-    free(soff);
-    free(succ);
-    free(remain);
-    free(heaps);
-    free(size);
-    free(q);
-    free(idle);
-    free(ev);
+    sim_free(&s);
     return st;
 }
 
 // ---- kernels ------------------------------------------------------------------------------------
 
+// The graph the kernel's own builder submits (lib/kernels/nt_graph_sink.h), recorded and
+// priced: dependencies inferred from the accesses as nt_task_submit() infers them, a task's
+// time from its tile-kernel calls and the remote tile reads each call stands for.
+
+// A handle: a matrix tile, or a data handle (M NULL unless it is part of tile (i,j) of M).
+typedef struct khandle {
+    int domain;
+    int64_t last;    // the task that last wrote it, or -1
+    int64_t readers; // readers since that write: a list in kmodel.rd, or -1
+    const nt_matrix_t *M;
+    int64_t i, j;
+} khandle;
+
+enum { KMODEL_MATS = 4 };
+
 typedef struct kmodel {
     const nt_profile_t *p;
-    const nt_matrix_t *A;
-    double nb3;           // the profile's nb^3: tile times scale by rows x cols x inner / nb3
-    double *busy;         // per domain
-    nt_sim_task_t *tasks; // the graph, in submission order
-    double *fin;          // per task: its finish with unlimited threads (critical path)
-    int64_t *last;        // per handle: the task that last wrote it, or -1
+    double nb3;        // the profile's nb^3: tile times scale by m x n x k / nb3
+    double *busy;      // per domain
+    nt_sim_task_t *tasks;
+    double *fin;       // per task: its finish with unlimited threads (critical path)
+    int64_t tcap;
+    khandle *h;
+    int64_t nh, hcap;
+    struct kreader {
+        int64_t task, next;
+    } *rd; // the reader lists
+    int64_t nr, rcap;
+    const nt_matrix_t *mat[KMODEL_MATS]; // matrices seen, their tiles from handle base[k] on
+    int64_t base[KMODEL_MATS];
+    int nmat;
     nt_kernel_pred_t r;
 } kmodel;
 
-// Surcharge of domain d reading tile (i,j) where it lives.
-static double remote(kmodel *m, int d, int64_t i, int64_t j)
+static bool kgrow(void **a, int64_t *cap, int64_t need, size_t elem)
 {
-    const nt_matrix_t *A = m->A;
-    int o = nt_matrix_tile_domain(A, i, j);
+    if (need <= *cap)
+        return true;
+    int64_t c = *cap ? *cap : 64;
+    while (c < need)
+        c *= 2;
+    void *b = realloc(*a, (size_t)c * elem);
+    if (!b)
+        return false;
+    *a = b;
+    *cap = c;
+    return true;
+}
+
+static bool grow_handles(kmodel *m, int64_t more)
+{
+    return kgrow((void **)&m->h, &m->hcap, m->nh + more, sizeof *m->h);
+}
+
+static nt_status kdata(nt_graph_sink_t *s, int domain, int64_t bytes,
+                       const nt_task_access_t *part_of, int64_t *handle)
+{
+    (void)bytes;
+    kmodel *m = s->ctx;
+    if (!grow_handles(m, 1))
+        return nt_fail(NT_ENOMEM, "nt_model_kernel: out of memory");
+    m->h[m->nh] = (khandle){domain, -1, -1, NULL, 0, 0};
+    if (part_of)
+        m->h[m->nh] = (khandle){domain, -1, -1, part_of->matrix, part_of->row, part_of->col};
+    *handle = m->nh++;
+    return NT_OK;
+}
+
+// The handle of an access; a matrix's tiles become handles at its first access.
+static int64_t khandle_of(kmodel *m, const nt_task_access_t *a, nt_status *st)
+{
+    const nt_matrix_t *M = a->matrix;
+    if (!M)
+        return a->handle;
+    for (int k = 0; k < m->nmat; k++)
+        if (m->mat[k] == M)
+            return m->base[k] + a->row * M->nt + a->col;
+    if (m->nmat == KMODEL_MATS || !grow_handles(m, M->mt * M->nt)) {
+        *st = nt_fail(NT_ENOMEM, "nt_model_kernel: out of memory");
+        return -1;
+    }
+    m->mat[m->nmat] = M;
+    m->base[m->nmat++] = m->nh;
+    for (int64_t i = 0; i < M->mt; i++)
+        for (int64_t j = 0; j < M->nt; j++)
+            m->h[m->nh++] = (khandle){nt_matrix_tile_domain(M, i, j), -1, -1, M, i, j};
+    return m->base[m->nmat - 1] + a->row * M->nt + a->col;
+}
+
+// Surcharge of domain d reading handle h where it lives (0 for an unpriced data handle).
+static double remote(kmodel *m, int d, const khandle *h)
+{
+    if (!h->M)
+        return 0;
+    int o = nt_matrix_tile_domain(h->M, h->i, h->j);
     if (o == d)
         return 0;
     int D = m->p->ndomains;
-    double b = (double)(nt_matrix_tile_rows(A, i) * nt_matrix_tile_cols(A, j)) * 8.0;
+    double b = (double)(nt_matrix_tile_rows(h->M, h->i) * nt_matrix_tile_cols(h->M, h->j)) * 8.0;
     m->r.remote_reads++;
     double s = b / 1e9 * (1.0 / m->p->read_gbs[o * D + d] - 1.0 / m->p->read_gbs[d * D + d]);
     s = s > 0 ? s : 0;
@@ -351,89 +411,92 @@ static double remote(kmodel *m, int d, int64_t i, int64_t j)
     return s;
 }
 
-static double ktime(const kmodel *m, int k, int d, int64_t rows, int64_t cols, int64_t inner)
+// Seconds of task t: per call, its tile kernel scaled by its sizes plus the remote reads of
+// the accesses it stands for. hid: the handles of t's accesses.
+static double ktime(kmodel *m, const nt_graph_task_t *t, const int64_t *hid)
 {
-    return m->p->tile_seconds[k][d] * ((double)rows * (double)cols * (double)inner / m->nb3);
+    double sum = 0;
+    for (int c = 0, a = 0; c < t->ncalls; c++) {
+        const nt_tk_call_t *k = &t->call[c];
+        double x = m->p->tile_seconds[k->kernel][t->domain] *
+                   ((double)k->m * (double)k->n * (double)k->k / m->nb3);
+        for (int e = 0; e < k->nacc && a < t->naccess; e++, a++)
+            if (t->access[a].mode & NT_TASK_READ)
+                x += remote(m, t->domain, &m->h[hid[a]]);
+        sum += x;
+    }
+    return sum;
 }
 
-// Submit a task of duration t on domain d with priority prio, after the last writers of the
-// handles h[0..nh) (up to 3); it then is the last writer of the first nw of them.
-static void task(kmodel *m, int d, int prio, double t, int nh, int nw, const int64_t *h)
+static void add_pred(nt_sim_task_t *x, int64_t w, int64_t self, bool *over)
 {
-    int64_t id = m->r.tasks++;
+    if (w < 0 || w == self)
+        return;
+    for (int y = 0; y < x->npred; y++)
+        if (x->pred[y] == w)
+            return;
+    if (x->npred == NT_SIM_MAXPRED)
+        *over = true;
+    else
+        x->pred[x->npred++] = w;
+}
+
+// The predecessors of task id (the last writers of its handles, and for a write the readers
+// since), then id published as writer or reader.
+static nt_status kdeps(kmodel *m, int64_t id, const nt_graph_task_t *t, const int64_t *hid)
+{
     nt_sim_task_t *x = &m->tasks[id];
-    *x = (nt_sim_task_t){.domain = d, .prio = prio, .seconds = t + m->p->task_seconds};
+    bool over = false;
+    for (int a = 0; a < t->naccess; a++) {
+        khandle *h = &m->h[hid[a]];
+        add_pred(x, h->last, id, &over);
+        for (int64_t q = h->readers; (t->access[a].mode & NT_TASK_WRITE) && q >= 0;
+             q = m->rd[q].next)
+            add_pred(x, m->rd[q].task, id, &over);
+    }
+    if (over)
+        return nt_fail(NT_ENOTSUP, "nt_model_kernel: task %lld has more than %d predecessors",
+                       (long long)id, NT_SIM_MAXPRED);
+    for (int a = 0; a < t->naccess; a++) {
+        khandle *h = &m->h[hid[a]];
+        if (t->access[a].mode & NT_TASK_WRITE) {
+            h->last = id;
+            h->readers = -1;
+        } else {
+            if (!kgrow((void **)&m->rd, &m->rcap, m->nr + 1, sizeof *m->rd))
+                return nt_fail(NT_ENOMEM, "nt_model_kernel: out of memory");
+            m->rd[m->nr] = (struct kreader){id, h->readers};
+            h->readers = m->nr++;
+        }
+    }
+    return NT_OK;
+}
+
+static nt_status ksubmit(nt_graph_sink_t *s, const nt_graph_task_t *t)
+{
+    kmodel *m = s->ctx;
+    int64_t id = m->r.tasks, c1 = m->tcap, hid[NT_TASK_MAX_ACCESSES];
+    nt_status st = NT_OK;
+    if (!kgrow((void **)&m->tasks, &c1, id + 1, sizeof *m->tasks) ||
+        !kgrow((void **)&m->fin, &m->tcap, id + 1, sizeof *m->fin))
+        return nt_fail(NT_ENOMEM, "nt_model_kernel: out of memory");
+    for (int a = 0; a < t->naccess; a++)
+        if ((hid[a] = khandle_of(m, &t->access[a], &st)) < 0)
+            return st;
+    nt_sim_task_t *x = &m->tasks[id];
+    *x = (nt_sim_task_t){.domain = t->domain, .prio = t->prio,
+                         .kernel = t->ncalls ? t->call[0].kernel : -1};
+    x->seconds = ktime(m, t, hid) + m->p->task_seconds;
+    if ((st = kdeps(m, id, t, hid)) != NT_OK)
+        return st;
     double start = 0;
-    for (int k = 0; k < nh; k++) {
-        int64_t w = m->last[h[k]];
-        bool seen = w < 0;
-        for (int y = 0; y < x->npred && !seen; y++)
-            seen = x->pred[y] == w;
-        if (!seen) {
-            x->pred[x->npred++] = w;
-            start = dmax(start, m->fin[w]);
-        }
-    }
-    for (int k = 0; k < nw; k++)
-        m->last[h[k]] = id;
+    for (int y = 0; y < x->npred; y++)
+        start = dmax(start, m->fin[x->pred[y]]);
     m->fin[id] = start + x->seconds;
-    m->busy[d] += x->seconds;
+    m->busy[t->domain] += x->seconds;
     m->r.path_seconds = dmax(m->r.path_seconds, m->fin[id]);
-}
-
-// One task per C tile with its whole k loop, all independent, submitted row by row (lib/gemm.c).
-static void model_gemm(kmodel *m)
-{
-    const nt_matrix_t *A = m->A;
-    for (int64_t i = 0; i < A->mt; i++)
-        for (int64_t j = 0; j < A->nt; j++) {
-            int d = nt_matrix_tile_domain(A, i, j);
-            double t = 0;
-            for (int64_t l = 0; l < A->nt; l++)
-                t += ktime(m, NT_TK_GEMM, d, nt_matrix_tile_rows(A, i), nt_matrix_tile_cols(A, j),
-                           nt_matrix_tile_cols(A, l)) +
-                     remote(m, d, i, l) + remote(m, d, l, j);
-            task(m, d, 0, t, 0, 0, NULL);
-        }
-}
-
-// Priorities of lib/qr.c: the panel first, then the tasks of the next column, then the rest.
-enum { P_PANEL = 3, P_NEXT = 2, P_REST = 0 };
-
-// The flat-tree tile QR of lib/qr.c, in its submission order: per step k, GEQRT(k,k); UNMQR(k,j)
-// reading (k,k); TSQRT(i,k) chained on R(k); TSMQR(i,j) reading (i,k), updating (k,j) and (i,j).
-// Each on the domain of the tile it writes (TSMQR: the lower one). Handles: tile (i,j) is
-// i*nt+j, R(k) is mt*nt+k (kept apart from tile (k,k), as lib/qr.c does). Only read-after-write
-// orders this graph: nothing read in step k is written later.
-static void model_qr(kmodel *m)
-{
-    const nt_matrix_t *A = m->A;
-    int64_t NT = A->nt, kt = A->mt < A->nt ? A->mt : A->nt, R0 = A->mt * NT;
-    for (int64_t k = 0; k < kt; k++) {
-        int64_t rk_rows = nt_matrix_tile_rows(A, k), ck = nt_matrix_tile_cols(A, k);
-        int dkk = nt_matrix_tile_domain(A, k, k);
-        task(m, dkk, P_PANEL, ktime(m, NT_TK_GEQRT, dkk, rk_rows, ck, ck), 2, 2,
-             (int64_t[]){k * NT + k, R0 + k});
-        for (int64_t j = k + 1; j < NT; j++) {
-            int d = nt_matrix_tile_domain(A, k, j);
-            double t = ktime(m, NT_TK_UNMQR, d, rk_rows, nt_matrix_tile_cols(A, j), ck) +
-                       remote(m, d, k, k);
-            task(m, d, j == k + 1 ? P_NEXT : P_REST, t, 2, 1, (int64_t[]){k * NT + j, k * NT + k});
-        }
-        for (int64_t i = k + 1; i < A->mt; i++) {
-            int64_t ri = nt_matrix_tile_rows(A, i);
-            int dik = nt_matrix_tile_domain(A, i, k);
-            double t = ktime(m, NT_TK_TSQRT, dik, ri, ck, ck) + remote(m, dik, k, k);
-            task(m, dik, P_PANEL, t, 2, 2, (int64_t[]){i * NT + k, R0 + k});
-            for (int64_t j = k + 1; j < NT; j++) {
-                int d = nt_matrix_tile_domain(A, i, j);
-                double u = ktime(m, NT_TK_TSMQR, d, ri, nt_matrix_tile_cols(A, j), ck) +
-                           remote(m, d, i, k) + remote(m, d, k, j);
-                task(m, d, j == k + 1 ? P_NEXT : P_REST, u, 3, 2,
-                     (int64_t[]){k * NT + j, i * NT + j, i * NT + k});
-            }
-        }
-    }
+    m->r.tasks++;
+    return NT_OK;
 }
 
 // Tasks of the graph of `kernel` on A (an upper bound for QR's, which has fewer when mt != nt).
@@ -443,11 +506,8 @@ static double ntasks(nt_advise_kernel kernel, const nt_matrix_t *A)
     return kernel == NT_ADVISE_GEMM ? mt * nt : (mt < nt ? mt : nt) * mt * nt + 1;
 }
 
-nt_status nt_model_kernel(const nt_profile_t *p, nt_advise_kernel kernel, const nt_matrix_t *A,
-                          nt_kernel_pred_t *out)
+static nt_status kcheck(const nt_profile_t *p, nt_advise_kernel kernel, const nt_matrix_t *A)
 {
-    if (!p || !A || !out)
-        return nt_fail(NT_EINVAL, "nt_model_kernel: NULL argument");
     nt_status st = nt_profile_check(p, NULL);
     if (st)
         return st;
@@ -465,35 +525,69 @@ nt_status nt_model_kernel(const nt_profile_t *p, nt_advise_kernel kernel, const 
     if (ntasks(kernel, A) > (double)((int64_t)1 << 40) / (double)sizeof(nt_sim_task_t))
         return nt_fail(NT_ERANGE, "nt_model_kernel: %lld x %lld tiles make too many tasks",
                        (long long)A->mt, (long long)A->nt);
-    int64_t cap = (int64_t)ntasks(kernel, A), handles = A->mt * A->nt + A->nt;
-    kmodel m = {.p = p, .A = A, .nb3 = (double)p->nb * (double)p->nb * (double)p->nb,
-                .busy = calloc((size_t)p->ndomains, sizeof(double)),
-                .tasks = malloc((size_t)cap * sizeof(nt_sim_task_t)),
-                .fin = malloc((size_t)cap * sizeof(double)),
-                .last = malloc((size_t)handles * sizeof(int64_t))};
-    if (!m.busy || !m.tasks || !m.fin || !m.last) {
-        st = nt_fail(NT_ENOMEM, "nt_model_kernel: out of memory");
-        goto out;
-    }
-    for (int64_t h = 0; h < handles; h++)
-        m.last[h] = -1;
+    return NT_OK;
+}
+
+static void kfree(kmodel *m)
+{
+    free(m->busy);
+    free(m->tasks);
+    free(m->fin);
+    free(m->h);
+    free(m->rd);
+}
+
+// Run the kernel's graph builder into the model m: GEMM's operands A, B and C are three
+// matrices placed like A (the copies differ only in identity; no memory is read).
+static nt_status kbuild(kmodel *m, nt_advise_kernel kernel, const nt_matrix_t *A)
+{
+    nt_status st = kcheck(m->p, kernel, A);
+    if (st)
+        return st;
+    m->nb3 = (double)m->p->nb * (double)m->p->nb * (double)m->p->nb;
+    if (!(m->busy = calloc((size_t)m->p->ndomains, sizeof(double))))
+        return nt_fail(NT_ENOMEM, "nt_model_kernel: out of memory");
+    nt_graph_sink_t sink = {kdata, ksubmit, m};
+    nt_matrix_t a = *A, b = *A, c = *A;
     if (kernel == NT_ADVISE_GEMM)
-        model_gemm(&m);
-    else
-        model_qr(&m);
-    for (int d = 0; d < p->ndomains; d++)
-        m.r.work_seconds = dmax(m.r.work_seconds, m.busy[d] / p->threads_per_domain);
-    st = nt_model_schedule(m.tasks, m.r.tasks, p->ndomains, p->threads_per_domain,
-                           &m.r.seconds);
+        return nt_gemm_build(&sink, 1.0, 0.0, &a, &b, &c);
+    return nt_qr_factor_build(&sink, &a, m->p->ib < A->nb ? m->p->ib : A->nb);
+}
+
+nt_status nt_model_graph(const nt_profile_t *p, nt_advise_kernel kernel, const nt_matrix_t *A,
+                         nt_sim_task_t **tasks, int64_t *n)
+{
+    if (!p || !A || !tasks || !n)
+        return nt_fail(NT_EINVAL, "nt_model_graph: NULL argument");
+    kmodel m = {.p = p};
+    nt_status st = kbuild(&m, kernel, A);
+    if (st == NT_OK) {
+        *tasks = m.tasks;
+        *n = m.r.tasks;
+        m.tasks = NULL;
+    }
+    kfree(&m);
+    return st;
+}
+
+nt_status nt_model_kernel(const nt_profile_t *p, nt_advise_kernel kernel, const nt_matrix_t *A,
+                          nt_kernel_pred_t *out)
+{
+    if (!p || !A || !out)
+        return nt_fail(NT_EINVAL, "nt_model_kernel: NULL argument");
+    kmodel m = {.p = p};
+    nt_status st = kbuild(&m, kernel, A);
+    if (st == NT_OK) {
+        for (int d = 0; d < p->ndomains; d++)
+            m.r.work_seconds = dmax(m.r.work_seconds, m.busy[d] / p->threads_per_domain);
+        st = nt_model_schedule(m.tasks, m.r.tasks, p->ndomains, p->threads_per_domain,
+                               &m.r.seconds);
+    }
     if (st == NT_OK) {
         m.r.seconds += p->kernel_run_seconds;
         *out = m.r;
     }
-out:
-    free(m.busy);
-    free(m.tasks);
-    free(m.fin);
-    free(m.last);
+    kfree(&m);
     return st;
 }
 

@@ -14,6 +14,7 @@
 #include "nt_core.h"
 #include "nt_kern_common.h"
 #include "lib/kernels/tile/nt_kernels.h"
+#include "nt_graph_sink.h"
 #include "numatile/mem.h"
 #include "numatile/task.h"
 #include "numatile/topo.h"
@@ -279,8 +280,10 @@ static nt_status cache_create(const nt_matrix_t *A, const nt_matrix_t *B, const 
 
 // The graph: one task per C tile, on C's domain, reading A's tile row and B's tile column
 // (with the cache, only their tiles on that domain: the others are read from the copies,
-// counted as the cache's remote reads).
-static nt_status gemm_graph(nt_task_graph_t *g, const gemm_ctx *c, nt_task_access_t *acc)
+// counted as the cache's remote reads). Its calls: one GEMM per k tile, the first also standing
+// for the C access. acc has room for 2 A->nt + 1 accesses, call for A->nt calls.
+static nt_status gemm_graph(nt_graph_sink_t *s, const gemm_ctx *c, nt_task_access_t *acc,
+                            nt_tk_call_t *call)
 {
     const nt_matrix_t *A = c->A, *B = c->B, *C = c->C;
     nt_status st = NT_OK;
@@ -289,14 +292,32 @@ static nt_status gemm_graph(nt_task_graph_t *g, const gemm_ctx *c, nt_task_acces
             int own = nt_matrix_tile_domain(C, i, j), n = 0;
             acc[n++] = nt_task_tile(NT_TASK_READWRITE, C, i, j);
             for (int64_t l = 0; l < A->nt; l++) {
+                int before = l ? n : 0;
                 if (!c->cache || nt_matrix_tile_domain(A, i, l) == own)
                     acc[n++] = nt_task_tile(NT_TASK_READ, A, i, l);
                 if (!c->cache || nt_matrix_tile_domain(B, l, j) == own)
                     acc[n++] = nt_task_tile(NT_TASK_READ, B, l, j);
+                call[l] = (nt_tk_call_t){NT_TK_GEMM, nt_matrix_tile_rows(C, i),
+                                         nt_matrix_tile_cols(C, j), nt_matrix_tile_cols(A, l),
+                                         n - before};
             }
             gemm_arg ga = {c, i, j};
-            st = nt_task_submit(g, gemm_task, &ga, sizeof ga, n, acc, own, 0);
+            st = s->submit(s, &(nt_graph_task_t){gemm_task, &ga, sizeof ga, n, acc, own, 0,
+                                                 (int)A->nt, call});
         }
+    return st;
+}
+
+nt_status nt_gemm_build(nt_graph_sink_t *s, double alpha, double beta, const nt_matrix_t *A,
+                        const nt_matrix_t *B, const nt_matrix_t *C)
+{
+    gemm_ctx c = {alpha, beta, nt_kern_dtype(C), A, B, (nt_matrix_t *)C, NULL};
+    nt_task_access_t *acc = malloc((size_t)(2 * A->nt + 1) * sizeof *acc);
+    nt_tk_call_t *call = malloc((size_t)A->nt * sizeof *call);
+    nt_status st = acc && call ? gemm_graph(s, &c, acc, call)
+                               : nt_fail(NT_ENOMEM, "gemm: out of memory");
+    free(acc);
+    free(call);
     return st;
 }
 
@@ -335,8 +356,12 @@ nt_status nt_gemm(double alpha, const nt_matrix_t *A, const nt_matrix_t *B, doub
         return nt_fail(NT_EINVAL, "gemm: %lld tile columns of A, at most %d", (long long)A->nt,
                        (NT_TASK_MAX_ACCESSES - 1) / 2);
     nt_task_access_t *acc = malloc((size_t)(2 * A->nt + 1) * sizeof *acc);
-    if (!acc)
+    nt_tk_call_t *call = malloc((size_t)A->nt * sizeof *call);
+    if (!acc || !call) {
+        free(acc);
+        free(call);
         return nt_fail(NT_ENOMEM, "gemm: out of memory");
+    }
     gemm_cache *cache = NULL;
     double copy_seconds = 0;
     nt_task_graph_t *g = NULL;
@@ -345,8 +370,11 @@ nt_status nt_gemm(double alpha, const nt_matrix_t *A, const nt_matrix_t *B, doub
         st = cache_create(A, B, C, tpd, &cache, &copy_seconds);
     nt_dtype t = nt_kern_dtype(C);
     gemm_ctx c = {alpha, beta, t, A, B, C, cache};
-    if (st == NT_OK && (st = nt_task_graph_create(C->topo, &g)) == NT_OK &&
-        (st = gemm_graph(g, &c, acc)) == NT_OK) {
+    if (st == NT_OK && (st = nt_task_graph_create(C->topo, &g)) == NT_OK) {
+        nt_graph_sink_t sink = nt_graph_sink_runtime(g);
+        st = gemm_graph(&sink, &c, acc, call);
+    }
+    if (st == NT_OK) {
         nt_task_run_opts_t ro = {.threads_per_domain = tpd, .sched = sched};
         st = nt_task_graph_run(g, &ro, stats);
         if (st == NT_OK && stats) {
@@ -364,6 +392,7 @@ nt_status nt_gemm(double alpha, const nt_matrix_t *A, const nt_matrix_t *B, doub
     nt_task_graph_destroy(g);
     cache_free(cache);
     free(acc);
+    free(call);
     return st;
 }
 

@@ -14,6 +14,7 @@
 #include "nt_core.h"
 #include "nt_kern_common.h"
 #include "lib/kernels/tile/nt_kernels.h"
+#include "nt_graph_sink.h"
 #include "numatile/mem.h"
 #include "numatile/task.h"
 #include "numa/nt_numa.h"
@@ -229,16 +230,19 @@ static int64_t t_bytes(const nt_qr_t *qr, int64_t k)
 
 // A graph of a factorisation: its T tiles, and for factoring, the upper triangle (R part) of
 // each diagonal tile kept apart from its strictly lower part (V) so TSQRTs need not wait for the
-// UNMQRs reading V. Tasks are appended with their kernel, tile indices and domain.
+// UNMQRs reading V. Tasks go to the sink with their kernel, tile indices and domain: a task
+// graph of ours, or the sink of a dry run (g NULL).
 typedef struct qr_graph {
     nt_task_graph_t *g;
+    nt_graph_sink_t sink;
     const qr_ctx *c;
     int64_t *hT; // mt * nt: data handle of T tile (i,k), i >= k, k < kt
     int64_t *hR; // kt: data handle of R(k), or NULL
     nt_status st;
 } qr_graph;
 
-static nt_status graph_open(qr_graph *q, const qr_ctx *c, bool with_r)
+// Register the handles with `dry`, or with a new task graph when dry is NULL.
+static nt_status graph_open(qr_graph *q, const qr_ctx *c, bool with_r, nt_graph_sink_t *dry)
 {
     const nt_qr_t *qr = c->qr;
     const nt_matrix_t *A = qr->A;
@@ -247,15 +251,21 @@ static nt_status graph_open(qr_graph *q, const qr_ctx *c, bool with_r)
     q->hR = with_r ? malloc((size_t)(qr->kt + 1) * sizeof *q->hR) : NULL;
     if (!q->hT || (with_r && !q->hR))
         return q->st = nt_fail(NT_ENOMEM, "qr: out of memory");
-    if ((q->st = nt_task_graph_create(A->topo, &q->g)) != NT_OK)
+    if (dry)
+        q->sink = *dry;
+    else if ((q->st = nt_task_graph_create(A->topo, &q->g)) == NT_OK)
+        q->sink = nt_graph_sink_runtime(q->g);
+    else
         return q->st;
+    nt_graph_sink_t *s = &q->sink;
     for (int64_t k = 0; k < qr->kt && q->st == NT_OK; k++) {
         int dkk = nt_matrix_tile_domain(A, k, k);
+        nt_task_access_t tile = nt_task_tile(NT_TASK_READWRITE, A, k, k);
         if (with_r)
-            q->st = nt_task_data_register(q->g, dkk, nt_kern_tile_bytes(A, k, k), &q->hR[k]);
+            q->st = s->data(s, dkk, nt_kern_tile_bytes(A, k, k), &tile, &q->hR[k]);
         for (int64_t i = k; i < A->mt && q->st == NT_OK; i++)
-            q->st = nt_task_data_register(q->g, nt_matrix_tile_domain(A, i, k), t_bytes(qr, k),
-                                          &q->hT[i * A->nt + k]);
+            q->st = s->data(s, nt_matrix_tile_domain(A, i, k), t_bytes(qr, k), NULL,
+                            &q->hT[i * A->nt + k]);
     }
     return q->st;
 }
@@ -272,6 +282,35 @@ static nt_task_access_t acc_t(const qr_graph *q, nt_task_mode mode, int64_t i, i
     return nt_task_data(mode, q->hT[i * q->c->qr->A->nt + k]);
 }
 
+// The tile-kernel call of a task of this kind (sizes as the model scales them); false for the
+// kinds that call none of the registry's kernels.
+static bool call_of(const qr_graph *q, int kind, int64_t i, int64_t j, int64_t k,
+                    nt_tk_call_t *call)
+{
+    const nt_matrix_t *A = q->c->qr->A, *B = q->c->B ? q->c->B : A;
+    int64_t ck = nt_matrix_tile_cols(A, k);
+    switch (kind) {
+    case K_GEQRT: *call = (nt_tk_call_t){NT_TK_GEQRT, nt_matrix_tile_rows(A, k), ck, ck, 0}; break;
+    case K_TSQRT: *call = (nt_tk_call_t){NT_TK_TSQRT, nt_matrix_tile_rows(A, i), ck, ck, 0}; break;
+    case K_UNMQR:
+    case K_QUNMQR:
+        *call = (nt_tk_call_t){NT_TK_UNMQR, nt_matrix_tile_rows(A, k),
+                               nt_matrix_tile_cols(kind == K_UNMQR ? A : B, j), ck, 0};
+        break;
+    case K_TSMQR:
+    case K_QTSMQR:
+        *call = (nt_tk_call_t){NT_TK_TSMQR, nt_matrix_tile_rows(A, i),
+                               nt_matrix_tile_cols(kind == K_TSMQR ? A : B, j), ck, 0};
+        break;
+    case K_LSGEMM:
+        *call = (nt_tk_call_t){NT_TK_GEMM, nt_matrix_tile_rows(B, i), nt_matrix_tile_cols(B, j),
+                               ck, 0};
+        break;
+    default: return false;
+    }
+    return true;
+}
+
 // Append a task (after a failure, nothing: the first error stays in q->st).
 static void add(qr_graph *q, int kind, int64_t i, int64_t j, int64_t k, int domain, int prio,
                 int nacc, const nt_task_access_t *acc)
@@ -279,7 +318,11 @@ static void add(qr_graph *q, int kind, int64_t i, int64_t j, int64_t k, int doma
     if (q->st != NT_OK)
         return;
     qr_arg a = {q->c, kind, i, j, k};
-    q->st = nt_task_submit(q->g, qr_task, &a, sizeof a, nacc, acc, domain, prio);
+    nt_tk_call_t call;
+    int ncalls = call_of(q, kind, i, j, k, &call);
+    call.nacc = nacc;
+    q->st = q->sink.submit(&q->sink, &(nt_graph_task_t){qr_task, &a, sizeof a, nacc, acc, domain,
+                                                       prio, ncalls, &call});
 }
 
 // Step k's panel row: GEQRT on the diagonal tile, UNMQR on the tiles to its right.
@@ -331,6 +374,17 @@ static nt_status run_graph(qr_graph *q, int tpd, nt_kernel_sched sched, nt_kerne
     return st;
 }
 
+// The tasks of the factorisation, step by step.
+static void factor_tasks(qr_graph *q)
+{
+    const nt_qr_t *qr = q->c->qr;
+    for (int64_t k = 0; k < qr->kt; k++) {
+        add_geqrt_row(q, k);
+        for (int64_t i = k + 1; i < qr->A->mt; i++)
+            add_ts_row(q, k, i);
+    }
+}
+
 // Build and run the factorisation graph of qr->A with its T tiles in place.
 static nt_status factor_graph(nt_qr_t *qr, int tpd, nt_kernel_sched sched,
                               nt_kernel_stats_t *stats)
@@ -338,17 +392,24 @@ static nt_status factor_graph(nt_qr_t *qr, int tpd, nt_kernel_sched sched,
     nt_matrix_t *A = qr->A;
     qr_ctx c = {qr, NULL, true, nt_kern_qr_lwork(qr->ib, A->nb)};
     qr_graph q;
-    if (graph_open(&q, &c, true) == NT_OK)
-        for (int64_t k = 0; k < qr->kt; k++) {
-            add_geqrt_row(&q, k);
-            for (int64_t i = k + 1; i < A->mt; i++)
-                add_ts_row(&q, k, i);
-        }
+    if (graph_open(&q, &c, true, NULL) == NT_OK)
+        factor_tasks(&q);
     nt_status st = run_graph(&q, tpd, sched, stats);
     if (st == NT_OK && stats)
         stats->flops += cplx_factor(qr) * qr_flops((double)A->m, (double)A->n);
     graph_close(&q);
     return st;
+}
+
+nt_status nt_qr_factor_build(nt_graph_sink_t *s, nt_matrix_t *A, int64_t ib)
+{
+    nt_qr_t qr = {.A = A, .ib = ib, .kt = min64(A->mt, A->nt), .t = nt_kern_dtype(A)};
+    qr_ctx c = {&qr, NULL, true, nt_kern_qr_lwork(ib, A->nb)};
+    qr_graph q;
+    if (graph_open(&q, &c, true, s) == NT_OK)
+        factor_tasks(&q);
+    graph_close(&q);
+    return q.st;
 }
 
 nt_status nt_qr_factor(nt_matrix_t *A, const nt_kernel_opts_t *opts, nt_qr_t **out,
@@ -459,7 +520,7 @@ static nt_status apply_graph(const nt_qr_t *qr, bool trans, bool identity, nt_ma
     if (st != NT_OK)
         return st;
     qr_graph q;
-    if (graph_open(&q, &c, false) == NT_OK)
+    if (graph_open(&q, &c, false, NULL) == NT_OK)
         for (int64_t j = 0; j < B->nt; j++) {
             for (int64_t i = 0; identity && i < B->mt; i++) {
                 nt_task_access_t a = nt_task_tile(NT_TASK_WRITE, B, i, j);
@@ -527,7 +588,7 @@ nt_status nt_qr_solve_ls(const nt_qr_t *qr, nt_matrix_t *B, const nt_kernel_opts
     if ((st = rhs_ctx(qr, B, true, opts, &c, &tpd, &sched)) != NT_OK)
         return st;
     qr_graph q;
-    if (graph_open(&q, &c, false) == NT_OK)
+    if (graph_open(&q, &c, false, NULL) == NT_OK)
         for (int64_t j = 0; j < B->nt; j++) {
             add_apply(&q, true, j);
             for (int64_t k = A->nt - 1; k >= 0; k--) {

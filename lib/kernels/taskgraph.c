@@ -13,6 +13,8 @@
 
 #include "nt_core.h"
 #include "nt_kern_common.h"
+#include "nt_graph_sink.h"
+#include "nt_task_heap.h"
 #include "numatile/task.h"
 
 // Accesses are packed as handle << 2 | mode.
@@ -384,13 +386,13 @@ nt_status nt_task_submit(nt_task_graph_t *g, nt_task_fn fn, const void *arg, siz
 
 /* ---- execution -------------------------------------------------------------------------- */
 
-// A binary max-heap of ready tasks of one domain, ordered by (prio, -id).
+// The ready tasks of one domain, keyed by priority (nt_task_heap.h: the model's order too).
 typedef struct readyq {
     pthread_mutex_t lock;
     pthread_cond_t cv;
     int64_t n;
     _Atomic int64_t avail; // n, readable without the lock (for the spin before sleeping)
-    int64_t *heap;
+    nt_heap_item_t *heap;
 } readyq;
 
 typedef struct run_ctx {
@@ -415,22 +417,11 @@ typedef struct run_ctx {
     pthread_mutex_t msg_lock;
 } run_ctx;
 
-static bool higher(const nt_task_graph_t *g, int64_t a, int64_t b)
-{
-    int pa = g->task[a].prio, pb = g->task[b].prio;
-    return pa != pb ? pa > pb : a < b;
-}
-
 static void q_push(run_ctx *c, int d, int64_t t)
 {
     readyq *q = &c->q[d];
     pthread_mutex_lock(&q->lock);
-    int64_t i = q->n++;
-    while (i > 0 && higher(c->g, t, q->heap[(i - 1) / 2])) {
-        q->heap[i] = q->heap[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    q->heap[i] = t;
+    nt_heap_push(q->heap, &q->n, (nt_heap_item_t){c->g->task[t].prio, t});
     atomic_store(&q->avail, q->n);
     pthread_cond_signal(&q->cv);
     pthread_mutex_unlock(&q->lock);
@@ -461,23 +452,7 @@ static int64_t q_pop(run_ctx *c, int d)
         pthread_mutex_unlock(&q->lock);
         return -1;
     }
-    int64_t top = q->heap[0], last = q->heap[--q->n], i = 0;
-    for (;;) {
-        int64_t l = 2 * i + 1, best = i;
-        int64_t bt = last;
-        if (l < q->n && higher(c->g, q->heap[l], bt)) {
-            best = l;
-            bt = q->heap[l];
-        }
-        if (l + 1 < q->n && higher(c->g, q->heap[l + 1], bt))
-            best = l + 1;
-        if (best == i)
-            break;
-        q->heap[i] = q->heap[best];
-        i = best;
-    }
-    if (q->n > 0)
-        q->heap[i] = last;
+    int64_t top = nt_heap_pop(q->heap, &q->n).id;
     atomic_store(&q->avail, q->n);
     pthread_mutex_unlock(&q->lock);
     return top;
@@ -751,7 +726,7 @@ static int queues_init(run_ctx *c, const int64_t *qcap)
 {
     int n = 0;
     for (; n < c->g->ndomains; n++) {
-        c->q[n].heap = malloc((size_t)(qcap[n] + 1) * sizeof(int64_t));
+        c->q[n].heap = malloc((size_t)(qcap[n] + 1) * sizeof *c->q[n].heap);
         if (!c->q[n].heap)
             break;
         pthread_mutex_init(&c->q[n].lock, NULL);
@@ -878,4 +853,21 @@ out:
     free(fill);
     free(qcap);
     return st;
+}
+
+nt_status nt_task_graph_peek(const nt_task_graph_t *g, int64_t t, int *domain, int *prio,
+                             int64_t *pred, int max, int *npred)
+{
+    if (!g || t < 0 || t >= g->ntask)
+        return nt_fail(NT_EINVAL, "task graph peek: no task %lld", (long long)t);
+    *domain = g->task[t].domain;
+    *prio = g->task[t].prio;
+    *npred = 0;
+    for (int64_t e = 0; e < g->nedge; e++)
+        if (g->esucc[e] == t) {
+            if (*npred < max)
+                pred[*npred] = g->epred[e];
+            ++*npred;
+        }
+    return NT_OK;
 }

@@ -330,7 +330,8 @@ static double makespan(const nt_sim_task_t *t, int64_t n, int D, int threads)
     return ms;
 }
 
-#define T(d, prio, s, np, ...) ((nt_sim_task_t){d, prio, s, np, {__VA_ARGS__}})
+#define T(d, prio, s, np, ...)                                                               \
+    ((nt_sim_task_t){.domain = d, .prio = prio, .seconds = s, .npred = np, .pred = {__VA_ARGS__}})
 
 Test(model, schedule_by_hand)
 {
