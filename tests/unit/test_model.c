@@ -330,8 +330,9 @@ static double makespan(const nt_sim_task_t *t, int64_t n, int D, int threads)
     return ms;
 }
 
-#define T(d, prio, s, np, ...)                                                               \
-    ((nt_sim_task_t){.domain = d, .prio = prio, .seconds = s, .npred = np, .pred = {__VA_ARGS__}})
+#define T(d_, prio_, s_, np_, ...)                                                           \
+    ((nt_sim_task_t){.domain = d_, .prio = prio_, .seconds = s_, .npred = np_,                \
+                     .pred = {__VA_ARGS__}})
 
 Test(model, schedule_by_hand)
 {
