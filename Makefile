@@ -82,8 +82,9 @@ MANPAGE  := docs/numatile.1
 STAGE    ?= $(BUILD)/stage
 EXAMPLES := redistribute plan_only hetero_gemm owner_stencil2d
 
-.PHONY: all deps test test-unit test-openblas test-vm check-asan check-valgrind demo bench clean \
-        info install help docs examples check-outputs check-abi check-json fuzz fuzz-build fuzz-replay
+.PHONY: all deps test test-unit micro check-style test-openblas test-vm check-asan check-valgrind \
+        demo bench clean info install help docs examples check-outputs check-abi check-json fuzz \
+        fuzz-build fuzz-replay
 
 # The flat OpenBLAS peer of `bench kernels`: its own program, linked with OpenBLAS only (so the
 # BLIS build can compare with it), built whenever OpenBLAS is installed.
@@ -103,9 +104,11 @@ all: $(LIB_A) $(LIB_SO) $(TOOL) $(PC) $(PEER) $(MPI_PEER)
 help:
 	@echo "make deps         install the Debian packages numatile needs (idempotent)"
 	@echo "make              build library (.a, .so), tool build/bin/numatile, numatile.pc"
-	@echo "make test         deps + build + unit tests + examples + docs + ASan/UBSan + fuzz replay"
-	@echo "                  + guest tests"
+	@echo "make test         deps + build + micro + check-style + unit tests + examples + docs"
+	@echo "                  + ASan/UBSan + fuzz replay + guest tests"
 	@echo "make test-unit    Criterion unit tests (and check-abi)"
+	@echo "make micro        the micro benchmarks of bench/micro/ into $(BUILD)/bin/"
+	@echo "make check-style  no function over 80 lines in the sources (tests aside)"
 	@echo "make test-mpi     libnumatile_mpi against pdgemr2d on 2, 3 and 4 MPI ranks"
 	@echo "make test-openblas  build BLAS=openblas in build/openblas and run the unit tests there"
 	@echo "make check-abi    the .so exports exactly the functions of the public headers"
@@ -143,15 +146,19 @@ $(BUILD)/obj/core/%.o $(BUILD)/obj/numa/%.o $(BUILD)/obj/partition/%.o $(BUILD)/
 $(BUILD)/obj/lib/kernels/blas/%.o: override CPPFLAGS += -I$(BLAS_INC)
 # The peer is its own program (no libnumatile); it borrows only core/'s inline generator.
 $(PEER_OBJ): override CPPFLAGS += -Icore -I$(OPENBLAS_INC)
-# The front end sees its rooms' headers; so do the tests of the harness.
-$(BUILD)/obj/tool/%.o $(BUILD)/obj/bench/%.o $(BUILD)/obj/tests/%.o: override CPPFLAGS += -Itool -Ibench/harness \
-  -Ibench/scenarios
+# The front end's rooms depend one way: the tool (tool/) and the scenarios (bench/scenarios/)
+# on the harness (bench/harness/), never on each other. Each sees its own headers (beside its
+# sources) and the harness's; so do the tests of the tool and of the harness.
+$(BUILD)/obj/tool/%.o $(BUILD)/obj/bench/scenarios/%.o $(BUILD)/obj/bench/harness/%.o \
+  $(BUILD)/obj/tests/%.o: override CPPFLAGS += -Ibench/harness
+# The micro benchmarks name the library's private headers from the top of the tree.
+$(BUILD)/obj/bench/micro/%.o: override CPPFLAGS += -Icore -I.
 # The papers' data files: read from the source tree, else from the installed copy.
 $(BUILD)/obj/bench/scenarios/scn_data.o: override CPPFLAGS += \
   -DNT_DATA_DIR='"$(CURDIR)/bench/data"' -DNT_DATA_INSTALL_DIR='"$(PREFIX)/share/numatile/data"'
 
 -include $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)
--include $(PEER_OBJ:.o=.d) $(MPI_PEER_OBJ:.o=.d)
+-include $(PEER_OBJ:.o=.d) $(MPI_PEER_OBJ:.o=.d) $(MICRO_OBJ:.o=.d)
 
 $(BLAS_STAMP):
 	@other=$$(ls $(BUILD)/blas-* 2>/dev/null); if [ -n "$$other" ]; then \
@@ -206,6 +213,29 @@ $(PEER): $(PEER_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ -ljansson $(OPENBLAS_LIBS) -lm
 endif
 
+# The micro benchmarks (bench/micro/, each a program of its own, not part of the tool): built by
+# `make micro` and in `make test`, so that they keep compiling. periodic_* link the library,
+# copy_kernels only the copy kernels (lib/matrix/copy.c), the others nothing of numatile.
+MICRO_SRC := $(sort $(wildcard bench/micro/*.c))
+MICRO_OBJ := $(MICRO_SRC:%.c=$(BUILD)/obj/%.o)
+MICRO     := $(MICRO_SRC:bench/micro/%.c=$(BUILD)/bin/%)
+MICRO_LIB := $(BUILD)/bin/periodic_lines $(BUILD)/bin/periodic_sweep
+
+micro: $(MICRO)
+
+$(MICRO_LIB): $(BUILD)/bin/%: $(BUILD)/obj/bench/micro/%.o $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/bin/copy_kernels: $(BUILD)/obj/bench/micro/copy_kernels.o $(BUILD)/obj/lib/matrix/copy.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^
+
+$(filter-out $(MICRO_LIB) $(BUILD)/bin/copy_kernels,$(MICRO)): $(BUILD)/bin/%: \
+  $(BUILD)/obj/bench/micro/%.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^
+
 $(UNIT): $(UNIT_OBJ) $(HARNESS_OBJ) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(UNIT_OBJ) $(HARNESS_OBJ) $(LIB_A) -lcriterion -ljansson $(LDLIBS)
@@ -256,6 +286,8 @@ test-vm: $(TOOL)
 
 test: deps
 	$(MAKE) -j2 all
+	$(MAKE) -j2 micro
+	$(MAKE) check-style
 	$(MAKE) test-unit
 	$(MAKE) check-json
 	$(MAKE) test-mpi
@@ -363,6 +395,11 @@ fuzz: fuzz-build
 fuzz-replay: fuzz-build
 	FUZZ_SEED=1 sh scripts/fuzz.sh $(FUZZ_DIR) 10 $(FUZZ_NAMES)
 
+# Every function of the non-test C sources within 80 lines (scripts/check_style.sh lists the
+# others and fails).
+check-style:
+	sh scripts/check_style.sh
+
 # Before/after check of a change meant to keep behaviour: every scenario (--quick --seed 1) and
 # the documented examples, run by OLD and by NEW, deterministic fields compared (~1 min here).
 check-outputs: $(TOOL)
@@ -415,7 +452,8 @@ mpi: $(MPI_ALL)
 ifneq ($(SCALAPACK_FOUND),)
 -include $(MPI_LIB_OBJ:.o=.d) $(MPI_TOOL_OBJ:.o=.d) $(BUILD)/obj/tests/mpi/test_pgemr2d.d \
   $(BUILD)/obj/tests/mpi/test_relabel.d
-# mpi/walk.c streams lines with lib/matrix/nt_lines.h (header-only, no libnumatile symbol).
+# mpi/walk.c and mpi/tools/bench.c stream lines with lib/matrix/nt_lines.h (header-only, no
+# libnumatile symbol).
 $(BUILD)/obj/mpi/%.o: mpi/%.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CPPFLAGS) -Impi -I. $(CFLAGS) -MMD -MP -c $< -o $@

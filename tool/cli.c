@@ -1,5 +1,7 @@
 #include "cli.h"
 
+#include "harness.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -260,14 +262,6 @@ int cli_check_synthetic(const char *cmd, const char *desc)
     return CLI_OK;
 }
 
-int cli_status_exit(nt_status st)
-{
-    if (st == NT_OK)
-        return CLI_OK;
-    bool usage = st == NT_EINVAL || st == NT_ERANGE || st == NT_EIO || st == NT_ENOSPACE;
-    return usage ? CLI_USAGE : CLI_RUNTIME;
-}
-
 int cli_load_topo(const char *cmd, int domains, nt_topo_t **t)
 {
     nt_topo_opts_t to = {.domains = domains};
@@ -280,7 +274,7 @@ int cli_load_topo(const char *cmd, int domains, nt_topo_t **t)
 int cli_lib_error(const char *cmd, nt_status st)
 {
     cli_eprintf("numatile %s: %s: %s\n", cmd, nt_strerror(st), nt_last_error());
-    return cli_status_exit(st);
+    return bench_status_exit(st);
 }
 
 bool cli_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)

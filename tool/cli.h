@@ -68,16 +68,12 @@ void cli_eprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 // a file that is not there. Synthetic descriptions pass unchecked.
 int cli_check_synthetic(const char *cmd, const char *desc);
 
-// The tool's exit code for a library status: CLI_OK for NT_OK, CLI_USAGE for NT_EINVAL /
-// NT_ERANGE / NT_EIO / NT_ENOSPACE (the user's input was wrong or impossible), CLI_RUNTIME
-// otherwise. The one mapping the subcommands and the scenarios share.
-int cli_status_exit(nt_status st);
-
 // This machine's topology with --domains D (0 = one domain per node) into *t, to destroy with
 // nt_topo_destroy; CLI_OK, or the exit code after cli_lib_error() when it cannot be loaded.
 int cli_load_topo(const char *cmd, int domains, nt_topo_t **t);
 
-// Print "numatile CMD: <what>: <nt_last_error()>" to stderr; return cli_status_exit(st).
+// Print "numatile CMD: <what>: <nt_last_error()>" to stderr; return bench_status_exit(st)
+// (harness.h: the exit code of a library status, shared with the scenarios).
 int cli_lib_error(const char *cmd, nt_status st);
 
 // Parse a whole decimal integer in [lo, hi]; false on junk, empty string or out of range.

@@ -8,8 +8,8 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "kern_cli.h"
-#include "speeds_cli.h"
+#include "cli_kern.h"
+#include "cli_speeds.h"
 
 static const char *gemm_help =
     "usage: numatile gemm --n N --nb NB --dist DIST [--from DIST --match MODE] [options]\n"

@@ -7,7 +7,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "harness.h"
-#include "inst_cli.h"
+#include "cli_inst.h"
 
 static const char *match_help =
     "usage: numatile match --instance FILE [--objective volume|steps|lex]\n"

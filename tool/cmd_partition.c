@@ -10,7 +10,7 @@
 #include "commands.h"
 #include "harness.h"
 #include "numatile/hetero.h"
-#include "speeds_cli.h"
+#include "cli_speeds.h"
 
 static const char *help =
     "usage: numatile partition --speeds S --n N [--algo A] [--round R] [--dump] [--json]\n"

@@ -373,7 +373,7 @@ static int matrix_error(const char *cmd, const char *opt, const char *txt, nt_st
 {
     cli_eprintf("numatile %s: %s '%s': %s: %s\n", cmd, opt, txt, nt_strerror(st),
                 nt_last_error());
-    return cli_status_exit(st);
+    return bench_status_exit(st);
 }
 
 static json_t *map_json(const int *owner, int64_t mt, int64_t nt)

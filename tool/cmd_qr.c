@@ -7,7 +7,7 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "kern_cli.h"
+#include "cli_kern.h"
 
 // --verify's bound on both residuals, in units of the type's own eps (every type alike).
 #define QR_TOL 10.0

@@ -5,7 +5,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "harness.h"
-#include "inst_cli.h"
+#include "cli_inst.h"
 #include "numatile/dist.h"
 #include "numatile/sched.h"
 

@@ -10,7 +10,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "harness.h"
-#include "topo_draw.h"
+#include "cli_topo_draw.h"
 
 static const char *help =
     "usage: numatile topo [--domains D] [--synthetic DESC] [--probe MIB] [--json]\n"

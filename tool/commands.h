@@ -2,8 +2,8 @@
 // main.c's table lists them.
 // Each takes the arguments after `numatile` (argv[0] is the subcommand's name) and returns the
 // tool's exit code (cli.h).
-#ifndef NUMATILE_BENCH_COMMANDS_H
-#define NUMATILE_BENCH_COMMANDS_H
+#ifndef NUMATILE_TOOL_COMMANDS_H
+#define NUMATILE_TOOL_COMMANDS_H
 
 int cmd_topo(int argc, char **argv);
 int cmd_match(int argc, char **argv);

@@ -73,7 +73,9 @@
 //
 // Files: run.c (running a scenario, its record, the timer), console.c (text, notices, progress),
 // table.c, plot.c, stats.c, output.c (CSV and JSON), envelope.c and machine.c (the envelope of
-// every JSON document); harness_int.h is what they share.
+// every JSON document), values.c (matrix values and exit codes the tool shares with the
+// scenarios), advise_run.c (one measured candidate of the advisor, for `numatile advise --run`
+// and `bench advise`); harness_int.h is what they share.
 #ifndef NUMATILE_BENCH_HARNESS_H
 #define NUMATILE_BENCH_HARNESS_H
 
@@ -276,6 +278,23 @@ int bench_mkdirs(const char *path);
 // Write rows as CSV (header = union of keys in first-seen order). 0, or -1 on a write error.
 // (output.c)
 int bench_write_csv(FILE *f, json_t *rows);
+
+// ---- what the tool and the scenarios share (values.c) ------------------------------------------
+
+// Element (r, c) of matrix number seed: uniform in [-1, 1), a splitmix64 function of its
+// arguments (the same values for a tiled matrix and a flat array). Not the library's
+// nt_matrix_pattern_value, which fills an element with raw random bytes (any double, NaN and
+// huge values included): fine to check that copies arrive, not to feed GEMM and QR.
+double bench_value(uint64_t seed, int64_t r, int64_t c);
+
+// nt_matrix_value_fn filling a matrix of doubles with bench_value; arg points to a uint64_t
+// seed.
+void bench_fill_fn(int64_t r, int64_t c, void *elem, size_t elem_size, void *arg);
+
+// The tool's exit code for a library status (docs/numatile.1): 0 for NT_OK, 2 for NT_EINVAL /
+// NT_ERANGE / NT_EIO / NT_ENOSPACE (the user's input was wrong or impossible), 3 otherwise. The
+// one mapping the subcommands and the scenarios share.
+int bench_status_exit(nt_status st);
 
 // ---- the JSON envelope (envelope.c, machine.c; docs/json.md) ----------------------------------
 

@@ -79,7 +79,7 @@ static nt_status make_tiled(const nt_topo_t *t, const char *spec, int64_t n, int
     nt_matrix_shape_t sh = {n, n, nb, nb, sizeof(double)};
     nt_status st = nt_matrix_create_spec(t, &sh, spec, nt_topo_ndomains(t), NT_LAYOUT_TILE, 0,
                                          out);
-    if (st == NT_OK && fill && (st = nt_matrix_fill(*out, scn_fill_fn, &seed)) != NT_OK) {
+    if (st == NT_OK && fill && (st = nt_matrix_fill(*out, bench_fill_fn, &seed)) != NT_OK) {
         nt_matrix_destroy(*out);
         *out = NULL;
     }
@@ -107,9 +107,9 @@ static nt_status make_flat(int64_t n, uint64_t seed, flat *f)
     }
     for (int64_t c = 0; c < n; c++)
         for (int64_t r = 0; r < n; r++) {
-            f->A[r + c * n] = scn_value(seed, r, c);
-            f->B[r + c * n] = scn_value(seed + 1, r, c);
-            f->Q0[r + c * n] = scn_value(seed + 3, r, c);
+            f->A[r + c * n] = bench_value(seed, r, c);
+            f->B[r + c * n] = bench_value(seed + 1, r, c);
+            f->Q0[r + c * n] = bench_value(seed + 3, r, c);
         }
     return NT_OK;
 }
@@ -141,7 +141,7 @@ static nt_status run_once(const nt_kernel_opts_t *ko, cfg *c, flat *f, uint64_t 
     } else {
         uint64_t s = seed + 3;
         nt_qr_t *qr = NULL;
-        if ((st = nt_matrix_fill(c->A, scn_fill_fn, &s)) != NT_OK)
+        if ((st = nt_matrix_fill(c->A, bench_fill_fn, &s)) != NT_OK)
             return st;
         t0 = bench_now();
         st = nt_qr_factor(c->A, ko, &qr, &ks);

@@ -409,7 +409,7 @@ static nt_status make_op(const nt_topo_t *t, const nt_tilemap_t *map, int64_t nb
 {
     nt_matrix_shape_t sh = {map->mt * nb, map->nt * nb, nb, nb, sizeof(double)};
     nt_status st = nt_matrix_create(t, &sh, map, NT_LAYOUT_TILE, 0, out);
-    if (st == NT_OK && fill && (st = nt_matrix_fill(*out, scn_fill_fn, &seed)) != NT_OK) {
+    if (st == NT_OK && fill && (st = nt_matrix_fill(*out, bench_fill_fn, &seed)) != NT_OK) {
         nt_matrix_destroy(*out);
         *out = NULL;
     }

@@ -1,8 +1,6 @@
 // Helpers shared by the bench scenarios; see scn_util.h.
 #include "scn_util.h"
 
-#include "cli.h"
-
 #include <math.h>
 #include <stdio.h>
 
@@ -64,22 +62,6 @@ void scn_stat3(double out[3], const double *x, int n)
     out[2] = bench_max(x, (size_t)n);
 }
 
-double scn_value(uint64_t seed, int64_t r, int64_t c)
-{
-    uint64_t z = seed * 0x9e3779b97f4a7c15ULL + (uint64_t)r * 0xbf58476d1ce4e5b9ULL +
-                 (uint64_t)c * 0x94d049bb133111ebULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    z ^= z >> 31;
-    return (double)(z >> 11) * 0x1.0p-53 * 2.0 - 1.0;
-}
-
-void scn_fill_fn(int64_t r, int64_t c, void *elem, size_t elem_size, void *arg)
-{
-    (void)elem_size;
-    *(double *)elem = scn_value(*(const uint64_t *)arg, r, c);
-}
-
 int scn_fail(const bench_run *r, const char *what, nt_status st)
 {
     if (what)
@@ -87,5 +69,5 @@ int scn_fail(const bench_run *r, const char *what, nt_status st)
                 nt_last_error());
     else
         fprintf(stderr, "numatile bench %s: %s: %s\n", r->name, nt_strerror(st), nt_last_error());
-    return cli_status_exit(st);
+    return bench_status_exit(st);
 }

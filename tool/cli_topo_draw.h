@@ -1,6 +1,6 @@
-// `numatile topo --map` and `--draw` (topo_draw.c).
-#ifndef NUMATILE_BENCH_TOPO_DRAW_H
-#define NUMATILE_BENCH_TOPO_DRAW_H
+// `numatile topo --map` and `--draw` (cli_topo_draw.c).
+#ifndef NUMATILE_TOOL_CLI_TOPO_DRAW_H
+#define NUMATILE_TOOL_CLI_TOPO_DRAW_H
 
 #include <stdint.h>
 

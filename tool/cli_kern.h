@@ -1,7 +1,7 @@
 // What the kernel subcommands gemm (cmd_gemm.c) and qr (cmd_qr.c) share: their options, the
 // placement of an operand (with a redistribution first under --from), its values, the report.
-#ifndef NUMATILE_BENCH_KERN_CLI_H
-#define NUMATILE_BENCH_KERN_CLI_H
+#ifndef NUMATILE_TOOL_CLI_KERN_H
+#define NUMATILE_TOOL_CLI_KERN_H
 
 #include <complex.h>
 #include <jansson.h>

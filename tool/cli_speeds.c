@@ -1,5 +1,5 @@
 // The --speeds parser that `numatile partition` and `numatile gemm` share.
-#include "speeds_cli.h"
+#include "cli_speeds.h"
 
 #include <stdlib.h>
 #include <string.h>

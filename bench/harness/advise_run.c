@@ -1,24 +1,12 @@
 // adv_run(): one measured candidate (see advise_run.h).
 #include "advise_run.h"
+#include "harness.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "numatile/kernels.h"
 #include "numatile/plan.h"
-
-// Uniform values in [-1, 1) from splitmix64 of (seed, r, c): finite, well-conditioned enough
-// for QR and GEMM timings.
-static void value(int64_t r, int64_t c, void *elem, size_t es, void *arg)
-{
-    (void)es;
-    uint64_t z = *(const uint64_t *)arg * 0x9e3779b97f4a7c15ULL + (uint64_t)r * 0xbf58476d1ce4e5b9ULL +
-                 (uint64_t)c * 0x94d049bb133111ebULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    z ^= z >> 31;
-    *(double *)elem = (double)(z >> 11) * 0x1.0p-53 * 2.0 - 1.0;
-}
 
 // One operand on `from`, filled when fill, then moved to target (if any); *op gets the result.
 static nt_status place(const nt_topo_t *t, const nt_matrix_shape_t *sh, const nt_tilemap_t *from,
@@ -31,7 +19,7 @@ static nt_status place(const nt_topo_t *t, const nt_matrix_shape_t *sh, const nt
     nt_exec_stats_t es = {0};
     nt_status st = nt_matrix_create(t, sh, from, NT_LAYOUT_TILE, 0, &src);
     if (!st && fill)
-        st = nt_matrix_fill(src, value, &seed);
+        st = nt_matrix_fill(src, bench_fill_fn, &seed);
     if (st || !target) {
         if (st)
             nt_matrix_destroy(src);

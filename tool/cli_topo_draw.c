@@ -11,7 +11,7 @@
 
 #include "cli.h"
 #include "harness.h"
-#include "topo_draw.h"
+#include "cli_topo_draw.h"
 
 int topo_map_holds(const nt_topo_t *t, const topo_map *m, int64_t *tiles, int64_t *bytes)
 {

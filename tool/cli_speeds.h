@@ -1,8 +1,8 @@
 // The --speeds grammar of `numatile partition` and `numatile gemm`: relative speeds
 // "s1,s2,...", "topo", "measured" or "measured:FILE" (the GEMM speeds of a machine profile), or
 // a platform of Lambert's thesis. One parser, so the two commands read the same words alike.
-#ifndef NUMATILE_BENCH_SPEEDS_CLI_H
-#define NUMATILE_BENCH_SPEEDS_CLI_H
+#ifndef NUMATILE_TOOL_CLI_SPEEDS_H
+#define NUMATILE_TOOL_CLI_SPEEDS_H
 
 #include "numatile.h"
 

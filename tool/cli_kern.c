@@ -1,6 +1,7 @@
 // The parts of `numatile gemm` and `numatile qr` that are the same: options, placing an operand
 // (after a redistribution under --from), its values, and the report of the run.
-#include "kern_cli.h"
+#include "cli_kern.h"
+#include "harness.h"
 
 #include <float.h>
 #include <stdio.h>
@@ -134,33 +135,21 @@ double kern_eps(nt_dtype t)
     return t == NT_DTYPE_S || t == NT_DTYPE_C ? (double)FLT_EPSILON : DBL_EPSILON;
 }
 
-// Element (r,c): uniform in [-1, 1), a splitmix64 function of (seed, r, c); for complex types
-// the imaginary part is the same function of (seed, r, c + n) (another stream). Not the library's
-// nt_matrix_pattern_value, whose elements are raw random bytes (any double, NaN included) from
-// another seeding: the kernels need values a residual check can use, and these values fix the
-// residuals the commands print.
-static double unit_value(uint64_t seed, int64_t r, int64_t c)
-{
-    uint64_t z = seed * 0x9e3779b97f4a7c15ULL + (uint64_t)r * 0xbf58476d1ce4e5b9ULL +
-                 (uint64_t)c * 0x94d049bb133111ebULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    z ^= z >> 31;
-    return (double)(z >> 11) * 0x1.0p-53 * 2.0 - 1.0;
-}
-
 typedef struct value_arg {
     uint64_t seed;
     nt_dtype type;
     int64_t n; // columns: the imaginary parts' column offset
 } value_arg;
 
+// Element (r,c): bench_value(seed, r, c); for complex types the imaginary part is the same
+// function of (seed, r, c + n) (another stream). These values fix the residuals the commands
+// print.
 static void kern_value(int64_t r, int64_t c, void *elem, size_t es, void *arg)
 {
     (void)es;
     const value_arg *v = arg;
-    double re = unit_value(v->seed, r, c);
-    double im = v->type == NT_DTYPE_C || v->type == NT_DTYPE_Z ? unit_value(v->seed, r, c + v->n)
+    double re = bench_value(v->seed, r, c);
+    double im = v->type == NT_DTYPE_C || v->type == NT_DTYPE_Z ? bench_value(v->seed, r, c + v->n)
                                                                 : 0.0;
     switch (v->type) {
     case NT_DTYPE_S:

@@ -1,6 +1,6 @@
 // The parts of `numatile match` and `numatile schedule` that are the same: options, reading
 // and matching the instance, sigma.
-#include "inst_cli.h"
+#include "cli_inst.h"
 
 #include <stdio.h>
 #include <stdlib.h>

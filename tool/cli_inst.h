@@ -1,7 +1,7 @@
 // What the instance-file subcommands match (cmd_match.c) and schedule (cmd_schedule.c) share:
 // their options, reading the instance and matching it, printing sigma.
-#ifndef NUMATILE_BENCH_INST_CLI_H
-#define NUMATILE_BENCH_INST_CLI_H
+#ifndef NUMATILE_TOOL_CLI_INST_H
+#define NUMATILE_TOOL_CLI_INST_H
 
 #include <jansson.h>
 #include <stdbool.h>
