@@ -1,9 +1,10 @@
 // Micro-benchmark behind the MPI executor's column walks (mpi/walk.c): a 2048 x 2048 matrix of
-// doubles is written from 4 packed messages (2 x 2 process grid, pieces of P rows and blocks of
-// P columns alternating between the messages), once message by message (each message's pieces
-// in turn: every column written in strided pieces, once per message) and once column by
-// column (each column's pieces in row order, taken from whichever message holds them), beside
-// a plain memcpy of the same bytes. Prints GB/s of each, per repetition. Not part of the tool;
+// doubles is written from 4 packed messages (2 x 2 process grid, pieces of P rows and blocks of P
+// columns alternating between the messages), once message by message (each message's pieces in
+// turn: every column written in strided pieces, once per message) and once column by column (each
+// column's pieces in row order, taken from whichever message holds them), beside a plain memcpy of
+// the same bytes. Prints GB/s of each, per repetition. Not part of the tool: `make micro` builds it
+// (build/bin/); by hand:
 //   cc -O2 bench/micro/column_order.c -o build/bin/column_order
 //   build/bin/column_order [P] [reps]      (P rows per piece, default 32)
 #include <stdio.h>

@@ -1,13 +1,14 @@
 // Micro-benchmark of the copy kernels (lib/matrix/copy.c): which strategy is fastest here for the
-// block shapes redistributions copy. Not part of the tool; build and run with
-//   cc -O2 -fopenmp -D_GNU_SOURCE -Ilib -Iinclude bench/micro/copy_kernels.c lib/matrix/copy.c
+// block shapes redistributions copy. Not part of the tool: `make micro` builds it (build/bin/); by
+// hand, build and run with
+//   cc -O2 -fopenmp -D_GNU_SOURCE -I. -Iinclude bench/micro/copy_kernels.c lib/matrix/copy.c
 //      -o build/bin/copy_kernels
 //   build/bin/copy_kernels [MiB per thread] [reps] [categories]
-// Every measurement streams through buffers far larger than the caches (as a redistribution of
-// a large matrix does), on 1 and 2 threads; the reference is memcpy of the same bytes by the
-// same threads, measured alternately with the kernel, medians of the repetitions. Times are
-// each thread's cpu time (the longest of the team), so that waits for a cpu on a loaded
-// machine do not count.
+// Every measurement streams through buffers far larger than the caches (as a redistribution of a
+// large matrix does), on 1 and 2 threads; the reference is memcpy of the same bytes by the same
+// threads, measured alternately with the kernel, medians of the repetitions. Times are each
+// thread's cpu time (the longest of the team), so that waits for a cpu on a loaded machine do not
+// count.
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
-// Micro-benchmark behind the forward copy loops of mpi/walk.c and lib/matrix/copy.c: 64 MiB copied in
-// pieces of P bytes (256 B to 8 KiB, back to back), by glibc's memcpy and by a forward loop of
-// unaligned 16-byte moves, with the destination D bytes ahead of the source modulo 4 KiB
-// (both buffers 2 MiB-aligned, huge pages advised). Prints GB/s, best of 5, per piece size.
-// Not part of the tool;
+// Micro-benchmark behind the forward copy loops of mpi/walk.c and lib/matrix/copy.c: 64 MiB copied
+// in pieces of P bytes (256 B to 8 KiB, back to back), by glibc's memcpy and by a forward loop of
+// unaligned 16-byte moves, with the destination D bytes ahead of the source modulo 4 KiB (both
+// buffers 2 MiB-aligned, huge pages advised). Prints GB/s, best of 5, per piece size. Not part of
+// the tool: `make micro` builds it (build/bin/); by hand:
 //   cc -O2 bench/micro/memcpy_pieces.c -o build/bin/memcpy_pieces
 //   build/bin/memcpy_pieces [D ...]      (default: 0 64 512 2048)
 #include <emmintrin.h>

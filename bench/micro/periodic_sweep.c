@@ -1,21 +1,20 @@
-// Sweep of block sizes through the periodic executor (lib/exec_periodic.c): ScaLAPACK layouts,
-// N x N doubles on 4 virtual domains, 2x2 -> 4x1 grids, every ordered pair of 17 row-and-column
-// block sizes from 1 to 256, on the whole matrix and on bench scalapack's submatrix (N/2+13 x
-// N/2-7 at (N/8+5, 3), placed at (N/4-1, N/3)), each copied into a target allocated beforehand.
-// Prints per geometry copy / same-run bound (median of the repetitions; the bound is measured
-// by each execution, nt_exec_opts_t.measure_bound) and the bound's median in GB/s (45-55
-// rather than 27-31 here: a fast spell of the host, where copies bound by the core fall
-// behind), the write paths the executor chose (line
-// writers, whole halves, pair, unit and mask programs, reads ahead; test hooks of
-// nt_periodic.h) and whether the target is right element by element, then a summary per side
-// (how many below 0.5 and from 0.8 on, the median). Not part of the tool; build (one line) and
-// run with
-//   cc -O2 -fopenmp -D_GNU_SOURCE -Ilib -Iinclude -Icore bench/micro/periodic_sweep.c
+// Sweep of block sizes through the periodic executor (lib/redist/periodic/exec_periodic.c):
+// ScaLAPACK layouts, N x N doubles on 4 virtual domains, 2x2 -> 4x1 grids, every ordered pair of 17
+// row-and-column block sizes from 1 to 256, on the whole matrix and on bench scalapack's submatrix
+// (N/2+13 x N/2-7 at (N/8+5, 3), placed at (N/4-1, N/3)), each copied into a target allocated
+// beforehand. Prints per geometry copy / same-run bound (median of the repetitions; the bound is
+// measured by each execution, nt_exec_opts_t.measure_bound) and the bound's median in GB/s (45-55
+// rather than 27-31 here: a fast spell of the host, where copies bound by the core fall behind),
+// the write paths the executor chose (line writers, whole halves, pair, unit and mask programs,
+// reads ahead; test hooks of nt_periodic.h) and whether the target is right element by element,
+// then a summary per side (how many below 0.5 and from 0.8 on, the median). Not part of the tool:
+// `make micro` builds it (build/bin/); by hand, build (one line) and run with
+//   cc -O2 -fopenmp -D_GNU_SOURCE -I. -Iinclude -Icore bench/micro/periodic_sweep.c
 //      build/lib/libnumatile.a -lhwloc -lnuma -ljansson -lflame -lblis -lm
 //      -o build/bin/periodic_sweep
 //   build/bin/periodic_sweep [N] [reps]
-// About 2.5 minutes at N = 4096 with 5 repetitions on 2 cores; the host's fast spells move
-// whole stretches of it (see docs/benchmarks.md).
+// About 2.5 minutes at N = 4096 with 5 repetitions on 2 cores; the host's fast spells move whole
+// stretches of it (see docs/benchmarks.md).
 #include <stdio.h>
 #include <stdlib.h>
 

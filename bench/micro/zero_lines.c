@@ -1,10 +1,10 @@
-// Micro-benchmark behind the data in the copy bound's sources (lib/exec_team.c, fill_data):
-// two threads, each over two 32 MiB buffer pairs (huge pages advised, touched beforehand),
-// copy with streaming stores from sources holding zeros, one byte value, 1.0, a sequence or
-// random bits, then stream-write 64 MiB of zeros or of 1.5 and read 64 MiB of zeros or data.
-// The variants alternate repetition by repetition; prints mean GB/s and the runs. On the AMD
-// Zen 4 VM of docs/benchmarks.md zero lines are written about 3x faster than others, so a copy
-// of zeros outruns a copy of any data. Not part of the tool;
+// Micro-benchmark behind the data in the copy bound's sources (lib/redist/exec_team.c, fill_data):
+// two threads, each over two 32 MiB buffer pairs (huge pages advised, touched beforehand), copy
+// with streaming stores from sources holding zeros, one byte value, 1.0, a sequence or random bits,
+// then stream-write 64 MiB of zeros or of 1.5 and read 64 MiB of zeros or data. The variants
+// alternate repetition by repetition; prints mean GB/s and the runs. On the AMD Zen 4 VM of
+// docs/benchmarks.md zero lines are written about 3x faster than others, so a copy of zeros outruns
+// a copy of any data. Not part of the tool: `make micro` builds it (build/bin/); by hand:
 //   cc -O2 -fopenmp bench/micro/zero_lines.c -o build/bin/zero_lines
 //   build/bin/zero_lines [reps]       (default 9, at most 64)
 #include <emmintrin.h>
