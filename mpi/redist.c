@@ -642,6 +642,110 @@ static nt_status unpack_domain(int d, int thread, void *arg)
     return NT_OK;
 }
 
+// The arguments of one nt_mpi_redist call, for its phases.
+typedef struct call {
+    int64_t rows, cols;
+    const void *a;
+    int64_t lda, ia, ja;
+    const nt_mpi_grid_t *ga;
+    void *b;
+    int64_t ldb, ib, jb;
+    const nt_mpi_grid_t *gb;
+    const nt_mpi_opts_t *opts;
+} call;
+
+static bool has_elements(const call *c)
+{
+    return c->rows > 0 && c->cols > 0;
+}
+
+// The transport (opts: one-port steps, one MPI_Alltoallv, else point to point with shared
+// windows within a node), the plan (prepare), and room in the shared window, which grows on
+// every rank of a node once one of them needs more. The outcome is the same on every rank.
+static nt_status setup(run *r, const call *c)
+{
+    const nt_mpi_opts_t *opts = c->opts;
+    r->comm = r->ctx->comm;
+    r->steps = opts && opts->steps;
+    r->a2a = opts && opts->alltoallv && !r->steps;
+    r->shm = r->ctx->shm && !r->steps && !r->a2a;
+    MPI_Comm_rank(r->comm, &r->me);
+    MPI_Comm_size(r->comm, &r->size);
+    r->lines = nt_mpi_lines_wanted(node_bytes(r, c->rows, c->cols));
+    nt_status s = prepare(r, c->rows, c->cols, c->a, c->lda, c->ia, c->ja, c->ga, c->b, c->ldb,
+                          c->ib, c->jb, c->gb);
+    int grow = !s && has_elements(c) && r->shm && (size_t)r->rbytes > r->ctx->cap;
+    s = nt_mpi_agree(r->comm, s, r->me, &grow);
+    if (!s && grow) {
+        // Collective over each node: every rank takes part once any rank needs more.
+        s = nt_mpi_window_grow(r->ctx, (size_t)r->rbytes);
+        s = nt_mpi_agree(r->comm, s, r->me, NULL);
+    }
+    if (!s && r->shm)
+        r->rbase = r->ctx->base;
+    return s;
+}
+
+// Every message sent and received through the chosen transport, and the unpack's steps made;
+// the outcome agreed over the ranks, as nothing of B is written before every rank has
+// everything.
+static nt_status exchange_all(run *r, const call *c, nt_mpi_stats_t *st)
+{
+    nt_status s;
+    if (r->steps)
+        s = exchange_steps(r, c->a, c->lda, st);
+    else if (r->a2a)
+        s = exchange_alltoallv(r, c->a, c->lda, st);
+    else
+        s = exchange(r, c->a, c->lda, st);
+    if (!s)
+        s = unpack_steps(r);
+    if (!s && injected_rank() == r->me)
+        s = nt_mpi_fail(NT_ESYS, "injected failure (NT_MPI_FAIL_RANK=%d)", r->me);
+    s = nt_mpi_agree(r->comm, s, r->me, NULL);
+    // The other ranks' stores into this rank's window are visible from here on.
+    if (r->ctx->win != MPI_WIN_NULL)
+        MPI_Win_sync(r->ctx->win);
+    return s;
+}
+
+// Each local domain of opts->topo has its thread write its columns of B. Binding cannot fail
+// the call any more (the agreement is over), so a refused binding leaves the copy to this
+// thread.
+static void unpack_bound(const run *r, const call *c)
+{
+    bound_arg ba = {r, c->a, c->lda, c->b, c->ldb, c->opts->topo, r->b.g, 0};
+    ba.lcols = nt_mpi_numroc(r->b.g->n, r->b.g->nb, r->b.pcol, r->b.g->csrc, r->b.g->npcol);
+    const nt_topo_t *lt = nt_mpi_topo_local(c->opts->topo);
+    if (nt_team_run(lt, 1, unpack_domain, &ba) != NT_OK) {
+        unpack_domain(-1, 0, &ba);
+        return;
+    }
+    // nt_team_run gives no thread to a domain without cpus: its columns here.
+    for (int d = 0; d < nt_topo_ndomains(lt); d++) {
+        nt_domain_info_t info;
+        if (nt_topo_domain(lt, d, &info) == NT_OK && info.ncpus == 0)
+            unpack_domain(d, 0, &ba);
+    }
+}
+
+// B's local part written (this rank holds a cell of B), then the statistics of what it
+// copied from its own part of A without a message.
+static void unpack_all(const run *r, const call *c, nt_mpi_stats_t *st)
+{
+    if (c->opts && c->opts->topo)
+        unpack_bound(r, c);
+    else
+        unpack_cols(r, c->a, c->lda, c->b, c->ldb, 0, INT64_MAX, r->threads);
+    if (r->a.cell < 0)
+        return;
+    const nt_mpi_pieces *rp = &r->src.rows[r->b.prow], *cp = &r->src.cols[r->b.pcol];
+    if (rp->sum > 0 && cp->sum > 0) {
+        st->bytes_local = rp->sum * cp->sum * (int64_t)r->es;
+        st->pieces += rp->n * cp->sum;
+    }
+}
+
 nt_status nt_mpi_redist(MPI_Comm comm, int64_t rows, int64_t cols, size_t elem_size,
                         const void *a, int64_t lda, int64_t ia, int64_t ja,
                         const nt_mpi_grid_t *ga, void *b, int64_t ldb, int64_t ib, int64_t jb,
@@ -652,6 +756,7 @@ nt_status nt_mpi_redist(MPI_Comm comm, int64_t rows, int64_t cols, size_t elem_s
     nt_mpi_stats_t st = {0};
     if (comm == MPI_COMM_NULL)
         return nt_mpi_fail(NT_EINVAL, "comm: MPI_COMM_NULL");
+    const call c = {rows, cols, a, lda, ia, ja, ga, b, ldb, ib, jb, gb, opts};
     run r = {.comm = MPI_COMM_NULL, .es = elem_size};
     r.threads = opts && opts->threads > 0 ? opts->threads : omp_get_max_threads();
     // A private communicator: our tags never meet the caller's messages, and MPI errors
@@ -659,71 +764,13 @@ nt_status nt_mpi_redist(MPI_Comm comm, int64_t rows, int64_t cols, size_t elem_s
     nt_status s = nt_mpi_context(comm, &r.ctx);
     if (s)
         return s;
-    r.comm = r.ctx->comm;
-    r.steps = opts && opts->steps;
-    r.a2a = opts && opts->alltoallv && !r.steps;
-    r.shm = r.ctx->shm && !r.steps && !r.a2a;
-    MPI_Comm_rank(r.comm, &r.me);
-    MPI_Comm_size(r.comm, &r.size);
-    r.lines = nt_mpi_lines_wanted(node_bytes(&r, rows, cols));
-    s = prepare(&r, rows, cols, a, lda, ia, ja, ga, b, ldb, ib, jb, gb);
-    bool nonempty = rows > 0 && cols > 0;
-    int grow = !s && nonempty && r.shm && (size_t)r.rbytes > r.ctx->cap;
-    s = nt_mpi_agree(r.comm, s, r.me, &grow);
-    if (!s && grow) {
-        // Collective over each node: every rank takes part once any rank needs more.
-        s = nt_mpi_window_grow(r.ctx, (size_t)r.rbytes);
-        s = nt_mpi_agree(r.comm, s, r.me, NULL);
-    }
-    if (!s && r.shm)
-        r.rbase = r.ctx->base;
+    s = setup(&r, &c);
     double t1 = MPI_Wtime();
-    if (!s && nonempty) {
-        s = r.steps ? exchange_steps(&r, a, lda, &st)
-            : r.a2a ? exchange_alltoallv(&r, a, lda, &st)
-                    : exchange(&r, a, lda, &st);
-        if (!s)
-            s = unpack_steps(&r);
-        if (!s && injected_rank() == r.me)
-            s = nt_mpi_fail(NT_ESYS, "injected failure (NT_MPI_FAIL_RANK=%d)", r.me);
-        // Nothing of B is written before every rank has everything.
-        s = nt_mpi_agree(r.comm, s, r.me, NULL);
-        // The other ranks' stores into this rank's window are visible from here on.
-        if (r.ctx->win != MPI_WIN_NULL)
-            MPI_Win_sync(r.ctx->win);
-    }
+    if (!s && has_elements(&c))
+        s = exchange_all(&r, &c, &st);
     double t2 = MPI_Wtime();
-    if (!s && nonempty && opts && opts->topo && r.b.cell >= 0) {
-        // Each local domain's thread writes its columns; binding cannot fail the call any
-        // more (the agreement is over), so a refused binding leaves the copy to this thread.
-        bound_arg ba = {&r, a, lda, b, ldb, opts->topo, r.b.g, 0};
-        ba.lcols = nt_mpi_numroc(r.b.g->n, r.b.g->nb, r.b.pcol, r.b.g->csrc, r.b.g->npcol);
-        const nt_topo_t *lt = nt_mpi_topo_local(opts->topo);
-        if (nt_team_run(lt, 1, unpack_domain, &ba) != NT_OK) {
-            unpack_domain(-1, 0, &ba);
-        } else {
-            // nt_team_run gives no thread to a domain without cpus: its columns here.
-            for (int d = 0; d < nt_topo_ndomains(lt); d++) {
-                nt_domain_info_t info;
-                if (nt_topo_domain(lt, d, &info) == NT_OK && info.ncpus == 0)
-                    unpack_domain(d, 0, &ba);
-            }
-        }
-        if (r.a.cell >= 0) {
-            const nt_mpi_pieces *rp = &r.src.rows[r.b.prow], *cp = &r.src.cols[r.b.pcol];
-            st.bytes_local = rp->sum * cp->sum * (int64_t)r.es;
-            st.pieces += rp->sum > 0 && cp->sum > 0 ? rp->n * cp->sum : 0;
-        }
-    } else if (!s && nonempty && r.b.cell >= 0) {
-        unpack_cols(&r, a, lda, b, ldb, 0, INT64_MAX, r.threads);
-        if (r.a.cell >= 0) {
-            const nt_mpi_pieces *rp = &r.src.rows[r.b.prow], *cp = &r.src.cols[r.b.pcol];
-            if (rp->sum > 0 && cp->sum > 0) {
-                st.bytes_local = rp->sum * cp->sum * (int64_t)r.es;
-                st.pieces += rp->n * cp->sum;
-            }
-        }
-    }
+    if (!s && has_elements(&c) && r.b.cell >= 0)
+        unpack_all(&r, &c, &st);
     double t3 = MPI_Wtime();
     cleanup(&r);
     st.seconds_plan = t1 - t0;

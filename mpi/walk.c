@@ -13,6 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+// A private header of libnumatile (lib/matrix/), used here on purpose: the line writers are
+// header-only (static inline, no libnumatile symbol), so libnumatile_mpi links none of the
+// library's internals through them and its exports stay the functions of <numatile/mpi.h>.
 #include "lib/matrix/nt_lines.h"
 #include "nt_mpi_int.h"
 

@@ -1,0 +1,321 @@
+// `numatile-mpi bench` (see main.c): pdgemr2d, nt_mpi_redist through one MPI_Alltoallv and
+// nt_pgemr2d on the same geometries, alternating in the same run, beside a copy floor.
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/nt_blacs.h"
+#include "tool.h"
+// The floor streams whole lines as the executor does: header-only (static inline), so this
+// program links no private libnumatile symbol through it.
+#include "lib/matrix/nt_lines.h"
+
+typedef struct geom {
+    const char *name;
+    int mba, pa, qa, mbb, pb, qb;
+    bool sub;
+} geom;
+
+static const geom GEOMS[] = {
+    {"nb 1, 2x2->4x1", 1, 2, 2, 1, 4, 1, false},
+    {"nb 2, 2x2->4x1", 2, 2, 2, 2, 4, 1, false},
+    {"nb 4, 2x2->4x1", 4, 2, 2, 4, 4, 1, false},
+    {"nb 8, 2x2->4x1", 8, 2, 2, 8, 4, 1, false},
+    {"nb 32, 2x2->4x1", 32, 2, 2, 32, 4, 1, false},
+    {"nb 64, 2x2->4x1", 64, 2, 2, 64, 4, 1, false},
+    {"nb 128, 2x2->4x1", 128, 2, 2, 128, 4, 1, false},
+    {"nb 512, 2x2->4x1", 512, 2, 2, 512, 4, 1, false},
+    {"nb 1->3, 2x2->4x1", 1, 2, 2, 3, 4, 1, false},
+    {"nb 8->12, 2x2->4x1", 8, 2, 2, 12, 4, 1, false},
+    {"nb 64->100, 2x2->4x1", 64, 2, 2, 100, 4, 1, false},
+    {"nb 1->2, 2x2 equal", 1, 2, 2, 2, 2, 2, false},
+    {"nb 8->4, 2x2 equal", 8, 2, 2, 4, 2, 2, false},
+    {"nb 64->32, 2x2 equal", 64, 2, 2, 32, 2, 2, false},
+    {"nb 512->256, 2x2 equal", 512, 2, 2, 256, 2, 2, false},
+    {"nb 64->100, 2x2->1x4 sub", 64, 2, 2, 100, 1, 4, true},
+};
+enum { NGEOMS = sizeof GEOMS / sizeof GEOMS[0] };
+
+// 0-based rows, cols, source corner, target corner of the submatrix case.
+static void sub_of(const geom *g, int n, int *s)
+{
+    int k = g->sub ? n - n / 4 : n;
+    int v[6] = {k, k, g->sub ? n / 8 : 0, g->sub ? n / 16 : 0, g->sub ? n / 16 : 0,
+                g->sub ? n / 8 : 0};
+    memcpy(s, v, sizeof v);
+}
+
+typedef struct side {
+    int ctxt, desc[9];
+    dmat d;
+} side;
+
+// The copy floor of one call: this rank's bytes of it (packed, unpacked and copied locally, as
+// nt_pgemr2d's statistics count them) in one contiguous copy with streaming stores between the
+// same barriers as the calls (glibc's memcpy streams only above its non-temporal threshold,
+// 240 MiB on this machine type, and is slower for these sizes: it reads every target line
+// before writing it). Between private strided arrays through MPI's shared memory every byte
+// that crosses ranks is copied twice (into shared memory, out of it; MPI's single-copy kernel
+// paths take contiguous messages only) and every local byte once: pdgemr2d_seconds / floor is
+// about the most such a redistribution can gain over pdgemr2d here (a reference, not a strict
+// bound: copies of different ranks that do not overlap in time can beat one copy per rank by a
+// few percent).
+typedef struct floor_buf {
+    char *src, *dst;
+    size_t bytes;
+} floor_buf;
+
+// Allocates and touches (so that no page fault is timed); false on every rank if one failed.
+static bool floor_alloc(const nt_mpi_stats_t *ms, floor_buf *f)
+{
+    f->bytes = (size_t)(ms->bytes_sent + ms->bytes_received + ms->bytes_local);
+    size_t alloc = (f->bytes + 63) / 64 * 64 + 64;
+    f->src = aligned_alloc(64, alloc);
+    f->dst = aligned_alloc(64, alloc);
+    int ok = f->src && f->dst;
+    if (ok) {
+        memset(f->src, 1, f->bytes);
+        memset(f->dst, 2, f->bytes);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!ok) {
+        free(f->src);
+        free(f->dst);
+        *f = (floor_buf){0};
+    }
+    return ok;
+}
+
+static double floor_time(const floor_buf *f)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    size_t body = f->bytes / 64 * 64;
+    for (size_t i = 0; i < body; i += 64)
+        nt_lines_stream(f->dst + i, f->src + i);
+    memcpy(f->dst + body, f->src + body, f->bytes - body);
+    nt_lines_fence();
+    MPI_Barrier(MPI_COMM_WORLD);
+    return MPI_Wtime() - t0;
+}
+
+static bool make_side(int n, int mb, int p, int q, uint64_t seed, side *s)
+{
+    s->d = (dmat){.m = n, .n = n, .mb = mb, .nb = mb, .p = p, .q = q};
+    Cblacs_get(-1, 0, &s->ctxt);
+    Cblacs_gridinit(&s->ctxt, "Row", p, q);
+    memset(s->desc, 0, sizeof s->desc);
+    s->desc[1] = -1;
+    if (!dmat_alloc(&s->d, 8, seed))
+        return false;
+    if (s->d.prow >= 0) {
+        int d[9] = {1, s->ctxt, n, n, mb, mb, 0, 0, (int)s->d.lld};
+        memcpy(s->desc, d, sizeof d);
+    }
+    return true;
+}
+
+static void free_side(side *s)
+{
+    free(s->d.a);
+    if (s->ctxt >= 0)
+        Cblacs_gridexit(s->ctxt);
+}
+
+// One geometry's runs: both sides, the submatrix, the times of every repetition, the checks.
+typedef struct geom_run {
+    side a, b;
+    int s[6];                // rows, cols, source corner, target corner (sub_of)
+    int64_t sub[6];          // the same, for dmat_check
+    int ia, ja, ib, jb;      // the corners 1-based, as ScaLAPACK takes them
+    nt_mpi_grid_t gva, gvb;  // the BLACS grids are row-major over ranks 0.., as dmat_grid says
+    double tp[TOOL_MAX_REPS]; // pdgemr2d
+    double tv[TOOL_MAX_REPS]; // nt_mpi_redist through one MPI_Alltoallv (opts.alltoallv)
+    double tn[TOOL_MAX_REPS]; // nt_pgemr2d
+    double tf[TOOL_MAX_REPS]; // the copy floor
+    floor_buf fb;
+    bool floor_ok;
+    int64_t bad_pd, bad_av, bad_nt, crossed, local; // this rank's
+} geom_run;
+
+// Repetition k of the three copies (and the floor) between barriers. pdgemr2d's and the
+// Alltoallv's results are checked after their first run, B set back to its initial values
+// after each so that the next check sees the copy.
+static nt_status geom_rep(geom_run *x, int k, int gctx)
+{
+    static double none[1];
+    side *a = &x->a, *b = &x->b;
+    const int *s = x->s;
+    double *ba = a->d.a ? (double *)a->d.a : none, *bb = b->d.a ? (double *)b->d.a : none;
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    pdgemr2d_(&s[0], &s[1], ba, &x->ia, &x->ja, a->desc, bb, &x->ib, &x->jb, b->desc, &gctx);
+    MPI_Barrier(MPI_COMM_WORLD);
+    x->tp[k] = MPI_Wtime() - t0;
+    if (k == 0 && b->d.a)
+        x->bad_pd = dmat_check(&b->d, 8, 1, x->sub);
+    if (k == 0 && b->d.a)
+        dmat_fill(&b->d, 8, 2);
+    nt_mpi_opts_t vopt = {.alltoallv = 1};
+    MPI_Barrier(MPI_COMM_WORLD);
+    t0 = MPI_Wtime();
+    nt_status st = nt_mpi_redist(MPI_COMM_WORLD, s[0], s[1], 8, a->d.a, a->d.lld, s[2], s[3],
+                                 &x->gva, b->d.a, b->d.lld, s[4], s[5], &x->gvb, &vopt, NULL);
+    MPI_Barrier(MPI_COMM_WORLD);
+    x->tv[k] = MPI_Wtime() - t0;
+    if (k == 0 && b->d.a && !st)
+        x->bad_av = dmat_check(&b->d, 8, 1, x->sub);
+    if (st)
+        return st;
+    if (k == 0 && b->d.a)
+        dmat_fill(&b->d, 8, 2);
+    nt_mpi_stats_t ms;
+    MPI_Barrier(MPI_COMM_WORLD);
+    t0 = MPI_Wtime();
+    st = nt_pgemr2d(8, s[0], s[1], ba, x->ia, x->ja, a->desc, bb, x->ib, x->jb, b->desc, gctx,
+                    &ms);
+    MPI_Barrier(MPI_COMM_WORLD);
+    x->tn[k] = MPI_Wtime() - t0;
+    x->crossed = ms.bytes_sent;
+    x->local = ms.bytes_local;
+    if (k == 0)
+        x->floor_ok = floor_alloc(&ms, &x->fb);
+    if (x->floor_ok)
+        x->tf[k] = floor_time(&x->fb);
+    return st;
+}
+
+// The row of geometry g: sums are the mismatches of pdgemr2d, nt_pgemr2d, the bytes crossing
+// ranks and staying, the mismatches of the Alltoallv, over every rank.
+static json_t *geom_row(const geom *g, int n, int reps, geom_run *x, const int64_t *sums)
+{
+    const int *s = x->s;
+    double pd = tool_median(x->tp, reps), nt = tool_median(x->tn, reps);
+    double av = tool_median(x->tv, reps);
+    json_t *row = json_pack("{s:s, s:i, s:[iiiiii], s:[iii], s:[iii], s:I, s:I, s:I, s:f, s:f, "
+                            "s:f, s:f, s:f, s:f, s:f, s:b, s:b}", "geometry", g->name, "n", n,
+                            "sub", s[0], s[1], s[2], s[3], s[4], s[5], "from", g->mba, g->pa,
+                            g->qa, "to", g->mbb, g->pb, g->qb, "bytes",
+                            (json_int_t)s[0] * s[1] * 8, "bytes_crossing", (json_int_t)sums[2],
+                            "bytes_local", (json_int_t)sums[3], "pdgemr2d_seconds", pd,
+                            "pdgemr2d_min", x->tp[0], "pdgemr2d_max", x->tp[reps - 1],
+                            "numatile_seconds", nt, "numatile_min", x->tn[0], "numatile_max",
+                            x->tn[reps - 1], "speedup", nt > 0 ? pd / nt : 0.0,
+                            "pdgemr2d_verify", sums[0] == 0, "numatile_verify", sums[1] == 0);
+    json_object_set_new(row, "alltoallv_seconds", json_real(av));
+    json_object_set_new(row, "alltoallv_min", json_real(x->tv[0]));
+    json_object_set_new(row, "alltoallv_max", json_real(x->tv[reps - 1]));
+    json_object_set_new(row, "alltoallv_verify", json_boolean(sums[4] == 0));
+    if (x->floor_ok) {
+        double fl = tool_median(x->tf, reps);
+        json_object_set_new(row, "floor_seconds", json_real(fl));
+        json_object_set_new(row, "floor_min", json_real(x->tf[0]));
+        json_object_set_new(row, "floor_max", json_real(x->tf[reps - 1]));
+        json_object_set_new(row, "floor_ratio", json_real(nt > 0 ? fl / nt : 0.0));
+        json_object_set_new(row, "speedup_ceiling", json_real(fl > 0 ? pd / fl : 0.0));
+    }
+    return row;
+}
+
+static json_t *bench_geom(const geom *g, int n, int reps, int gctx, bool *fail)
+{
+    geom_run x = {0};
+    int ok = make_side(n, g->mba, g->pa, g->qa, 1, &x.a) &
+             make_side(n, g->mbb, g->pb, g->qb, 2, &x.b);
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    x.gva = dmat_grid(&x.a.d);
+    x.gvb = dmat_grid(&x.b.d);
+    sub_of(g, n, x.s);
+    for (int k = 0; k < 6; k++)
+        x.sub[k] = x.s[k];
+    x.ia = x.s[2] + 1, x.ja = x.s[3] + 1, x.ib = x.s[4] + 1, x.jb = x.s[5] + 1;
+    nt_status st = NT_OK;
+    for (int k = 0; ok && k < reps && !st; k++)
+        st = geom_rep(&x, k, gctx);
+    free(x.fb.src);
+    free(x.fb.dst);
+    // numatile's result is checked after its last run (pdgemr2d's after its first).
+    if (ok && !st && x.b.d.a)
+        x.bad_nt = dmat_check(&x.b.d, 8, 1, x.sub);
+    int64_t sums[5] = {x.bad_pd, x.bad_nt, x.crossed, x.local, x.bad_av};
+    MPI_Allreduce(MPI_IN_PLACE, sums, 5, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    free_side(&x.a);
+    free_side(&x.b);
+    if (!ok || st) {
+        *fail = true;
+        if (tool_rank == 0)
+            fprintf(stderr, "numatile-mpi bench: %s: %s\n", g->name,
+                    !ok ? "out of memory" : nt_mpi_last_error());
+        return NULL;
+    }
+    if (sums[0] || sums[1] || sums[4])
+        *fail = true;
+    return geom_row(g, n, reps, &x, sums);
+}
+
+int tool_bench(int argc, char **argv)
+{
+    long n = 4096, reps = 5;
+    bool json = false, quick = false;
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--json"))
+            json = true;
+        else if (!strcmp(argv[i], "--quick"))
+            quick = true;
+        else if (!strcmp(argv[i], "--n") &&
+                 tool_number(i + 1 < argc ? argv[i + 1] : NULL, 1, 46340, &n))
+            i++;
+        else if (!strcmp(argv[i], "--reps") &&
+                 tool_number(i + 1 < argc ? argv[i + 1] : NULL, 1, TOOL_MAX_REPS, &reps))
+            i++;
+        else
+            return tool_usage("bench: bad argument '%s' (--n N, --reps K, --quick, --json)",
+                              argv[i]);
+    }
+    if (quick)
+        reps = reps < 3 ? reps : 3;
+    if (tool_nranks < 4)
+        return tool_usage("%s", "bench: needs 4 ranks (mpirun -np 4)");
+    dmat_double_values = true;
+    int gctx;
+    Cblacs_get(-1, 0, &gctx);
+    Cblacs_gridinit(&gctx, "Row", 1, tool_nranks);
+    bool fail = false;
+    json_t *rows = json_array();
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "?";
+    int len;
+    MPI_Get_library_version(lib, &len);
+    lib[strcspn(lib, ",\n")] = '\0';
+    if (tool_rank == 0 && !json)
+        printf("bench mpi-redist: %d ranks, N = %ld doubles, %ld repetitions (median, slowest "
+               "rank), %s\n%-26s %12s %11s %11s %8s %11s  verify\n", tool_nranks, n, reps, lib,
+               "geometry", "crossing MB", "pdgemr2d s", "numatile s", "speedup", "alltoallv s");
+    for (int k = 0; k < NGEOMS; k++) {
+        json_t *row = bench_geom(&GEOMS[k], (int)n, (int)reps, gctx, &fail);
+        if (!row)
+            break;
+        if (tool_rank == 0 && !json)
+            printf("%-26s %12.1f %11.4f %11.4f %8.2f %11.4f  %s/%s/%s\n", GEOMS[k].name,
+                   json_integer_value(json_object_get(row, "bytes_crossing")) / 1e6,
+                   json_real_value(json_object_get(row, "pdgemr2d_seconds")),
+                   json_real_value(json_object_get(row, "numatile_seconds")),
+                   json_real_value(json_object_get(row, "speedup")),
+                   json_real_value(json_object_get(row, "alltoallv_seconds")),
+                   json_is_true(json_object_get(row, "pdgemr2d_verify")) ? "ok" : "FAIL",
+                   json_is_true(json_object_get(row, "numatile_verify")) ? "ok" : "FAIL",
+                   json_is_true(json_object_get(row, "alltoallv_verify")) ? "ok" : "FAIL");
+        if (tool_rank == 0)
+            fflush(stdout);
+        json_array_append_new(rows, row);
+    }
+    int rc = 0;
+    if (tool_rank == 0 && json)
+        rc = tool_print_json(json_pack("{s:s, s:s, s:i, s:i, s:i, s:o, s:b}", "scenario",
+                                       "mpi-redist", "mpi", lib, "ranks", tool_nranks, "n",
+                                       (int)n, "reps", (int)reps, "rows", rows, "verify", !fail));
+    else
+        json_decref(rows);
+    Cblacs_gridexit(gctx);
+    return rc ? rc : fail ? 1 : 0;
+}
