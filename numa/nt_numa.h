@@ -3,6 +3,7 @@
 #define NUMATILE_NUMA_INTERNAL_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "numatile/mem.h"
 #include "numatile/topo.h"
@@ -19,6 +20,13 @@ nt_status nt_mem_room_sizes(const nt_topo_t *t, const size_t *per_domain, int n,
 // or NT_TOPO_MAX_PUS processing units before hwloc loads it (NT_ERANGE; a file that cannot be
 // opened is left to hwloc). xml_size.c, used by nt_topo_load().
 nt_status nt_topo_xml_check_size(const char *path);
+
+// numa/limits.c: /proc and /sys read under $NT_FSROOT when set (a test hook); a
+// "key value [kB]" field in bytes (UINT64_MAX when absent); a node's free plus reclaimable
+// memory (room.c; UINT64_MAX when unknown).
+FILE *nt_numa_fs_open(const char *path);
+uint64_t nt_numa_fs_field(const char *path, const char *key);
+uint64_t nt_numa_node_room(int node);
 
 // Largest OS node index + 1 known to the kernel (1 when libnuma reports no NUMA support).
 int nt_numa_node_count(void);

@@ -1,12 +1,12 @@
-// Room checks: what a request needs, compared with what the nodes have free and the address-space
-// limit, before anything is allocated; an impossible request then fails at once with both numbers
+// Room checks: what a request needs, compared with what the nodes have free and the machine's
+// limits (numa/limits.c: MemAvailable, the memory cgroup, the address space left), before
+// anything is allocated; an impossible request then fails at once with both numbers
 // instead of allocating for seconds and meeting the OOM killer.
 #include <inttypes.h>
 #include <numa.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #include "nt_core.h"
 #include "nt_numa.h"
@@ -23,16 +23,16 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 
 // Memory the kernel can give on a node without swapping: MemFree plus the page cache and slab it
 // reclaims (node meminfo), else libnuma's free count; UINT64_MAX when nothing says.
-static uint64_t node_room(int node)
+uint64_t nt_numa_node_room(int node)
 {
     char path[96], line[160];
     snprintf(path, sizeof path, "/sys/devices/system/node/node%d/meminfo", node);
-    FILE *f = fopen(path, "r");
+    static const char *const keys[] = {"MemFree:", "Inactive(file):", "SReclaimable:"};
+    FILE *f = nt_numa_fs_open(path);
     uint64_t sum = 0;
     int found = 0;
     if (f) {
         while (fgets(line, sizeof line, f)) {
-            const char *keys[] = {"MemFree:", "Inactive(file):", "SReclaimable:"};
             for (size_t k = 0; k < 3; k++) {
                 char *p = strstr(line, keys[k]);
                 if (p) {
@@ -46,18 +46,23 @@ static uint64_t node_room(int node)
     if (found)
         return sum;
     long long fr;
-    if (numa_available() >= 0 && numa_node_size64(node, &fr) > 0 && fr >= 0)
+    if (!getenv("NT_FSROOT") && numa_available() >= 0 && numa_node_size64(node, &fr) > 0 &&
+        fr >= 0)
         return (uint64_t)fr;
     return UINT64_MAX;
 }
 
-// The address-space limit (ulimit -v), or UINT64_MAX.
-static uint64_t as_limit(void)
+// The binding limit as a message names it: "the cgroup memory limit (12.0 GiB)".
+static void limit_text(const nt_mem_limits_t *l, char *buf, size_t cap)
 {
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
-        return UINT64_MAX;
-    return (uint64_t)rl.rlim_cur;
+    uint64_t lim = l->binding == NT_LIMIT_CGROUP ? l->cgroup_limit
+                 : l->binding == NT_LIMIT_ADDRESS_SPACE ? l->address_space_limit : 0;
+    if (l->binding == NT_LIMIT_NODES)
+        snprintf(buf, cap, "the machine's free memory");
+    else if (lim)
+        snprintf(buf, cap, "the %s (%.1f GiB)", nt_mem_limit_name(l->binding), gib(lim));
+    else
+        snprintf(buf, cap, "%s", nt_mem_limit_name(l->binding));
 }
 
 // Placed needs summed per node (domains of a node share its memory) against that node's room;
@@ -87,7 +92,7 @@ static nt_status check_nodes(const nt_topo_t *t, const uint64_t *need, const cha
         *placed = sat_add(*placed, need[d]);
     }
     for (int n = 0; n < nn && st == NT_OK; n++) {
-        uint64_t room = per[n] ? node_room(n) : UINT64_MAX;
+        uint64_t room = per[n] ? nt_numa_node_room(n) : UINT64_MAX;
         if (per[n] > room)
             st = nt_fail(NT_ENOSPACE, "%s: needs %.1f GiB on domain %d%s, node %d has %.1f GiB "
                          "free", who, gib(per[n]), first[n],
@@ -113,18 +118,16 @@ nt_status nt_mem_room(const nt_topo_t *topo, const uint64_t *per_domain, uint64_
         if (st)
             return st;
     }
-    uint64_t total = sat_add(placed, anywhere), room = 0;
-    if (anywhere) {
-        for (int n = 0; n < nt_numa_node_count() && room != UINT64_MAX; n++)
-            room = sat_add(room, node_room(n));
-        if (total > room)
-            return nt_fail(NT_ENOSPACE, "%s: needs %.1f GiB, the machine has %.1f GiB free",
-                           who, gib(total), gib(room));
+    // Then everything, placed or not, against the least of the machine's limits.
+    uint64_t total = sat_add(placed, anywhere);
+    nt_mem_limits_t lim;
+    nt_mem_limits(&lim);
+    if (total && total > lim.room) {
+        char what[96];
+        limit_text(&lim, what, sizeof what);
+        return nt_fail(NT_ENOSPACE, "%s: needs %.1f GiB, %s leaves %.1f GiB free", who,
+                       gib(total), what, gib(lim.room));
     }
-    uint64_t lim = as_limit();
-    if (total > lim)
-        return nt_fail(NT_ENOSPACE, "%s: needs %.1f GiB, the address-space limit (ulimit -v) "
-                       "is %.1f GiB", who, gib(total), gib(lim));
     return NT_OK;
 }
 

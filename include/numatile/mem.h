@@ -47,12 +47,58 @@ enum nt_mem_flags {
  */
 size_t nt_mem_page_size(void);
 
+/** \brief One of the limits on the memory this process can still take. */
+typedef enum nt_mem_limit {
+    NT_LIMIT_NONE = 0,         /**< nothing known limits it */
+    NT_LIMIT_NODES = 1,        /**< the NUMA nodes' free and reclaimable memory, summed */
+    NT_LIMIT_MEMAVAILABLE = 2, /**< the kernel's estimate, MemAvailable in /proc/meminfo */
+    NT_LIMIT_CGROUP = 3,       /**< the memory cgroup's limit (v2 memory.max, v1
+                                    memory.limit_in_bytes, of the process's cgroup or an
+                                    ancestor) minus its use, reclaimable page cache not counted */
+    NT_LIMIT_ADDRESS_SPACE = 4 /**< RLIMIT_AS (ulimit -v) minus what the process has mapped */
+} nt_mem_limit;
+
+/** \brief The memory this process can still take, by limit (bytes; UINT64_MAX = no such
+ *         limit or not known). */
+typedef struct nt_mem_limits_t {
+    uint64_t nodes_free;          /**< sum over nodes of free + reclaimable memory */
+    uint64_t mem_available;       /**< MemAvailable */
+    uint64_t cgroup_limit;        /**< the binding cgroup's limit */
+    uint64_t cgroup_room;         /**< that limit minus the cgroup's use */
+    uint64_t address_space_limit; /**< RLIMIT_AS */
+    uint64_t address_space_room;  /**< RLIMIT_AS minus the process's mapped size (VmSize) */
+    uint64_t room;                /**< the least of nodes_free, mem_available, cgroup_room and
+                                       address_space_room */
+    nt_mem_limit binding;         /**< which one gives room (NT_LIMIT_NONE if all unknown) */
+} nt_mem_limits_t;
+
+/**
+ * \brief Read the limits on the memory this process can still take, and which one binds.
+ *
+ * Reads /sys/devices/system/node, /proc/meminfo, /proc/self/cgroup, the cgroup's files
+ * (cgroup v2 where it holds the memory controller, else v1) and /proc/self/status; a file that
+ * cannot be read leaves its limit unknown. Nothing is allocated. Safe from several threads.
+ * @param[out] out the limits.
+ * @retval NT_OK success. @retval NT_EINVAL out is NULL.
+ */
+nt_status nt_mem_limits(nt_mem_limits_t *out);
+
+/**
+ * \brief Name of a limit, as messages and the tool print it.
+ * @param[in] limit any value.
+ * @return "none", "node free memory", "MemAvailable", "cgroup memory limit",
+ *         "address-space limit (ulimit -v)" ("unknown" otherwise); static, never NULL.
+ */
+const char *nt_mem_limit_name(nt_mem_limit limit);
+
 /**
  * \brief Check, before allocating, that a request fits the machine.
  *
  * The placed needs are summed per NUMA node (domains of a node share it) and compared with the
  * memory the node can give (free plus reclaimable page cache); everything, placed or not, is
- * compared with the machine's free memory and the address-space limit (RLIMIT_AS, ulimit -v).
+ * compared with the least of the limits nt_mem_limits() reads: the nodes' free memory,
+ * MemAvailable, the memory cgroup's limit minus its use, and the address-space limit
+ * (RLIMIT_AS, ulimit -v) minus what the process has already mapped.
  * Nothing is allocated but a few bytes per node. The matrix and plan constructors call it
  * themselves; front ends call it to refuse a request before building anything. On a synthetic
  * topology per_domain is ignored (its memory is fictional). Safe to call from several threads.
@@ -61,8 +107,9 @@ size_t nt_mem_page_size(void);
  * @param[in] anywhere   bytes wanted on no particular node (tables, plans).
  * @param[in] who        prefix of the message (e.g. the function or the option), or NULL.
  * @retval NT_OK       the request fits (as far as the system says: an unknown room passes).
- * @retval NT_ENOSPACE it does not; the message names the need and the room, e.g. "needs 29.8
- *                     GiB on domain 2, node 1 has 11.2 GiB free".
+ * @retval NT_ENOSPACE it does not; the message names the need, the limit and the room, e.g.
+ *                     "needs 29.8 GiB on domain 2, node 1 has 11.2 GiB free" or "needs 14.0
+ *                     GiB, the cgroup memory limit (12.0 GiB) leaves 11.5 GiB free".
  * @retval NT_EINVAL   per_domain without topo, or bytes on a domain whose node's memory the
  *                     process may not use (nt_topo_node_memory_allowed()).
  * @retval NT_ENOMEM   the check's own few bytes could not be allocated.
