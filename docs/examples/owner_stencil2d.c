@@ -77,26 +77,12 @@ static nt_status sweep_tile(const nt_task_info_t *info, void *arg)
     return NT_OK;
 }
 
-int main(int argc, char **argv)
+// Submit every sweep in program order; a tile's task reads up to 5 tiles of the old grid.
+// Returns the oracle of the remote reads: reads of a tile on another domain than the task's.
+static int64_t submit_sweeps(nt_task_graph_t *g, nt_matrix_t *U[2])
 {
-    nt_topo_opts_t to = {.domains = argc > 1 ? atoi(argv[1]) : 2};
-    nt_topo_t *topo;
-    CHECK(nt_topo_load(&to, &topo));
-    int D = nt_topo_ndomains(topo);
-    char spec[32];
-    snprintf(spec, sizeof spec, "bc2d:%dx1", D);
-    nt_matrix_shape_t shape = {N, N, TILE, TILE, sizeof(double)};
-    nt_matrix_t *U[2];
-    for (int k = 0; k < 2; k++) {
-        CHECK(nt_matrix_create_spec(topo, &shape, spec, D, NT_LAYOUT_TILE, 0, &U[k]));
-        CHECK(nt_matrix_fill(U[k], fill, NULL));
-    }
-
-    // Submit every sweep in program order; a tile's task reads up to 5 tiles of the old grid.
-    nt_task_graph_t *g;
-    CHECK(nt_task_graph_create(topo, &g));
     const int64_t T = U[0]->mt, di[5] = {0, -1, 1, 0, 0}, dj[5] = {0, 0, 0, -1, 1};
-    int64_t remote = 0; // the oracle of the remote reads
+    int64_t remote = 0;
     for (int k = 0; k < SWEEPS; k++) {
         const nt_matrix_t *src = U[k % 2];
         nt_matrix_t *dst = U[1 - k % 2];
@@ -117,13 +103,19 @@ int main(int argc, char **argv)
                                      NT_TASK_AUTO_DOMAIN, 0));
             }
     }
-    nt_kernel_stats_t stats = {0};
-    CHECK(nt_task_graph_run(g, NULL, &stats));
+    return remote;
+}
 
-    // The flat reference.
+// The flat reference: the same sweeps on a plain N x N array (column-major), or NULL when out
+// of memory.
+static double *flat_sweeps(void)
+{
     double *a = malloc(sizeof(double) * N * N), *b = malloc(sizeof(double) * N * N);
-    if (!a || !b)
-        return 2;
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return NULL;
+    }
     for (int64_t r = 0; r < N; r++)
         for (int64_t c = 0; c < N; c++)
             a[r + c * N] = initial(r, c);
@@ -138,12 +130,44 @@ int main(int argc, char **argv)
         a = b;
         b = t;
     }
+    free(b);
+    return a;
+}
+
+// Points of the tiled result that differ from the flat one, bit for bit.
+static int64_t differences(const nt_matrix_t *res, const double *flat)
+{
     int64_t bad = 0;
-    const nt_matrix_t *res = U[SWEEPS % 2];
     for (int64_t r = 0; r < N; r++)
         for (int64_t c = 0; c < N; c++)
-            bad += memcmp(&a[r + c * N], nt_matrix_elem(res, r, c), sizeof(double)) != 0;
+            bad += memcmp(&flat[r + c * N], nt_matrix_elem(res, r, c), sizeof(double)) != 0;
+    return bad;
+}
 
+int main(int argc, char **argv)
+{
+    nt_topo_opts_t to = {.domains = argc > 1 ? atoi(argv[1]) : 2};
+    nt_topo_t *topo;
+    CHECK(nt_topo_load(&to, &topo));
+    int D = nt_topo_ndomains(topo);
+    char spec[32];
+    snprintf(spec, sizeof spec, "bc2d:%dx1", D);
+    nt_matrix_shape_t shape = {N, N, TILE, TILE, sizeof(double)};
+    nt_matrix_t *U[2];
+    for (int k = 0; k < 2; k++) {
+        CHECK(nt_matrix_create_spec(topo, &shape, spec, D, NT_LAYOUT_TILE, 0, &U[k]));
+        CHECK(nt_matrix_fill(U[k], fill, NULL));
+    }
+    nt_task_graph_t *g;
+    CHECK(nt_task_graph_create(topo, &g));
+    int64_t remote = submit_sweeps(g, U), T = U[0]->mt;
+    nt_kernel_stats_t stats = {0};
+    CHECK(nt_task_graph_run(g, NULL, &stats));
+
+    double *flat = flat_sweeps();
+    if (!flat)
+        return 2;
+    int64_t bad = differences(U[SWEEPS % 2], flat);
     printf("owner_stencil2d: %dx%d grid, %lldx%lld tiles on %d domains (%s), %d sweeps\n", N,
            N, (long long)T, (long long)T, D, spec, SWEEPS);
     printf("tasks %lld, owner fraction %.3f, remote tile reads %lld (expected %lld)\n",
@@ -160,7 +184,6 @@ int main(int argc, char **argv)
     nt_matrix_destroy(U[0]);
     nt_matrix_destroy(U[1]);
     nt_topo_destroy(topo);
-    free(a);
-    free(b);
+    free(flat);
     return rc;
 }
