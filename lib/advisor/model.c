@@ -313,7 +313,9 @@ nt_status nt_model_schedule(const nt_sim_task_t *task, int64_t n, int ndomains, 
 typedef struct khandle {
     int domain;
     int64_t last;    // the task that last wrote it, or -1
-    int64_t readers; // readers since that write: a list in kmodel.rd, or -1
+    int nrd;         // readers since that write; the first NT_SIM_MAXPRED of them in rd (a
+                     // write after more would have too many predecessors anyway)
+    int64_t rd[NT_SIM_MAXPRED];
     const nt_matrix_t *M;
     int64_t i, j;
 } khandle;
@@ -329,10 +331,7 @@ typedef struct kmodel {
     int64_t tcap;
     khandle *h;
     int64_t nh, hcap;
-    struct kreader {
-        int64_t task, next;
-    } *rd; // the reader lists
-    int64_t nr, rcap;
+    int64_t *hid, hidcap; // the handles of the task being submitted
     const nt_matrix_t *mat[KMODEL_MATS]; // matrices seen, their tiles from handle base[k] on
     int64_t base[KMODEL_MATS];
     int nmat;
@@ -366,9 +365,10 @@ static nt_status kdata(nt_graph_sink_t *s, int domain, int64_t bytes,
     kmodel *m = s->ctx;
     if (!grow_handles(m, 1))
         return nt_fail(NT_ENOMEM, "nt_model_kernel: out of memory");
-    m->h[m->nh] = (khandle){domain, -1, -1, NULL, 0, 0};
+    m->h[m->nh] = (khandle){.domain = domain, .last = -1};
     if (part_of)
-        m->h[m->nh] = (khandle){domain, -1, -1, part_of->matrix, part_of->row, part_of->col};
+        m->h[m->nh] = (khandle){.domain = domain, .last = -1, .M = part_of->matrix,
+                                .i = part_of->row, .j = part_of->col};
     *handle = m->nh++;
     return NT_OK;
 }
@@ -390,7 +390,8 @@ static int64_t khandle_of(kmodel *m, const nt_task_access_t *a, nt_status *st)
     m->base[m->nmat++] = m->nh;
     for (int64_t i = 0; i < M->mt; i++)
         for (int64_t j = 0; j < M->nt; j++)
-            m->h[m->nh++] = (khandle){nt_matrix_tile_domain(M, i, j), -1, -1, M, i, j};
+            m->h[m->nh++] = (khandle){.domain = nt_matrix_tile_domain(M, i, j), .last = -1,
+                                      .M = M, .i = i, .j = j};
     return m->base[m->nmat - 1] + a->row * M->nt + a->col;
 }
 
@@ -450,9 +451,11 @@ static nt_status kdeps(kmodel *m, int64_t id, const nt_graph_task_t *t, const in
     for (int a = 0; a < t->naccess; a++) {
         khandle *h = &m->h[hid[a]];
         add_pred(x, h->last, id, &over);
-        for (int64_t q = h->readers; (t->access[a].mode & NT_TASK_WRITE) && q >= 0;
-             q = m->rd[q].next)
-            add_pred(x, m->rd[q].task, id, &over);
+        if (!(t->access[a].mode & NT_TASK_WRITE))
+            continue;
+        over |= h->nrd > NT_SIM_MAXPRED;
+        for (int r = 0; r < h->nrd && r < NT_SIM_MAXPRED; r++)
+            add_pred(x, h->rd[r], id, &over);
     }
     if (over)
         return nt_fail(NT_ENOTSUP, "nt_model_kernel: task %lld has more than %d predecessors",
@@ -461,12 +464,11 @@ static nt_status kdeps(kmodel *m, int64_t id, const nt_graph_task_t *t, const in
         khandle *h = &m->h[hid[a]];
         if (t->access[a].mode & NT_TASK_WRITE) {
             h->last = id;
-            h->readers = -1;
-        } else {
-            if (!kgrow((void **)&m->rd, &m->rcap, m->nr + 1, sizeof *m->rd))
-                return nt_fail(NT_ENOMEM, "nt_model_kernel: out of memory");
-            m->rd[m->nr] = (struct kreader){id, h->readers};
-            h->readers = m->nr++;
+            h->nrd = 0;
+        } else if (h->nrd <= NT_SIM_MAXPRED) { // counting stops past the limit
+            if (h->nrd < NT_SIM_MAXPRED)
+                h->rd[h->nrd] = id;
+            h->nrd++;
         }
     }
     return NT_OK;
@@ -475,11 +477,13 @@ static nt_status kdeps(kmodel *m, int64_t id, const nt_graph_task_t *t, const in
 static nt_status ksubmit(nt_graph_sink_t *s, const nt_graph_task_t *t)
 {
     kmodel *m = s->ctx;
-    int64_t id = m->r.tasks, c1 = m->tcap, hid[NT_TASK_MAX_ACCESSES];
+    int64_t id = m->r.tasks, c1 = m->tcap, *hid;
     nt_status st = NT_OK;
     if (!kgrow((void **)&m->tasks, &c1, id + 1, sizeof *m->tasks) ||
-        !kgrow((void **)&m->fin, &m->tcap, id + 1, sizeof *m->fin))
+        !kgrow((void **)&m->fin, &m->tcap, id + 1, sizeof *m->fin) ||
+        !kgrow((void **)&m->hid, &m->hidcap, t->naccess, sizeof *m->hid))
         return nt_fail(NT_ENOMEM, "nt_model_kernel: out of memory");
+    hid = m->hid;
     for (int a = 0; a < t->naccess; a++)
         if ((hid[a] = khandle_of(m, &t->access[a], &st)) < 0)
             return st;
@@ -534,7 +538,7 @@ static void kfree(kmodel *m)
     free(m->tasks);
     free(m->fin);
     free(m->h);
-    free(m->rd);
+    free(m->hid);
 }
 
 // Run the kernel's graph builder into the model m: GEMM's operands A, B and C are three
