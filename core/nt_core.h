@@ -13,6 +13,11 @@
 // `return nt_fail(NT_EINVAL, "domain %d out of range", d);`.
 nt_status nt_fail(nt_status code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+// Read a whole regular file of at most max bytes (core/file.c), NUL-terminated (*text is the
+// caller's to free). Never blocks: a FIFO, device or directory is refused (NT_EINVAL), a larger
+// file too (NT_ERANGE), both before any allocation; `what` names the input in messages.
+nt_status nt_read_file(const char *path, size_t max, const char *what, char **text, size_t *len);
+
 // Seconds on a monotonic clock: only differences of two calls mean anything.
 double nt_now(void);
 

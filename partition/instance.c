@@ -166,7 +166,7 @@ nt_status nt_instance_read(const char *path, nt_instance_t **out)
         return nt_fail(NT_EINVAL, "instance: path or out is NULL");
     char *text;
     size_t len;
-    nt_status st = nt_read_whole_file(path, &text, &len);
+    nt_status st = nt_read_file(path, NT_INSTANCE_MAX_BYTES, "instance", &text, &len);
     if (st != NT_OK)
         return st;
     st = nt_instance_parse(text, len, out);

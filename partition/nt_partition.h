@@ -68,10 +68,8 @@ nt_status nt_shape_check(const char *who, int p_ini, int p_tar, int p_dom);
 // Check that sigma[0..p_tar-1] are distinct domains in 0..p_dom-1.
 nt_status nt_sigma_check(const char *who, const int *sigma, int p_tar, int p_dom);
 
-// Text scanning (scan.c), the one reader of the instance and tile-map files and of the DIST
-// grammars. Read a whole file into a NUL-terminated malloc'ed buffer (*len excludes the NUL);
-// NT_EIO names the path and errno's text.
-nt_status nt_read_whole_file(const char *path, char **text, size_t *len);
+// Text scanning (scan.c), the one scanner of the instance and tile-map files and of the DIST
+// grammars (the files themselves are read by nt_read_file(), core/nt_core.h).
 
 // Blanks separate tokens within a line: space, \t, \r, \v, \f (not \n, which ends it).
 bool nt_scan_is_blank(char c);

@@ -74,9 +74,11 @@ nt_status nt_tilemap_read(const char *path, int64_t mt, int64_t nt, int ndomains
     nt_status st = nt_tilemap_alloc(mt, nt, 1, &m);
     if (st != NT_OK)
         return st;
+    // What mt x nt ids can take: up to 11 characters and a blank each, with 1 MiB for
+    // comments and blank lines; anything larger is not a map of this grid.
     char *text;
-    size_t len;
-    if ((st = nt_read_whole_file(path, &text, &len)) != NT_OK) {
+    size_t len, cap = ((size_t)1 << 20) + (size_t)mt * (size_t)nt * 12;
+    if ((st = nt_read_file(path, cap, "tile-map file", &text, &len)) != NT_OK) {
         nt_tilemap_destroy(m);
         return st;
     }

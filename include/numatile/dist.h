@@ -310,8 +310,12 @@ nt_status nt_tilemap_band(int64_t mt, int64_t nt, int64_t w, int p, int q, nt_ti
  * @retval NT_EINVAL bad parameter, or a malformed file; the message names the file and the
  *                   line ("line 3: expected 8 domain ids, found 7", "line 2: junk 'x1'",
  *                   "line 4: domain 9 out of range 0..7", "6 rows, expected 8").
+ *                   Also: path is not a regular file (a directory, device or FIFO: refused
+ *                   at once, never read or waited on).
  * @retval NT_EIO    the file cannot be opened or read.
- * @retval NT_ERANGE size overflow. @retval NT_ENOMEM allocation failed.
+ * @retval NT_ERANGE size overflow, or the file is larger than mt x nt ids can take (12
+ *                   bytes each, plus 1 MiB of comments and blank lines): refused before it is
+ *                   read. @retval NT_ENOMEM allocation failed.
  */
 nt_status nt_tilemap_read(const char *path, int64_t mt, int64_t nt, int ndomains,
                           nt_tilemap_t **out);

@@ -23,6 +23,10 @@
 extern "C" {
 #endif
 
+/** \brief Largest instance file nt_instance_read() reads (256 MiB: about 20 million items of
+ *         short lines; the parsed arrays take about as much again). */
+#define NT_INSTANCE_MAX_BYTES ((size_t)256 << 20)
+
 /** \brief A parsed instance. Created by the readers, freed with nt_instance_destroy(). */
 typedef struct nt_instance {
     int p;            /**< domains = components */
@@ -54,7 +58,11 @@ nt_status nt_instance_parse(const char *text, size_t len, nt_instance_t **out);
  * @param[in]  path the file.
  * @param[out] out  the instance; untouched on failure.
  * @retval NT_OK success. @retval NT_EIO the file cannot be read.
- * @retval NT_EINVAL, NT_ERANGE, NT_ENOMEM as nt_instance_parse().
+ * @retval NT_EINVAL as nt_instance_parse(), or path is not a regular file (a directory,
+ *         device or FIFO: refused at once, never read or waited on).
+ * @retval NT_ERANGE as nt_instance_parse(), or the file is larger than
+ *         ::NT_INSTANCE_MAX_BYTES (refused before it is read).
+ * @retval NT_ENOMEM as nt_instance_parse().
  */
 nt_status nt_instance_read(const char *path, nt_instance_t **out);
 

@@ -1,5 +1,7 @@
 // Tiled matrices on domains: descriptors, node-bound tile memory, fill/compare helpers and the
 // page-by-page placement check.
+#include <omp.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -453,7 +455,12 @@ static double prepare_kind(const struct nt_matrix_mem *mm, bool zero)
     if (pieces == 0)
         return 0;
     double t0 = nt_now();
-#pragma omp parallel for schedule(dynamic, 1) if (pieces > 1)
+    // No more threads than cpus this process may run on: more cannot fault pages faster, and
+    // an OMP_NUM_THREADS the machine cannot honour (100000) would crash libgomp here.
+    cpu_set_t cpus;
+    int ncpu = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
+    int nth = omp_get_max_threads() < ncpu ? omp_get_max_threads() : ncpu;
+#pragma omp parallel for schedule(dynamic, 1) if (pieces > 1) num_threads(nth)
     for (int64_t q = 0; q < pieces; q++) {
         // Piece q: walk to its run (runs are few, or each a single piece).
         int64_t left = q;
