@@ -24,7 +24,8 @@
 #include <math.h>
 
 #include "guest_common.h"
-#include "lib/kernels/tile/nt_kernels.h"
+// From this file's folder: run.sh compiles the guests with -Iinclude -Icore, not -I. (the top).
+#include "../../lib/kernels/tile/nt_kernels.h"
 
 static int ndom;
 static bool has_cpu[MAXN];
@@ -255,6 +256,40 @@ typedef struct qr_case {
     uint64_t qseed;
 } qr_case;
 
+// The factorisation of m x n A (its dense copy before: a0) against Q (dense: qd) and Q^T B (B a
+// copy of A's values): ||A - QR||, ||Q^T Q - I|| and ||Q^T A - R|| below 10 in eps.
+static void check_qr_residuals(const char *what, const nt_matrix_t *A, const nt_matrix_t *B,
+                               const double *a0, const double *qd)
+{
+    int64_t m = A->m, n = A->n;
+    double res = 0, an = 0, rn = 0, qtr = 0, orth = 0;
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            double d = a0[i + j * m];
+            an += d * d;
+            for (int64_t l = 0; l <= j && l < m; l++)
+                d -= qd[i + l * m] * *at(A, l, j);
+            res += d * d;
+            double r = i <= j ? *at(A, i, j) : 0.0;
+            rn += r * r;
+            qtr += (*at(B, i, j) - r) * (*at(B, i, j) - r);
+        }
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < m; j++) {
+            double d = -(double)(i == j);
+            for (int64_t l = 0; l < m; l++)
+                d += qd[l + i * m] * qd[l + j * m];
+            orth += d * d;
+        }
+    double N = (double)(m > n ? m : n);
+    double r1 = sqrt(res) / (sqrt(an) * N * DBL_EPSILON);
+    double r2 = sqrt(orth) / ((double)m * DBL_EPSILON);
+    double r3 = sqrt(qtr) / (sqrt(rn) * N * DBL_EPSILON);
+    check(r1 < 10.0, "%s: ||A - QR|| / (||A|| N eps) = %.3f < 10", what, r1);
+    check(r2 < 10.0, "%s: ||Q^T Q - I|| / (m eps) = %.3f < 10", what, r2);
+    check(r3 < 10.0, "%s: ||Q^T A - R|| / (||R|| N eps) = %.3f < 10", what, r3);
+}
+
 static void test_qr(const nt_topo_t *t, const qr_case *q)
 {
     char what[160];
@@ -297,32 +332,7 @@ static void test_qr(const nt_topo_t *t, const qr_case *q)
     qd = dense(Q);
     if (!a0 || !qd)
         goto out;
-    double res = 0, an = 0, rn = 0, qtr = 0, orth = 0;
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t i = 0; i < m; i++) {
-            double d = a0[i + j * m];
-            an += d * d;
-            for (int64_t l = 0; l <= j && l < m; l++)
-                d -= qd[i + l * m] * *at(A, l, j);
-            res += d * d;
-            double r = i <= j ? *at(A, i, j) : 0.0;
-            rn += r * r;
-            qtr += (*at(B, i, j) - r) * (*at(B, i, j) - r);
-        }
-    for (int64_t i = 0; i < m; i++)
-        for (int64_t j = 0; j < m; j++) {
-            double d = -(double)(i == j);
-            for (int64_t l = 0; l < m; l++)
-                d += qd[l + i * m] * qd[l + j * m];
-            orth += d * d;
-        }
-    double N = (double)(m > n ? m : n);
-    double r1 = sqrt(res) / (sqrt(an) * N * DBL_EPSILON);
-    double r2 = sqrt(orth) / ((double)m * DBL_EPSILON);
-    double r3 = sqrt(qtr) / (sqrt(rn) * N * DBL_EPSILON);
-    check(r1 < 10.0, "%s: ||A - QR|| / (||A|| N eps) = %.3f < 10", what, r1);
-    check(r2 < 10.0, "%s: ||Q^T Q - I|| / (m eps) = %.3f < 10", what, r2);
-    check(r3 < 10.0, "%s: ||Q^T A - R|| / (||R|| N eps) = %.3f < 10", what, r3);
+    check_qr_residuals(what, A, B, a0, qd);
     check_placed(A, "qr A after");
     check_placed(Q, "qr Q after");
     check_placed(B, "qr Q^T B after");
@@ -444,38 +454,50 @@ static long double sq(lcx v)
     return __real__ v * __real__ v + __imag__ v * __imag__ v;
 }
 
-// One precision: A (2nb x nb, tile (0,0) on domain da, (1,0) on domain db) and C (nb x nb, on
-// db). GEMM C = 1.5 A00 A10 - 0.5 C, then the QR of A's tile column; residuals over eps_t.
-static void test_precision(const nt_topo_t *t, nt_dtype ty, int da, int db)
+// The sizes of the precision test: tiles of P_NB x P_NB, A of P_M x P_NB, inner blocks P_IB.
+enum { P_NB = 40, P_M = 2 * P_NB, P_IB = 8 };
+
+// One precision under test: the type, its eps, the dense copies of A and C and the workspaces
+// (A0 P_M x P_NB, C0 P_NB x P_NB, column-major), and the tiles of A and C.
+typedef struct prec {
+    nt_dtype ty;
+    const char *tn;
+    long double eps;
+    size_t es;
+    int da, db;
+    void *A0, *C0, *T0, *T1, *W, *Q, *C1, *C2;
+    void *a0, *a1, *c;
+} prec;
+
+// A (2 tiles: (0,0) on domain da, (1,0) on db) and C (1 tile, on db) typed as ty.
+static nt_status prec_create(const nt_topo_t *t, const prec *p, nt_matrix_t **A,
+                             nt_matrix_t **C)
 {
-    const int64_t nb = 40, m = 2 * nb, ib = 8;
-    const long double eps = ty == NT_DTYPE_S || ty == NT_DTYPE_C ? FLT_EPSILON : DBL_EPSILON;
-    const char *tn = nt_dtype_name(ty);
+    const int64_t nb = P_NB, m = P_M;
     nt_tilemap_t *map = NULL, *cmap = NULL;
-    nt_matrix_t *A = NULL, *C = NULL;
-    nt_matrix_shape_t sa = {m, nb, nb, nb, nt_dtype_size(ty)}, sc = {nb, nb, nb, nb, sa.elem_size};
+    nt_matrix_shape_t sa = {m, nb, nb, nb, p->es}, sc = {nb, nb, nb, nb, p->es};
     nt_status st = nt_tilemap_create(2, 1, ndom, &map);
     if (st == NT_OK && (st = nt_tilemap_create(1, 1, ndom, &cmap)) == NT_OK) {
-        map->owner[0] = da;
-        map->owner[1] = db;
-        cmap->owner[0] = db;
+        map->owner[0] = p->da;
+        map->owner[1] = p->db;
+        cmap->owner[0] = p->db;
     }
-    if (st == NT_OK && (st = nt_matrix_create(t, &sa, map, NT_LAYOUT_TILE, 0, &A)) == NT_OK &&
-        (st = nt_matrix_create(t, &sc, cmap, NT_LAYOUT_TILE, 0, &C)) == NT_OK &&
-        (st = nt_matrix_set_dtype(A, ty)) == NT_OK)
-        st = nt_matrix_set_dtype(C, ty);
+    if (st == NT_OK && (st = nt_matrix_create(t, &sa, map, NT_LAYOUT_TILE, 0, A)) == NT_OK &&
+        (st = nt_matrix_create(t, &sc, cmap, NT_LAYOUT_TILE, 0, C)) == NT_OK &&
+        (st = nt_matrix_set_dtype(*A, p->ty)) == NT_OK)
+        st = nt_matrix_set_dtype(*C, p->ty);
     nt_tilemap_destroy(map);
     nt_tilemap_destroy(cmap);
-    size_t es = nt_dtype_size(ty);
-    void *A0 = calloc((size_t)(m * nb), es), *C0 = calloc((size_t)(nb * nb), es);
-    void *T0 = calloc((size_t)(ib * nb), es), *T1 = calloc((size_t)(ib * nb), es);
-    void *W = calloc((size_t)(ib * m), es), *Q = calloc((size_t)(m * m), es);
-    void *C1 = calloc((size_t)(nb * m), es), *C2 = calloc((size_t)(nb * m), es);
-    if (!check(st == NT_OK && A0 && C0 && T0 && T1 && W && Q && C1 && C2,
-               "precision %s: typed matrices on domains %d, %d: %s", tn, da, db,
-               st ? nt_last_error() : "ok"))
-        goto out;
-    // Values in [-1, 1], complex ones with an imaginary part of at least 0.1 in magnitude.
+    return st;
+}
+
+// Values in [-1, 1], complex ones with an imaginary part of at least 0.1 in magnitude, into A0
+// and C0, and from there into the tiles.
+static void prec_fill(const prec *p)
+{
+    const int64_t nb = P_NB, m = P_M;
+    nt_dtype ty = p->ty;
+    size_t es = p->es;
     for (int64_t x = 0; x < m * nb + nb * nb; x++) {
         uint64_t h = mix(0x5eedULL * (uint64_t)ty + (uint64_t)x);
         lcx v = (long double)(h >> 11) * 0x1.0p-53L * 2 - 1;
@@ -483,89 +505,147 @@ static void test_precision(const nt_topo_t *t, nt_dtype ty, int da, int db)
             __imag__ v = (0.1L + 0.9L * (long double)(mix(h) >> 11) * 0x1.0p-53L) *
                          (h & 1 ? 1 : -1);
         if (x < m * nb)
-            pput(ty, A0, x, v);
+            pput(ty, p->A0, x, v);
         else
-            pput(ty, C0, x - m * nb, v);
+            pput(ty, p->C0, x - m * nb, v);
     }
-    void *a0 = nt_matrix_tile(A, 0, 0), *a1 = nt_matrix_tile(A, 1, 0), *c = nt_matrix_tile(C, 0, 0);
-    memcpy(a0, A0, (size_t)(nb * nb) * es); // column-major m x nb: split into its two tiles
+    memcpy(p->a0, p->A0, (size_t)(nb * nb) * es); // column-major m x nb: split into its two tiles
     for (int64_t j = 0; j < nb; j++) {
-        memcpy((char *)a0 + (size_t)(j * nb) * es, (char *)A0 + (size_t)(j * m) * es,
+        memcpy((char *)p->a0 + (size_t)(j * nb) * es, (char *)p->A0 + (size_t)(j * m) * es,
                (size_t)nb * es);
-        memcpy((char *)a1 + (size_t)(j * nb) * es, (char *)A0 + (size_t)(j * m + nb) * es,
+        memcpy((char *)p->a1 + (size_t)(j * nb) * es, (char *)p->A0 + (size_t)(j * m + nb) * es,
                (size_t)nb * es);
     }
-    memcpy(c, C0, (size_t)(nb * nb) * es);
+    memcpy(p->c, p->C0, (size_t)(nb * nb) * es);
+}
 
-    st = nt_kern_gemm_typed(ty, 1, false, false, nb, nb, nb, 1.5, a0, nb, a1, nb, -0.5, c, nb);
+// GEMM C = 1.5 A00 A10 - 0.5 C on the tiles, against the naive product over eps_t.
+static void prec_check_gemm(const prec *p)
+{
+    const int64_t nb = P_NB, m = P_M;
+    nt_dtype ty = p->ty;
+    const void *A0 = p->A0, *C0 = p->C0;
+    nt_status st = nt_kern_gemm_typed(ty, 1, false, false, nb, nb, nb, 1.5, p->a0, nb, p->a1, nb,
+                                      -0.5, p->c, nb);
     long double err = 0, na = 0, nb2 = 0, nc = 0;
     for (int64_t j = 0; st == NT_OK && j < nb; j++)
         for (int64_t i = 0; i < nb; i++) {
             lcx s = 0;
             for (int64_t l = 0; l < nb; l++)
                 s += pget(ty, A0, i + l * m) * pget(ty, A0, nb + l + j * m);
-            err += sq(pget(ty, c, i + j * nb) - (1.5L * s - 0.5L * pget(ty, C0, i + j * nb)));
+            err += sq(pget(ty, p->c, i + j * nb) - (1.5L * s - 0.5L * pget(ty, C0, i + j * nb)));
             na += sq(pget(ty, A0, i + j * m));
             nb2 += sq(pget(ty, A0, nb + i + j * m));
             nc += sq(pget(ty, C0, i + j * nb));
         }
-    long double rg = sqrtl(err) / ((1.5L * sqrtl(na) * sqrtl(nb2) + 0.5L * sqrtl(nc)) * nb * eps);
+    long double rg =
+        sqrtl(err) / ((1.5L * sqrtl(na) * sqrtl(nb2) + 0.5L * sqrtl(nc)) * nb * p->eps);
     check(st == NT_OK && rg < 10, "precision %s: gemm of tiles on nodes %d and %d into node %d: "
-          "||C - C_ref|| / (.. k eps) = %.3Lg (< 10)%s", tn, node_of[da], node_of[db],
-          node_of[db], rg, st ? nt_last_error() : "");
+          "||C - C_ref|| / (.. k eps) = %.3Lg (< 10)%s", p->tn, node_of[p->da], node_of[p->db],
+          node_of[p->db], rg, st ? nt_last_error() : "");
+}
 
-    // QR of [A00; A10]: R in A00's upper triangle.
-    st = nt_kern_geqrt_typed(ty, nb, nb, ib, a0, nb, T0, ib, W, ib * nb);
-    if (st == NT_OK)
-        st = nt_kern_tsqrt_typed(ty, nb, nb, ib, a0, nb, a1, nb, T1, ib, W, ib * nb);
-    // Q = Q0 Q1 applied to I = [C1; C2]: first Q1 (TSMQR on both halves), then Q0 on C1.
-    nt_kern_set_identity(ty, nb, m, 0, C1, nb);
-    nt_kern_set_identity(ty, nb, m, -nb, C2, nb);
-    if (st == NT_OK)
-        st = nt_kern_tsmqr_typed(ty, false, nb, m, nb, ib, a1, nb, T1, ib, C1, nb, C2, nb, W,
-                                 ib * m);
-    if (st == NT_OK)
-        st = nt_kern_unmqr_typed(ty, false, nb, m, nb, ib, a0, nb, T0, ib, C1, nb, W, ib * m);
-    long double e2 = 0, o2 = 0, an = 0;
-    for (int64_t j = 0; st == NT_OK && j < m; j++)
-        for (int64_t i = 0; i < m; i++)
-            pput(ty, Q, i + j * m,
-                 i < nb ? pget(ty, C1, i + j * nb) : pget(ty, C2, i - nb + j * nb));
-    for (int64_t j = 0; st == NT_OK && j < nb; j++)
+// ||A - QR|| over ||A|| and ||Q^H Q - I|| (squared sums into *e2, *an and *o2) of Q (m x m)
+// and R (the upper triangle of tile a0) against A0.
+static void prec_residuals(const prec *p, long double *e2, long double *an, long double *o2)
+{
+    const int64_t nb = P_NB, m = P_M;
+    nt_dtype ty = p->ty;
+    for (int64_t j = 0; j < nb; j++)
         for (int64_t i = 0; i < m; i++) {
             lcx s = 0;
             for (int64_t l = 0; l <= j; l++)
-                s += pget(ty, Q, i + l * m) * pget(ty, a0, l + j * nb);
-            e2 += sq(pget(ty, A0, i + j * m) - s);
-            an += sq(pget(ty, A0, i + j * m));
+                s += pget(ty, p->Q, i + l * m) * pget(ty, p->a0, l + j * nb);
+            *e2 += sq(pget(ty, p->A0, i + j * m) - s);
+            *an += sq(pget(ty, p->A0, i + j * m));
         }
-    for (int64_t j = 0; st == NT_OK && j < m; j++)
+    for (int64_t j = 0; j < m; j++)
         for (int64_t i = 0; i < m; i++) {
             lcx s = i == j ? -1.0L : 0.0L;
             for (int64_t l = 0; l < m; l++)
-                s += __builtin_conjl(pget(ty, Q, l + i * m)) * pget(ty, Q, l + j * m);
-            o2 += sq(s);
+                s += __builtin_conjl(pget(ty, p->Q, l + i * m)) * pget(ty, p->Q, l + j * m);
+            *o2 += sq(s);
         }
-    long double r1 = sqrtl(e2) / (sqrtl(an) * m * eps), r2 = sqrtl(o2) / (m * eps);
+}
+
+// The QR of A's tile column [A00; A10] (R in A00's upper triangle), Q formed explicitly; its
+// residuals over eps_t.
+static void prec_check_qr(const prec *p)
+{
+    const int64_t nb = P_NB, m = P_M, ib = P_IB;
+    nt_dtype ty = p->ty;
+    nt_status st = nt_kern_geqrt_typed(ty, nb, nb, ib, p->a0, nb, p->T0, ib, p->W, ib * nb);
+    if (st == NT_OK)
+        st = nt_kern_tsqrt_typed(ty, nb, nb, ib, p->a0, nb, p->a1, nb, p->T1, ib, p->W, ib * nb);
+    // Q = Q0 Q1 applied to I = [C1; C2]: first Q1 (TSMQR on both halves), then Q0 on C1.
+    nt_kern_set_identity(ty, nb, m, 0, p->C1, nb);
+    nt_kern_set_identity(ty, nb, m, -nb, p->C2, nb);
+    if (st == NT_OK)
+        st = nt_kern_tsmqr_typed(ty, false, nb, m, nb, ib, p->a1, nb, p->T1, ib, p->C1, nb,
+                                 p->C2, nb, p->W, ib * m);
+    if (st == NT_OK)
+        st = nt_kern_unmqr_typed(ty, false, nb, m, nb, ib, p->a0, nb, p->T0, ib, p->C1, nb, p->W,
+                                 ib * m);
+    long double e2 = 0, o2 = 0, an = 0;
+    for (int64_t j = 0; st == NT_OK && j < m; j++)
+        for (int64_t i = 0; i < m; i++)
+            pput(ty, p->Q, i + j * m,
+                 i < nb ? pget(ty, p->C1, i + j * nb) : pget(ty, p->C2, i - nb + j * nb));
+    if (st == NT_OK)
+        prec_residuals(p, &e2, &an, &o2);
+    long double r1 = sqrtl(e2) / (sqrtl(an) * m * p->eps), r2 = sqrtl(o2) / (m * p->eps);
     check(st == NT_OK && r1 < 30 && r2 < 30, "precision %s: QR of a tile column on nodes %d, %d:"
-          " ||A - QR|| / (||A|| m eps) = %.3Lg, ||Q^H Q - I|| / (m eps) = %.3Lg (< 30)%s", tn,
-          node_of[da], node_of[db], r1, r2, st ? nt_last_error() : "");
-    char what[48];
-    snprintf(what, sizeof what, "precision %s: A after", tn);
-    check_placed(A, what);
-    snprintf(what, sizeof what, "precision %s: C after", tn);
-    check_placed(C, what);
-out:
+          " ||A - QR|| / (||A|| m eps) = %.3Lg, ||Q^H Q - I|| / (m eps) = %.3Lg (< 30)%s", p->tn,
+          node_of[p->da], node_of[p->db], r1, r2, st ? nt_last_error() : "");
+}
+
+// One precision: A (2nb x nb, tile (0,0) on domain da, (1,0) on domain db) and C (nb x nb, on
+// db). GEMM C = 1.5 A00 A10 - 0.5 C, then the QR of A's tile column; residuals over eps_t.
+static void test_precision(const nt_topo_t *t, nt_dtype ty, int da, int db)
+{
+    const int64_t nb = P_NB, m = P_M, ib = P_IB;
+    prec p = {.ty = ty,
+              .tn = nt_dtype_name(ty),
+              .eps = ty == NT_DTYPE_S || ty == NT_DTYPE_C ? FLT_EPSILON : DBL_EPSILON,
+              .es = nt_dtype_size(ty),
+              .da = da,
+              .db = db};
+    nt_matrix_t *A = NULL, *C = NULL;
+    nt_status st = prec_create(t, &p, &A, &C);
+    size_t es = p.es;
+    p.A0 = calloc((size_t)(m * nb), es);
+    p.C0 = calloc((size_t)(nb * nb), es);
+    p.T0 = calloc((size_t)(ib * nb), es);
+    p.T1 = calloc((size_t)(ib * nb), es);
+    p.W = calloc((size_t)(ib * m), es);
+    p.Q = calloc((size_t)(m * m), es);
+    p.C1 = calloc((size_t)(nb * m), es);
+    p.C2 = calloc((size_t)(nb * m), es);
+    if (check(st == NT_OK && p.A0 && p.C0 && p.T0 && p.T1 && p.W && p.Q && p.C1 && p.C2,
+              "precision %s: typed matrices on domains %d, %d: %s", p.tn, da, db,
+              st ? nt_last_error() : "ok")) {
+        p.a0 = nt_matrix_tile(A, 0, 0);
+        p.a1 = nt_matrix_tile(A, 1, 0);
+        p.c = nt_matrix_tile(C, 0, 0);
+        prec_fill(&p);
+        prec_check_gemm(&p);
+        prec_check_qr(&p);
+        char what[48];
+        snprintf(what, sizeof what, "precision %s: A after", p.tn);
+        check_placed(A, what);
+        snprintf(what, sizeof what, "precision %s: C after", p.tn);
+        check_placed(C, what);
+    }
     nt_matrix_destroy(A);
     nt_matrix_destroy(C);
-    free(A0);
-    free(C0);
-    free(T0);
-    free(T1);
-    free(W);
-    free(Q);
-    free(C1);
-    free(C2);
+    free(p.A0);
+    free(p.C0);
+    free(p.T0);
+    free(p.T1);
+    free(p.W);
+    free(p.Q);
+    free(p.C1);
+    free(p.C2);
 }
 
 // The tiled drivers in one precision on the physical domains: nt_gemm (ragged 90 x 70 x 50,
@@ -678,15 +758,10 @@ out:
     nt_matrix_destroy(Q);
 }
 
-int main(void)
+// The topology is this guest's: physical, one domain per node of the shape, domain d on node
+// d, some with cpus (node_of, has_cpu, cpu_doms filled); false after a failed check.
+static bool topo_sane(const nt_topo_t *t, int nodes)
 {
-    double t_start = now();
-    int nodes = guest_start("guest_kernels");
-    nt_topo_t *t = NULL;
-    nt_status st = nt_topo_load(NULL, &t);
-    if (!check(st == NT_OK, "topo: load this machine: %s", st ? nt_last_error() : "ok"))
-        return guest_summary("kernels");
-    ndom = nt_topo_ndomains(t);
     bool sane = check(nt_topo_get_kind(t) == NT_TOPO_PHYSICAL && ndom == nodes && ndom >= 2 &&
                       ndom <= MAXN, "topo: physical, %d domains (shape: %d nodes)", ndom, nodes);
     for (int d = 0; sane && d < ndom; d++) {
@@ -699,12 +774,12 @@ int main(void)
         sane = check(info.node == d, "topo: domain %d is node %d, %d cpus", d, info.node,
                      info.ncpus);
     }
-    sane = sane && check(ncpu_doms > 0, "topo: %d domains with cpus", ncpu_doms);
-    if (!sane) {
-        nt_topo_destroy(t);
-        return guest_summary("kernels");
-    }
-    // A memory-only domain's tasks go to the nearest domain with cpus (kernels.md).
+    return sane && check(ncpu_doms > 0, "topo: %d domains with cpus", ncpu_doms);
+}
+
+// A memory-only domain's tasks go to the nearest domain with cpus (kernels.md): exec_of[].
+static void route_memory_only(const nt_topo_t *t)
+{
     const uint32_t *dist = nt_topo_distances(t);
     for (int d = 0; d < ndom; d++) {
         exec_of[d] = d;
@@ -716,6 +791,22 @@ int main(void)
                 exec_of[d] = cpu_doms[k];
         printf("     domain %d has no cpus: its tasks run on domain %d\n", d, exec_of[d]);
     }
+}
+
+int main(void)
+{
+    double t_start = now();
+    int nodes = guest_start("guest_kernels");
+    nt_topo_t *t = NULL;
+    nt_status st = nt_topo_load(NULL, &t);
+    if (!check(st == NT_OK, "topo: load this machine: %s", st ? nt_last_error() : "ok"))
+        return guest_summary("kernels");
+    ndom = nt_topo_ndomains(t);
+    if (!topo_sane(t, nodes)) {
+        nt_topo_destroy(t);
+        return guest_summary("kernels");
+    }
+    route_memory_only(t);
     int P = 1;
     for (int p = 1; p * p <= ndom; p++)
         if (ndom % p == 0)

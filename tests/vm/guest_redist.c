@@ -199,16 +199,56 @@ static int64_t pair_steps(const int64_t *pair, const int64_t *dist, int64_t *mov
     return steps;
 }
 
-static run_out run_case(const nt_topo_t *topo, const rcase *k, nt_exec_schedule sched,
-                        uint64_t seed)
+// One execution under test: the case, its matrices, and what the oracle took from the maps
+// before the execution (copies: the plan is freed and the target's map replaced by then).
+typedef struct rrun {
+    const rcase *k;
+    char name[256];
+    uint64_t seed;
+    nt_matrix_t *S, *T;
+    nt_sub_t whole;
+    const nt_sub_t *sub, *sb; // the submatrix as passed to the plan (NULL: all), as used
+    size_t nst, ntt;
+    int *tmap;                // target component of each tile before the execution
+    char **saddr;             // the source's tile addresses before
+    int64_t *pair, *pair0;    // bytes per domain pair after relabelling, with the identity
+    int64_t *dist;            // the topology's distances
+    int64_t *src_of;          // adoptable target tile -> source tile (-1: copied)
+    int sigma[MAXN];
+    // Tiles that must be kept or migrated, their pages on the source node before.
+    int64_t want_kept, want_mig, want_mig_pages, before_on_src, adopted_bytes;
+    // The recount: bytes of the submatrix, moved, that change node; one-port steps.
+    int64_t bytes_all, moved, node_changed, steps;
+} rrun;
+
+// Tiles of 2 MiB or more: some are in huge pages (so that moving them is tested with huge
+// pages that must not reach into a neighbour tile).
+static void check_huge_source(const rrun *r)
 {
-    run_out ro = {NULL, NULL, {0}, false};
+    const nt_matrix_t *S = r->S;
+    if (r->k->mb * r->k->nb * (int64_t)r->k->es < (2 << 20) || !thp_possible())
+        return;
+    long kb = 0;
+    for (int64_t t = 0; t < S->mt * S->nt; t++) {
+        size_t bytes = (size_t)rows_of(S, t / S->nt) * (size_t)cols_of(S, t % S->nt) * r->k->es;
+        long x = thp_kb_at((const char *)S->tile[t] + bytes / 2);
+        kb += x > 0 ? x : 0;
+    }
+    check(kb > 0, "%s: the source's tiles are in huge pages (%ld kB in their mappings)", r->name,
+          kb);
+}
+
+// The case's name (maps, objective, mode, schedule) and its two matrices, the source filled
+// and placed; false (after a failed check, nothing left allocated) when one cannot be created.
+static bool make_matrices(const nt_topo_t *topo, nt_exec_schedule sched, rrun *r)
+{
+    const rcase *k = r->k;
     const char *sn = sched == NT_SCHED_STEPS ? "steps" : "free";
-    char name[256], ss[64], ts[64];
+    char ss[64], ts[64];
     int snd, tnd;
     expand(k->sspec, ss, sizeof ss, &snd);
     expand(k->tspec, ts, sizeof ts, &tnd);
-    snprintf(name, sizeof name, "%s [%s %s -> %s %s, %s, %s, %s]", k->name,
+    snprintf(r->name, sizeof r->name, "%s [%s %s -> %s %s, %s, %s, %s]", k->name,
              k->sl == NT_LAYOUT_TILE ? "tile" : "scalapack", ss,
              k->tl == NT_LAYOUT_TILE ? "tile" : "scalapack", ts, obj_name(k->rel),
              k->mode == NT_EXEC_MOVE ? "move" : "copy", sn);
@@ -216,243 +256,294 @@ static run_out run_case(const nt_topo_t *topo, const rcase *k, nt_exec_schedule 
     nt_matrix_shape_t tsh = {k->m2, k->n2, k->mb2, k->nb2, k->es};
     nt_matrix_t *S = NULL, *T = NULL;
     nt_status st = nt_matrix_create_spec(topo, &ssh, ss, snd, k->sl, 0, &S);
-    if (!check(st == NT_OK, "%s: create source: %s", name, st ? nt_last_error() : "ok"))
-        return ro;
+    if (!check(st == NT_OK, "%s: create source: %s", r->name, st ? nt_last_error() : "ok"))
+        return false;
     st = nt_matrix_create_spec(topo, &tsh, ts, tnd, k->tl, k->prealloc ? 0 : NT_MATRIX_NOALLOC,
                                &T);
-    if (!check(st == NT_OK, "%s: create target: %s", name, st ? nt_last_error() : "ok")) {
+    if (!check(st == NT_OK, "%s: create target: %s", r->name, st ? nt_last_error() : "ok")) {
         nt_matrix_destroy(S);
-        return ro;
+        return false;
     }
-    ro.S = S;
-    ro.T = T;
-    check(nt_matrix_fill(S, fill_fn, &seed) == NT_OK, "%s: fill the source", name);
-    check_placed(S, name, "source before");
-    // Tiles of 2 MiB or more: some are in huge pages (so that moving them is tested with huge
-    // pages that must not reach into a neighbour tile).
-    if (k->mb * k->nb * (int64_t)k->es >= (2 << 20) && thp_possible()) {
-        long kb = 0;
-        for (int64_t t = 0; t < S->mt * S->nt; t++) {
-            size_t bytes = (size_t)rows_of(S, t / S->nt) * (size_t)cols_of(S, t % S->nt) * k->es;
-            long x = thp_kb_at((const char *)S->tile[t] + bytes / 2);
-            kb += x > 0 ? x : 0;
-        }
-        check(kb > 0, "%s: the source's tiles are in huge pages (%ld kB in their mappings)", name,
-              kb);
-    }
+    r->S = S;
+    r->T = T;
+    check(nt_matrix_fill(S, fill_fn, &r->seed) == NT_OK, "%s: fill the source", r->name);
+    check_placed(S, r->name, "source before");
+    check_huge_source(r);
     if (k->prealloc)
-        check_placed(T, name, "allocated target before");
+        check_placed(T, r->name, "allocated target before");
+    return true;
+}
 
-    size_t nst = (size_t)(S->mt * S->nt), ntt = (size_t)(T->mt * T->nt);
-    int *tmap = malloc(ntt * sizeof *tmap);
-    char **saddr = malloc(nst * sizeof *saddr);
-    int64_t *pair = calloc((size_t)ndom * (size_t)ndom, sizeof *pair);
-    int64_t *pair0 = calloc((size_t)ndom * (size_t)ndom, sizeof *pair0);
-    int64_t *dist = malloc((size_t)ndom * (size_t)ndom * sizeof *dist);
-    int64_t *src_of = malloc(ntt * sizeof *src_of); // adoptable target tile -> source tile
-    if (!tmap || !saddr || !pair || !pair0 || !dist || !src_of) {
-        check(false, "%s: out of memory in the test", name);
-        goto out;
+// The oracle's tables, filled from the maps before the execution; false (after a failed
+// check) when they cannot be allocated.
+static bool alloc_tables(const nt_topo_t *topo, rrun *r)
+{
+    const nt_matrix_t *S = r->S, *T = r->T;
+    r->nst = (size_t)(S->mt * S->nt);
+    r->ntt = (size_t)(T->mt * T->nt);
+    r->tmap = malloc(r->ntt * sizeof *r->tmap);
+    r->saddr = malloc(r->nst * sizeof *r->saddr);
+    r->pair = calloc((size_t)ndom * (size_t)ndom, sizeof *r->pair);
+    r->pair0 = calloc((size_t)ndom * (size_t)ndom, sizeof *r->pair0);
+    r->dist = malloc((size_t)ndom * (size_t)ndom * sizeof *r->dist);
+    r->src_of = malloc(r->ntt * sizeof *r->src_of);
+    if (!r->tmap || !r->saddr || !r->pair || !r->pair0 || !r->dist || !r->src_of) {
+        check(false, "%s: out of memory in the test", r->name);
+        return false;
     }
-    memcpy(tmap, T->owner, ntt * sizeof *tmap);
-    memcpy(saddr, S->tile, nst * sizeof *saddr);
+    memcpy(r->tmap, T->owner, r->ntt * sizeof *r->tmap);
+    memcpy(r->saddr, S->tile, r->nst * sizeof *r->saddr);
     const uint32_t *dm = nt_topo_distances(topo);
     for (int a = 0; a < ndom * ndom; a++)
-        dist[a] = dm[a];
-    for (size_t t = 0; t < ntt; t++)
-        src_of[t] = -1;
+        r->dist[a] = dm[a];
+    for (size_t t = 0; t < r->ntt; t++)
+        r->src_of[t] = -1;
+    return true;
+}
 
-    nt_sub_t whole = {k->m, k->n, 0, 0, 0, 0};
-    const nt_sub_t *sub = k->has_sub ? &k->sub : NULL;
-    const nt_sub_t *sb = k->has_sub ? &k->sub : &whole;
+static void free_tables(rrun *r)
+{
+    free(r->tmap);
+    free(r->saddr);
+    free(r->pair);
+    free(r->pair0);
+    free(r->dist);
+    free(r->src_of);
+}
+
+// The plan of the case, its relabelling copied into r->sigma and checked (one label in
+// 0..ndom-1 per target component); NULL after a failed check.
+static nt_plan_t *make_plan(nt_exec_schedule sched, rrun *r)
+{
+    const rcase *k = r->k;
+    r->whole = (nt_sub_t){k->m, k->n, 0, 0, 0, 0};
+    r->sub = k->has_sub ? &k->sub : NULL;
+    r->sb = k->has_sub ? &k->sub : &r->whole;
     nt_plan_opts_t po = {.relabel = k->rel, .schedule = sched == NT_SCHED_STEPS};
     nt_plan_t *plan = NULL;
-    st = nt_plan_create(S, T, sub, &po, &plan);
-    if (!check(st == NT_OK, "%s: plan: %s", name, st ? nt_last_error() : "ok"))
-        goto out;
+    nt_status st = nt_plan_create(r->S, r->T, r->sub, &po, &plan);
+    if (!check(st == NT_OK, "%s: plan: %s", r->name, st ? nt_last_error() : "ok"))
+        return NULL;
     // The plan owns sigma and is freed right after the execution: keep a copy.
     int nsig = 0;
     const int *psig = nt_plan_sigma(plan, &nsig);
-    int sigma[MAXN];
     for (int c = 0; c < MAXN; c++)
-        sigma[c] = c < nsig && psig ? psig[c] : -1;
-    bool sig_ok = nsig == T->ndomains && nsig <= MAXN;
+        r->sigma[c] = c < nsig && psig ? psig[c] : -1;
+    bool sig_ok = nsig == r->T->ndomains && nsig <= MAXN;
     for (int c = 0; sig_ok && c < nsig; c++)
-        sig_ok = sigma[c] >= 0 && sigma[c] < ndom;
-    for (size_t t = 0; sig_ok && t < ntt; t++)
-        sig_ok = tmap[t] >= 0 && tmap[t] < nsig;
-    if (!check(sig_ok, "%s: relabelling of %d components onto %d domains", name, nsig, ndom)) {
+        sig_ok = r->sigma[c] >= 0 && r->sigma[c] < ndom;
+    for (size_t t = 0; sig_ok && t < r->ntt; t++)
+        sig_ok = r->tmap[t] >= 0 && r->tmap[t] < nsig;
+    if (!check(sig_ok, "%s: relabelling of %d components onto %d domains", r->name, nsig,
+               ndom)) {
         nt_plan_destroy(plan);
-        goto out;
+        return NULL;
     }
-    nt_plan_info_t pi;
-    nt_plan_info(plan, &pi);
+    return plan;
+}
 
-    // Tiles that must be kept or migrated, and the pages of the migrated ones on their source
-    // node before the execution.
-    int64_t want_kept = 0, want_mig = 0, want_mig_pages = 0, before_on_src = 0;
-    int64_t adopted_bytes = 0;
+// Tiles that must be kept or migrated, and the pages of the migrated ones on their source
+// node before the execution.
+static void expect_adoption(rrun *r)
+{
+    const rcase *k = r->k;
+    const nt_matrix_t *S = r->S, *T = r->T;
     for (int64_t i = 0; i < T->mt; i++)
         for (int64_t j = 0; j < T->nt; j++) {
             int64_t t = i * T->nt + j, s;
             if (!adoptable(k, S, T, i, j, &s))
                 continue;
-            int sd = S->owner[s], td = sigma[tmap[t]];
+            int sd = S->owner[s], td = r->sigma[r->tmap[t]];
             size_t bytes = (size_t)rows_of(T, i) * (size_t)cols_of(T, j) * k->es;
             if (sd == td) {
                 if (k->mode == NT_EXEC_COPY || node_of[sd] == node_of[td]) {
-                    src_of[t] = s;
-                    want_kept++;
-                    adopted_bytes += (int64_t)bytes;
+                    r->src_of[t] = s;
+                    r->want_kept++;
+                    r->adopted_bytes += (int64_t)bytes;
                 }
                 continue;
             }
             if (k->mode != NT_EXEC_MOVE)
                 continue;
-            src_of[t] = s;
-            adopted_bytes += (int64_t)bytes;
-            want_mig++;
-            want_mig_pages += (int64_t)((bytes + pgsz - 1) / pgsz);
-            before_on_src += pages_on(saddr[s], bytes, node_of[sd]);
+            r->src_of[t] = s;
+            r->adopted_bytes += (int64_t)bytes;
+            r->want_mig++;
+            r->want_mig_pages += (int64_t)((bytes + pgsz - 1) / pgsz);
+            r->before_on_src += pages_on(r->saddr[s], bytes, node_of[sd]);
         }
     if (k->mode == NT_EXEC_MOVE)
-        check(before_on_src == want_mig_pages, "%s: before: move_pages finds the %lld pages "
-              "of the %lld tiles to migrate on their source nodes (%lld)", name,
-              (long long)want_mig_pages, (long long)want_mig, (long long)before_on_src);
+        check(r->before_on_src == r->want_mig_pages, "%s: before: move_pages finds the %lld "
+              "pages of the %lld tiles to migrate on their source nodes (%lld)", r->name,
+              (long long)r->want_mig_pages, (long long)r->want_mig, (long long)r->before_on_src);
     if (k->want_migrate)
-        check(want_mig > 0 && want_mig_pages > 0, "%s: the maps make %lld tiles (%lld pages) "
-              "migrate", name, (long long)want_mig, (long long)want_mig_pages);
+        check(r->want_mig > 0 && r->want_mig_pages > 0, "%s: the maps make %lld tiles (%lld "
+              "pages) migrate", r->name, (long long)r->want_mig, (long long)r->want_mig_pages);
+}
 
-    // Bytes per domain pair, element by element (after relabelling), and with the identity.
-    int64_t bytes_all = 0, node_changed = 0;
+// Bytes per domain pair, element by element (after relabelling, and with the identity): the
+// plan's counts equal them, and a relabelling is no worse than the identity for its objective.
+static void recount_pairs(const nt_plan_info_t *pi, rrun *r)
+{
+    const rcase *k = r->k;
+    const nt_matrix_t *S = r->S, *T = r->T;
+    const nt_sub_t *sb = r->sb;
     for (int64_t y = 0; y < sb->cols; y++)
         for (int64_t x = 0; x < sb->rows; x++) {
             int64_t sr = sb->src_row + x, sc = sb->src_col + y;
             int64_t tr = sb->dst_row + x, tc = sb->dst_col + y;
             int sd = S->owner[(sr / S->mb) * S->nt + sc / S->nb];
-            int comp = tmap[(tr / T->mb) * T->nt + tc / T->nb];
-            int td = sigma[comp];
-            pair[sd * ndom + td] += (int64_t)k->es;
-            pair0[sd * ndom + comp] += (int64_t)k->es;
-            bytes_all += (int64_t)k->es;
-            node_changed += node_of[sd] != node_of[td] ? (int64_t)k->es : 0;
+            int comp = r->tmap[(tr / T->mb) * T->nt + tc / T->nb];
+            int td = r->sigma[comp];
+            r->pair[sd * ndom + td] += (int64_t)k->es;
+            r->pair0[sd * ndom + comp] += (int64_t)k->es;
+            r->bytes_all += (int64_t)k->es;
+            r->node_changed += node_of[sd] != node_of[td] ? (int64_t)k->es : 0;
         }
-    int64_t moved, dvol, moved0, dvol0;
-    int64_t steps = pair_steps(pair, dist, &moved, &dvol);
-    int64_t steps0 = pair_steps(pair0, dist, &moved0, &dvol0);
-    check(pi.bytes == bytes_all && pi.bytes_moved == moved && pi.steps_bytes == steps,
-          "%s: plan bytes %lld moved %lld steps %lld = recount %lld, %lld, %lld", name,
-          (long long)pi.bytes, (long long)pi.bytes_moved, (long long)pi.steps_bytes,
-          (long long)bytes_all, (long long)moved, (long long)steps);
+    int64_t dvol, moved0, dvol0;
+    r->steps = pair_steps(r->pair, r->dist, &r->moved, &dvol);
+    int64_t steps0 = pair_steps(r->pair0, r->dist, &moved0, &dvol0);
+    check(pi->bytes == r->bytes_all && pi->bytes_moved == r->moved && pi->steps_bytes == r->steps,
+          "%s: plan bytes %lld moved %lld steps %lld = recount %lld, %lld, %lld", r->name,
+          (long long)pi->bytes, (long long)pi->bytes_moved, (long long)pi->steps_bytes,
+          (long long)r->bytes_all, (long long)r->moved, (long long)r->steps);
     if (k->rel == NT_MATCH_VOLUME)
-        check(moved <= moved0, "%s: volume relabelling moves %lld <= identity %lld bytes", name,
-              (long long)moved, (long long)moved0);
+        check(r->moved <= moved0, "%s: volume relabelling moves %lld <= identity %lld bytes",
+              r->name, (long long)r->moved, (long long)moved0);
     if (k->rel == NT_MATCH_STEPS || k->rel == NT_MATCH_LEX)
-        check(steps <= steps0, "%s: %s relabelling: one-port steps %lld <= identity %lld bytes",
-              name, obj_name(k->rel), (long long)steps, (long long)steps0);
+        check(r->steps <= steps0, "%s: %s relabelling: one-port steps %lld <= identity %lld "
+              "bytes", r->name, obj_name(k->rel), (long long)r->steps, (long long)steps0);
     if (k->rel == NT_MATCH_DISTANCE)
         check(dvol <= dvol0, "%s: distance relabelling: bytes x distance %lld <= identity "
-              "%lld", name, (long long)dvol, (long long)dvol0);
+              "%lld", r->name, (long long)dvol, (long long)dvol0);
+}
 
-    nt_exec_opts_t eo = {.mode = k->mode, .schedule = sched, .order = k->order};
-    nt_exec_stats_t es = {0};
-    st = nt_plan_execute(plan, S, T, &eo, &es);
-    nt_plan_destroy(plan);
-    if (!check(st == NT_OK, "%s: execute: %s", name, st ? nt_last_error() : "ok"))
-        goto out;
-    ro.stats = es;
-    ro.ok = true;
-
-    // The target's map is the relabelled one.
+// After the execution: the target's map is the relabelled one, its pages placed; its contents
+// the submatrix from the source values, zero elsewhere; a copied source is unchanged.
+static void check_target(const rrun *r)
+{
+    const rcase *k = r->k;
+    const nt_matrix_t *S = r->S, *T = r->T;
+    const nt_sub_t *sb = r->sb;
     int64_t badmap = 0;
-    for (size_t t = 0; t < ntt; t++)
-        badmap += T->owner[t] != sigma[tmap[t]];
-    check(badmap == 0, "%s: target map = sigma(target spec) (%lld tiles differ)", name,
+    for (size_t t = 0; t < r->ntt; t++)
+        badmap += T->owner[t] != r->sigma[r->tmap[t]];
+    check(badmap == 0, "%s: target map = sigma(target spec) (%lld tiles differ)", r->name,
           (long long)badmap);
-    check_placed(T, name, "target after");
-
-    // Contents: the submatrix from the source values, zero elsewhere.
+    check_placed(T, r->name, "target after");
     unsigned char want[64], zero[64] = {0};
     int64_t bad = 0, bad_src = 0;
     for (int64_t c = 0; c < T->n; c++)
-        for (int64_t r = 0; r < T->m; r++) {
-            int64_t x = r - sb->dst_row, y = c - sb->dst_col;
-            const unsigned char *e = elem_at(T, r, c);
+        for (int64_t row = 0; row < T->m; row++) {
+            int64_t x = row - sb->dst_row, y = c - sb->dst_col;
+            const unsigned char *e = elem_at(T, row, c);
             if (x >= 0 && x < sb->rows && y >= 0 && y < sb->cols) {
-                value_of(seed, sb->src_row + x, sb->src_col + y, want, k->es);
+                value_of(r->seed, sb->src_row + x, sb->src_col + y, want, k->es);
                 bad += memcmp(e, want, k->es) != 0;
             } else {
                 bad += memcmp(e, zero, k->es) != 0;
             }
         }
     check(bad == 0, "%s: target elements equal the source values by global coordinates, zero "
-          "outside the submatrix (%lld differ)", name, (long long)bad);
+          "outside the submatrix (%lld differ)", r->name, (long long)bad);
     int64_t mism = -1;
-    st = nt_matrix_compare(T, S, sub, &mism);
-    check(st == NT_OK && mism == 0, "%s: nt_matrix_compare(target, source) = %lld", name,
+    nt_status st = nt_matrix_compare(T, S, r->sub, &mism);
+    check(st == NT_OK && mism == 0, "%s: nt_matrix_compare(target, source) = %lld", r->name,
           (long long)mism);
     if (k->mode == NT_EXEC_COPY) {
         for (int64_t c = 0; c < S->n; c++)
-            for (int64_t r = 0; r < S->m; r++) {
-                value_of(seed, r, c, want, k->es);
-                bad_src += memcmp(elem_at(S, r, c), want, k->es) != 0;
+            for (int64_t row = 0; row < S->m; row++) {
+                value_of(r->seed, row, c, want, k->es);
+                bad_src += memcmp(elem_at(S, row, c), want, k->es) != 0;
             }
-        check(bad_src == 0, "%s: the source is unchanged (%lld elements differ)", name,
+        check(bad_src == 0, "%s: the source is unchanged (%lld elements differ)", r->name,
               (long long)bad_src);
     }
+}
 
-    // Statistics against the recount.
+// The execution's statistics against the recount and the expected adoptions.
+static void check_stats(const rrun *r, const nt_exec_stats_t *es)
+{
+    const char *name = r->name;
     int64_t pair_bad = 0;
     for (int a = 0; a < ndom; a++)
         for (int b = 0; b < ndom; b++)
-            pair_bad += a != b && es.pair_bytes[a * ndom + b] != pair[a * ndom + b];
-    check(es.ndomains == ndom && pair_bad == 0, "%s: bytes per domain pair = recount (%lld "
+            pair_bad += a != b && es->pair_bytes[a * ndom + b] != r->pair[a * ndom + b];
+    check(es->ndomains == ndom && pair_bad == 0, "%s: bytes per domain pair = recount (%lld "
           "pairs differ)", name, (long long)pair_bad);
-    check(es.bytes_moved == moved, "%s: bytes moved %lld = recount %lld", name,
-          (long long)es.bytes_moved, (long long)moved);
-    check(es.bytes_node_changed == node_changed, "%s: bytes that changed node %lld = recount "
-          "%lld", name, (long long)es.bytes_node_changed, (long long)node_changed);
-    check(es.bytes_copied == bytes_all - adopted_bytes, "%s: bytes copied %lld = %lld - "
-          "%lld adopted", name, (long long)es.bytes_copied, (long long)bytes_all,
-          (long long)adopted_bytes);
-    check(es.tiles_kept == want_kept && es.tiles_migrated == want_mig, "%s: tiles kept %lld, "
-          "migrated %lld (expected %lld, %lld)", name, (long long)es.tiles_kept,
-          (long long)es.tiles_migrated, (long long)want_kept, (long long)want_mig);
-    check(es.pages_migrated == want_mig_pages && es.pages_failed == 0, "%s: pages migrated "
-          "%lld (expected %lld), failed %lld", name, (long long)es.pages_migrated,
-          (long long)want_mig_pages, (long long)es.pages_failed);
-    check(es.tasks_on_domain == es.tasks && (es.tasks > 0 || es.bytes_copied == 0),
+    check(es->bytes_moved == r->moved, "%s: bytes moved %lld = recount %lld", name,
+          (long long)es->bytes_moved, (long long)r->moved);
+    check(es->bytes_node_changed == r->node_changed, "%s: bytes that changed node %lld = "
+          "recount %lld", name, (long long)es->bytes_node_changed, (long long)r->node_changed);
+    check(es->bytes_copied == r->bytes_all - r->adopted_bytes, "%s: bytes copied %lld = %lld - "
+          "%lld adopted", name, (long long)es->bytes_copied, (long long)r->bytes_all,
+          (long long)r->adopted_bytes);
+    check(es->tiles_kept == r->want_kept && es->tiles_migrated == r->want_mig, "%s: tiles kept "
+          "%lld, migrated %lld (expected %lld, %lld)", name, (long long)es->tiles_kept,
+          (long long)es->tiles_migrated, (long long)r->want_kept, (long long)r->want_mig);
+    check(es->pages_migrated == r->want_mig_pages && es->pages_failed == 0, "%s: pages migrated "
+          "%lld (expected %lld), failed %lld", name, (long long)es->pages_migrated,
+          (long long)r->want_mig_pages, (long long)es->pages_failed);
+    check(es->tasks_on_domain == es->tasks && (es->tasks > 0 || es->bytes_copied == 0),
           "%s: %lld of %lld copy tasks ran on their intended domain", name,
-          (long long)es.tasks_on_domain, (long long)es.tasks);
+          (long long)es->tasks_on_domain, (long long)es->tasks);
+}
 
-    // Adopted tiles keep their address; migrated ones now sit on the target node.
+// Adopted tiles keep their address; migrated ones now sit on the target node.
+static void check_adopted(const rrun *r)
+{
+    const rcase *k = r->k;
+    const nt_matrix_t *S = r->S, *T = r->T;
     int64_t addr_bad = 0, after_on_dst = 0;
     for (int64_t i = 0; i < T->mt; i++)
         for (int64_t j = 0; j < T->nt; j++) {
-            int64_t t = i * T->nt + j, s = src_of[t];
+            int64_t t = i * T->nt + j, s = r->src_of[t];
             if (s < 0)
                 continue;
-            addr_bad += T->tile[t] != saddr[s];
+            addr_bad += T->tile[t] != r->saddr[s];
             if (S->owner[s] != T->owner[t])
                 after_on_dst += pages_on(T->tile[t], (size_t)rows_of(T, i) *
                                          (size_t)cols_of(T, j) * k->es, node_of[T->owner[t]]);
         }
-    check(addr_bad == 0, "%s: the %lld adopted tiles keep their address (%lld moved)", name,
-          (long long)(want_kept + want_mig), (long long)addr_bad);
+    check(addr_bad == 0, "%s: the %lld adopted tiles keep their address (%lld moved)", r->name,
+          (long long)(r->want_kept + r->want_mig), (long long)addr_bad);
     if (k->mode == NT_EXEC_MOVE) {
-        check(after_on_dst == want_mig_pages, "%s: after: move_pages finds the %lld migrated "
-              "pages on their target nodes (%lld)", name, (long long)want_mig_pages,
+        check(after_on_dst == r->want_mig_pages, "%s: after: move_pages finds the %lld migrated "
+              "pages on their target nodes (%lld)", r->name, (long long)r->want_mig_pages,
               (long long)after_on_dst);
-        if (after_on_dst == want_mig_pages && before_on_src == want_mig_pages)
-            migrated_total += want_mig_pages;
+        if (after_on_dst == r->want_mig_pages && r->before_on_src == r->want_mig_pages)
+            migrated_total += r->want_mig_pages;
     }
-out:
-    free(tmap);
-    free(saddr);
-    free(pair);
-    free(pair0);
-    free(dist);
-    free(src_of);
+}
+
+// One case under one schedule: build, plan, recount, execute, check everything.
+static run_out run_case(const nt_topo_t *topo, const rcase *k, nt_exec_schedule sched,
+                        uint64_t seed)
+{
+    run_out ro = {NULL, NULL, {0}, false};
+    rrun r = {.k = k, .seed = seed};
+    if (!make_matrices(topo, sched, &r))
+        return ro;
+    ro.S = r.S;
+    ro.T = r.T;
+    nt_plan_t *plan = alloc_tables(topo, &r) ? make_plan(sched, &r) : NULL;
+    if (plan) {
+        nt_plan_info_t pi;
+        nt_plan_info(plan, &pi);
+        expect_adoption(&r);
+        recount_pairs(&pi, &r);
+        nt_exec_opts_t eo = {.mode = k->mode, .schedule = sched, .order = k->order};
+        nt_exec_stats_t es = {0};
+        nt_status st = nt_plan_execute(plan, r.S, r.T, &eo, &es);
+        nt_plan_destroy(plan);
+        if (check(st == NT_OK, "%s: execute: %s", r.name, st ? nt_last_error() : "ok")) {
+            ro.stats = es;
+            ro.ok = true;
+            check_target(&r);
+            check_stats(&r, &es);
+            check_adopted(&r);
+        }
+    }
+    free_tables(&r);
     return ro;
 }
 
@@ -599,15 +690,80 @@ static void pool_case(const nt_topo_t *topo, const char *name, int64_t n, const 
     nt_mempool_destroy(pool);
 }
 
-int main(void)
+// The redistributions, each run under the free and the steps schedule (P, Q, D in the specs:
+// the most square grid and the domain count of the guest).
+#define TL NT_LAYOUT_TILE
+#define SL NT_LAYOUT_SCALAPACK
+#define CP NT_EXEC_COPY
+#define MV NT_EXEC_MOVE
+// 200 = 6 x 32 + 8: full 8 KiB tiles (two pages, migratable) and packed partial ones.
+static const rcase cases[] = {
+    {"r01", 200, 200, 32, 32, 8, "random:11", TL, 200, 200, 32, 32, "balanced:12", TL,
+     false, {0}, NT_MATCH_CANONICAL, CP, false, false, NT_ORDER_AUTO},
+    {"r02", 200, 200, 32, 32, 8, "random:11", TL, 200, 200, 32, 32, "balanced:12", TL,
+     false, {0}, NT_MATCH_CANONICAL, MV, false, true, NT_ORDER_AUTO},
+    {"r03", 200, 184, 32, 32, 8, "bc2d:PxQ", TL, 200, 184, 32, 32, "skewed:PxQ:5", TL,
+     false, {0}, NT_MATCH_VOLUME, MV, false, true, NT_ORDER_AUTO},
+    {"r04", 200, 200, 32, 32, 8, "chunk:D:3", TL, 200, 200, 32, 32, "band:2:PxQ", TL,
+     false, {0}, NT_MATCH_STEPS, MV, false, true, NT_ORDER_AUTO},
+    {"r05", 176, 200, 32, 32, 8, "skewed:PxQ:9", TL, 176, 200, 32, 32, "random:4", TL,
+     false, {0}, NT_MATCH_LEX, MV, false, true, NT_ORDER_AUTO},
+    {"r06", 200, 200, 32, 32, 8, "band:1:PxQ", TL, 200, 200, 32, 32, "chunk:D:8", TL,
+     false, {0}, NT_MATCH_DISTANCE, MV, false, true, NT_ORDER_AUTO},
+    {"r07", 200, 200, 32, 32, 8, "balanced:2", TL, 200, 200, 48, 40, "bc2d:PxQ", TL,
+     false, {0}, NT_MATCH_VOLUME, CP, false, false, NT_ORDER_AUTO},
+    {"r08", 200, 168, 32, 24, 8, "bc2d:PxQ", SL, 200, 168, 32, 32, "random:6", TL,
+     false, {0}, NT_MATCH_CANONICAL, CP, false, false, NT_ORDER_AUTO},
+    {"r09", 200, 168, 32, 32, 8, "random:7", TL, 200, 168, 24, 40, "bc2d:QxP:2x1", SL,
+     false, {0}, NT_MATCH_LEX, CP, false, false, NT_ORDER_AUTO},
+    {"r10", 160, 160, 16, 32, 8, "bc2d:1xD", SL, 160, 160, 32, 16, "bc2d:Dx1:1x2", SL,
+     false, {0}, NT_MATCH_STEPS, MV, false, false, NT_ORDER_AUTO},
+    {"r11", 150, 150, 64, 64, 4, "random:21", TL, 150, 150, 64, 64, "balanced:22", TL,
+     false, {0}, NT_MATCH_VOLUME, MV, false, true, NT_ORDER_AUTO},
+    {"r12", 90, 90, 16, 16, 16, "chunk:D:13", TL, 90, 90, 16, 16, "random:14", TL,
+     false, {0}, NT_MATCH_LEX, MV, false, true, NT_ORDER_AUTO},
+    {"r13", 300, 300, 64, 64, 1, "balanced:31", TL, 300, 300, 64, 64, "skewed:PxQ:32", TL,
+     false, {0}, NT_MATCH_DISTANCE, MV, false, true, NT_ORDER_AUTO},
+    {"r14", 120, 110, 20, 30, 12, "random:41", TL, 120, 110, 32, 16, "chunk:D:42", TL,
+     false, {0}, NT_MATCH_CANONICAL, CP, false, false, NT_ORDER_AUTO},
+    {"r15", 256, 256, 32, 32, 8, "random:51", TL, 200, 180, 40, 24, "balanced:52", TL,
+     true, {150, 120, 40, 24, 8, 16}, NT_MATCH_CANONICAL, CP, false, false, NT_ORDER_AUTO},
+    // Tile-aligned submatrix: inner tiles migrate, the partial border tiles are copied.
+    {"r16", 256, 256, 32, 32, 8, "random:61", TL, 256, 224, 32, 32, "random:62", TL,
+     true, {170, 160, 64, 32, 0, 32}, NT_MATCH_VOLUME, MV, false, true, NT_ORDER_AUTO},
+    {"r17", 256, 256, 32, 32, 8, "bc2d:PxQ", SL, 200, 200, 32, 32, "bc2d:QxP", SL,
+     true, {100, 90, 30, 50, 70, 60}, NT_MATCH_STEPS, CP, false, false, NT_ORDER_AUTO},
+    {"r18", 200, 200, 32, 32, 8, "random:71", TL, 200, 200, 24, 40, "bc2d:PxQ", TL,
+     true, {120, 150, 20, 10, 60, 30}, NT_MATCH_CANONICAL, CP, true, false, NT_ORDER_AUTO},
+    {"r19", 200, 200, 32, 32, 8, "chunk:D:81", TL, 200, 200, 32, 32, "chunk:2:82", TL,
+     false, {0}, NT_MATCH_VOLUME, MV, false, false, NT_ORDER_AUTO},
+    {"r20", 200, 200, 32, 32, 8, "random:91", TL, 200, 200, 32, 32, "balanced:92", TL,
+     false, {0}, NT_MATCH_CANONICAL, CP, true, false, NT_ORDER_AUTO},
+    // Periodic plans (block-cyclic ScaLAPACK on both sides) in each copy order, element-
+    // cyclic and small blocks: every page of every local matrix on its domain's node.
+    {"r21", 300, 290, 1, 1, 8, "bc2d:PxQ", SL, 300, 290, 3, 3, "bc2d:Dx1", SL, false, {0},
+     NT_MATCH_VOLUME, CP, false, false, NT_ORDER_AUTO},
+    {"r22", 300, 290, 1, 1, 8, "bc2d:PxQ", SL, 300, 290, 3, 3, "bc2d:Dx1", SL, false, {0},
+     NT_MATCH_CANONICAL, CP, false, false, NT_ORDER_SOURCE},
+    {"r23", 256, 240, 8, 8, 8, "bc2d:PxQ", SL, 250, 250, 12, 12, "bc2d:QxP", SL, true,
+     {200, 180, 10, 20, 30, 40}, NT_MATCH_LEX, CP, false, false, NT_ORDER_GLOBAL},
+    {"r24", 256, 256, 64, 64, 8, "bc2d:PxQ", SL, 256, 256, 100, 100, "bc1d:D", SL, false, {0},
+     NT_MATCH_CANONICAL, CP, true, false, NT_ORDER_TARGET},
+    // Tiles of 3.2 MB (not a multiple of 2 MiB), whose mappings can merge and take
+    // transparent huge pages across tile boundaries: a migrated tile must not carry pages
+    // of a neighbour that stays.
+    {"r25", 1920, 1920, 640, 640, 8, "random:111", TL, 1920, 1920, 640, 640, "random:112",
+     TL, false, {0}, NT_MATCH_CANONICAL, MV, false, true, NT_ORDER_AUTO},
+};
+#undef TL
+#undef SL
+#undef CP
+#undef MV
+
+// The topology is this guest's: physical, one domain per node of the shape, domain d on node
+// d (node_of[] filled); false after a failed check.
+static bool topo_sane(const nt_topo_t *topo, int nodes)
 {
-    double t_start = now();
-    int nodes = guest_start("guest_redist");
-    nt_topo_t *topo = NULL;
-    nt_status st = nt_topo_load(NULL, &topo);
-    if (!check(st == NT_OK, "topo: load this machine: %s", st ? nt_last_error() : "ok"))
-        return guest_summary("redist");
-    ndom = nt_topo_ndomains(topo);
     bool sane = check(nt_topo_get_kind(topo) == NT_TOPO_PHYSICAL && ndom == nodes &&
                       ndom >= 2 && ndom <= MAXN, "topo: physical, %d domains (shape: %d nodes)",
                       ndom, nodes);
@@ -617,7 +773,19 @@ int main(void)
         node_of[d] = info.node;
         sane = check(info.node == d, "topo: domain %d is node %d", d, info.node);
     }
-    if (!sane) {
+    return sane;
+}
+
+int main(void)
+{
+    double t_start = now();
+    int nodes = guest_start("guest_redist");
+    nt_topo_t *topo = NULL;
+    nt_status st = nt_topo_load(NULL, &topo);
+    if (!check(st == NT_OK, "topo: load this machine: %s", st ? nt_last_error() : "ok"))
+        return guest_summary("redist");
+    ndom = nt_topo_ndomains(topo);
+    if (!topo_sane(topo, nodes)) {
         nt_topo_destroy(topo);
         return guest_summary("redist");
     }
@@ -628,67 +796,6 @@ int main(void)
             gridP = p;
     gridQ = ndom / gridP;
 
-    const nt_layout TL = NT_LAYOUT_TILE, SL = NT_LAYOUT_SCALAPACK;
-    const nt_exec_mode CP = NT_EXEC_COPY, MV = NT_EXEC_MOVE;
-    // 200 = 6 x 32 + 8: full 8 KiB tiles (two pages, migratable) and packed partial ones.
-    const rcase cases[] = {
-        {"r01", 200, 200, 32, 32, 8, "random:11", TL, 200, 200, 32, 32, "balanced:12", TL,
-         false, {0}, NT_MATCH_CANONICAL, CP, false, false, NT_ORDER_AUTO},
-        {"r02", 200, 200, 32, 32, 8, "random:11", TL, 200, 200, 32, 32, "balanced:12", TL,
-         false, {0}, NT_MATCH_CANONICAL, MV, false, true, NT_ORDER_AUTO},
-        {"r03", 200, 184, 32, 32, 8, "bc2d:PxQ", TL, 200, 184, 32, 32, "skewed:PxQ:5", TL,
-         false, {0}, NT_MATCH_VOLUME, MV, false, true, NT_ORDER_AUTO},
-        {"r04", 200, 200, 32, 32, 8, "chunk:D:3", TL, 200, 200, 32, 32, "band:2:PxQ", TL,
-         false, {0}, NT_MATCH_STEPS, MV, false, true, NT_ORDER_AUTO},
-        {"r05", 176, 200, 32, 32, 8, "skewed:PxQ:9", TL, 176, 200, 32, 32, "random:4", TL,
-         false, {0}, NT_MATCH_LEX, MV, false, true, NT_ORDER_AUTO},
-        {"r06", 200, 200, 32, 32, 8, "band:1:PxQ", TL, 200, 200, 32, 32, "chunk:D:8", TL,
-         false, {0}, NT_MATCH_DISTANCE, MV, false, true, NT_ORDER_AUTO},
-        {"r07", 200, 200, 32, 32, 8, "balanced:2", TL, 200, 200, 48, 40, "bc2d:PxQ", TL,
-         false, {0}, NT_MATCH_VOLUME, CP, false, false, NT_ORDER_AUTO},
-        {"r08", 200, 168, 32, 24, 8, "bc2d:PxQ", SL, 200, 168, 32, 32, "random:6", TL,
-         false, {0}, NT_MATCH_CANONICAL, CP, false, false, NT_ORDER_AUTO},
-        {"r09", 200, 168, 32, 32, 8, "random:7", TL, 200, 168, 24, 40, "bc2d:QxP:2x1", SL,
-         false, {0}, NT_MATCH_LEX, CP, false, false, NT_ORDER_AUTO},
-        {"r10", 160, 160, 16, 32, 8, "bc2d:1xD", SL, 160, 160, 32, 16, "bc2d:Dx1:1x2", SL,
-         false, {0}, NT_MATCH_STEPS, MV, false, false, NT_ORDER_AUTO},
-        {"r11", 150, 150, 64, 64, 4, "random:21", TL, 150, 150, 64, 64, "balanced:22", TL,
-         false, {0}, NT_MATCH_VOLUME, MV, false, true, NT_ORDER_AUTO},
-        {"r12", 90, 90, 16, 16, 16, "chunk:D:13", TL, 90, 90, 16, 16, "random:14", TL,
-         false, {0}, NT_MATCH_LEX, MV, false, true, NT_ORDER_AUTO},
-        {"r13", 300, 300, 64, 64, 1, "balanced:31", TL, 300, 300, 64, 64, "skewed:PxQ:32", TL,
-         false, {0}, NT_MATCH_DISTANCE, MV, false, true, NT_ORDER_AUTO},
-        {"r14", 120, 110, 20, 30, 12, "random:41", TL, 120, 110, 32, 16, "chunk:D:42", TL,
-         false, {0}, NT_MATCH_CANONICAL, CP, false, false, NT_ORDER_AUTO},
-        {"r15", 256, 256, 32, 32, 8, "random:51", TL, 200, 180, 40, 24, "balanced:52", TL,
-         true, {150, 120, 40, 24, 8, 16}, NT_MATCH_CANONICAL, CP, false, false, NT_ORDER_AUTO},
-        // Tile-aligned submatrix: inner tiles migrate, the partial border tiles are copied.
-        {"r16", 256, 256, 32, 32, 8, "random:61", TL, 256, 224, 32, 32, "random:62", TL,
-         true, {170, 160, 64, 32, 0, 32}, NT_MATCH_VOLUME, MV, false, true, NT_ORDER_AUTO},
-        {"r17", 256, 256, 32, 32, 8, "bc2d:PxQ", SL, 200, 200, 32, 32, "bc2d:QxP", SL,
-         true, {100, 90, 30, 50, 70, 60}, NT_MATCH_STEPS, CP, false, false, NT_ORDER_AUTO},
-        {"r18", 200, 200, 32, 32, 8, "random:71", TL, 200, 200, 24, 40, "bc2d:PxQ", TL,
-         true, {120, 150, 20, 10, 60, 30}, NT_MATCH_CANONICAL, CP, true, false, NT_ORDER_AUTO},
-        {"r19", 200, 200, 32, 32, 8, "chunk:D:81", TL, 200, 200, 32, 32, "chunk:2:82", TL,
-         false, {0}, NT_MATCH_VOLUME, MV, false, false, NT_ORDER_AUTO},
-        {"r20", 200, 200, 32, 32, 8, "random:91", TL, 200, 200, 32, 32, "balanced:92", TL,
-         false, {0}, NT_MATCH_CANONICAL, CP, true, false, NT_ORDER_AUTO},
-        // Periodic plans (block-cyclic ScaLAPACK on both sides) in each copy order, element-
-        // cyclic and small blocks: every page of every local matrix on its domain's node.
-        {"r21", 300, 290, 1, 1, 8, "bc2d:PxQ", SL, 300, 290, 3, 3, "bc2d:Dx1", SL, false, {0},
-         NT_MATCH_VOLUME, CP, false, false, NT_ORDER_AUTO},
-        {"r22", 300, 290, 1, 1, 8, "bc2d:PxQ", SL, 300, 290, 3, 3, "bc2d:Dx1", SL, false, {0},
-         NT_MATCH_CANONICAL, CP, false, false, NT_ORDER_SOURCE},
-        {"r23", 256, 240, 8, 8, 8, "bc2d:PxQ", SL, 250, 250, 12, 12, "bc2d:QxP", SL, true,
-         {200, 180, 10, 20, 30, 40}, NT_MATCH_LEX, CP, false, false, NT_ORDER_GLOBAL},
-        {"r24", 256, 256, 64, 64, 8, "bc2d:PxQ", SL, 256, 256, 100, 100, "bc1d:D", SL, false, {0},
-         NT_MATCH_CANONICAL, CP, true, false, NT_ORDER_TARGET},
-        // Tiles of 3.2 MB (not a multiple of 2 MiB), whose mappings can merge and take
-        // transparent huge pages across tile boundaries: a migrated tile must not carry pages
-        // of a neighbour that stays.
-        {"r25", 1920, 1920, 640, 640, 8, "random:111", TL, 1920, 1920, 640, 640, "random:112",
-         TL, false, {0}, NT_MATCH_CANONICAL, MV, false, true, NT_ORDER_AUTO},
-    };
     int ncase = (int)(sizeof cases / sizeof *cases);
     for (int c = 0; c < ncase; c++) {
         uint64_t seed = 1000u + (uint64_t)c;
