@@ -1,10 +1,12 @@
-// In-place execution of a plan (nt_plan_execute() with opts->inplace): the target reuses the
-// source's memory through per-domain pools (nt_pool.h), with a peak of extra memory known and
-// checked against the caller's budget before anything is touched.
+// The in-place strategy of the executor table (nt_strategy.h), which takes every execution
+// with opts->inplace: the target reuses the source's memory through per-domain pools
+// (nt_pool.h), with a peak of extra memory known and checked against the caller's budget
+// before anything is touched.
 //
 // Blocks. A source block is a tile of at least a page that the source owns, or a domain's slab
 // of small tiles; a target block likewise (a domain's small target tiles share one slab block).
-// Whole tiles that keep their domain and shape are adopted as in execute.c (no copy, no block).
+// Whole tiles that keep their domain and shape are adopted as in exec_segments.c (no copy, no
+// block).
 // A source block is free once every segment reading it has been copied.
 //
 // Order (simulate): target blocks are queued per domain in source-major order (by the first
@@ -37,10 +39,11 @@
 #include "nt_inplace.h"
 #include "lib/matrix/nt_matrix.h"
 #include "nt_plan.h"
+#include "nt_strategy.h"
 #include "lib/matrix/nt_pool.h"
 #include "numatile/mem.h"
 
-// Small segments are batched into copy tasks of about this many bytes (as execute.c does).
+// Small segments are batched into copy tasks of about this many bytes (as exec_segments.c does).
 #define TASK_GRAIN ((int64_t)128 << 10)
 
 static _Atomic int64_t fault_after = -1;
@@ -72,7 +75,7 @@ static bool copy_fault(void)
 }
 
 typedef struct ip_ctx {
-    nt_team_t t;
+    nt_team_t *t; // the job's
     nt_plan_view_t v;
     nt_matrix_t *src, *dst;
     int D;
@@ -101,17 +104,14 @@ typedef struct ip_ctx {
     bool aborted;
     int max_in_flight;
     int64_t adopted;
-    int64_t *pair_tiles, *pair_bytes; // allocated before the copies, handed to the stats
 } ip_ctx;
 
 static void ctx_free(ip_ctx *c)
 {
-    nt_team_free(&c->t);
     void *arrays[] = {c->skip_seg, c->skip_tile, c->tslab, c->sblk, c->sb_left, c->sb_addr,
                       c->sb_len, c->sb_dom, c->tblk, c->tb_tile, c->tb_first, c->tb_seg,
                       c->tb_len, c->tb_dom, c->tb_addr, c->tb_fresh, c->order, c->wave_first,
-                      c->peak, c->lb, c->wfirst, c->wlist, c->failed, c->pair_tiles,
-                      c->pair_bytes};
+                      c->peak, c->lb, c->wfirst, c->wlist, c->failed};
     for (size_t k = 0; k < sizeof arrays / sizeof *arrays; k++)
         free(arrays[k]);
     nt_pool_destroy(c->pool, false);
@@ -173,7 +173,7 @@ static nt_status check_inplace(const nt_plan_t *plan, const nt_matrix_t *src,
 }
 
 // Segment x alone makes its target tile, is a whole big source tile the source owns, and
-// stays on its domain: the target adopts it (as execute.c does in copy mode).
+// stays on its domain: the target adopts it (as exec_segments.c does in copy mode).
 static bool adoptable(const ip_ctx *c, int64_t x)
 {
     const nt_plan_view_t *v = &c->v;
@@ -198,10 +198,8 @@ static nt_status alloc_tables(ip_ctx *c)
     c->tblk = malloc(nd * sizeof *c->tblk);
     c->peak = calloc(D, sizeof *c->peak);
     c->lb = calloc(D, sizeof *c->lb);
-    c->pair_tiles = calloc(D * D, sizeof *c->pair_tiles);
-    c->pair_bytes = calloc(D * D, sizeof *c->pair_bytes);
     if (!c->skip_seg || !c->failed || !c->skip_tile || !c->tslab || !c->sblk || !c->tblk ||
-        !c->peak || !c->lb || !c->pair_tiles || !c->pair_bytes)
+        !c->peak || !c->lb)
         return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
     for (int64_t x = 0; x < c->v.nseg; x++)
         if (adoptable(c, x)) {
@@ -584,10 +582,10 @@ static nt_status simulate(ip_ctx *c, int64_t budget)
 // Domain whose threads fill block b: its own, else any domain with cpus.
 static int exec_domain(const ip_ctx *c, int d)
 {
-    if (c->t.tpd[d] > 0)
+    if (c->t->tpd[d] > 0)
         return d;
     for (int e = 0; e < c->D; e++)
-        if (c->t.tpd[e] > 0)
+        if (c->t->tpd[e] > 0)
             return e;
     return d;
 }
@@ -624,7 +622,7 @@ static nt_status build_work_lists(ip_ctx *c)
 }
 
 // Copy segment x column by column, or in one go when both sides are contiguous (the copy of
-// execute.c's copy_segment); false when the test hook makes it fail (nothing copied).
+// exec_segments.c's copy_segment); false when the test hook makes it fail (nothing copied).
 static bool copy_segment(const ip_ctx *c, int64_t x)
 {
     if (copy_fault())
@@ -661,11 +659,11 @@ static void run_task(ip_ctx *c, int d, int64_t lo, int64_t hi)
             atomic_store(&c->fault, 1);
         }
     }
-    nt_team_task_done(&c->t, d, bytes);
+    nt_team_task_done(c->t, d, bytes);
 }
 
 // Domain d's nested team copies its list of wave w, in tasks of about TASK_GRAIN bytes with a
-// bound on the tasks in flight (as execute.c's run_domain_phase).
+// bound on the tasks in flight (as exec_segments.c's run_domain_phase).
 static void run_domain_wave(ip_ctx *c, int d, int64_t w)
 {
     int64_t lo = c->wfirst[(size_t)w * (size_t)c->D + (size_t)d];
@@ -674,15 +672,15 @@ static void run_domain_wave(ip_ctx *c, int d, int64_t w)
         return;
     // One copy thread: the outer thread copies itself (a nested team per wave costs more than
     // the copies of a small wave).
-    if (nt_team_threads(&c->t, d) == 1) {
+    if (nt_team_threads(c->t, d) == 1) {
         run_task(c, d, lo, hi);
         return;
     }
     _Atomic int64_t in_flight = 0;
-#pragma omp parallel num_threads(nt_team_threads(&c->t, d))
+#pragma omp parallel num_threads(nt_team_threads(c->t, d))
     {
         cpu_set_t saved;
-        bool bound = nt_team_bind(&c->t, d, &saved);
+        bool bound = nt_team_bind(c->t, d, &saved);
 #pragma omp single
         for (int64_t k = lo; k < hi;) {
             int64_t k1 = k, bytes = 0;
@@ -733,11 +731,11 @@ static void run_waves(ip_ctx *c)
         int tid = omp_get_thread_num(), nth = omp_get_num_threads();
         bool once = nth == c->D;
         cpu_set_t saved1;
-        bool bound1 = once && nt_team_bind(&c->t, tid, &saved1);
+        bool bound1 = once && nt_team_bind(c->t, tid, &saved1);
         for (int64_t w = 0; w < c->nwaves; w++) {
             for (int d = tid; d < c->D; d += nth) {
                 cpu_set_t saved;
-                bool bound = !once && nt_team_bind(&c->t, d, &saved);
+                bool bound = !once && nt_team_bind(c->t, d, &saved);
                 run_domain_wave(c, d, w);
                 nt_team_unbind(bound, &saved);
             }
@@ -802,37 +800,12 @@ static void finish(ip_ctx *c)
         if (c->skip_seg[x])
             nt_matrix_adopt_tile(c->dst, c->v.seg[x].dst_tile, c->src, c->v.seg[x].src_tile);
     c->dst->allocated = true;
+    // Its allocation counters (the statistics read them) describe this execution: in place
+    // takes no memory through them.
+    c->dst->mem->bytes_pooled = c->dst->mem->bytes_fresh = 0;
+    c->dst->mem->seconds_fault = 0;
     nt_matrix_forget_memory(c->src);
     nt_pool_clear(c->pool, true);
-}
-
-static void fill_stats(ip_ctx *c, double alloc_s, double seconds, double bound,
-                       nt_exec_stats_t *stats)
-{
-    size_t D = (size_t)c->D;
-    nt_exec_stats_t s = {.ndomains = c->D, .pair_tiles = c->pair_tiles,
-                         .pair_bytes = c->pair_bytes, .tiles_kept = c->adopted,
-                         .tasks = c->t.tasks, .tasks_on_domain = c->t.tasks_on_domain,
-                         .seconds_alloc = alloc_s, .seconds = seconds, .bound_seconds = bound,
-                         .peak_extra_bytes = c->peak, .peak_lower_bound_bytes = c->lb,
-                         .peak_lower_bound_total = c->lb_total, .bytes_recycled = c->recycled,
-                         .waves = c->nwaves};
-    c->peak = c->lb = c->pair_tiles = c->pair_bytes = NULL;
-    for (int64_t x = 0; x < c->v.nseg; x++) {
-        const nt_segment_t *g = &c->v.seg[x];
-        if (c->skip_seg[x])
-            continue;
-        int64_t b = seg_bytes(c, g);
-        size_t pr = (size_t)g->src_dom * D + (size_t)g->dst_dom;
-        s.pair_tiles[pr]++;
-        s.pair_bytes[pr] += b;
-        s.bytes_copied += b;
-        s.bytes_moved += g->src_dom != g->dst_dom ? b : 0;
-        s.bytes_node_changed += c->t.node[g->src_dom] != c->t.node[g->dst_dom] ? b : 0;
-    }
-    s.bandwidth_gbs = seconds > 0 ? (double)s.bytes_copied / seconds / 1e9 : 0;
-    s.bound_gbs = bound > 0 ? (double)s.bytes_copied / bound / 1e9 : 0;
-    *stats = s;
 }
 
 // The order's peak against the caller's budget and the machine, before anything is touched.
@@ -854,76 +827,109 @@ static nt_status check_budget(const ip_ctx *c, int64_t budget)
     return st;
 }
 
-// Everything that can fail, in order: tables, blocks, the order and its budget, work lists,
-// dst's tables, the fresh blocks. On failure dst's tables are released again.
-static nt_status prepare(ip_ctx *c, int64_t budget, double *alloc_seconds)
+// Whether the strategy takes the execution: every one with opts->inplace (it refuses, with the
+// reason, what it cannot do).
+static bool ip_accepts(const nt_plan_t *plan, const nt_exec_opts_t *opts)
 {
+    (void)plan;
+    return opts && opts->inplace;
+}
+
+static nt_status ip_check(nt_exec_job_t *j)
+{
+    nt_status st = check_inplace(j->plan, j->src, j->dst, &j->o);
+    if (st)
+        return st;
+    nt_plan_view_t v;
+    nt_plan_get_view(j->plan, &v);
+    // Periodic plans keep no segment list (they need ScaLAPACK layouts, refused above).
+    if (v.periodic || !v.dst_owner)
+        return nt_fail(NT_ENOTSUP, "nt_plan_execute: in place needs a plan with explicit "
+                       "segments (TILE layouts); this one is periodic");
+    return NT_OK;
+}
+
+// Everything that can fail before memory is taken, in order: tables, blocks, the order and
+// its budget, work lists. Reads the target's new map (relabel_first).
+static nt_status ip_prepare(nt_exec_job_t *j)
+{
+    ip_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
+    *c = (ip_ctx){.t = &j->t, .v = j->v, .src = j->src, .dst = j->dst, .D = j->t.D,
+                  .max_in_flight = j->o.max_in_flight > 0 ? j->o.max_in_flight : 64};
+    j->ctx = c;
+    int64_t budget = j->o.budget_bytes;
     nt_status st;
     if ((st = alloc_tables(c)) || (st = source_blocks(c)) || (st = target_blocks(c)))
         return st;
     block_segments(c);
-    if ((st = lower_bounds(c)) || (st = simulate(c, budget)) || (st = check_budget(c, budget)) ||
-        (st = build_work_lists(c)) || (st = nt_matrix_alloc_tables(c->dst)))
+    if ((st = lower_bounds(c)) || (st = simulate(c, budget)) || (st = check_budget(c, budget)))
         return st;
-    double t0 = nt_now();
-    if ((st = reserve_fresh(c)) != NT_OK) {
+    return build_work_lists(c);
+}
+
+// dst's tables and the fresh blocks; on failure dst's tables are released again.
+static nt_status ip_alloc(nt_exec_job_t *j)
+{
+    ip_ctx *c = j->ctx;
+    nt_status st = nt_matrix_alloc_tables(c->dst);
+    if (st)
+        return st;
+    if ((st = reserve_fresh(c)) != NT_OK)
         nt_matrix_release(c->dst);
-        return st;
+    return st;
+}
+
+// The waves (timed); a failed copy that aborts them leaves the target without memory.
+static nt_status ip_run(nt_exec_job_t *j)
+{
+    ip_ctx *c = j->ctx;
+    place_target(c);
+    double t0 = nt_now();
+    run_waves(c);
+    j->seconds = nt_now() - t0;
+    if (c->aborted) {
+        unplace_target(c);
+        return nt_fail(NT_ESYS, "nt_plan_execute: in place: a copy failed before any recycled "
+                       "block was written; the source is intact, nothing was kept");
     }
-    *alloc_seconds = nt_now() - t0;
+    finish(c);
     return NT_OK;
 }
 
-nt_status nt_exec_inplace(nt_plan_t *plan, nt_matrix_t *src, nt_matrix_t *dst,
-                          const nt_exec_opts_t *opts, nt_exec_stats_t *stats)
+// Every copied segment per domain pair, the kept tiles, the peaks and their bounds.
+static void ip_stats(nt_exec_job_t *j, nt_exec_stats_t *s)
 {
-    nt_status st = check_inplace(plan, src, dst, opts);
-    if (st)
-        return st;
-    ip_ctx c = {.src = src, .dst = dst,
-                .max_in_flight = opts->max_in_flight > 0 ? opts->max_in_flight : 64};
-    nt_plan_get_view(plan, &c.v);
-    // Periodic plans keep no segment list (they need ScaLAPACK layouts, refused above).
-    if (c.v.periodic || !c.v.dst_owner)
-        return nt_fail(NT_ENOTSUP, "nt_plan_execute: in place needs a plan with explicit "
-                       "segments (TILE layouts); this one is periodic");
-    c.D = c.v.ndomains;
-    const nt_topo_t *dst_topo = dst->topo;
-    if (!dst->topo)
-        dst->topo = src->topo; // a descriptor made without topology takes the source's
-    nt_owner_state_t old = {0};
-    bool relabelled = false;
-    double alloc_s = 0;
-    if ((st = nt_team_init(&c.t, src->topo, c.D, opts)) != NT_OK ||
-        (st = nt_matrix_set_owner(dst, c.v.dst_owner, c.D, &old)) != NT_OK)
-        goto fail;
-    relabelled = true;
-    if ((st = prepare(&c, opts->budget_bytes, &alloc_s)) != NT_OK)
-        goto fail;
-    place_target(&c);
-    nt_team_begin(&c.t);
-    double t0 = nt_now();
-    run_waves(&c);
-    double seconds = nt_now() - t0;
-    if (c.aborted) {
-        nt_team_end(&c.t);
-        unplace_target(&c);
-        st = nt_fail(NT_ESYS, "nt_plan_execute: in place: a copy failed before any recycled "
-                     "block was written; the source is intact, nothing was kept");
-        goto fail;
+    ip_ctx *c = j->ctx;
+    size_t D = (size_t)c->D;
+    for (int64_t x = 0; x < c->v.nseg; x++) {
+        const nt_segment_t *g = &c->v.seg[x];
+        if (c->skip_seg[x])
+            continue;
+        int64_t b = seg_bytes(c, g);
+        size_t pr = (size_t)g->src_dom * D + (size_t)g->dst_dom;
+        j->pair_tiles[pr]++;
+        j->pair_bytes[pr] += b;
+        s->bytes_copied += b;
     }
-    finish(&c);
-    double bound = opts->measure_bound ? nt_team_measure_bound(&c.t) : 0;
-    nt_team_end(&c.t);
-    if (stats)
-        fill_stats(&c, alloc_s, seconds, bound, stats);
-    nt_matrix_owner_discard(&old);
-    ctx_free(&c);
-    return NT_OK;
-fail:
-    if (relabelled)
-        nt_matrix_owner_restore(dst, &old);
-    dst->topo = dst_topo;
-    ctx_free(&c);
-    return st;
+    s->tiles_kept = c->adopted;
+    s->peak_extra_bytes = c->peak;
+    s->peak_lower_bound_bytes = c->lb;
+    s->peak_lower_bound_total = c->lb_total;
+    s->bytes_recycled = c->recycled;
+    s->waves = c->nwaves;
+    c->peak = c->lb = NULL;
 }
+
+static void ip_release(nt_exec_job_t *j)
+{
+    if (j->ctx)
+        ctx_free(j->ctx);
+    free(j->ctx);
+}
+
+const nt_strategy_t nt_strategy_inplace = {
+    .name = "inplace", .accepts = ip_accepts, .check = ip_check, .relabel_first = true,
+    .prepare = ip_prepare, .alloc = ip_alloc, .run = ip_run, .stats = ip_stats,
+    .release = ip_release};

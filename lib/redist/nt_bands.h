@@ -1,8 +1,8 @@
-// Source bands of stored segments (exec_bands.c), for the explicit executor (execute.c) in
-// source order: the segments of one source tile that share its columns (pieces of each of its
-// columns for several targets), listed one after the other by rows and copied column by
-// column, so that every source column is read once, top to bottom, instead of every other
-// piece of it per pass.
+// Source bands of stored segments (exec_bands.c), for the stored-segment strategy
+// (exec_segments.c) in source order: the segments of one source tile that share its columns
+// (pieces of each of its columns for several targets), listed one after the other by rows and
+// copied column by column, so that every source column is read once, top to bottom, instead of
+// every other piece of it per pass.
 #ifndef NUMATILE_BANDS_INTERNAL_H
 #define NUMATILE_BANDS_INTERNAL_H
 

@@ -1,6 +1,7 @@
-// Execution teams: what every executor (explicit segments in execute.c, periodic block-cyclic
-// plans in exec_periodic.c) shares to run copies on threads bound to a domain, count them and
-// time the same-run copy bound. Implemented in exec_team.c.
+// Execution teams: what every strategy of the executor table (nt_strategy.h: stored segments
+// in exec_segments.c, periodic plans in periodic/exec_periodic.c, in place in exec_inplace.c)
+// shares to run copies on threads bound to a domain, count them and time the same-run copy
+// bound. Implemented in exec_team.c; the envelope (execute.c) sets a team up for each run.
 #ifndef NUMATILE_EXEC_INTERNAL_H
 #define NUMATILE_EXEC_INTERNAL_H
 

@@ -1,4 +1,4 @@
-// Plan internals: plan.c shares with the executors (execute.c, exec_periodic.c) what they read
+// Plan internals: plan.c shares with the executors (nt_strategy.h) what they read
 // of a plan, and with plan_periodic.c the cutting of a dimension into pieces.
 #ifndef NUMATILE_PLAN_INTERNAL_H
 #define NUMATILE_PLAN_INTERNAL_H
@@ -111,9 +111,5 @@ nt_status nt_plan_owner_table(nt_plan_t *plan);
 
 // True when the plan was built for exactly these matrices.
 bool nt_plan_matches(const nt_plan_t *plan, const nt_matrix_t *src, const nt_matrix_t *dst);
-
-// Execute a periodic plan (exec_periodic.c); arguments checked by nt_plan_execute().
-nt_status nt_exec_periodic(nt_plan_t *plan, const nt_plan_view_t *v, nt_matrix_t *src,
-                           nt_matrix_t *dst, const nt_exec_opts_t *o, nt_exec_stats_t *stats);
 
 #endif

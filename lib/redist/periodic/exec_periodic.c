@@ -1,4 +1,5 @@
-// Execution of a periodic plan: block-cyclic maps and ScaLAPACK layouts on both sides.
+// The periodic strategy of the executor table (lib/redist/nt_strategy.h), which takes every
+// periodic plan: block-cyclic maps and ScaLAPACK layouts on both sides.
 //
 // Nothing is listed per segment: both dimensions become lists of runs of local indices
 // (periodic_runs.c), and a copy walks local columns and copies each column's runs
@@ -35,6 +36,7 @@
 #include "lib/matrix/nt_matrix.h"
 #include "nt_periodic.h"
 #include "lib/redist/nt_plan.h"
+#include "lib/redist/nt_strategy.h"
 
 // Test hooks (nt_periodic.h). Line writers: -1 by run length, 0 never, 1 whenever possible, 2
 // the same without AVX-512, 4 the same without halves; unit programs: -1 when the move
@@ -100,7 +102,7 @@ typedef struct pphases {
 } pphases;
 
 typedef struct pctx {
-    nt_team_t t;
+    nt_team_t *t; // the job's
     const nt_plan_view_t *v;
     const nt_matrix_t *src;
     nt_matrix_t *dst;
@@ -127,7 +129,6 @@ typedef struct pctx {
     size_t sstride, dstride;
     pphases ps;      // nphases = 1 and no pair phases under FREE
     bool stream;     // long runs with non-temporal stores (a move far larger than the caches)
-    bool fresh;      // the execution allocates the target
     // Global order under streaming with 8-byte elements: per copy thread one line writer per
     // target grid row, which writes its column of each submatrix column (see lines_init()).
     nt_lines *lines;
@@ -151,7 +152,7 @@ typedef struct pctx {
 static size_t thread_slot(const pctx *x, int dom)
 {
     int tid = omp_get_thread_num();
-    return (size_t)dom * (size_t)x->t.tpd_max + (size_t)(tid < x->t.tpd_max ? tid : 0);
+    return (size_t)dom * (size_t)x->t->tpd_max + (size_t)(tid < x->t->tpd_max ? tid : 0);
 }
 
 // Column `col` of source domain (a, c)'s local matrix (NULL when that domain holds nothing).
@@ -265,7 +266,7 @@ static void run_columns(pctx *x, const ptask *tk, const runs *C, size_t k, colct
     }
     if (x->stream || x->unit || x->tunit)
         nt_stream_fence();
-    nt_team_task_done(&x->t, tk->dom, tk->bytes);
+    nt_team_task_done(x->t, tk->dom, tk->bytes);
 }
 
 // A task by its kind: j >= 0 target order (component j, source grid column c, source grid row
@@ -301,7 +302,7 @@ static nt_status build_phases(pctx *x, nt_plan_t *plan)
     nt_status st = nt_plan_schedule(plan, &sc);
     if (st)
         return st;
-    size_t DD = (size_t)x->t.D * (size_t)x->t.D;
+    size_t DD = (size_t)x->t->D * (size_t)x->t->D;
     pphases *P = &x->ps;
     P->nphases = sc->nphases + 1;
     P->pfirst = calloc(DD + 1, sizeof *P->pfirst);
@@ -313,12 +314,12 @@ static nt_status build_phases(pctx *x, nt_plan_t *plan)
         return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
     }
     for (int64_t e = 0; e < sc->npairs; e++)
-        P->pfirst[(size_t)sc->src[e] * (size_t)x->t.D + (size_t)sc->dst[e] + 1]++;
+        P->pfirst[(size_t)sc->src[e] * (size_t)x->t->D + (size_t)sc->dst[e] + 1]++;
     for (size_t k = 0; k < DD; k++)
         P->pfirst[k + 1] += P->pfirst[k];
     for (int t = 0; t < sc->nphases; t++)
         for (int64_t e = sc->first[t]; e < sc->first[t + 1]; e++) {
-            size_t k = (size_t)sc->src[e] * (size_t)x->t.D + (size_t)sc->dst[e];
+            size_t k = (size_t)sc->src[e] * (size_t)x->t->D + (size_t)sc->dst[e];
             int64_t at = P->pfirst[k] + cur[k]++;
             P->ph[at] = t + 1;
             P->cap[at] = sc->count[t];
@@ -372,10 +373,10 @@ static nt_status global_tasks(pctx *x, int64_t *cap)
     if (percol > 0 && g->sub.cols > 0)
         st = add_tasks(x, cap, (ptask){-2, 0, 0, 0, 0, 0, 0, 0}, 0, g->sub.cols, percol);
     for (int64_t k = first, d = 0; k < x->ntask && st == NT_OK; k++) {
-        for (int n = 0; n < x->t.D && x->t.tpd[d] == 0; n++)
-            d = (d + 1) % x->t.D;
+        for (int n = 0; n < x->t->D && x->t->tpd[d] == 0; n++)
+            d = (d + 1) % x->t->D;
         x->task[k].dom = (int)d;
-        d = (d + 1) % x->t.D;
+        d = (d + 1) % x->t->D;
     }
     return st;
 }
@@ -390,7 +391,7 @@ static nt_status source_tasks(pctx *x, int64_t *cap)
             int64_t percol = x->ms.total[a] * (int64_t)g->es, ncol = x->cs.total[c];
             int i = a * g->gs.q + c;
             if (percol > 0 && ncol > 0)
-                st = add_tasks(x, cap, (ptask){-1, c, a, pick_domain(&x->t, i, i), 0, 0, 0, 0},
+                st = add_tasks(x, cap, (ptask){-1, c, a, pick_domain(x->t, i, i), 0, 0, 0, 0},
                                0, ncol, percol);
         }
     return st;
@@ -401,7 +402,7 @@ static nt_status source_tasks(pctx *x, int64_t *cap)
 static nt_status pair_tasks(pctx *x, int64_t *cap, ptask t, int i, int d, int64_t ncol,
                             int64_t rb)
 {
-    size_t k = (size_t)i * (size_t)x->t.D + (size_t)d;
+    size_t k = (size_t)i * (size_t)x->t->D + (size_t)d;
     if (i == d || !x->ps.pfirst || x->ps.pfirst[k] == x->ps.pfirst[k + 1])
         return add_tasks(x, cap, t, 0, ncol, rb);
     int64_t u = 0;
@@ -431,7 +432,7 @@ static nt_status component_tasks(pctx *x, int64_t *cap, int j, bool on_source)
             continue;
         if (!on_source && !x->ps.pfirst) {
             // Domain c is the source of grid row 0 in this column: the fallback side.
-            ptask t = {j, c, -1, pick_domain(&x->t, d, c), 0, 0, 0, 0};
+            ptask t = {j, c, -1, pick_domain(x->t, d, c), 0, 0, 0, 0};
             st = add_tasks(x, cap, t, 0, ncol, all);
             continue;
         }
@@ -439,7 +440,7 @@ static nt_status component_tasks(pctx *x, int64_t *cap, int j, bool on_source)
         for (int a = 0; a < g->gs.p && st == NT_OK; a++) {
             int64_t rb = x->rr.total[a * g->gt.p + b] * es;
             int i = a * g->gs.q + c;
-            int dom = on_source ? pick_domain(&x->t, i, d) : pick_domain(&x->t, d, i);
+            int dom = on_source ? pick_domain(x->t, i, d) : pick_domain(x->t, d, i);
             if (rb > 0)
                 st = pair_tasks(x, cap, (ptask){j, c, a, dom, 0, 0, 0, 0}, i, d, ncol, rb);
         }
@@ -492,14 +493,14 @@ static nt_status build_tasks(pctx *x, bool on_source)
 // Domain d's nested team runs its tasks of phase ph.
 static void run_domain(pctx *x, int ph, int d)
 {
-    size_t c = (size_t)ph * (size_t)x->t.D + (size_t)d;
+    size_t c = (size_t)ph * (size_t)x->t->D + (size_t)d;
     int64_t lo = x->tfirst[c], hi = x->tfirst[c + 1];
     if (lo == hi)
         return;
-#pragma omp parallel num_threads(nt_team_threads(&x->t, d))
+#pragma omp parallel num_threads(nt_team_threads(x->t, d))
     {
         cpu_set_t saved;
-        bool bound = nt_team_bind(&x->t, d, &saved);
+        bool bound = nt_team_bind(x->t, d, &saved);
 #pragma omp single
         for (int64_t k = lo; k < hi; k++) {
 #pragma omp task firstprivate(k)
@@ -509,70 +510,24 @@ static void run_domain(pctx *x, int ph, int d)
     }
 }
 
+// Every phase; the envelope began the team.
 static double run_all(pctx *x)
 {
-    nt_team_begin(&x->t);
     double t0 = nt_now();
-#pragma omp parallel num_threads(x->t.outer)
+#pragma omp parallel num_threads(x->t->outer)
     {
         int tid = omp_get_thread_num(), nth = omp_get_num_threads();
         for (int ph = 0; ph < x->ps.nphases; ph++) {
-            for (int d = tid; d < x->t.D; d += nth) {
+            for (int d = tid; d < x->t->D; d += nth) {
                 cpu_set_t saved;
-                bool bound = nt_team_bind(&x->t, d, &saved);
+                bool bound = nt_team_bind(x->t, d, &saved);
                 run_domain(x, ph, d);
                 nt_team_unbind(bound, &saved);
             }
 #pragma omp barrier
         }
     }
-    double t1 = nt_now();
-    nt_team_end(&x->t);
-    return t1 - t0;
-}
-
-// The statistics' per-pair arrays, taken before anything is touched.
-static nt_status stats_alloc(int D, nt_exec_stats_t *s)
-{
-    size_t DD = (size_t)D * (size_t)D;
-    *s = (nt_exec_stats_t){.ndomains = D};
-    s->pair_tiles = malloc(DD * sizeof *s->pair_tiles);
-    s->pair_bytes = malloc(DD * sizeof *s->pair_bytes);
-    if (!s->pair_tiles || !s->pair_bytes) {
-        nt_exec_stats_free(s);
-        return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
-    }
-    return NT_OK;
-}
-
-// Statistics from the plan's pair tables (every byte of the submatrix is copied) into s, whose
-// arrays come from stats_alloc().
-static void fill_stats(pctx *x, double alloc_s, double seconds, double bound,
-                       nt_exec_stats_t *s)
-{
-    int D = x->t.D;
-    size_t DD = (size_t)D * (size_t)D;
-    s->tasks = x->t.tasks;
-    s->tasks_on_domain = x->t.tasks_on_domain;
-    s->seconds_alloc = alloc_s;
-    if (x->fresh) {
-        s->seconds_fault = x->dst->mem->seconds_fault;
-        s->bytes_alloc_fresh = x->dst->mem->bytes_fresh;
-        s->bytes_alloc_pooled = x->dst->mem->bytes_pooled;
-    }
-    s->seconds = seconds;
-    s->bound_seconds = bound;
-    memcpy(s->pair_tiles, x->v->pair_segs, DD * sizeof *s->pair_tiles);
-    memcpy(s->pair_bytes, x->v->pair_bytes, DD * sizeof *s->pair_bytes);
-    for (int i = 0; i < D; i++)
-        for (int d = 0; d < D; d++) {
-            int64_t b = s->pair_bytes[(size_t)i * (size_t)D + (size_t)d];
-            s->bytes_copied += b;
-            s->bytes_moved += i != d ? b : 0;
-            s->bytes_node_changed += x->t.node[i] != x->t.node[d] ? b : 0;
-        }
-    s->bandwidth_gbs = seconds > 0 ? (double)s->bytes_copied / seconds / 1e9 : 0;
-    s->bound_gbs = bound > 0 ? (double)s->bytes_copied / bound / 1e9 : 0;
+    return nt_now() - t0;
 }
 
 // True when source order writes whole target lines only, all streamed: the move streams,
@@ -620,8 +575,8 @@ static nt_exec_order exec_order(const pctx *x, const nt_exec_opts_t *o)
     if (o->order != NT_ORDER_AUTO)
         return o->order;
     bool one_node = true;
-    for (int d = 1; d < x->t.D; d++)
-        one_node = one_node && x->t.node[d] == x->t.node[0];
+    for (int d = 1; d < x->t->D; d++)
+        one_node = one_node && x->t->node[d] == x->t->node[0];
     if (one_node)
         return runs_whole_lines(x) ? NT_ORDER_SOURCE : NT_ORDER_GLOBAL;
     return o->on_source ? NT_ORDER_SOURCE : NT_ORDER_TARGET;
@@ -632,7 +587,7 @@ static nt_exec_order exec_order(const pctx *x, const nt_exec_opts_t *o)
 // reads.
 static nt_status lists_alloc(pctx *x)
 {
-    size_t n = (size_t)x->t.D * (size_t)x->t.tpd_max, line = 64 / sizeof(char *);
+    size_t n = (size_t)x->t->D * (size_t)x->t->tpd_max, line = 64 / sizeof(char *);
     x->sstride = ((size_t)x->gs_p + line - 1) / line * line;
     x->dstride = ((size_t)x->gt_p + line - 1) / line * line;
     x->scol = aligned_alloc(64, n * x->sstride * sizeof *x->scol);
@@ -833,7 +788,7 @@ static nt_status lines_init(pctx *x)
         x->lines_quad = x->ga.r[k].len % 4 == 0 && x->ga.r[k].tl % 4 == 0;
     for (int d = 0; d < x->dst->ndomains && x->lines_quad; d++)
         x->lines_quad = x->dst->lld[d] % 4 == 0 || x->dst->lld[d] == 1;
-    size_t n = (size_t)x->t.D * (size_t)x->t.tpd_max * (size_t)P;
+    size_t n = (size_t)x->t->D * (size_t)x->t->tpd_max * (size_t)P;
     x->lines = aligned_alloc(64, n * sizeof *x->lines);
     if (!x->lines)
         return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
@@ -895,28 +850,11 @@ static void tables_fill(pctx *x)
         x->sstep[i] = x->src->lld[i] * (int64_t)x->es;
     }
     for (int j = 0; j < x->gt_p * x->gt_q; j++) {
-        int d = j < x->v->ncomp ? x->v->sigma[j] : x->t.D;
-        bool has = d < x->t.D && d < x->dst->ndomains;
+        int d = j < x->v->ncomp ? x->v->sigma[j] : x->t->D;
+        bool has = d < x->t->D && d < x->dst->ndomains;
         x->dbase[j] = has ? x->dst->mem->local[d] : NULL;
         x->dstep[j] = has ? x->dst->lld[d] * (int64_t)x->es : 0;
     }
-}
-
-// A fresh target takes the plan's (relabelled) map and its memory; on failure it is as before.
-// Pool memory under the submatrix is not zeroed: the copies overwrite all of it and nothing
-// can fail before they have.
-static nt_status alloc_target(nt_matrix_t *dst, const nt_plan_view_t *v)
-{
-    nt_owner_state_t old = {0};
-    nt_status st = nt_matrix_set_owner(dst, v->dst_owner, v->ndomains, &old);
-    if (st)
-        return st;
-    if ((st = nt_matrix_alloc_cover(dst, NULL, &v->geo->sub)) != NT_OK) {
-        nt_matrix_owner_restore(dst, &old);
-        return st;
-    }
-    nt_matrix_owner_discard(&old);
-    return NT_OK;
 }
 
 // Everything the copies need, before anything is touched: runs of both dimensions, the
@@ -974,39 +912,59 @@ static void pctx_free(pctx *x)
     free(x->ps.pfirst);
     free(x->ps.ph);
     free(x->ps.cap);
-    nt_team_free(&x->t);
 }
 
-nt_status nt_exec_periodic(nt_plan_t *plan, const nt_plan_view_t *v, nt_matrix_t *src,
-                           nt_matrix_t *dst, const nt_exec_opts_t *o, nt_exec_stats_t *stats)
+static bool per_accepts(const nt_plan_t *plan, const nt_exec_opts_t *opts)
 {
-    pctx x = {.v = v, .src = src, .dst = dst, .ps = {.nphases = 1}};
-    nt_exec_stats_t s = {0};
-    nt_status st;
-    if ((st = nt_team_init(&x.t, src->topo, v->ndomains, o)) != NT_OK ||
-        (stats && (st = stats_alloc(v->ndomains, &s)) != NT_OK) ||
-        (st = prepare(&x, plan, o)) != NT_OK)
-        goto out;
-    x.fresh = !dst->allocated;
-    double ta = nt_now();
-    if (x.fresh && (st = alloc_target(dst, v)) != NT_OK)
-        goto out;
-    double tb = nt_now();
-    tables_fill(&x);
-    double seconds = run_all(&x);
-    double bound = 0;
-    if (o->measure_bound) {
-        nt_team_begin(&x.t);
-        bound = nt_team_measure_bound(&x.t);
-        nt_team_end(&x.t);
-    }
-    if (stats) {
-        fill_stats(&x, tb - ta, seconds, bound, &s);
-        *stats = s;
-        s = (nt_exec_stats_t){0};
-    }
-out:
-    nt_exec_stats_free(&s);
-    pctx_free(&x);
-    return st;
+    (void)opts;
+    if (!plan)
+        return false;
+    nt_plan_view_t v;
+    nt_plan_get_view(plan, &v);
+    return v.periodic;
 }
+
+static nt_status per_prepare(nt_exec_job_t *j)
+{
+    pctx *x = calloc(1, sizeof *x);
+    if (!x)
+        return nt_fail(NT_ENOMEM, "nt_plan_execute: out of memory");
+    *x = (pctx){.t = &j->t, .v = &j->v, .src = j->src, .dst = j->dst, .ps = {.nphases = 1}};
+    j->ctx = x;
+    return prepare(x, j->plan, &j->o);
+}
+
+// A fresh target's memory, under the plan's (relabelled) map. Pool memory under the submatrix
+// is not zeroed: the copies overwrite all of it and nothing can fail before they have.
+static nt_status per_alloc(nt_exec_job_t *j)
+{
+    return nt_matrix_alloc_cover(j->dst, NULL, &j->v.geo->sub);
+}
+
+static nt_status per_run(nt_exec_job_t *j)
+{
+    tables_fill(j->ctx);
+    j->seconds = run_all(j->ctx);
+    return NT_OK;
+}
+
+// From the plan's pair tables: every byte of the submatrix is copied.
+static void per_stats(nt_exec_job_t *j, nt_exec_stats_t *s)
+{
+    size_t DD = (size_t)j->t.D * (size_t)j->t.D;
+    memcpy(j->pair_tiles, j->v.pair_segs, DD * sizeof *j->pair_tiles);
+    memcpy(j->pair_bytes, j->v.pair_bytes, DD * sizeof *j->pair_bytes);
+    for (size_t k = 0; k < DD; k++)
+        s->bytes_copied += j->pair_bytes[k];
+}
+
+static void per_release(nt_exec_job_t *j)
+{
+    if (j->ctx)
+        pctx_free(j->ctx);
+    free(j->ctx);
+}
+
+const nt_strategy_t nt_strategy_periodic = {
+    .name = "periodic", .accepts = per_accepts, .check = nt_exec_check, .prepare = per_prepare,
+    .alloc = per_alloc, .run = per_run, .stats = per_stats, .release = per_release};
