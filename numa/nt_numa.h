@@ -28,6 +28,12 @@ FILE *nt_numa_fs_open(const char *path);
 uint64_t nt_numa_fs_field(const char *path, const char *key);
 uint64_t nt_numa_node_room(int node);
 
+// Refuse a synthetic description of pus processing units and numa nodes (the size check's
+// estimates) that hwloc cannot build within NT_TOPO_MAX_LOAD_SECONDS (NT_ERANGE) or crashes
+// on (NT_EINVAL), by building it in a child process first; small ones pass unprobed.
+// synth_time.c, used by nt_topo_load().
+nt_status nt_topo_synthetic_time_check(const char *desc, uint64_t pus, uint64_t numa);
+
 // Largest OS node index + 1 known to the kernel (1 when libnuma reports no NUMA support).
 int nt_numa_node_count(void);
 

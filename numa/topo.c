@@ -437,15 +437,14 @@ static nt_status synthetic_check_size(const char *desc)
     uint64_t numa = z.numa ? z.numa : 1;
     if (z.bare && z.inner > numa)
         numa = z.inner; // an upper bound: hwloc chooses the level
-    if (numa > NT_TOPO_MAX_DOMAINS || z.objects > NT_TOPO_MAX_PUS)
-        return nt_fail(NT_ERANGE,
-                       "synthetic: \"%s\" describes %s%llu NUMA node%s and %s%llu processing "
-                       "units; the limits are %d nodes and %d processing units",
-                       desc, numa == UINT64_MAX ? "over " : "", (unsigned long long)numa,
-                       numa == 1 ? "" : "s",
-                       z.objects == UINT64_MAX ? "over " : "", (unsigned long long)z.objects,
-                       NT_TOPO_MAX_DOMAINS, NT_TOPO_MAX_PUS);
-    return NT_OK;
+    if (numa <= NT_TOPO_MAX_DOMAINS && z.objects <= NT_TOPO_MAX_PUS)
+        return nt_topo_synthetic_time_check(desc, z.objects, numa);
+    return nt_fail(NT_ERANGE,
+                   "synthetic: \"%s\" describes %s%llu NUMA node%s and %s%llu processing "
+                   "units; the limits are %d nodes and %d processing units",
+                   desc, numa == UINT64_MAX ? "over " : "", (unsigned long long)numa,
+                   numa == 1 ? "" : "s", z.objects == UINT64_MAX ? "over " : "",
+                   (unsigned long long)z.objects, NT_TOPO_MAX_DOMAINS, NT_TOPO_MAX_PUS);
 }
 
 // Either form of an XML file name: hwloc reads the file whatever it is called, numatile tells

@@ -26,6 +26,9 @@
 #define NT_TOPO_MAX_PUS 65536
 /** \brief Largest hwloc XML topology file read, in bytes (64 MiB). */
 #define NT_TOPO_MAX_XML_BYTES (64 << 20)
+/** \brief Most seconds hwloc may take to build a synthetic description: a description past
+ *         it is refused (NT_ERANGE), whatever its counts. */
+#define NT_TOPO_MAX_LOAD_SECONDS 5
 
 #ifdef __cplusplus
 extern "C" {

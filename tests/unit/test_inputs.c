@@ -131,3 +131,22 @@ Test(inputs, huge_omp_num_threads_runs)
     cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
     tool_result_free(&r);
 }
+
+// hwloc's time is far from linear in a description's counts: "numa:1 pu:8192" is within every
+// count cap and took hwloc over 30 s; it is now refused after NT_TOPO_MAX_LOAD_SECONDS, while
+// a larger but well-shaped machine still loads.
+Test(inputs, synthetic_capped_by_hwloc_time, .timeout = 60)
+{
+    nt_topo_opts_t o = {.synthetic = "numa:1 pu:8192"};
+    nt_topo_t *t = NULL;
+    double t0 = nt_now();
+    cr_assert_eq(nt_topo_load(&o, &t), NT_ERANGE);
+    double dt = nt_now() - t0;
+    cr_assert_null(t);
+    cr_assert_not_null(strstr(nt_last_error(), "hwloc takes more than"), "%s", nt_last_error());
+    cr_assert_lt(dt, NT_TOPO_MAX_LOAD_SECONDS + 3.0, "refused after %.1f s", dt);
+    o.synthetic = "pack:4 numa:64 pu:8";
+    cr_assert_eq(nt_topo_load(&o, &t), NT_OK, "%s", nt_last_error());
+    cr_assert_eq(nt_topo_ndomains(t), 256);
+    nt_topo_destroy(t);
+}
