@@ -17,11 +17,12 @@
  * the domain of the tile it writes; its time is its tile kernel's time on that domain
  * (tile_seconds scaled by the flops of edge tiles, rows x cols x inner / nb^3) plus, for each
  * tile it reads from another domain i, bytes x (1/read_gbs[i][d] - 1/read_gbs[d][d]) (at
- * least 0), plus task_seconds. The graph (GEMM: one task per C tile with its whole k loop; QR:
- * PLASMA's flat-tree tile QR, GEQRT / UNMQR / TSQRT / TSMQR with the dependences and
- * priorities of lib/qr.c) is then list-scheduled as nt_task_graph_run() runs it: each domain
- * has threads_per_domain threads, and a free thread takes its domain's ready task of highest
- * priority, then earliest submitted. The prediction is the makespan of that schedule plus the
+ * least 0), plus task_seconds. The graph is the one the kernel submits, from its own graph
+ * builder run dry (GEMM: one task per C tile with its whole k loop; QR: PLASMA's flat-tree
+ * tile QR, GEQRT / UNMQR / TSQRT / TSMQR with their dependences and priorities); it is
+ * list-scheduled as nt_task_graph_run() runs it: each domain has threads_per_domain threads,
+ * and a free thread takes its domain's ready task of highest priority, then earliest
+ * submitted. The prediction is the makespan of that schedule plus the
  * profile's fixed kernel_run_seconds. It is at least max(max_d busy_d / threads_per_domain,
  * critical path), both reported.
  *
