@@ -122,7 +122,9 @@ static bool round_to_pages(size_t bytes, size_t *out)
     return true;
 }
 
-nt_status nt_mem_alloc(const nt_topo_t *t, int d, size_t bytes, unsigned flags, void **out)
+// nt_mem_alloc's arguments checked, bytes rounded up to whole pages into *len.
+static nt_status check_alloc(const nt_topo_t *t, int d, size_t bytes, unsigned flags,
+                             void **out, size_t *len)
 {
     if (!t || !out)
         return nt_fail(NT_EINVAL, "nt_mem_alloc: %s is NULL", t ? "out" : "topo");
@@ -136,12 +138,65 @@ nt_status nt_mem_alloc(const nt_topo_t *t, int d, size_t bytes, unsigned flags, 
         return nt_fail(NT_EINVAL, "nt_mem_alloc: bytes is 0");
     if (flags & ~(unsigned)(NT_MEM_STRICT | NT_MEM_NOTOUCH | NT_MEM_HUGE_PAGES))
         return nt_fail(NT_EINVAL, "nt_mem_alloc: unknown flags 0x%x", flags);
-    size_t len;
-    if (!round_to_pages(bytes, &len))
+    if (!round_to_pages(bytes, len))
         return nt_fail(NT_ERANGE, "nt_mem_alloc: bytes = %zu overflows", bytes);
     if (injected_failure())
         return nt_fail(NT_ENOMEM, "nt_mem_alloc: injected failure (test hook)");
+    return NT_OK;
+}
 
+// The pages [p, p + len) bound to node (strict: MPOL_BIND, else MPOL_PREFERRED); unmapped on
+// failure.
+static nt_status bind_pages(void *p, size_t len, int node, bool strict)
+{
+    if (numa_available() >= 0) {
+        unsigned long mask[1024 / (8 * sizeof(unsigned long))] = {0};
+        const size_t bits = 8 * sizeof(unsigned long);
+        if ((size_t)node >= sizeof mask * 8) {
+            munmap(p, len);
+            return nt_fail(NT_ERANGE, "nt_mem_alloc: node %d above 1023", node);
+        }
+        mask[(size_t)node / bits] |= 1UL << ((size_t)node % bits);
+        if (mbind(p, len, strict ? MPOL_BIND : MPOL_PREFERRED, mask, sizeof mask * 8, 0) != 0) {
+            int err = errno;
+            munmap(p, len);
+            return nt_fail(NT_ESYS, "nt_mem_alloc: mbind to node %d: %s", node, strerror(err));
+        }
+    } else if (strict && node != 0) {
+        munmap(p, len);
+        return nt_fail(NT_ESYS, "nt_mem_alloc: no NUMA support in this kernel, cannot bind "
+                       "to node %d", node);
+    }
+    return NT_OK;
+}
+
+// First touch of every page; strict: every page must then be on node (else unmapped).
+static nt_status touch_pages(void *p, size_t len, int node, bool strict)
+{
+    size_t pg = nt_mem_page_size();
+    for (size_t off = 0; off < len; off += pg)
+        ((volatile char *)p)[off] = 0;
+    if (strict && numa_available() >= 0) {
+        nt_page_hist_t h;
+        nt_status st = nt_mem_where(p, len, &h);
+        int64_t here = st == NT_OK && node < 64 ? h.per_node[node] : -1;
+        if (here != h.pages) {
+            munmap(p, len);
+            if (st != NT_OK)
+                return st;
+            return nt_fail(NT_ESYS, "nt_mem_alloc: strict: %lld of %lld pages landed "
+                           "on node %d", (long long)here, (long long)h.pages, node);
+        }
+    }
+    return NT_OK;
+}
+
+nt_status nt_mem_alloc(const nt_topo_t *t, int d, size_t bytes, unsigned flags, void **out)
+{
+    size_t len = 0;
+    nt_status st = check_alloc(t, d, bytes, flags, out, &len);
+    if (st != NT_OK)
+        return st;
     nt_domain_info_t info;
     nt_topo_domain(t, d, &info);
     // The kernel would refuse the binding below (EINVAL) or, for a memory policy, silently
@@ -164,43 +219,10 @@ nt_status nt_mem_alloc(const nt_topo_t *t, int d, size_t bytes, unsigned flags, 
                        "tiles: the kernel's vm.max_map_count)", len, strerror(errno));
     advise_huge(p, len, huge);
     bool strict = flags & NT_MEM_STRICT;
-    if (numa_available() >= 0) {
-        unsigned long mask[1024 / (8 * sizeof(unsigned long))] = {0};
-        const size_t bits = 8 * sizeof(unsigned long);
-        if ((size_t)info.node >= sizeof mask * 8) {
-            munmap(p, len);
-            return nt_fail(NT_ERANGE, "nt_mem_alloc: node %d above 1023", info.node);
-        }
-        mask[(size_t)info.node / bits] |= 1UL << ((size_t)info.node % bits);
-        if (mbind(p, len, strict ? MPOL_BIND : MPOL_PREFERRED, mask, sizeof mask * 8, 0) != 0) {
-            int err = errno;
-            munmap(p, len);
-            return nt_fail(NT_ESYS, "nt_mem_alloc: mbind to node %d: %s", info.node,
-                           strerror(err));
-        }
-    } else if (strict && info.node != 0) {
-        munmap(p, len);
-        return nt_fail(NT_ESYS, "nt_mem_alloc: no NUMA support in this kernel, cannot bind "
-                       "to node %d", info.node);
-    }
-
-    if (!(flags & NT_MEM_NOTOUCH)) {
-        size_t pg = nt_mem_page_size();
-        for (size_t off = 0; off < len; off += pg)
-            ((volatile char *)p)[off] = 0;
-        if (strict && numa_available() >= 0) {
-            nt_page_hist_t h;
-            nt_status st = nt_mem_where(p, len, &h);
-            int64_t here = st == NT_OK && info.node < 64 ? h.per_node[info.node] : -1;
-            if (here != h.pages) {
-                munmap(p, len);
-                if (st != NT_OK)
-                    return st;
-                return nt_fail(NT_ESYS, "nt_mem_alloc: strict: %lld of %lld pages landed "
-                               "on node %d", (long long)here, (long long)h.pages, info.node);
-            }
-        }
-    }
+    if ((st = bind_pages(p, len, info.node, strict)) != NT_OK)
+        return st;
+    if (!(flags & NT_MEM_NOTOUCH) && (st = touch_pages(p, len, info.node, strict)) != NT_OK)
+        return st;
     *out = p;
     return NT_OK;
 }
