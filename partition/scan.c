@@ -1,6 +1,6 @@
 // The one scanner of this module's text formats and grammars (instance files, tile-map files,
-// DIST and DIST1D specs; files are read by core/file.c's nt_read_file()): lines, '#' comments, blank-separated tokens, digits;
-// and the lists of their grammar tables in messages.
+// DIST and DIST1D specs; core/file.c's nt_read_file() reads the files): lines, '#' comments,
+// blank-separated tokens, digits; and the lists of their grammar tables in messages.
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>

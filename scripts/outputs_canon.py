@@ -63,6 +63,7 @@ IGNORE = [
      "this run's medians against issue 12's targets, and how many reached them"),
     ("bench/kernels/*", "summary", r".*ratio.*|(gemm_|qr_)?nb|.*_baseline_threads",
      "tiled / flat GFLOP/s, the fastest tile size, the faster flat baseline's threads"),
+    ("bench/calibrate/*", "", r"date", "when the profile was measured"),
     # The JSON envelope (docs/json.md): which build printed it and the libraries it loaded.
     ("*", "", r"tool|libraries", "the build and the run-time library versions"),
     # --sched omp: any thread takes any task, so which domain ran a task is not reproducible.

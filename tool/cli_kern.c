@@ -219,7 +219,7 @@ nt_status kern_place(const nt_topo_t *t, const kopts *o, int64_t m, int64_t n, u
     rs->bytes_moved += es.bytes_moved;
     rs->bytes_copied += es.bytes_copied;
     rs->tiles_kept += es.tiles_kept;
-    rs->seconds += es.seconds_alloc + es.seconds;
+    rs->seconds += es.alloc_seconds + es.seconds;
     nt_exec_stats_free(&es);
     nt_plan_destroy(plan);
     // Tiles dst adopted from src belong to dst now; src only keeps aliases it does not free.

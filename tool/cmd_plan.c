@@ -636,8 +636,8 @@ static void exec_json(json_t *out, const args *a, const nt_exec_stats_t *es, int
     static const char *const orders[] = {"auto", "target", "source", "global"};
     json_object_set_new(out, "order", json_string(orders[a->order]));
     json_object_set_new(out, "seconds", json_real(es->seconds));
-    json_object_set_new(out, "alloc_seconds", json_real(es->seconds_alloc));
-    json_object_set_new(out, "fault_seconds", json_real(es->seconds_fault));
+    json_object_set_new(out, "alloc_seconds", json_real(es->alloc_seconds));
+    json_object_set_new(out, "fault_seconds", json_real(es->fault_seconds));
     json_object_set_new(out, "bytes_alloc_fresh", json_integer(es->bytes_alloc_fresh));
     json_object_set_new(out, "bandwidth_gbs", json_real(es->bandwidth_gbs));
     json_object_set_new(out, "bound_gbs", json_real(es->bound_gbs));
@@ -664,7 +664,7 @@ static void exec_print(const args *a, const nt_exec_stats_t *es, int64_t bad)
     printf("executed (%s, %s): %.6f s, %.3f GB/s; same-run copy bound %.3f GB/s "
            "(ratio %.2f); allocation %.6f s\n", a->mode ? "move" : "copy",
            a->schedule ? "steps" : "free", es->seconds, es->bandwidth_gbs, es->bound_gbs,
-           bound_ratio(es), es->seconds_alloc);
+           bound_ratio(es), es->alloc_seconds);
     printf("  copied %lld bytes in %lld tasks (%.1f%% on their domain); kept %lld tiles, "
            "migrated %lld (%lld pages failed); %lld bytes changed node\n",
            (long long)es->bytes_copied, (long long)es->tasks, 100 * on_domain_fraction(es),

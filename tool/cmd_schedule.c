@@ -31,7 +31,7 @@ static nt_status build_schedule(const inst_matched *m, int64_t **q, nt_schedule_
     nt_status st = *q ? NT_OK : NT_ENOMEM;
     double t0 = bench_now();
     if (st == NT_OK)
-        st = nt_cost_transfer(m->counts, p, p, p, m->sigma, *q);
+        st = nt_transfer_matrix(m->counts, p, p, p, m->sigma, *q);
     if (st == NT_OK)
         st = nt_sched_build(*q, p, s);
     *seconds = bench_now() - t0;

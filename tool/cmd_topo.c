@@ -97,7 +97,7 @@ static json_t *topo_json(const nt_topo_t *t)
                           nt_topo_kind_name(nt_topo_get_kind(t)), "physical_nodes",
                           nt_topo_nphysical(t), "domains", D, "domain_list", doms, "distances", dm,
                           "distance_source",
-                          nt_topo_dist_source_name(nt_topo_distance_source(t)),
+                          nt_topo_distance_source_name(nt_topo_distance_source(t)),
                           "oversubscribed", nt_topo_oversubscribed(t));
     json_object_set_new(j, "source", json_string(nt_topo_source_name(nt_topo_get_source(t))));
     json_object_set_new(j, "source_text", json_string(nt_topo_source_text(t)));
@@ -273,7 +273,7 @@ static void print_distances(const nt_topo_t *t, bool summary)
 {
     int D = nt_topo_ndomains(t);
     const uint32_t *dist = nt_topo_distances(t);
-    printf("distances (%s):", nt_topo_dist_source_name(nt_topo_distance_source(t)));
+    printf("distances (%s):", nt_topo_distance_source_name(nt_topo_distance_source(t)));
     if (summary) {
         uint32_t lo = UINT32_MAX, hi = 0;
         for (size_t i = 0; i < (size_t)D * (size_t)D; i++) {

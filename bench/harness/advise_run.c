@@ -38,7 +38,7 @@ static nt_status place(const nt_topo_t *t, const nt_matrix_shape_t *sh, const nt
     if (!st)
         st = nt_plan_execute(plan, src, dst, &eo, &es);
     if (!st) {
-        m->redist_seconds += es.seconds_alloc + es.seconds;
+        m->redist_seconds += es.alloc_seconds + es.seconds;
         m->bytes_copied += es.bytes_copied;
         *op = dst;
         dst = NULL;

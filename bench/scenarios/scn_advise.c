@@ -56,11 +56,6 @@ typedef struct inst {
     double *tr, *tk; // one candidate's repetitions: redistribution, kernel
 } inst;
 
-static const char *kernel_name(nt_advise_kernel k)
-{
-    return k == NT_ADVISE_GEMM ? "gemm" : "qr";
-}
-
 static bool inst_alloc(inst *x, int reps)
 {
     size_t C = (size_t)x->C;
@@ -120,8 +115,8 @@ static int measure_candidate(const setting *s, inst *x, acc *a, int c)
         a->mk[a->nk++] = x->mk[c];
     }
     bench_row(r, json_pack("{s:i, s:s, s:s, s:s, s:b, s:b, s:f, s:f, s:f, s:f, s:f, s:f}",
-                           "instance", x->idx, "kernel", kernel_name(x->k), "from", x->spec,
-                           "candidate", cd->name, "redistribute", cd->redistribute, "chosen",
+                           "instance", x->idx, "kernel", nt_advise_kernel_name(x->k), "from",
+                           x->spec, "candidate", cd->name, "redistribute", cd->redistribute, "chosen",
                            c == 0, "redist_predicted", cd->redist_seconds, "redist_measured",
                            x->meas[c] - x->mk[c], "kernel_predicted", cd->kernel.seconds,
                            "kernel_measured", x->mk[c], "total_predicted", cd->total_seconds,
@@ -179,13 +174,13 @@ static void account(const setting *s, const inst *x, acc *a)
     const char *name = x->adv->cand[0].name;
     json_array_append_new(
         a->rows, json_pack("{s:i, s:s, s:s, s:i, s:s, s:f, s:f, s:o, s:o}", "instance", x->idx,
-                           "kernel", kernel_name(x->k), "from", x->spec, "candidates", x->C,
-                           "choice", name, "choice_seconds", chosen, "best_seconds", best,
+                           "kernel", nt_advise_kernel_name(x->k), "from", x->spec, "candidates",
+                           x->C, "choice", name, "choice_seconds", chosen, "best_seconds", best,
                            "spearman_redist", num_or_null(rho_r), "spearman_kernel",
                            num_or_null(rho_k)));
     bench_printf(s->r, "%3d %-4s %-16s %3d cand.  choice %-24s %8.4f s  best %8.4f s  "
-                       "rho redist %5.2f kernel %5.2f\n", x->idx, kernel_name(x->k), x->spec,
-                 x->C, name, chosen, best, rho_r, rho_k);
+                       "rho redist %5.2f kernel %5.2f\n", x->idx, nt_advise_kernel_name(x->k),
+                 x->spec, x->C, name, chosen, best, rho_r, rho_k);
 }
 
 // One instance: advise, measure every candidate, account.

@@ -189,7 +189,7 @@ static void print_topology(bench_run *r, const nt_topo_t *topo)
                  nt_topo_kind_name(nt_topo_get_kind(topo)), D, D == 1 ? "" : "s",
                  nt_topo_nphysical(topo), nt_topo_nphysical(topo) == 1 ? "" : "s",
                  nt_topo_oversubscribed(topo) ? " (oversubscribed: domains share cpus)" : "",
-                 nt_topo_dist_source_name(nt_topo_distance_source(topo)));
+                 nt_topo_distance_source_name(nt_topo_distance_source(topo)));
     json_t *rows = json_array(), *dist = json_array();
     const uint32_t *dm = nt_topo_distances(topo);
     for (int d = 0; d < D; d++) {
@@ -323,7 +323,7 @@ static json_t *topology_json(const nt_topo_t *topo)
                      nt_topo_kind_name(nt_topo_get_kind(topo)), "domains", D, "physical_nodes",
                      nt_topo_nphysical(topo), "oversubscribed", nt_topo_oversubscribed(topo),
                      "distance_source",
-                     nt_topo_dist_source_name(nt_topo_distance_source(topo)), "distances", dist,
+                     nt_topo_distance_source_name(nt_topo_distance_source(topo)), "distances", dist,
                      "cpus", cpus, "threads", thr);
 }
 

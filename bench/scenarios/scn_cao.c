@@ -113,7 +113,7 @@ static int cell_rep(bench_run *r, nt_matrix_t *S, const config *cf, int rep, cel
         v[rep] = es.bandwidth_gbs;
         v[reps + rep] = es.bound_gbs;
         v[2 * reps + rep] = es.bound_gbs > 0 ? es.bandwidth_gbs / es.bound_gbs : 0;
-        v[3 * reps + rep] = es.seconds_alloc + es.seconds;
+        v[3 * reps + rep] = es.alloc_seconds + es.seconds;
         plan_facts(&info, c);
         bench_row(r, json_pack("{s:s, s:i, s:i, s:i, s:f, s:f, s:f, s:f, s:I, s:I}", "geometry",
                                c->geom ? c->geom : "category", "tile", c->tile, "cid", c->cid,
@@ -155,7 +155,7 @@ static int inplace_rep(bench_run *r, const nt_matrix_t *S0, const config *cf, ce
         int64_t peak = 0;
         for (int d = 0; es.peak_extra_bytes && d < es.ndomains; d++)
             peak += es.peak_extra_bytes[d];
-        c->inplace_s = es.seconds_alloc + es.seconds;
+        c->inplace_s = es.alloc_seconds + es.seconds;
         c->inplace_peak = (double)peak / ((double)S0->m * (double)S0->n * sizeof(double));
         rc = verify(r, T, c);
     }
@@ -406,8 +406,8 @@ static int report(bench_run *r, const config *cf, const cell *cells, const cell 
         "Setting: their bound is network + memcpy between nodes; ours is a parallel copy of "
         "the same\n  contiguous bytes by the same threads, and the %d domains are virtual "
         "domains of one NUMA node\n  of a 2-cpu VM. Their segments travel as packed messages; "
-        "ours are strided block copies\n  (lib/matrix/copy.c: streaming stores above 32 MiB in all, "
-        "for the bound too).\n",
+        "ours are strided block copies\n  (lib/matrix/copy.c: streaming stores above 32 MiB in "
+        "all, for the bound too).\n",
         cao_n ? (cao_met ? "all above 0.8" : "NOT all above 0.8") : "not measured (--quick)",
         json_is_null(met) ? "not measured (--quick)" : json_is_true(met) ? "met" : "NOT met",
         cf->D);

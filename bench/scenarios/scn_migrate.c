@@ -191,14 +191,14 @@ static nt_status exec_rep(nt_plan_t *P, nt_matrix_t *S, nt_matrix_t *T, int mode
     if (st != NT_OK)
         return st;
     x->sec[rep] = es.seconds;
-    x->tot[rep] = es.seconds_alloc + es.seconds;
+    x->tot[rep] = es.alloc_seconds + es.seconds;
     if (mode == MODE_COPY)
         copy_stats(&es, rep, x, pt, row);
     else if (mode == MODE_MOVE)
         move_stats(&es, rep, x, pt, row);
     else
         inplace_stats(&es, rep, x, pt, row);
-    json_object_set_new(row, "alloc_seconds", json_real(es.seconds_alloc));
+    json_object_set_new(row, "alloc_seconds", json_real(es.alloc_seconds));
     json_object_set_new(row, "bytes_copied", json_integer(es.bytes_copied));
     nt_exec_stats_free(&es);
     return NT_OK;

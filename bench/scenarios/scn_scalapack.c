@@ -248,9 +248,9 @@ static nt_status fresh_rep(const ctx *c, nt_matrix_t *src, result *res, samples 
     if (st == NT_OK)
         st = nt_plan_execute(plan, src, dst, &(nt_exec_opts_t){.measure_bound = true}, &es);
     if (st == NT_OK) {
-        x->alloc[k] = es.seconds_alloc;
+        x->alloc[k] = es.alloc_seconds;
         x->copy[k] = es.seconds;
-        x->total[k] = x->plan[k] + es.seconds_alloc + es.seconds;
+        x->total[k] = x->plan[k] + es.alloc_seconds + es.seconds;
         x->ratio[k] = es.bound_gbs > 0 ? es.bandwidth_gbs / es.bound_gbs : 0;
         x->bound[k] = es.bound_gbs;
         st = verify_target(c, dst, &s, &res->verify);

@@ -423,7 +423,7 @@ static nt_status measure_fixed(cal *c, nt_profile_t *p)
         if (!st && !(st = tiny(c->topo, 0, false, &B)) && !(st = tiny(c->topo, 0, false, &C)))
             st = nt_gemm(1.0, B, B, 0.0, C, &ko, &ks);
         if (!st && r >= 0) {
-            c->t[r] = es.seconds_alloc + es.seconds;
+            c->t[r] = es.alloc_seconds + es.seconds;
             tk[r] = ks.seconds;
         }
         nt_kernel_stats_free(&ks);

@@ -91,8 +91,9 @@ nt_status nt_model_redist_bytes(const nt_profile_t *p, const int64_t *copy,
     return NT_OK;
 }
 
-// What nt_plan_execute() adopts instead of copying (lib/execute.c, adoptable()): a segment that
-// alone makes its target tile, is a whole tile of at least a page, and keeps its domain.
+// What nt_plan_execute() adopts instead of copying (lib/redist/exec_segments.c, adoptable()):
+// a segment that alone makes its target tile, is a whole tile of at least a page, and keeps its
+// domain.
 typedef struct walk {
     const nt_matrix_t *src;
     nt_segment_t prev; // a copy: the plan may hand out segments from a buffer it reuses

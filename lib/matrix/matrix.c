@@ -482,7 +482,7 @@ static double prepare_kind(const struct nt_matrix_mem *mm, bool zero)
 // Fault in the fresh runs (timed as the allocation's page faults), zero the pooled ones.
 static void prepare_runs(struct nt_matrix_mem *mm)
 {
-    mm->seconds_fault = prepare_kind(mm, false);
+    mm->fault_seconds = prepare_kind(mm, false);
     prepare_kind(mm, true);
     free(mm->pend);
     mm->pend = NULL;
@@ -849,7 +849,7 @@ nt_status nt_matrix_alloc_except(nt_matrix_t *A, const unsigned char *skip)
     if (st0)
         return st0;
     A->mem->bytes_pooled = A->mem->bytes_fresh = 0;
-    A->mem->seconds_fault = 0;
+    A->mem->fault_seconds = 0;
     A->tile = calloc((size_t)(A->mt * A->nt), sizeof *A->tile);
     if (!A->tile)
         return nt_fail(NT_ENOMEM, "nt_matrix_alloc: out of memory");

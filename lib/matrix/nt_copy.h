@@ -1,5 +1,6 @@
-// Copy kernels of the executors (explicit segments in execute.c, periodic plans): one call
-// copies a 2D strided block between two column-major arrays and picks its own strategy.
+// Copy kernels of the executors (stored segments in lib/redist/exec_segments.c, periodic
+// plans): one call copies a 2D strided block between two column-major arrays and picks its own
+// strategy.
 // Implemented in copy.c.
 #ifndef NUMATILE_COPY_INTERNAL_H
 #define NUMATILE_COPY_INTERNAL_H

@@ -1,4 +1,4 @@
-// Matrix memory internals: matrix.c shares them with the executor (execute.c) and unit tests.
+// Matrix memory internals: matrix.c shares them with the executors (lib/redist/) and unit tests.
 #ifndef NUMATILE_MATRIX_INTERNAL_H
 #define NUMATILE_MATRIX_INTERNAL_H
 
@@ -29,7 +29,7 @@ struct nt_matrix_mem {
     // The last allocation: bytes taken from the pool, bytes taken fresh from the kernel, and
     // the time the first touch of the fresh bytes took (their page faults).
     int64_t bytes_pooled, bytes_fresh;
-    double seconds_fault;
+    double fault_seconds;
     // During an allocation: the runs still to touch (fresh) or zero (pooled), done together
     // by all threads once every run is mapped.
     struct nt_pending_run *pend;

@@ -803,7 +803,7 @@ static void finish(ip_ctx *c)
     // Its allocation counters (the statistics read them) describe this execution: in place
     // takes no memory through them.
     c->dst->mem->bytes_pooled = c->dst->mem->bytes_fresh = 0;
-    c->dst->mem->seconds_fault = 0;
+    c->dst->mem->fault_seconds = 0;
     nt_matrix_forget_memory(c->src);
     nt_pool_clear(c->pool, true);
 }

@@ -154,7 +154,7 @@ static void fill_stats(const nt_strategy_t *S, nt_exec_job_t *j, double alloc_se
     s.bandwidth_gbs = s.seconds > 0 ? moved / s.seconds / 1e9 : 0;
     s.bound_gbs = bound > 0 ? (double)s.bytes_copied / bound / 1e9 : 0;
     if (j->fresh) {
-        s.fault_seconds = j->dst->mem->seconds_fault;
+        s.fault_seconds = j->dst->mem->fault_seconds;
         s.bytes_alloc_fresh = j->dst->mem->bytes_fresh;
         s.bytes_alloc_pooled = j->dst->mem->bytes_pooled;
     }

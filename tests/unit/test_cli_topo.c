@@ -21,7 +21,7 @@ static void check_against_library(json_t *j, int domains, const char *synthetic)
     cr_assert_eq(json_integer_value(json_object_get(j, "physical_nodes")), nt_topo_nphysical(t));
     cr_assert_eq(json_is_true(json_object_get(j, "oversubscribed")), nt_topo_oversubscribed(t));
     cr_assert_str_eq(json_string_value(json_object_get(j, "distance_source")),
-                     nt_topo_dist_source_name(nt_topo_distance_source(t)));
+                     nt_topo_distance_source_name(nt_topo_distance_source(t)));
     json_t *doms = json_object_get(j, "domain_list"), *dist = json_object_get(j, "distances");
     cr_assert_eq((int)json_array_size(doms), D);
     cr_assert_eq((int)json_array_size(dist), D);

@@ -1,6 +1,6 @@
 // The thin BLAS/LAPACK interface between the tile kernels (kernel_*.c, flat_qr.c) and the library
-// chosen at build time (make BLAS=blis|openblas): one backend per library in lib/kernels/blas/, plain C
-// types here so that no kernel file includes a library header. Internal; not installed.
+// chosen at build time (make BLAS=blis|openblas): one backend per library in lib/kernels/blas/,
+// plain C types here so that no kernel file includes a library header. Internal; not installed.
 //
 // Backends: lib/blas/blis.c (BLIS) + lib/blas/flame.c (libFLAME's LAPACK) for BLAS=blis,
 // lib/blas/openblas.c for BLAS=openblas. Exactly one set is compiled and linked, so a binary never
