@@ -108,7 +108,8 @@ help:
 	@echo "                  + ASan/UBSan + fuzz replay + guest tests"
 	@echo "make test-unit    Criterion unit tests (and check-abi)"
 	@echo "make micro        the micro benchmarks of bench/micro/ into $(BUILD)/bin/"
-	@echo "make check-style  no function over 80 lines in the sources (tests aside)"
+	@echo "make check-style  no function over 80 lines in the sources (tests aside); every"
+	@echo "                  private header and source folder in docs/ARCHITECTURE.md"
 	@echo "make test-mpi     libnumatile_mpi against pdgemr2d on 2, 3 and 4 MPI ranks"
 	@echo "make test-openblas  build BLAS=openblas in build/openblas and run the unit tests there"
 	@echo "make check-abi    the .so exports exactly the functions of the public headers"
@@ -396,9 +397,10 @@ fuzz-replay: fuzz-build
 	FUZZ_SEED=1 sh scripts/fuzz.sh $(FUZZ_DIR) 10 $(FUZZ_NAMES)
 
 # Every function of the non-test C sources within 80 lines (scripts/check_style.sh lists the
-# others and fails).
+# others and fails); docs/ARCHITECTURE.md names every private header and source folder.
 check-style:
 	sh scripts/check_style.sh
+	sh scripts/check_architecture.sh
 
 # Before/after check of a change meant to keep behaviour: every scenario (--quick --seed 1) and
 # the documented examples, run by OLD and by NEW, deterministic fields compared (~1 min here).
