@@ -1,5 +1,6 @@
 // Topology discovery with hwloc: NUMA nodes, their cpus and memory, distances, and the split of
 // a machine into virtual domains.
+#include <errno.h>
 #include <hwloc.h>
 #include <numa.h>
 #include <stdarg.h>
@@ -7,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "nt_core.h"
 #include "nt_numa.h"
@@ -447,6 +449,26 @@ static nt_status synthetic_check_size(const char *desc)
                    (unsigned long long)z.objects, NT_TOPO_MAX_DOMAINS, NT_TOPO_MAX_PUS);
 }
 
+// hwloc reads /sys and /proc under HWLOC_FSROOT; pointed nowhere, it builds an empty machine
+// (no memory, any cpus) without a word, on which every allocation would then fail.
+static nt_status fsroot_check(const char *fs)
+{
+    struct stat sb;
+    if (!fs)
+        return NT_OK;
+    if (stat(fs, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return nt_fail(NT_EINVAL, "HWLOC_FSROOT=%s in the environment: %s (unset it to use "
+                       "this machine)", fs, stat(fs, &sb) != 0 ? strerror(errno)
+                                                              : "not a directory");
+    char sys[4096];
+    snprintf(sys, sizeof sys, "%s/sys/devices/system", fs);
+    if (stat(sys, &sb) != 0)
+        return nt_fail(NT_EINVAL, "HWLOC_FSROOT=%s in the environment: it holds no "
+                       "sys/devices/system, not a copy of a machine's /sys and /proc (unset it "
+                       "to use this machine)", fs);
+    return NT_OK;
+}
+
 // Either form of an XML file name: hwloc reads the file whatever it is called, numatile tells
 // descriptions and files apart by the extension.
 static bool is_xml_name(const char *s)
@@ -596,6 +618,8 @@ nt_status nt_topo_load(const nt_topo_opts_t *opts, nt_topo_t **out)
         st = nt_topo_xml_check_size(env_xml);
     if (st == NT_OK && env_syn)
         st = synthetic_check_size(env_syn);
+    if (st == NT_OK && !o.synthetic && !env_xml && !env_syn)
+        st = fsroot_check(nonempty(getenv("HWLOC_FSROOT")));
     if (st != NT_OK)
         return st;
 

@@ -107,7 +107,8 @@ double nt_hetero_guarantee(nt_hetero_algo algo);
 /**
  * \brief Check speeds and normalise them to sum 1.
  * @param[in]  m      number of speeds, >= 1.
- * @param[in]  speeds m finite values >= 0 with a positive sum.
+ * @param[in]  speeds m finite values >= 0, not all zero; only their ratios matter (speeds
+ *                    whose sum overflows a double are scaled by the largest first).
  * @param[out] out    m normalised values (may alias speeds); untouched on failure.
  * @retval NT_OK success.
  * @retval NT_EINVAL NULL pointer, m < 1, a negative, NaN or infinite speed, or all zero (the

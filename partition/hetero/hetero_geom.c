@@ -19,10 +19,20 @@ nt_status nt_hetero_normalize(int m, const double *speeds, double *out)
                            speeds[i]);
         sum += speeds[i];
     }
-    if (!(sum > 0) || !isfinite(sum))
+    if (!(sum > 0))
         return nt_fail(NT_EINVAL, "hetero: the speeds add up to %g, need a positive sum", sum);
+    // Only ratios matter: speeds whose sum overflows (1e308 twice) are scaled by the largest.
+    double scale = 1;
+    if (!isfinite(sum)) {
+        scale = 0;
+        for (int i = 0; i < m; i++)
+            scale = speeds[i] > scale ? speeds[i] : scale;
+        sum = 0;
+        for (int i = 0; i < m; i++)
+            sum += speeds[i] / scale;
+    }
     for (int i = 0; i < m; i++)
-        out[i] = speeds[i] / sum;
+        out[i] = speeds[i] / scale / sum;
     return NT_OK;
 }
 

@@ -150,3 +150,25 @@ Test(inputs, synthetic_capped_by_hwloc_time, .timeout = 60)
     cr_assert_eq(nt_topo_ndomains(t), 256);
     nt_topo_destroy(t);
 }
+
+// HWLOC_FSROOT pointing nowhere gave an empty machine (no memory) and exit 0.
+Test(inputs, hwloc_fsroot_nowhere_refused)
+{
+    setenv("HWLOC_FSROOT", "/nonexistent/nt_fsroot", 1);
+    refused((const char *const[]){"topo", NULL}, "HWLOC_FSROOT=/nonexistent/nt_fsroot");
+    setenv("HWLOC_FSROOT", "/tmp", 1);
+    refused((const char *const[]){"topo", NULL}, "holds no sys/devices/system");
+    unsetenv("HWLOC_FSROOT");
+}
+
+// Speeds whose sum overflows a double were refused ("add up to inf"): only their ratios
+// matter, so 1e308,1e308 partitions as 1,1 does.
+Test(inputs, huge_speeds_are_ratios)
+{
+    const double big[2] = {1e308, 1e308}, one[2] = {1, 1};
+    double a[2], b[2];
+    cr_assert_eq(nt_hetero_normalize(2, big, a), NT_OK, "%s", nt_last_error());
+    cr_assert_eq(nt_hetero_normalize(2, one, b), NT_OK);
+    cr_assert_eq(a[0], b[0]);
+    cr_assert_eq(a[1], b[1]);
+}
