@@ -64,6 +64,17 @@ IGNORE = [
     ("bench/kernels/*", "summary", r".*ratio.*|(gemm_|qr_)?nb|.*_baseline_threads",
      "tiled / flat GFLOP/s, the fastest tile size, the faster flat baseline's threads"),
     ("bench/calibrate/*", "", r"date", "when the profile was measured"),
+    ("bench/migrate/*", "", r"copy_total_over_inplace_total", "copy time / in-place time"),
+    ("bench/mpi-redist/*", "", r"(pdgemr2d|numatile|alltoallv|floor)_(min|max)|floor_ratio|"
+     r"speedup(_ceiling)?", "times of each library under mpirun, and their ratios"),
+    ("bench/advise/*", "", r"(redist|kernel|total)_(predicted|measured)|chosen|choice|"
+     r"best_seconds|spearman.*|within_10pct.*|profile_date",
+     "the advisor's predictions rest on a profile calibrated in the same run: its times, the "
+     "choices and rank correlations drawn from them"),
+    ("bench/kernels/*", "", r"(gemm|qr)_best_flat_(lib|threads|peer)",
+     "the faster flat baseline, decided by timing"),
+    ("*", "", r"paper_data|platforms_data|thesis_data|openblas_peer",
+     "paths of data files and peer programs: where the binary was built"),
     # The JSON envelope (docs/json.md): which build printed it and the libraries it loaded.
     ("*", "", r"tool|libraries", "the build and the run-time library versions"),
     # --sched omp: any thread takes any task, so which domain ran a task is not reproducible.
