@@ -34,6 +34,19 @@ static bool find_tool(char *path, size_t len, char *why, size_t wlen)
     return true;
 }
 
+// Started by mpirun, every rank would launch its own mpirun, which Open MPI refuses with a
+// message that says nothing of this scenario: say what to do instead, on stderr, at once.
+static bool under_mpirun(void)
+{
+    const char *size = getenv("OMPI_COMM_WORLD_SIZE"), *rank = getenv("OMPI_COMM_WORLD_RANK");
+    if (!size && !getenv("PMIX_RANK") && !getenv("PMI_RANK"))
+        return false;
+    fprintf(stderr, "numatile bench mpi-redist: this process is rank %s of %s under mpirun, "
+            "but the scenario starts its own 4 ranks (mpirun -np 4 numatile-mpi bench): run "
+            "`numatile bench mpi-redist` without mpirun\n", rank ? rank : "?", size ? size : "?");
+    return true;
+}
+
 static const bench_col COLS[] = {
     {"geometry", "geometry", "%s", -26, NULL, 0, NULL},
     {"bytes_crossing", "crossing\nMB", "%.1f", 9, NULL, 1e-6, NULL},
@@ -54,6 +67,8 @@ int scn_mpi_redist(bench_run *r)
     bench_param(r, "ranks", json_integer(4));
     bench_param(r, "repetitions", json_integer(reps));
     bench_labels(r, "geometry", NULL);
+    if (under_mpirun())
+        return 2;
     if (!find_tool(tool, sizeof tool, why, sizeof why)) {
         bench_printf(r, "mpi-redist: not run: %s\n", why);
         bench_notice(r, "mpi-redist not run: %s", why);
