@@ -18,6 +18,13 @@ nt_status nt_fail(nt_status code, const char *fmt, ...) __attribute__((format(pr
 // file too (NT_ERANGE), both before any allocation; `what` names the input in messages.
 nt_status nt_read_file(const char *path, size_t max, const char *what, char **text, size_t *len);
 
+// Write len bytes of text to path whole or not at all (core/outfile.c): a temporary file
+// ".NAME.tmp-XXXXXX" beside it is written, synced, closed and renamed over path. NT_EIO: the
+// temporary cannot be created (no such directory, not writable); NT_ESYS: a write, the sync,
+// close or rename failed (full disk), the temporary is removed and path keeps its previous
+// contents. A device or FIFO at path is written in place; a directory is refused (NT_EINVAL).
+nt_status nt_write_file(const char *path, const char *text, size_t len, const char *what);
+
 // Seconds on a monotonic clock: only differences of two calls mean anything.
 double nt_now(void);
 

@@ -3,12 +3,15 @@
 #include "harness.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void eprint_va(const char *fmt, va_list ap)
@@ -255,10 +258,25 @@ int cli_check_synthetic(const char *cmd, const char *desc)
     size_t len = strlen(desc);
     if (len < 4 || strcasecmp(desc + len - 4, ".xml"))
         return CLI_OK;
-    FILE *f = fopen(desc, "r");
-    if (!f)
+    // Non-blocking: fopen of a FIFO waits for a writer forever. hwloc reads the file itself
+    // (bounded by the library), this only says early what cannot be read.
+    int fd = open(desc, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
         return cli_usage(cmd, "--synthetic: cannot read '%s': %s", desc, strerror(errno));
-    fclose(f);
+    struct stat sb;
+    bool regular = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode);
+    close(fd);
+    if (!regular)
+        return cli_usage(cmd, "--synthetic: '%s' is not a regular file (a directory, device, "
+                         "FIFO or socket)", desc);
+    return CLI_OK;
+}
+
+int cli_check_out(const char *cmd, const char *opt, const char *path)
+{
+    char why[PATH_MAX + 64];
+    if (bench_out_check_file(path, why, sizeof why) != 0)
+        return cli_usage(cmd, "%s: cannot write there: %s", opt, why);
     return CLI_OK;
 }
 

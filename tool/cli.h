@@ -68,6 +68,12 @@ void cli_eprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 // a file that is not there. Synthetic descriptions pass unchecked.
 int cli_check_synthetic(const char *cmd, const char *desc);
 
+// Before any work: whether the output file path (given as option opt, e.g. "--out") can be
+// written: its directory exists and is writable, path is not a directory. CLI_OK, or CLI_USAGE
+// after a message naming opt. The file itself is then written whole or not at all
+// (bench_fopen_atomic, nt_profile_save).
+int cli_check_out(const char *cmd, const char *opt, const char *path);
+
 // This machine's topology with --domains D (0 = one domain per node) into *t, to destroy with
 // nt_topo_destroy; CLI_OK, or the exit code after cli_lib_error() when it cannot be loaded.
 int cli_load_topo(const char *cmd, int domains, nt_topo_t **t);

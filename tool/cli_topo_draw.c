@@ -2,6 +2,8 @@
 // `--draw FILE.png`: an lstopo-style picture of the domains (a box each, with its cpus and
 // memory, shaded by the share of the map's bytes it holds), drawn by gnuplot from a data file
 // written beside the picture, so the data fed to the plotter can be checked against the map.
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,7 +73,7 @@ static int grid_cols(int D)
 static bool write_data(const nt_topo_t *t, const char *path, const int64_t *tiles,
                        const int64_t *bytes)
 {
-    FILE *f = fopen(path, "w");
+    FILE *f = bench_fopen_atomic(path);
     if (!f)
         return false;
     int D = nt_topo_ndomains(t), cols = grid_cols(D);
@@ -107,7 +109,7 @@ static bool write_script(const nt_topo_t *t, const char *gp, const char *dat, co
     double top = total > 0 ? (double)most / (double)total : 1;
     const char *unit = most >= (1 << 30) ? "GiB" : most >= (1 << 20) ? "MiB" : "KiB";
     int shift = most >= (1 << 30) ? 30 : most >= (1 << 20) ? 20 : 10;
-    FILE *f = fopen(gp, "w");
+    FILE *f = bench_fopen_atomic(gp);
     if (!f)
         return false;
     int D = nt_topo_ndomains(t), cols = grid_cols(D), rows = (D + cols - 1) / cols;
@@ -161,6 +163,14 @@ static bool write_script(const nt_topo_t *t, const char *gp, const char *dat, co
     return fclose(f) == 0;
 }
 
+int topo_draw_check(const char *png)
+{
+    char why[PATH_MAX + 64];
+    if (bench_out_check_file(png, why, sizeof why) != 0)
+        return cli_usage("topo", "--draw: cannot write there: %s", why);
+    return CLI_OK;
+}
+
 static int run_gnuplot(const char *gp)
 {
     if (!bench_have_program("gnuplot")) {
@@ -197,10 +207,13 @@ int topo_draw(const nt_topo_t *t, const char *png, const topo_map *m, const int6
     memcpy(gp, png, len - 4);
     strcpy(dat + len - 4, ".dat");
     strcpy(gp + len - 4, ".gp");
-    int rc = CLI_OK;
-    if (!write_data(t, dat, tiles, bytes) || !write_script(t, gp, dat, png, m, bytes)) {
-        cli_eprintf("numatile topo: --draw: cannot write %s or %s\n", dat, gp);
-        rc = CLI_USAGE;
+    int rc = topo_draw_check(png);
+    // Each file appears whole or not at all (bench_fopen_atomic); a failed write is exit 3.
+    if (rc == CLI_OK && (!write_data(t, dat, tiles, bytes) ||
+                         !write_script(t, gp, dat, png, m, bytes))) {
+        cli_eprintf("numatile topo: --draw: cannot write %s or %s: %s\n", dat, gp,
+                    strerror(errno));
+        rc = CLI_RUNTIME;
     }
     if (rc == CLI_OK)
         rc = run_gnuplot(gp);

@@ -17,6 +17,10 @@ typedef struct topo_map {
 // nt_topo_ndomains() entries). CLI_OK, or the exit code after a message naming --map.
 int topo_map_holds(const nt_topo_t *t, const topo_map *m, int64_t *tiles, int64_t *bytes);
 
+// Whether --draw FILE.png can be written (its directory exists and is writable), checked before
+// any work: CLI_OK, or CLI_USAGE after a message naming --draw. topo_draw checks it too.
+int topo_draw_check(const char *png);
+
 // Write FILE.dat (one line per domain: the data drawn) and FILE.gp (the gnuplot script) beside
 // png (which ends in .png) and run gnuplot on them; tiles/bytes NULL without a map.
 int topo_draw(const nt_topo_t *t, const char *png, const topo_map *m, const int64_t *tiles,

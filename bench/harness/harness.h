@@ -154,7 +154,24 @@ void bench_row(bench_run *r, json_t *row);
 void bench_summary(bench_run *r, json_t *summary);
 
 // Open a file of the output directory for writing; NULL (with a message on stderr) on failure.
+// The file is written whole or not at all (bench_fopen_atomic): close it with fclose() and
+// check its result.
 FILE *bench_fopen(bench_run *r, const char *file);
+
+// Open path for writing whole or not at all: the bytes go to a temporary file beside it
+// (".NAME.tmp-XXXXXX", same directory), which fclose() renames over path only when every write,
+// the flush and the close succeeded; otherwise fclose() removes it, returns EOF (errno set) and
+// the previous file is left as it was. A device or FIFO that exists at path is written in place.
+// NULL with errno on failure.
+FILE *bench_fopen_atomic(const char *path);
+
+// Remove every temporary file of bench_fopen_atomic still open. Async-signal-safe: the tool's
+// SIGINT/SIGTERM handler calls it so that an interrupted run leaves no partial file.
+void bench_atomic_cleanup(void);
+
+// Whether a file can be written at path before any work: its directory exists and is writable,
+// and path is not a directory. 0, or -1 with the reason in why.
+int bench_out_check_file(const char *path, char *why, size_t len);
 
 // ---- what scenarios call: text on the terminal (console.c) --------------------------------------
 

@@ -3,6 +3,7 @@
 // summary.
 #include "harness_int.h"
 
+#include <errno.h>
 #include <string.h>
 
 static int csv_field(FILE *f, json_t *v)
@@ -62,8 +63,13 @@ static int write_json_file(const bench_run *r, json_t *doc)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.json", r->dir, r->name);
-    if (json_dump_file(doc, path, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0) {
-        bench_eprintf("numatile bench %s: cannot write %s\n", r->name, path);
+    FILE *f = bench_fopen_atomic(path);
+    int rc = f ? json_dumpf(doc, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) : -1;
+    if (f && fclose(f) != 0)
+        rc = -1;
+    if (rc != 0) {
+        bench_eprintf("numatile bench %s: cannot write %s: %s\n", r->name, path,
+                      strerror(errno));
         return -1;
     }
     return 0;
@@ -73,12 +79,13 @@ static int write_csv_file(const bench_run *r)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.csv", r->dir, r->name);
-    FILE *f = fopen(path, "w");
+    FILE *f = bench_fopen_atomic(path);
     int rc = f ? bench_write_csv(f, r->st->rows) : -1;
     if (f && fclose(f) != 0)
         rc = -1;
     if (rc)
-        bench_eprintf("numatile bench %s: cannot write %s\n", r->name, path);
+        bench_eprintf("numatile bench %s: cannot write %s: %s\n", r->name, path,
+                      strerror(errno));
     return rc;
 }
 

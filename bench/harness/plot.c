@@ -2,6 +2,7 @@
 // and running gnuplot on a script in the output directory.
 #include "harness_int.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -356,10 +357,17 @@ void bench_plot_rows(bench_run *r, const bench_plot_spec *p, const json_t *rows)
         write_mark(fg, r);
         bench_plot_write(fd, fg, p, rows);
     }
-    if (fd)
-        fclose(fd);
-    if (!fg)
+    // Each file is renamed into place by its fclose only when complete (bench_fopen_atomic).
+    bool ok = fd && fg;
+    if (fd && fclose(fd) != 0)
+        ok = false;
+    if (fg && fclose(fg) != 0)
+        ok = false;
+    if (!ok) {
+        if (fd && fg)
+            bench_eprintf("numatile bench %s: cannot write %s/%s: %s\n", r->name, r->dir, dat,
+                          strerror(errno));
         return;
-    fclose(fg);
+    }
     bench_plot(r, gp);
 }

@@ -57,7 +57,7 @@ FILE *bench_fopen(bench_run *r, const char *file)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", r->dir, file);
-    FILE *f = fopen(path, "w");
+    FILE *f = bench_fopen_atomic(path);
     if (!f) {
         bench_close_bar(r);
         bench_eprintf("numatile bench %s: cannot write %s: %s\n", r->name, path,
@@ -145,15 +145,17 @@ int bench_execute(const bench_scenario *s, const bench_opts *o, json_t **summary
                    .repeat = o->repeat, .seed = o->seed, .domains = o->domains,
                    .dir = dir, .st = &st};
     snprintf(txt, sizeof txt, "%s/%s.txt", dir, s->name);
-    st.txt = fopen(txt, "w");
+    st.txt = bench_fopen_atomic(txt);
     record_options(&r, o);
     strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%S%z", &tm);
     st.t0 = bench_now();
     int rc = s->run(&r);
     double wall = bench_now() - st.t0;
     bench_close_bar(&r);
-    if (st.txt && fclose(st.txt) != 0)
+    if (st.txt && fclose(st.txt) != 0) {
+        bench_eprintf("numatile bench %s: cannot write %s: %s\n", s->name, txt, strerror(errno));
         rc = rc ? rc : 3;
+    }
     st.txt = NULL;
     bench_drop_display_keys(st.summary);
     if (rc == 0) {

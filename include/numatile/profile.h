@@ -142,21 +142,34 @@ nt_status nt_profile_dump(const nt_profile_t *prof, char **text);
 nt_status nt_profile_parse(const char *text, const nt_topo_t *topo, nt_profile_t **out);
 
 /**
- * \brief Write a profile to a file (the whole file is replaced).
+ * \brief Write a profile to a file, whole or not at all.
+ *
+ * The text goes to a temporary file ".NAME.tmp-XXXXXX" in the file's directory, which is
+ * synced, closed and renamed over the file only when complete: on any failure (a full disk)
+ * the temporary is removed and the previous file is left as it was. No signal handler is
+ * installed: a process killed during the write can leave the temporary behind. A device or
+ * FIFO named by path is written in place.
  * @param[in] prof the profile (as for nt_profile_dump()).
  * @param[in] path file name.
- * @retval NT_OK success. @retval NT_EINVAL as nt_profile_dump(). @retval NT_EIO the file
- *         cannot be written (named in the message). @retval NT_ENOMEM allocation failed.
+ * @retval NT_OK success. @retval NT_EINVAL as nt_profile_dump(), or path is a directory.
+ *         @retval NT_EIO the file cannot be created there (no such directory, not writable).
+ *         @retval NT_ESYS writing failed (a full disk; the message names the file and the
+ *         system's reason; the previous file is intact). @retval NT_ENOMEM allocation failed.
  */
 nt_status nt_profile_save(const nt_profile_t *prof, const char *path);
 
 /**
  * \brief Read a profile from a file (as nt_profile_parse()).
+ *
+ * The file must be a regular file no larger than a profile of the topology's domains can be
+ * (of ::NT_TOPO_MAX_DOMAINS domains when topo is NULL); it is opened non-blocking, so a FIFO,
+ * a device or a directory is refused at once, before anything is read.
  * @param[in]  path file name.
  * @param[in]  topo as for nt_profile_parse().
  * @param[out] out  the profile; untouched on failure.
- * @retval NT_OK success. @retval NT_EIO the file cannot be read. @retval NT_EINVAL,
- *         NT_ENOMEM as nt_profile_parse().
+ * @retval NT_OK success. @retval NT_EIO the file cannot be opened or read. @retval NT_EINVAL
+ *         not a regular file, or as nt_profile_parse(). @retval NT_ERANGE the file is larger
+ *         than a profile can be. @retval NT_ENOMEM as nt_profile_parse().
  */
 nt_status nt_profile_load(const char *path, const nt_topo_t *topo, nt_profile_t **out);
 

@@ -224,54 +224,36 @@ nt_status nt_profile_save(const nt_profile_t *prof, const char *path)
     nt_status st = nt_profile_dump(prof, &text);
     if (st)
         return st;
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        int err = errno;
-        free(text);
-        return nt_fail(NT_EIO, "profile: cannot write %s: %s", path, strerror(err));
-    }
-    bool ok = fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-    ok = fclose(f) == 0 && ok;
+    // Whole or not at all: a full disk leaves the previous profile as it was.
+    size_t len = strlen(text);
+    text[len] = '\n'; // json_dumps' NUL becomes the final newline
+    st = nt_write_file(path, text, len + 1, "profile");
     free(text);
-    return ok ? NT_OK : nt_fail(NT_EIO, "profile: cannot write %s", path);
+    return st;
+}
+
+// The largest file a profile of D domains can be: two D x D tables of numbers written with 17
+// digits (about 30 bytes a value, counted twice for slack), a few KB per domain for the tile
+// times and the rest, and some fixed text.
+static size_t profile_cap(int D)
+{
+    size_t d = (size_t)D;
+    return 64 * 1024 + 8 * 1024 * d + 2 * 2 * 32 * d * d;
 }
 
 nt_status nt_profile_load(const char *path, const nt_topo_t *topo, nt_profile_t **out)
 {
     if (!path || !out)
         return nt_fail(NT_EINVAL, "nt_profile_load: NULL argument");
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return nt_fail(NT_EIO, "profile: cannot read %s: %s", path, strerror(errno));
-    // A profile of 4096 domains is about 1 GB of text; refuse larger files before reading.
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    bool ok = true;
-    for (;;) {
-        if (len + 4096 + 1 > cap) {
-            size_t ncap = cap ? cap * 2 : 65536;
-            char *nb = ncap > ((size_t)1 << 31) ? NULL : realloc(buf, ncap);
-            if (!nb) {
-                ok = false;
-                break;
-            }
-            buf = nb;
-            cap = ncap;
-        }
-        size_t got = fread(buf + len, 1, cap - len - 1, f);
-        len += got;
-        if (got == 0)
-            break;
-    }
-    bool err = ferror(f);
-    fclose(f);
-    if (!ok || err) {
-        free(buf);
-        return ok ? nt_fail(NT_EIO, "profile: cannot read %s", path)
-                  : nt_fail(NT_ENOMEM, "profile: %s too large or out of memory", path);
-    }
-    buf[len] = 0;
-    nt_status st = nt_profile_parse(buf, topo, out);
+    // Bounded and non-blocking (a FIFO, /dev/zero or a directory refused before any read); for
+    // a topology, a profile of its domains, else of the most domains a profile can have.
+    int D = topo ? nt_topo_ndomains(topo) : NT_TOPO_MAX_DOMAINS;
+    char *buf;
+    size_t len;
+    nt_status st = nt_read_file(path, profile_cap(D), "profile", &buf, &len);
+    if (st)
+        return st;
+    st = nt_profile_parse(buf, topo, out);
     free(buf);
     return st;
 }

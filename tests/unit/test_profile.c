@@ -7,11 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "nt_core.h"
 #include "numatile/advise.h"
 #include "numatile/profile.h"
 #include "numatile/topo.h"
+#include "tool_run.h"
 
 // A 2-domain profile of round numbers.
 static nt_profile_t *round_profile(void)
@@ -256,4 +259,70 @@ Test(profile, calibrate_two_virtual_domains)
     cr_assert_eq(nt_topo_load(&so, &t), NT_OK, "%s", nt_last_error());
     cr_assert_eq(nt_calibrate(t, NULL, &p), NT_ENOTSUP);
     nt_topo_destroy(t);
+}
+
+// ---- bounded reads (issue 35): a profile is read whole only when it is a regular file no
+// larger than a profile can be; /dev/zero, a FIFO, a directory are refused at once (before:
+// /dev/zero grew a buffer to 2 GB, a FIFO blocked forever).
+
+static char prof_fifo[64];
+
+static void make_prof_fifo(void)
+{
+    snprintf(prof_fifo, sizeof prof_fifo, "/tmp/nt_prof_fifo_%d.xml", (int)getpid());
+    unlink(prof_fifo);
+    cr_assert_eq(mkfifo(prof_fifo, 0600), 0);
+}
+
+Test(profile, load_refuses_devices_fifos_directories_and_oversize, .timeout = 10)
+{
+    make_prof_fifo();
+    const char *paths[] = {"/dev/zero", prof_fifo, "/tmp"};
+    for (int k = 0; k < 3; k++) {
+        nt_profile_t *p = NULL;
+        double t0 = nt_now();
+        cr_assert_eq(nt_profile_load(paths[k], NULL, &p), NT_EINVAL, "%s: %s", paths[k],
+                     nt_last_error());
+        cr_assert_lt(nt_now() - t0, 1.0);
+        cr_assert_null(p);
+    }
+    unlink(prof_fifo);
+    // A 2-domain topology: a profile of it is far below 10 MB.
+    nt_topo_t *t;
+    cr_assert_eq(nt_topo_load(&(nt_topo_opts_t){.domains = 2}, &t), NT_OK);
+    char path[] = "/tmp/nt_prof_big_XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_eq(ftruncate(fd, 10 << 20), 0);
+    close(fd);
+    nt_profile_t *p = NULL;
+    cr_assert_eq(nt_profile_load(path, t, &p), NT_ERANGE, "%s", nt_last_error());
+    cr_assert_not_null(strstr(nt_last_error(), "MiB"), "%s", nt_last_error());
+    unlink(path);
+    nt_topo_destroy(t);
+}
+
+// The tool's readers of files: --speeds measured:FILE (a profile) and --synthetic FILE.xml.
+Test(profile, tool_refuses_unreadable_profile_and_xml_fast, .timeout = 10)
+{
+    if (!tool_path())
+        cr_skip("NT_TOOL not set");
+    make_prof_fifo();
+    char speeds[96];
+    const char *cases[][8] = {
+        {"partition", "--speeds", "measured:/dev/zero", "--n", "100", NULL},
+        {"partition", "--speeds", speeds, "--n", "100", NULL},
+        {"partition", "--speeds", "measured:/tmp", "--n", "100", NULL},
+        {"topo", "--synthetic", prof_fifo, NULL},
+    };
+    snprintf(speeds, sizeof speeds, "measured:%s", prof_fifo);
+    for (int k = 0; k < 4; k++) {
+        double t0 = nt_now();
+        tool_result r = tool_run(cases[k]);
+        double dt = nt_now() - t0;
+        cr_assert_eq(r.status, 2, "%s %s: exit %d: %s", cases[k][1], cases[k][2], r.status,
+                     r.err);
+        cr_assert_lt(dt, 1.0, "%s %s took %.2f s", cases[k][1], cases[k][2], dt);
+        tool_result_free(&r);
+    }
+    unlink(prof_fifo);
 }
