@@ -335,8 +335,9 @@ typedef enum nt_exec_order {
 typedef struct nt_exec_opts {
     nt_exec_mode mode;          /**< copy (default) or move */
     nt_exec_schedule schedule;  /**< free (default) or steps */
-    int threads_per_domain;     /**< copy threads per domain; 0 = the domain's cpu count,
-                                     capped at 4 (domains that share cpus get 1) */
+    int threads_per_domain;     /**< copy threads per domain, 0..1024 (more: NT_EINVAL);
+                                     0 = the domain's cpu count, capped at 4 (domains that
+                                     share cpus get 1) */
     int max_in_flight;          /**< FREE: bound on copy tasks queued per domain; 0 = 64 */
     bool on_source;             /**< run a segment's copy on the source domain's threads */
     bool no_keep;               /**< copy even the tiles whose domain and shape do not change

@@ -66,6 +66,9 @@ void nt_exec_stats_free(nt_exec_stats_t *s)
     s->peak_extra_bytes = s->peak_lower_bound_bytes = NULL;
 }
 
+// The most copy threads per domain nt_plan_execute takes (the kernels' bound too).
+enum { NT_EXEC_MAX_THREADS = 1024 };
+
 static nt_status check_args(const nt_plan_t *plan, const nt_matrix_t *src,
                             const nt_matrix_t *dst, const nt_exec_opts_t *o)
 {
@@ -76,14 +79,18 @@ static nt_status check_args(const nt_plan_t *plan, const nt_matrix_t *src,
         return nt_fail(NT_EINVAL, "nt_plan_execute: src and dst are the same matrix");
     if (!nt_plan_matches(plan, src, dst))
         return nt_fail(NT_EINVAL, "nt_plan_execute: the plan was built for other matrices");
+    // Bounded like the kernels' (kern_common.c): a team of 1<<20 threads per domain is not
+    // a request any machine can honour, and used to crash the thread pool.
+    if (o->threads_per_domain < 0 || o->threads_per_domain > NT_EXEC_MAX_THREADS)
+        return nt_fail(NT_EINVAL, "nt_plan_execute: opts.threads_per_domain = %d must be in "
+                       "0..%d", o->threads_per_domain, NT_EXEC_MAX_THREADS);
     if ((o->mode != NT_EXEC_COPY && o->mode != NT_EXEC_MOVE) ||
         (o->schedule != NT_SCHED_FREE && o->schedule != NT_SCHED_STEPS) ||
-        o->threads_per_domain < 0 || o->max_in_flight < 0 ||
+        o->max_in_flight < 0 ||
         (int)o->order < NT_ORDER_AUTO || o->order > NT_ORDER_GLOBAL)
         return nt_fail(NT_EINVAL, "nt_plan_execute: bad options (mode %d, schedule %d, "
-                       "threads_per_domain %d, max_in_flight %d, order %d)", (int)o->mode,
-                       (int)o->schedule, o->threads_per_domain, o->max_in_flight,
-                       (int)o->order);
+                       "max_in_flight %d, order %d)", (int)o->mode, (int)o->schedule,
+                       o->max_in_flight, (int)o->order);
     if (!src->allocated)
         return nt_fail(NT_EINVAL, "nt_plan_execute: the source has no memory");
     if (dst->topo && dst->topo != src->topo)
