@@ -98,8 +98,16 @@ static void setup_node(nt_mpi_ctx *c)
     int want = c->node_rank && !(off && *off && strcmp(off, "0"));
     // Every rank must take the same path: the split is collective.
     MPI_Allreduce(MPI_IN_PLACE, &want, 1, MPI_INT, MPI_MIN, c->comm);
-    if (!want || MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
-                                     &c->node) != MPI_SUCCESS) {
+    c->node_ranks = 1;
+    if (MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &c->node) !=
+        MPI_SUCCESS) {
+        c->node = MPI_COMM_NULL;
+        return;
+    }
+    // Counted even without shm: the threads of ranks sharing cpus are capped by it.
+    MPI_Comm_size(c->node, &c->node_ranks);
+    if (!want) {
+        MPI_Comm_free(&c->node);
         c->node = MPI_COMM_NULL;
         return;
     }

@@ -24,6 +24,7 @@ typedef struct nt_mpi_ctx {
     MPI_Comm comm;  // private duplicate: MPI errors returned, our tags apart from the caller's
     MPI_Comm node;  // the ranks that share memory with this one (MPI_COMM_NULL: no shm)
     int *node_rank; // comm rank -> rank in node, -1 on another node
+    int node_ranks; // how many ranks of comm share this rank's node (its cpus), shm or not
     bool shm;       // same-node messages are packed straight into the receiver's window
     MPI_Win win;    // the shared window (MPI_WIN_NULL until first needed), lock_all held
     char *base;     // this rank's segment of it
