@@ -168,6 +168,54 @@ static void kern_value(int64_t r, int64_t c, void *elem, size_t es, void *arg)
     }
 }
 
+// Per tile of an operand: its descriptor's tables beside nt_matrix_bytes(), the kernel's task
+// records and, under --from, the redistribution's tables (redist measures 240 B a tile).
+enum { KERN_TILE_BYTES = 240 };
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+    uint64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+static uint64_t tiles_of(const kopts *o, const kern_operand *op)
+{
+    return sat_mul((uint64_t)((op->m + o->nb - 1) / o->nb),
+                   (uint64_t)((op->n + o->nb - 1) / o->nb));
+}
+
+int kern_room(const char *cmd, const kopts *o, const kern_operand *ops, int nops, int64_t kt,
+              uint64_t step_bytes)
+{
+    uint64_t need = sat_mul(sat_mul(tiles_of(o, &ops[0]), (uint64_t)kt), step_bytes);
+    uint64_t largest = 0;
+    int64_t mats = 0;
+    for (int k = 0; k < nops; k++) {
+        if (ops[k].count < 1)
+            continue;
+        size_t es = ops[k].elem ? ops[k].elem : nt_dtype_size(o->type);
+        nt_matrix_shape_t sh = {ops[k].m, ops[k].n, o->nb, o->nb, es};
+        uint64_t one = sat_add(nt_matrix_bytes(&sh, true),
+                               sat_mul(KERN_TILE_BYTES, tiles_of(o, &ops[k])));
+        need = sat_add(need, sat_mul(one, (uint64_t)ops[k].count));
+        largest = one > largest ? one : largest;
+        mats += ops[k].count;
+    }
+    // --from: each operand is created on the source first, then moved: one more at a time.
+    if (o->from)
+        need = sat_add(need, largest);
+    char who[160];
+    snprintf(who, sizeof who, "%s of %lld matri%s in %lldx%lld tiles", cmd, (long long)mats,
+             mats == 1 ? "x" : "ces", (long long)o->nb, (long long)o->nb);
+    nt_status st = nt_mem_room(NULL, NULL, need, who);
+    return st == NT_OK ? CLI_OK : cli_lib_error(cmd, st);
+}
+
 // An operand on map, or on spec when map is NULL (flags as nt_matrix_create_spec's), filled
 // from seed when fill is set.
 static nt_status create_operand(const nt_topo_t *t, const nt_matrix_shape_t *sh, nt_dtype type,

@@ -65,6 +65,22 @@ int kern_parse(const char *cmd, const char *help, int argc, char **argv, kopts *
 nt_status kern_place(const nt_topo_t *t, const kopts *o, int64_t m, int64_t n, uint64_t seed,
                      bool fill, nt_matrix_t **out, redist_sum *rs);
 
+// Operands of a kernel run, to size it: count matrices of m x n elements (elem bytes each, 0 =
+// o->type's) in o->nb tiles.
+typedef struct kern_operand {
+    int64_t m, n;
+    size_t elem;
+    int count;
+} kern_operand;
+
+// Refuse (exit 2, message naming the total and the limit) a run whose operands, their per-tile
+// tables, under --from the largest operand's source and plan, and the kernel's task records
+// (step_bytes for each of kt steps on each tile of ops[0]) do not fit the memory the process
+// may still take. Checked before anything is allocated. Returns CLI_OK or the exit code after
+// a message.
+int kern_room(const char *cmd, const kopts *o, const kern_operand *ops, int nops, int64_t kt,
+              uint64_t step_bytes);
+
 // Report a kernel run: the JSON object (stats, options, redistribution, "verify" under --verify,
 // and the fields of extra) or the text lines. Takes extra and frees s. Returns the exit code:
 // verify_rc, unless the JSON could not be written.

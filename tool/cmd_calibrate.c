@@ -67,6 +67,28 @@ static void print_profile(const nt_profile_t *p)
            1e3 * p->kernel_run_seconds);
 }
 
+// What nt_calibrate takes, checked before it starts: on each domain a source and a target
+// buffer (16 MiB each with --quick, else 64) and the tile kernels' operands; beside them every
+// pair's timings (5 rounds at most) and the profile's two pair matrices, and under --json the
+// profile as text and as a JSON tree (about 160 bytes a pair).
+static int calibrate_room(const nt_topo_t *t, const nt_calibrate_opts_t *o, bool json)
+{
+    int D = nt_topo_ndomains(t);
+    uint64_t nb = (uint64_t)(o->nb ? o->nb : 256), pairs = (uint64_t)D * (uint64_t)D;
+    uint64_t buf = ((uint64_t)(o->quick ? 16 : 64) << 21) + 5 * nb * nb * sizeof(double);
+    uint64_t *per = calloc((size_t)D, sizeof *per);
+    if (!per)
+        return cli_usage("calibrate", "out of memory");
+    for (int d = 0; d < D; d++)
+        per[d] = buf;
+    char who[96];
+    snprintf(who, sizeof who, "calibrate on %d domain%s", D, D == 1 ? "" : "s");
+    nt_status st = nt_mem_room(t, per, pairs * ((5 + 2) * sizeof(double) + (json ? 160 : 0)),
+                               who);
+    free(per);
+    return st == NT_OK ? CLI_OK : cli_lib_error("calibrate", st);
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
     cli_common co = {.cmd = "calibrate", .help = calibrate_help};
@@ -89,6 +111,10 @@ int cmd_calibrate(int argc, char **argv)
     nt_topo_t *t;
     if ((rc = cli_load_topo("calibrate", co.domains, &t)) != CLI_OK)
         return rc;
+    if ((rc = calibrate_room(t, &o, co.json)) != CLI_OK) {
+        nt_topo_destroy(t);
+        return rc;
+    }
     nt_profile_t *p = NULL;
     nt_status st = nt_calibrate(t, &o, &p);
     if (!st && out)

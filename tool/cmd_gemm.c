@@ -156,6 +156,11 @@ int cmd_gemm(int argc, char **argv)
     int rc = kern_parse("gemm", gemm_help, argc, argv, &o);
     if (rc != CLI_OK)
         return rc == CLI_HELP_SHOWN ? CLI_OK : rc;
+    // A, B and C, and under --cache the copies of the remote A and B tiles (at most A and B);
+    // the task records take about 56 bytes per tile product (measured: 55 MB at 100^3).
+    kern_operand ops[] = {{o.n, o.n, 0, o.cache ? 5 : 3}};
+    if ((rc = kern_room("gemm", &o, ops, 1, (o.n + o.nb - 1) / o.nb, 64)) != CLI_OK)
+        return rc;
     nt_topo_t *t;
     if ((rc = cli_load_topo("gemm", o.co.domains, &t)) != CLI_OK)
         return rc;

@@ -476,24 +476,28 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
     return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-// An impossible request is refused before any tile map is built: a lower bound of what the
-// run keeps (both tile maps and the matrices' copies, the plan's per-tile table and its
-// segments, at least one per tile of the finer grid in each dimension, and the source's data
-// for redist) against the machine's free memory. The library checks again, exactly, later.
+// Per tile of the finer grid, what redist keeps beside the matrices (the target owners, the
+// segments, the executor's tables): the peak of redist with 1x1 tiles, 1M of them on each
+// side, is 240 MB without the elements. plan alone keeps the segments.
+enum { REDIST_TILE_BYTES = 240 };
+
+// The whole request, refused before any tile map is built: both matrices' tables, the source's
+// elements and, unless the target reuses them (--inplace), the target's, and the plan's and the
+// executor's per-tile tables, at least one per tile of the finer grid in each dimension. The
+// library checks again, exactly and per node, as it allocates.
 static int check_room(const args *a)
 {
-    uint64_t tiles[2], rows = 0, cols = 0;
+    uint64_t rows = 0, cols = 0, need = 0;
     for (int k = 0; k < 2; k++) {
+        nt_matrix_shape_t sh = {a->m, a->n, a->mb[k], a->nb[k], (size_t)a->elem};
+        bool data = a->redist && (k == 0 || !a->inplace);
+        need = sat_add(need, nt_matrix_bytes(&sh, data));
         uint64_t r = (uint64_t)ceil_div(a->m, a->mb[k]), c = (uint64_t)ceil_div(a->n, a->nb[k]);
-        tiles[k] = sat_mul(r, c);
         rows = r > rows ? r : rows;
         cols = c > cols ? c : cols;
     }
-    uint64_t need = sat_mul(sat_add(sat_mul(tiles[0], 2), sat_mul(tiles[1], 3)), sizeof(int));
-    if (!a->has_sub)
-        need = sat_add(need, sat_mul(sat_mul(rows, cols), sizeof(nt_segment_t)));
-    if (a->redist)
-        need = sat_add(need, sat_mul(sat_mul((uint64_t)a->m, (uint64_t)a->n), (uint64_t)a->elem));
+    uint64_t per_tile = a->redist ? REDIST_TILE_BYTES : a->has_sub ? 0 : sizeof(nt_segment_t);
+    need = sat_add(need, sat_mul(sat_mul(rows, cols), per_tile));
     char who[160];
     snprintf(who, sizeof who, "%s of %lldx%lld from %s to %s", a->co.cmd, (long long)a->m,
              (long long)a->n, a->tile_txt[0], a->tile_txt[1]);

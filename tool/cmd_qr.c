@@ -162,6 +162,15 @@ int cmd_qr(int argc, char **argv)
         return rc == CLI_HELP_SHOWN ? CLI_OK : rc;
     if (o.co.verify && o.m > 4096)
         return cli_usage("qr", "--verify forms Q densely: use --m <= 4096");
+    // A and its T tiles (ib x nb a tile, at most A again); under --verify the copy A0 and Q,
+    // then the residuals' wide copies of A, R (m x n) and Q, Q^H, Q^H Q (m x m). The task
+    // records take about 100 bytes per tile and step (measured: 95 MB at 100^3).
+    size_t ew = nt_dtype_size(wide(o.type));
+    kern_operand ops[] = {{o.m, o.n, 0, o.co.verify ? 3 : 2}, {o.m, o.m, 0, o.co.verify},
+                          {o.m, o.n, ew, o.co.verify ? 2 : 0}, {o.m, o.m, ew, o.co.verify ? 3 : 0}};
+    int64_t mt = (o.m + o.nb - 1) / o.nb, nt = (o.n + o.nb - 1) / o.nb;
+    if ((rc = kern_room("qr", &o, ops, 4, mt < nt ? mt : nt, 128)) != CLI_OK)
+        return rc;
     nt_topo_t *t;
     if ((rc = cli_load_topo("qr", o.co.domains, &t)) != CLI_OK)
         return rc;

@@ -166,6 +166,23 @@ static nt_status run_probe(const nt_topo_t *t, int mib, probe_row **rows)
     return NT_OK;
 }
 
+// Every domain's buffer is taken at once: refuse, before the first, a probe the nodes cannot
+// hold together.
+static int probe_room(const nt_topo_t *t, int mib)
+{
+    int D = nt_topo_ndomains(t);
+    uint64_t *per = calloc((size_t)D, sizeof *per);
+    if (!per)
+        return cli_usage("topo", "--probe: out of memory");
+    for (int d = 0; d < D; d++)
+        per[d] = (uint64_t)mib << 20;
+    char who[64];
+    snprintf(who, sizeof who, "--probe %d (MiB on each of %d domains)", mib, D);
+    nt_status st = nt_mem_room(t, per, (uint64_t)D * sizeof(probe_row), who);
+    free(per);
+    return st == NT_OK ? CLI_OK : cli_lib_error("topo", st);
+}
+
 static void probe_print(const nt_topo_t *t, int mib, const probe_row *rows)
 {
     printf("placement probe: %d MiB per domain, written by a thread bound to the domain\n", mib);
@@ -464,6 +481,8 @@ static int run(const topo_args *a)
         rc = tiles && bytes ? topo_map_holds(t, &a->map, tiles, bytes) : CLI_RUNTIME;
     }
     probe_row *rows = NULL;
+    if (rc == CLI_OK && a->probe_mib)
+        rc = probe_room(t, a->probe_mib);
     if (rc == CLI_OK && a->probe_mib && (st = run_probe(t, a->probe_mib, &rows)) != NT_OK)
         rc = cli_lib_error("topo", st);
     if (rc == CLI_OK && a->draw)

@@ -237,6 +237,20 @@ nt_status nt_matrix_create(const nt_topo_t *topo, const nt_matrix_shape_t *shape
                            nt_matrix_t **out);
 
 /**
+ * \brief Bytes creating a matrix of this shape takes, to size a request before anything is
+ *        allocated (nt_mem_room()).
+ *
+ * Counts the per-tile tables (the tile map's owners, the descriptor's owners, tile pointers and
+ * ownership flags) and, with memory, the elements, each tile of a page or more rounded up to
+ * whole pages (it gets its own mapping). An estimate from above for ::NT_LAYOUT_TILE; the
+ * ScaLAPACK layout takes no more. Nothing is allocated; safe from several threads.
+ * @param[in] shape       the sizes (see ::nt_matrix_shape_t).
+ * @param[in] with_memory count the elements too (false: the descriptor of ::NT_MATRIX_NOALLOC).
+ * @return the bytes; UINT64_MAX when they overflow, shape is NULL or a size is below 1.
+ */
+uint64_t nt_matrix_bytes(const nt_matrix_shape_t *shape, bool with_memory);
+
+/**
  * \brief Create a tiled matrix from a DIST spec (nt_tilemap_from_spec()).
  * @param[in]  topo     as for nt_matrix_create().
  * @param[in]  shape    sizes.

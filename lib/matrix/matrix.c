@@ -202,6 +202,45 @@ static nt_status create_room(const nt_topo_t *topo, const nt_matrix_shape_t *sha
     return st;
 }
 
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+    uint64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+// Per tile: the map's owner and the descriptor's (ints), the tile pointer and the ownership
+// flag, rounded up for the allocator's own words.
+enum { TILE_TABLE_BYTES = 24 };
+
+uint64_t nt_matrix_bytes(const nt_matrix_shape_t *shape, bool with_memory)
+{
+    if (!shape || shape->m < 1 || shape->n < 1 || shape->mb < 1 || shape->nb < 1 ||
+        shape->elem_size < 1)
+        return UINT64_MAX;
+    uint64_t mt = (uint64_t)ceil_div(shape->m, shape->mb);
+    uint64_t nt = (uint64_t)ceil_div(shape->n, shape->nb);
+    uint64_t tiles = sat_mul(mt, nt), bytes = sat_mul(tiles, TILE_TABLE_BYTES);
+    if (!with_memory)
+        return bytes;
+    uint64_t es = shape->elem_size;
+    bytes = sat_add(bytes, sat_mul(sat_mul((uint64_t)shape->m, (uint64_t)shape->n), es));
+    // A tile of a page or more is a mapping of its own: the last page of each is padded (the
+    // edge tiles' too, at most a page each).
+    uint64_t page = nt_mem_page_size();
+    uint64_t full = sat_mul(sat_mul((uint64_t)(shape->mb < shape->m ? shape->mb : shape->m),
+                                    (uint64_t)(shape->nb < shape->n ? shape->nb : shape->n)), es);
+    if (full >= page) {
+        uint64_t pad = full % page ? page - full % page : 0;
+        bytes = sat_add(bytes, sat_add(sat_mul(tiles, pad), sat_mul(mt + nt, page)));
+    }
+    return bytes;
+}
+
 nt_status nt_matrix_create(const nt_topo_t *topo, const nt_matrix_shape_t *shape,
                            const nt_tilemap_t *map, nt_layout layout, unsigned flags,
                            nt_matrix_t **out)

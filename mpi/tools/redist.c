@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numatile/mem.h"
 #include "tool.h"
 
 typedef struct redist_args {
@@ -141,6 +142,61 @@ typedef struct redist_run {
     int64_t tot[4], bad;           // bytes sent, local, pieces, messages; mismatches: all ranks
     double phase[3];               // plan, exchange, unpack seconds: the slowest rank's
 } redist_run;
+
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+    uint64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+// Elements of d this rank holds when it is cell `rank` of d's grid (none outside it).
+static uint64_t local_elems(const dmat *d)
+{
+    if (tool_rank >= d->p * d->q)
+        return 0;
+    return sat_mul((uint64_t)nt_mpi_numroc(d->m, d->mb, tool_rank / d->q, 0, d->p),
+                   (uint64_t)nt_mpi_numroc(d->n, d->nb, tool_rank % d->q, 0, d->q));
+}
+
+// The whole request, refused on every rank before the first allocation when the ranks of one
+// machine together do not fit it: each keeps its parts of A and B and packs the pieces it
+// sends or receives (at most its larger part again). 0, or 2 after the message of the lowest
+// rank refused.
+static int check_room(redist_run *x)
+{
+    redist_args *r = &x->r;
+    uint64_t a = sat_mul(local_elems(&r->a), x->es), b = sat_mul(local_elems(&r->b), x->es);
+    uint64_t here = sat_add(sat_add(a, b), a > b ? a : b);
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int local;
+    MPI_Comm_size(node, &local);
+    uint64_t *all = malloc((size_t)local * sizeof *all);
+    if (all) {
+        MPI_Allgather(&here, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, node);
+        here = 0;
+        for (int k = 0; k < local; k++)
+            here = sat_add(here, all[k]);
+    }
+    free(all);
+    MPI_Comm_free(&node);
+    char who[96];
+    snprintf(who, sizeof who, "redist of %lldx%lld elements of %zu bytes (%d rank%s here)",
+             (long long)r->a.m, (long long)r->a.n, x->es, local, local == 1 ? "" : "s");
+    nt_status s = nt_mem_room(NULL, NULL, here, who);
+    int first = s == NT_OK ? tool_nranks : tool_rank;
+    MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (first == tool_nranks)
+        return 0;
+    if (first == tool_rank)
+        fprintf(stderr, "numatile-mpi redist: %s: %s\n", nt_strerror(s), nt_last_error());
+    return 2;
+}
 
 // A and B allocated and filled from their patterns: 0, or 3 after a message.
 static int alloc_operands(redist_run *x)
@@ -347,7 +403,7 @@ int tool_redist(int argc, char **argv)
     if (rc)
         return rc;
     x.es = (size_t)x.r.elem;
-    if ((rc = alloc_operands(&x)) || (rc = place_target(&x)))
+    if ((rc = check_room(&x)) || (rc = alloc_operands(&x)) || (rc = place_target(&x)))
         return rc;
     nt_status s = measure(&x, place_b(&x));
     rc = s ? 3 : x.bad ? 1 : 0;
