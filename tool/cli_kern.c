@@ -216,16 +216,51 @@ int kern_room(const char *cmd, const kopts *o, const kern_operand *ops, int nops
     return st == NT_OK ? CLI_OK : cli_lib_error(cmd, st);
 }
 
+// Domains a DIST announces on an mt x nt grid (0 when it needs a count: random, balanced).
+static int spec_domains(const char *spec, int64_t mt, int64_t nt)
+{
+    nt_tilemap_t *m;
+    if (nt_tilemap_from_spec(spec, mt, nt, 0, &m) != NT_OK)
+        return 0;
+    int d = m->ndomains;
+    nt_tilemap_destroy(m);
+    return d;
+}
+
+int cli_topo_for_dists(const char *cmd, int domains, const char *const *specs, int nspecs,
+                       const int64_t *mt, const int64_t *nt, nt_topo_t **t)
+{
+    nt_topo_opts_t to = {.domains = domains};
+    nt_status st;
+    if (!domains) {
+        int need = 0;
+        for (int k = 0; k < nspecs; k++) {
+            int d = specs[k] ? spec_domains(specs[k], mt[k], nt[k]) : 0;
+            need = d > need ? d : need;
+        }
+        nt_topo_t *phys;
+        if ((st = nt_topo_load(NULL, &phys)) != NT_OK)
+            return cli_lib_error(cmd, st);
+        if (need > nt_topo_ndomains(phys))
+            to.domains = need;
+        nt_topo_destroy(phys);
+    }
+    if ((st = nt_topo_load(&to, t)) != NT_OK)
+        return cli_lib_error(cmd, st);
+    cli_json_topology(*t);
+    return CLI_OK;
+}
+
 // An operand on map, or on spec when map is NULL (flags as nt_matrix_create_spec's), filled
 // from seed when fill is set.
 static nt_status create_operand(const nt_topo_t *t, const nt_matrix_shape_t *sh, nt_dtype type,
                                 const nt_tilemap_t *map, const char *spec, unsigned flags,
                                 bool fill, uint64_t seed, nt_matrix_t **out)
 {
+    // As plan: a DIST uses the domains it names (random and balanced: the topology's).
     nt_matrix_t *A;
     nt_status st = map ? nt_matrix_create(t, sh, map, NT_LAYOUT_TILE, flags, &A)
-                       : nt_matrix_create_spec(t, sh, spec, nt_topo_ndomains(t), NT_LAYOUT_TILE,
-                                               flags, &A);
+                       : nt_matrix_create_spec(t, sh, spec, 0, NT_LAYOUT_TILE, flags, &A);
     if (st != NT_OK)
         return st;
     value_arg v = {seed, type, sh->n};

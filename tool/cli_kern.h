@@ -1,5 +1,6 @@
 // What the kernel subcommands gemm (cmd_gemm.c) and qr (cmd_qr.c) share: their options, the
-// placement of an operand (with a redistribution first under --from), its values, the report.
+// placement of an operand (with a redistribution first under --from), its values, the size of
+// a run, the report; and the choice of the domain count they share with plan and advise.
 #ifndef NUMATILE_TOOL_CLI_KERN_H
 #define NUMATILE_TOOL_CLI_KERN_H
 
@@ -80,6 +81,13 @@ typedef struct kern_operand {
 // a message.
 int kern_room(const char *cmd, const kopts *o, const kern_operand *ops, int nops, int64_t kt,
               uint64_t step_bytes);
+
+// The topology of --domains (domains > 0); without it the machine's, split into as many
+// domains as the largest of the DISTs announces (specs[k], NULL skipped, on an mt[k] x nt[k]
+// tile grid) when that is more than its NUMA nodes. plan, redist, gemm, qr and advise all
+// choose so. Returns CLI_OK or the exit code after a message.
+int cli_topo_for_dists(const char *cmd, int domains, const char *const *specs, int nspecs,
+                       const int64_t *mt, const int64_t *nt, nt_topo_t **t);
 
 // Report a kernel run: the JSON object (stats, options, redistribution, "verify" under --verify,
 // and the fields of extra) or the text lines. Takes extra and frees s. Returns the exit code:

@@ -7,6 +7,7 @@
 
 #include "advise_run.h"
 #include "cli.h"
+#include "cli_kern.h"
 #include "commands.h"
 #include "numatile/advise.h"
 #include "numatile/profile.h"
@@ -247,7 +248,8 @@ int cmd_advise(int argc, char **argv)
     if (rc != CLI_OK)
         return rc == CLI_HELP_SHOWN ? CLI_OK : rc;
     nt_topo_t *t;
-    if ((rc = cli_load_topo("advise", a.co.domains, &t)) != CLI_OK)
+    int64_t mt = (a.m + a.mb - 1) / a.mb, nt = (a.n + a.nb - 1) / a.nb;
+    if ((rc = cli_topo_for_dists("advise", a.co.domains, &a.dist, 1, &mt, &nt, &t)) != CLI_OK)
         return rc;
     rc = advise(&a, t);
     nt_topo_destroy(t);

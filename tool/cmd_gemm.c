@@ -161,8 +161,11 @@ int cmd_gemm(int argc, char **argv)
     kern_operand ops[] = {{o.n, o.n, 0, o.cache ? 5 : 3}};
     if ((rc = kern_room("gemm", &o, ops, 1, (o.n + o.nb - 1) / o.nb, 64)) != CLI_OK)
         return rc;
+    // --speeds gives one speed per domain of the machine (or --domains): no DIST to count.
     nt_topo_t *t;
-    if ((rc = cli_load_topo("gemm", o.co.domains, &t)) != CLI_OK)
+    const char *specs[] = {o.speeds ? NULL : o.dist, o.from};
+    int64_t nt = (o.n + o.nb - 1) / o.nb, grid[] = {nt, nt};
+    if ((rc = cli_topo_for_dists("gemm", o.co.domains, specs, 2, grid, grid, &t)) != CLI_OK)
         return rc;
     double *s = NULL;
     int m = 0;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_kern.h"
 #include "commands.h"
 #include "harness.h"
 #include "numatile/matrix.h"
@@ -357,17 +358,6 @@ static int64_t ceil_div(int64_t x, int64_t y)
     return x / y + (x % y != 0);
 }
 
-// Domains a spec announces by itself (0 for random and balanced, which take any count).
-static int spec_domains(const char *spec, int64_t mt, int64_t nt)
-{
-    nt_tilemap_t *m;
-    if (nt_tilemap_from_spec(spec, mt, nt, 0, &m) != NT_OK)
-        return 0;
-    int d = m->ndomains;
-    nt_tilemap_destroy(m);
-    return d;
-}
-
 // A library error about one of the matrices: exit 2 for bad input, 3 otherwise.
 static int matrix_error(const char *cmd, const char *opt, const char *txt, nt_status st)
 {
@@ -397,15 +387,15 @@ static void map_print(const char *name, const int *owner, int64_t mt, int64_t nt
 static json_t *plan_json(const args *a, const nt_topo_t *t, const nt_plan_t *p,
                          const nt_matrix_t *S)
 {
-    nt_plan_info_t I;
-    nt_plan_info(p, &I);
-    int nsig, D = I.ndomains;
+    nt_plan_info_t info;
+    nt_plan_info(p, &info);
+    int nsig, D = info.ndomains;
     const int *sig = nt_plan_sigma(p, &nsig);
     json_t *sigma = json_array(), *cats = json_array(), *pairs = json_array();
     for (int j = 0; j < nsig; j++)
         json_array_append_new(sigma, json_integer(sig[j]));
     for (int c = 0; c < 9; c++)
-        json_array_append_new(cats, json_integer(I.category_tiles[c]));
+        json_array_append_new(cats, json_integer(info.category_tiles[c]));
     const int64_t *pb = nt_plan_pair_bytes(p);
     for (int i = 0; i < D; i++) {
         json_t *r = json_array();
@@ -418,53 +408,52 @@ static json_t *plan_json(const args *a, const nt_topo_t *t, const nt_plan_t *p,
                           a->tile_txt[0], "to", a->tile_txt[1], "domains", D, "topology",
                           nt_topo_kind_name(nt_topo_get_kind(t)), "match",
                           nt_match_objective_name(a->match));
-    json_object_set_new(j, "tiles", json_integer(I.tiles));
-    json_object_set_new(j, "segments", json_integer(I.segments));
-    json_object_set_new(j, "bytes", json_integer(I.bytes));
-    json_object_set_new(j, "bytes_moved", json_integer(I.bytes_moved));
-    json_object_set_new(j, "bytes_local", json_integer(I.bytes_local));
-    json_object_set_new(j, "volume_tiles", json_integer(I.volume_tiles));
-    json_object_set_new(j, "steps", json_integer(I.steps));
-    json_object_set_new(j, "steps_bytes", json_integer(I.steps_bytes));
-    json_object_set_new(j, "dist_volume", json_integer(I.dist_volume));
+    json_object_set_new(j, "tiles", json_integer(info.tiles));
+    json_object_set_new(j, "segments", json_integer(info.segments));
+    json_object_set_new(j, "bytes", json_integer(info.bytes));
+    json_object_set_new(j, "bytes_moved", json_integer(info.bytes_moved));
+    json_object_set_new(j, "bytes_local", json_integer(info.bytes_local));
+    json_object_set_new(j, "volume_tiles", json_integer(info.volume_tiles));
+    json_object_set_new(j, "steps", json_integer(info.steps));
+    json_object_set_new(j, "steps_bytes", json_integer(info.steps_bytes));
+    json_object_set_new(j, "dist_volume", json_integer(info.dist_volume));
     json_object_set_new(j, "sigma", sigma);
     json_object_set_new(j, "categories", cats);
     json_object_set_new(j, "pair_bytes", pairs);
-    json_object_set_new(j, "fast_path", json_boolean(I.fast_path));
-    json_object_set_new(j, "closed_form", json_boolean(I.closed_form));
-    json_object_set_new(j, "periodic", json_boolean(I.periodic));
-    json_object_set_new(j, "plan_memory_bytes", json_integer(I.memory_bytes));
-    json_object_set_new(j, "seconds", json_real(I.seconds));
+    json_object_set_new(j, "fast_path", json_boolean(info.fast_path));
+    json_object_set_new(j, "closed_form", json_boolean(info.closed_form));
+    json_object_set_new(j, "periodic", json_boolean(info.periodic));
+    json_object_set_new(j, "plan_memory_bytes", json_integer(info.memory_bytes));
+    json_object_set_new(j, "seconds", json_real(info.seconds));
     return j;
 }
 
 static void plan_print(const nt_topo_t *t, const nt_plan_t *p)
 {
-    nt_plan_info_t I;
-    nt_plan_info(p, &I);
+    nt_plan_info_t info;
+    nt_plan_info(p, &info);
     int nsig;
     const int *sig = nt_plan_sigma(p, &nsig);
-    printf("plan on %d %s domain%s: %lld target tiles, %lld segments%s%s%s\n", I.ndomains,
-           nt_topo_kind_name(nt_topo_get_kind(t)), I.ndomains == 1 ? "" : "s",
-           (long long)I.tiles, (long long)I.segments,
-           I.fast_path ? " (fast path: whole tiles)" : "",
-           I.closed_form ? " (closed-form communication sets)" : "",
-           I.periodic ? " (periodic: no segment stored)" : "");
+    printf("plan on %d %s domain%s: %lld target tiles, %lld segments%s%s%s\n", info.ndomains,
+           nt_topo_kind_name(nt_topo_get_kind(t)), info.ndomains == 1 ? "" : "s",
+           (long long)info.tiles, (long long)info.segments,
+           info.fast_path ? " (fast path: whole tiles)" : "",
+           info.closed_form ? " (closed-form communication sets)" : "",
+           info.periodic ? " (periodic: no segment stored)" : "");
     printf("  bytes %lld: moved %lld, local %lld; tiles receiving remote data %lld\n",
-           (long long)I.bytes, (long long)I.bytes_moved, (long long)I.bytes_local,
-           (long long)I.volume_tiles);
+           (long long)info.bytes, (long long)info.bytes_moved, (long long)info.bytes_local,
+           (long long)info.volume_tiles);
     printf("  steps %lld segments, %lld bytes; distance-weighted volume %lld\n",
-           (long long)I.steps, (long long)I.steps_bytes, (long long)I.dist_volume);
+           (long long)info.steps, (long long)info.steps_bytes, (long long)info.dist_volume);
     printf("  sigma:");
     for (int j = 0; j < nsig; j++)
         printf(" %d", sig[j]);
     printf("\n  Cao categories (tiles):");
     for (int c = 0; c < 9; c++)
-        printf(" %d:%lld", c, (long long)I.category_tiles[c]);
-    printf("\n  planned in %.6f s\n", I.seconds);
+        printf(" %d:%lld", c, (long long)info.category_tiles[c]);
+    printf("\n  planned in %.6f s\n", info.seconds);
 }
 
-// Domains: --domains, else as many as the DISTs announce (at least the machine's nodes).
 static uint64_t sat_mul(uint64_t a, uint64_t b)
 {
     uint64_t r;
@@ -505,24 +494,19 @@ static int check_room(const args *a)
     return st == NT_OK ? CLI_OK : cli_lib_error(a->co.cmd, st);
 }
 
+// --synthetic as given; else --domains, or as many domains as the DISTs announce (at least
+// the machine's nodes), as gemm, qr and advise choose.
 static int load_topology(const args *a, nt_topo_t **t)
 {
-    nt_topo_opts_t to = {.domains = a->co.domains, .synthetic = a->synthetic};
-    nt_status st;
-    if (!a->co.domains && !a->synthetic) {
-        int need = 0;
-        for (int k = 0; k < 2; k++) {
-            int d = spec_domains(a->dist[k], ceil_div(a->m, a->mb[k]), ceil_div(a->n, a->nb[k]));
-            need = d > need ? d : need;
-        }
-        nt_topo_t *phys;
-        if ((st = nt_topo_load(NULL, &phys)) != NT_OK)
-            return cli_lib_error(a->co.cmd, st);
-        if (need > nt_topo_ndomains(phys))
-            to.domains = need;
-        nt_topo_destroy(phys);
+    if (!a->synthetic) {
+        const char *specs[] = {a->dist[0], a->dist[1]};
+        int64_t mt[] = {ceil_div(a->m, a->mb[0]), ceil_div(a->m, a->mb[1])};
+        int64_t nt[] = {ceil_div(a->n, a->nb[0]), ceil_div(a->n, a->nb[1])};
+        return cli_topo_for_dists(a->co.cmd, a->co.domains, specs, 2, mt, nt, t);
     }
-    if ((st = nt_topo_load(&to, t)) != NT_OK)
+    nt_topo_opts_t to = {.domains = a->co.domains, .synthetic = a->synthetic};
+    nt_status st = nt_topo_load(&to, t);
+    if (st != NT_OK)
         return cli_lib_error(a->co.cmd, st);
     cli_json_topology(*t);
     return CLI_OK;

@@ -172,7 +172,9 @@ int cmd_qr(int argc, char **argv)
     if ((rc = kern_room("qr", &o, ops, 4, mt < nt ? mt : nt, 128)) != CLI_OK)
         return rc;
     nt_topo_t *t;
-    if ((rc = cli_load_topo("qr", o.co.domains, &t)) != CLI_OK)
+    const char *specs[] = {o.dist, o.from};
+    int64_t rows[] = {mt, mt}, cols[] = {nt, nt};
+    if ((rc = cli_topo_for_dists("qr", o.co.domains, specs, 2, rows, cols, &t)) != CLI_OK)
         return rc;
     rc = qr_run(&o, t);
     nt_topo_destroy(t);

@@ -183,3 +183,38 @@ Test(cli_plan, bad_arguments_exit_2_naming_the_argument)
     expect_usage((const char *[]){"plan", "--m", "10", "--n", "10", "--from", "2@bc1d:4",
                                   "--to", "2@bc1d:1", "--domains", "2", NULL}, "domain");
 }
+
+// Domains of the run's topology as its JSON reports them.
+static int64_t run_domains(const char *const *args)
+{
+    json_t *j = run_json(args, 0);
+    json_t *mach = json_object_get(j, "machine");
+    cr_assert(json_is_object(mach), "no machine object");
+    int64_t d = geti(mach, "domains");
+    json_decref(j);
+    return d;
+}
+
+// Without --domains, gemm, qr and advise take as many domains as their DISTs announce (at
+// least the machine's nodes), as plan does: a 2x2 grid ran on 4 domains under plan and was
+// refused by the others on a machine of fewer nodes ("bc2d:2x2 has 4 domains but 1 were
+// asked for"); a DIST of fewer domains than the machine was refused by gemm and qr's --from.
+Test(cli_plan, kernels_and_advise_choose_domains_as_plan)
+{
+    if (!tool_path())
+        cr_skip("NT_TOOL not set");
+    int64_t plan = run_domains((const char *const[]){"plan", "--m", "256", "--n", "256",
+                                                     "--from", "64@bc2d:2x2", "--to",
+                                                     "64@bc2d:1x1", "--json", NULL});
+    cr_assert_geq(plan, 4);
+    const char *const runs[][14] = {
+        {"gemm", "--n", "256", "--nb", "64", "--dist", "bc2d:2x2", "--verify", "--json", NULL},
+        {"gemm", "--n", "256", "--nb", "64", "--dist", "bc2d:1x1", "--from", "bc2d:2x2",
+         "--verify", "--json", NULL},
+        {"qr", "--m", "256", "--n", "256", "--nb", "64", "--dist", "bc2d:2x2", "--verify",
+         "--json", NULL},
+        {"advise", "--m", "256", "--n", "256", "--from", "64@bc2d:2x2", "--kernel", "gemm",
+         "--json", NULL}};
+    for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++)
+        cr_assert_eq(run_domains(runs[k]), plan, "%s %s", runs[k][0], runs[k][6]);
+}
