@@ -251,6 +251,13 @@ nt_status nt_profile_load(const char *path, const nt_topo_t *topo, nt_profile_t 
     char *buf;
     size_t len;
     nt_status st = nt_read_file(path, profile_cap(D), "profile", &buf, &len);
+    if (st == NT_EIO) {
+        // Said as before ("cannot read FILE: reason"); the reason ends nt_read_file's message.
+        const char *why = strrchr(nt_last_error(), ':');
+        char reason[128];
+        snprintf(reason, sizeof reason, "%s", why ? why + 2 : "error");
+        return nt_fail(NT_EIO, "profile: cannot read %s: %s", path, reason);
+    }
     if (st)
         return st;
     st = nt_profile_parse(buf, topo, out);
