@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 double bench_now(void)
 {
@@ -110,6 +111,12 @@ static int make_dir(const bench_scenario *s, const bench_opts *o, const struct t
                       dir, strerror(errno));
         return 3;
     }
+    // Known before the run rather than after it: results could not be written there.
+    if (access(dir, W_OK | X_OK) != 0) {
+        bench_eprintf("numatile bench %s: --out: directory %s is not writable: %s\n", s->name,
+                      dir, strerror(errno));
+        return 2;
+    }
     return 0;
 }
 
@@ -137,8 +144,9 @@ int bench_execute(const bench_scenario *s, const bench_opts *o, json_t **summary
     time_t now = time(NULL);
     struct tm tm;
     localtime_r(&now, &tm);
-    if (make_dir(s, o, &tm, dir, sizeof dir) != 0)
-        return 3;
+    int made = make_dir(s, o, &tm, dir, sizeof dir);
+    if (made != 0)
+        return made;
     bench_state st = {.params = json_object(), .labels = json_array(), .rows = json_array(),
                       .summary = json_null(), .notices = json_array(), .last_permille = -1};
     bench_run r = {.name = s->name, .quick = o->quick, .full = o->full, .json = o->json,

@@ -259,3 +259,36 @@ Test(outputs, sigint_leaves_no_partial_file, .timeout = 60)
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     cr_assert_eq(system(cmd), 0);
 }
+
+// bench --out: a directory that cannot be written is refused before the run (exit 2 naming
+// --out); a disk that fills during the run leaves no partial results (exit 3).
+Test(outputs, bench_out_read_only_and_full, .timeout = 60)
+{
+    if (!tool_path())
+        cr_skip("NT_TOOL not set");
+    char ro[64];
+    snprintf(ro, sizeof ro, "/tmp/nt_ro_%d", (int)getpid());
+    mkdir(ro, 0700);
+    if (mount("tmpfs", ro, "tmpfs", MS_RDONLY, "size=64k") != 0) {
+        rmdir(ro);
+        cr_skip("cannot mount a tmpfs here (%s): needs root", strerror(errno));
+    }
+    double t0 = nt_now();
+    tool_result r = tool_run((const char *[]){"bench", "herrmann-fig2", "--quick", "--out", ro,
+                                              NULL});
+    double dt = nt_now() - t0;
+    umount(ro);
+    rmdir(ro);
+    cr_assert_eq(r.status, 2, "exit %d: %s", r.status, r.err);
+    cr_assert_not_null(strstr(r.err, "--out"), "%s", r.err);
+    cr_assert_lt(dt, 1.0, "took %.2f s", dt);
+    tool_result_free(&r);
+    mount_full();
+    r = tool_run((const char *[]){"bench", "herrmann-fig2", "--quick", "--out", fulldir, NULL});
+    int tmps = count_named(fulldir, ".tmp-"), results = count_named(fulldir, "herrmann");
+    unmount_full();
+    cr_assert_eq(r.status, 3, "exit %d: %s", r.status, r.err);
+    cr_assert_eq(tmps, 0, "a temporary file was left");
+    cr_assert_eq(results, 0, "a partial results file was left");
+    tool_result_free(&r);
+}
