@@ -30,13 +30,17 @@ static const char *help =
     "  --json            one JSON object: topology, physical_nodes, domains, domain_list\n"
     "                    [{id, node, cpus, memory_bytes, memory_allowed}], distances,\n"
     "                    distance_source, oversubscribed, source, source_text, allowed {limited_by,\n"
-    "                    cpus_left_out, memory_nodes_left_out, omp_note}; probe rows add\n"
+    "                    cpus_left_out, memory_nodes_left_out, omp_note}, memory_limits\n"
+    "                    {nodes_free, mem_available, cgroup_limit, cgroup_room,\n"
+    "                    address_space_limit, address_space_room, room, binding}; probe rows add\n"
     "                    cpus_ran (cpus the domain's thread was seen on); with --map, map {dist,\n"
     "                    m, n, mb, nb, elem, tiles, bytes}; with --draw, draw (after the\n"
     "                    envelope of docs/json.md)\n"
     "Domains hold only the cpus and memory nodes this process may use (cgroup cpuset,\n"
     "taskset/launcher binding, OpenMP places, numactl memory binding); the cpus left out\n"
-    "are listed. HWLOC_SYNTHETIC / HWLOC_XMLFILE describe another machine, as in hwloc.\n";
+    "are listed. HWLOC_SYNTHETIC / HWLOC_XMLFILE describe another machine, as in hwloc.\n"
+    "The memory line gives what this process can still take and the limit that binds: the\n"
+    "nodes' free memory, MemAvailable, the memory cgroup's limit or ulimit -v.\n";
 
 static const struct {
     unsigned bit;
@@ -72,6 +76,29 @@ static json_t *allowed_json(const nt_topo_t *t)
                      omp ? json_string(omp) : json_null());
 }
 
+// A limit in bytes, or null when there is none or it is not known (UINT64_MAX).
+static json_t *limit_json(uint64_t v)
+{
+    return v == UINT64_MAX ? json_null() : json_integer((json_int_t)v);
+}
+
+// The memory this process can still take, by limit, and the one that binds (nt_mem_limits()).
+static json_t *limits_json(void)
+{
+    nt_mem_limits_t l;
+    nt_mem_limits(&l);
+    json_t *j = json_object();
+    json_object_set_new(j, "nodes_free", limit_json(l.nodes_free));
+    json_object_set_new(j, "mem_available", limit_json(l.mem_available));
+    json_object_set_new(j, "cgroup_limit", limit_json(l.cgroup_limit));
+    json_object_set_new(j, "cgroup_room", limit_json(l.cgroup_room));
+    json_object_set_new(j, "address_space_limit", limit_json(l.address_space_limit));
+    json_object_set_new(j, "address_space_room", limit_json(l.address_space_room));
+    json_object_set_new(j, "room", limit_json(l.room));
+    json_object_set_new(j, "binding", json_string(nt_mem_limit_name(l.binding)));
+    return j;
+}
+
 static json_t *topo_json(const nt_topo_t *t)
 {
     int D = nt_topo_ndomains(t);
@@ -102,6 +129,7 @@ static json_t *topo_json(const nt_topo_t *t)
     json_object_set_new(j, "source", json_string(nt_topo_source_name(nt_topo_get_source(t))));
     json_object_set_new(j, "source_text", json_string(nt_topo_source_text(t)));
     json_object_set_new(j, "allowed", allowed_json(t));
+    json_object_set_new(j, "memory_limits", limits_json());
     return j;
 }
 
@@ -309,6 +337,38 @@ static void print_distances(const nt_topo_t *t, bool summary)
     }
 }
 
+// "NAME X.X GiB" of a limit (with what is left of it when that differs), after ", " unless it
+// is the first (*first); nothing when there is no such limit.
+static void print_limit(const char *name, uint64_t limit, uint64_t room, bool *first)
+{
+    if (limit == UINT64_MAX)
+        return;
+    printf("%s%s %.1f GiB", *first ? "" : ", ", name, (double)limit / (1 << 30));
+    if (room != limit && room != UINT64_MAX)
+        printf(" (%.1f GiB left)", (double)room / (1 << 30));
+    *first = false;
+}
+
+// What this process can still take and which limit binds, then every limit known.
+static void print_limits(void)
+{
+    nt_mem_limits_t l;
+    nt_mem_limits(&l);
+    if (l.room == UINT64_MAX) {
+        printf("memory: no limit known\n");
+        return;
+    }
+    printf("memory: %.1f GiB can still be taken, bound by the %s; limits: ",
+           (double)l.room / (1 << 30), nt_mem_limit_name(l.binding));
+    bool first = true;
+    print_limit("node free", l.nodes_free, l.nodes_free, &first);
+    print_limit("MemAvailable", l.mem_available, l.mem_available, &first);
+    print_limit("cgroup", l.cgroup_limit, l.cgroup_room, &first);
+    print_limit("address space (ulimit -v)", l.address_space_limit, l.address_space_room,
+                &first);
+    printf("\n");
+}
+
 static void topo_print(const nt_topo_t *t)
 {
     int D = nt_topo_ndomains(t);
@@ -321,6 +381,7 @@ static void topo_print(const nt_topo_t *t)
     bool big = isatty(STDOUT_FILENO) && D > TERM_DOMAINS;
     print_domain_rows(t, big ? TERM_DOMAINS : D, isatty(STDOUT_FILENO));
     print_allowed(t);
+    print_limits();
     print_distances(t, big);
 }
 
