@@ -22,11 +22,16 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 }
 
 // Memory the kernel can give on a node without swapping: MemFree plus the page cache and slab it
-// reclaims (node meminfo), else libnuma's free count; UINT64_MAX when nothing says.
+// reclaims (node meminfo), else libnuma's free count; UINT64_MAX when nothing says. With one
+// node the machine's own meminfo is that node: some VMs (this project's, with memory added
+// after boot) leave most of it out of node0/meminfo (6.9 of 24 GB here).
 uint64_t nt_numa_node_room(int node)
 {
     char path[96], line[160];
-    snprintf(path, sizeof path, "/sys/devices/system/node/node%d/meminfo", node);
+    if (nt_numa_node_count() == 1)
+        snprintf(path, sizeof path, "/proc/meminfo");
+    else
+        snprintf(path, sizeof path, "/sys/devices/system/node/node%d/meminfo", node);
     static const char *const keys[] = {"MemFree:", "Inactive(file):", "SReclaimable:"};
     FILE *f = nt_numa_fs_open(path);
     uint64_t sum = 0;

@@ -73,6 +73,23 @@ static void parameters(bench_run *r, calib *c)
     bench_labels(r, "src", "dst", NULL);
 }
 
+// The whole run before any of it: nt_calibrate()'s two buffers on every domain, its pair
+// tables and profile, and this scenario's D x D x (3 + reps) statistics; 4096 domains took
+// 15.8 GB before the library refused them.
+static int room_check(bench_run *r, const calib *c)
+{
+    uint64_t *per = calloc((size_t)c->D, sizeof *per);
+    if (!per)
+        return scn_fail(r, "calibrate", NT_ENOMEM);
+    for (int d = 0; d < c->D; d++)
+        per[d] = 2 * (uint64_t)c->bytes;
+    uint64_t DD = (uint64_t)c->D * (uint64_t)c->D;
+    uint64_t tables = DD * sizeof(double) * (uint64_t)(3 + c->reps + c->reps + 4);
+    nt_status st = nt_mem_room(c->topo, per, tables, "bench calibrate");
+    free(per);
+    return st ? scn_fail(r, "calibrate", st) : 0;
+}
+
 static int alloc_calib(bench_run *r, calib *c)
 {
     size_t DD = (size_t)c->D * (size_t)c->D;
@@ -389,8 +406,11 @@ int scn_calibrate(bench_run *r)
     }
     calib c = {.topo = topo};
     parameters(r, &c);
-    print_topology(r, topo);
-    int rc = alloc_calib(r, &c);
+    int rc = room_check(r, &c);
+    if (!rc)
+        print_topology(r, topo);
+    if (!rc)
+        rc = alloc_calib(r, &c);
     if (!rc)
         rc = measure(r, &c);
     if (!rc) {

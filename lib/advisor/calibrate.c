@@ -529,6 +529,23 @@ static void free_cal(cal *c)
     free(c->t);
 }
 
+// The whole request before the first allocation: two copy buffers on every domain and every
+// pair's rounds (D^2 x reps times), so that 4096 domains are refused at once instead of after
+// gigabytes.
+static nt_status room_check(const cal *c)
+{
+    uint64_t *per = calloc((size_t)c->D, sizeof *per);
+    if (!per)
+        return nt_fail(NT_ENOMEM, "nt_calibrate: out of memory");
+    for (int d = 0; d < c->D; d++)
+        per[d] = 2 * (uint64_t)c->bytes;
+    uint64_t tables = (uint64_t)c->D * (uint64_t)c->D * (uint64_t)c->reps * sizeof(double) +
+                      2 * (uint64_t)c->D * sizeof(double *);
+    nt_status st = nt_mem_room(c->topo, per, tables, "nt_calibrate");
+    free(per);
+    return st;
+}
+
 nt_status nt_calibrate(const nt_topo_t *topo, const nt_calibrate_opts_t *opts,
                        nt_profile_t **out)
 {
@@ -549,10 +566,11 @@ nt_status nt_calibrate(const nt_topo_t *topo, const nt_calibrate_opts_t *opts,
     p->ib = o.ib ? o.ib : (p->nb < 32 ? p->nb : 32);
     cal c = {.topo = topo, .D = p->ndomains, .reps = o.quick ? 3 : 5,
              .bytes = (size_t)(o.quick ? 16 : 64) << 20};
-    c.src = calloc((size_t)c.D, sizeof *c.src);
-    c.dst = calloc((size_t)c.D, sizeof *c.dst);
-    c.t = calloc((size_t)c.D * (size_t)c.D * (size_t)c.reps, sizeof *c.t); // every pair's rounds
-    if (!c.src || !c.dst || !c.t)
+    st = room_check(&c);
+    c.src = st ? NULL : calloc((size_t)c.D, sizeof *c.src);
+    c.dst = st ? NULL : calloc((size_t)c.D, sizeof *c.dst);
+    c.t = st ? NULL : calloc((size_t)c.D * (size_t)c.D * (size_t)c.reps, sizeof *c.t);
+    if (!st && (!c.src || !c.dst || !c.t))
         st = nt_fail(NT_ENOMEM, "nt_calibrate: out of memory");
     for (int d = 0; d < c.D && !st; d++)
         if (!(st = nt_mem_alloc(topo, d, c.bytes, 0, (void **)&c.src[d])))

@@ -341,7 +341,8 @@ static void fake_cgroup_machine(char *root, size_t cap)
     mkdir(root, 0755);
     put(root, "/sys/devices/system/node/node0/meminfo",
         "Node 0 MemTotal: 33554432 kB\nNode 0 MemFree: 16777216 kB\n");
-    put(root, "/proc/meminfo", "MemTotal: 33554432 kB\nMemAvailable: 16777216 kB\n");
+    put(root, "/proc/meminfo", "MemTotal: 33554432 kB\nMemFree: 16777216 kB\n"
+        "MemAvailable: 16777216 kB\n");
     put(root, "/proc/self/status", "VmSize: 102400 kB\n");
     put(root, "/proc/self/cgroup", "4:memory:/job\n0::/\n");
     put(root, "/sys/fs/cgroup/memory/job/memory.limit_in_bytes", "1073741824\n");
