@@ -17,7 +17,7 @@ static int measured_speeds(const char *cmd, const char *arg, const nt_topo_t *t,
     nt_topo_t *own = NULL;
     nt_status st = NT_OK;
     if (arg[8] == ':') {
-        st = nt_profile_load(arg + 9, NULL, &p);
+        st = nt_profile_read(arg + 9, NULL, &p);
     } else {
         nt_calibrate_opts_t co = {.quick = true};
         if (!t && (st = nt_topo_load(NULL, &own)) == NT_OK)

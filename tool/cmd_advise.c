@@ -203,7 +203,7 @@ static int advise(const aargs *a, const nt_topo_t *t)
     nt_matrix_shape_t sh = {a->m, a->n, a->mb, a->nb, 8};
     nt_status st;
     if (a->profile) {
-        st = nt_profile_load(a->profile, t, &p);
+        st = nt_profile_read(a->profile, t, &p);
     } else {
         if (!a->co.json)
             printf("no --profile: calibrating this machine first (quick; numatile calibrate "

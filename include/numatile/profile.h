@@ -49,7 +49,7 @@ typedef enum nt_tile_kernel {
 } nt_tile_kernel;
 
 /**
- * \brief A machine profile. Create with nt_profile_create(), nt_profile_load(),
+ * \brief A machine profile. Create with nt_profile_create(), nt_profile_read(),
  *        nt_profile_parse() or nt_calibrate(); free with nt_profile_destroy(). Callers may
  *        read and write every field (keeping the arrays' sizes); nt_profile_check() tells
  *        whether the values are usable.
@@ -171,6 +171,13 @@ nt_status nt_profile_save(const nt_profile_t *prof, const char *path);
  *         not a regular file, or as nt_profile_parse(). @retval NT_ERANGE the file is larger
  *         than a profile can be. @retval NT_ENOMEM as nt_profile_parse().
  */
+nt_status nt_profile_read(const char *path, const nt_topo_t *topo, nt_profile_t **out);
+
+/** \brief Old name of nt_profile_read(), kept one release (NEWS.md): readers of files end in
+ *         _read.
+ * @param[in] path,topo as there. @param[out] out as there.
+ * @retval NT_OK as there. @retval NT_EINVAL as there. */
+NT_DEPRECATED("use nt_profile_read")
 nt_status nt_profile_load(const char *path, const nt_topo_t *topo, nt_profile_t **out);
 
 /**

@@ -241,10 +241,10 @@ static size_t profile_cap(int D)
     return 64 * 1024 + 8 * 1024 * d + 2 * 2 * 32 * d * d;
 }
 
-nt_status nt_profile_load(const char *path, const nt_topo_t *topo, nt_profile_t **out)
+nt_status nt_profile_read(const char *path, const nt_topo_t *topo, nt_profile_t **out)
 {
     if (!path || !out)
-        return nt_fail(NT_EINVAL, "nt_profile_load: NULL argument");
+        return nt_fail(NT_EINVAL, "nt_profile_read: NULL argument");
     // Bounded and non-blocking (a FIFO, /dev/zero or a directory refused before any read); for
     // a topology, a profile of its domains, else of the most domains a profile can have.
     int D = topo ? nt_topo_ndomains(topo) : NT_TOPO_MAX_DOMAINS;

@@ -189,7 +189,7 @@ Test(advise, cli)
     json_decref(cal);
     // partition --speeds measured:FILE: the profile's speeds, normalised.
     nt_profile_t *prof;
-    cr_assert_eq(nt_profile_load(path, NULL, &prof), NT_OK);
+    cr_assert_eq(nt_profile_read(path, NULL, &prof), NT_OK);
     double want[2];
     cr_assert_eq(nt_profile_speeds(prof, want), NT_OK);
     nt_profile_destroy(prof);

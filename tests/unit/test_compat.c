@@ -8,6 +8,7 @@
 
 #include "numatile/dist.h"
 #include "numatile/plan.h"
+#include "numatile/profile.h"
 #include "numatile/topo.h"
 
 // The point of this file is calling the deprecated names.
@@ -74,4 +75,16 @@ Test(compat, stats_field_names_alias)
     cr_assert_eq(s.seconds_fault, 0.25);
     nt_exec_stats_t t = {.seconds_alloc = 2.0};
     cr_assert_eq(t.alloc_seconds, 2.0);
+}
+
+Test(compat, profile_reader_forwards)
+{
+    // Both names refuse the same unreadable file the same way.
+    nt_profile_t *a = NULL, *b = NULL;
+    nt_status sa = nt_profile_read("/nonexistent/p.json", NULL, &a);
+    nt_status sb = nt_profile_load("/nonexistent/p.json", NULL, &b);
+    cr_assert_neq(sa, NT_OK);
+    cr_assert_eq(sa, sb);
+    cr_assert_null(a);
+    cr_assert_null(b);
 }

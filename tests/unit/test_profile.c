@@ -108,7 +108,7 @@ Test(profile, round_trip_file)
     cr_assert_geq(fd, 0);
     close(fd);
     cr_assert_eq(nt_profile_save(p, path), NT_OK);
-    cr_assert_eq(nt_profile_load(path, NULL, &back), NT_OK, "%s", nt_last_error());
+    cr_assert_eq(nt_profile_read(path, NULL, &back), NT_OK, "%s", nt_last_error());
     double x[4], y[4];
     predictions(p, x);
     predictions(back, y);
@@ -116,7 +116,7 @@ Test(profile, round_trip_file)
         cr_assert_eq(x[k], y[k]);
     unlink(path);
     nt_profile_t *none = NULL;
-    cr_assert_eq(nt_profile_load(path, NULL, &none), NT_EIO);
+    cr_assert_eq(nt_profile_read(path, NULL, &none), NT_EIO);
     cr_assert(strstr(nt_last_error(), path));
     cr_assert_null(none);
     nt_profile_destroy(back);
@@ -281,7 +281,7 @@ Test(profile, load_refuses_devices_fifos_directories_and_oversize, .timeout = 10
     for (int k = 0; k < 3; k++) {
         nt_profile_t *p = NULL;
         double t0 = nt_now();
-        cr_assert_eq(nt_profile_load(paths[k], NULL, &p), NT_EINVAL, "%s: %s", paths[k],
+        cr_assert_eq(nt_profile_read(paths[k], NULL, &p), NT_EINVAL, "%s: %s", paths[k],
                      nt_last_error());
         cr_assert_lt(nt_now() - t0, 1.0);
         cr_assert_null(p);
@@ -295,7 +295,7 @@ Test(profile, load_refuses_devices_fifos_directories_and_oversize, .timeout = 10
     cr_assert_eq(ftruncate(fd, 10 << 20), 0);
     close(fd);
     nt_profile_t *p = NULL;
-    cr_assert_eq(nt_profile_load(path, t, &p), NT_ERANGE, "%s", nt_last_error());
+    cr_assert_eq(nt_profile_read(path, t, &p), NT_ERANGE, "%s", nt_last_error());
     cr_assert_not_null(strstr(nt_last_error(), "MiB"), "%s", nt_last_error());
     unlink(path);
     nt_topo_destroy(t);
