@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fsroot_util.h"
 #include "numatile.h"
 #include "tool_run.h"
 
@@ -316,57 +317,13 @@ Test(cli_topo, map_and_draw_arguments_exit_2)
     }
 }
 
-// Writes root/path (parents made) holding text.
-static void put(const char *root, const char *path, const char *text)
-{
-    char full[512];
-    snprintf(full, sizeof full, "%s%s", root, path);
-    for (char *p = full + strlen(root) + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            mkdir(full, 0755);
-            *p = '/';
-        }
-    FILE *f = fopen(full, "w");
-    cr_assert_not_null(f, "%s", full);
-    fputs(text, f);
-    fclose(f);
-}
-
-// A fake machine (NT_FSROOT) under root: 16 GiB free and available, a v1 memory cgroup of
-// 1 GiB with 256 MiB used.
-static void fake_cgroup_machine(char *root, size_t cap)
-{
-    snprintf(root, cap, "/tmp/nt_topo_limits_%d", (int)getpid());
-    mkdir(root, 0755);
-    put(root, "/sys/devices/system/node/node0/meminfo",
-        "Node 0 MemTotal: 33554432 kB\nNode 0 MemFree: 16777216 kB\n");
-    put(root, "/proc/meminfo", "MemTotal: 33554432 kB\nMemFree: 16777216 kB\n"
-        "MemAvailable: 16777216 kB\n");
-    put(root, "/proc/self/status", "VmSize: 102400 kB\n");
-    put(root, "/proc/self/cgroup", "4:memory:/job\n0::/\n");
-    put(root, "/sys/fs/cgroup/memory/job/memory.limit_in_bytes", "1073741824\n");
-    put(root, "/sys/fs/cgroup/memory/job/memory.usage_in_bytes", "268435456\n");
-    put(root, "/sys/fs/cgroup/memory/job/memory.stat", "total_inactive_file 0\n");
-    setenv("NT_FSROOT", root, 1);
-}
-
-static void remove_root(const char *root)
-{
-    unsetenv("NT_FSROOT");
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", root);
-    cr_assert_eq(system(cmd), 0);
-}
-
 // topo shows the memory limits and the one that binds, as nt_mem_limits() reads them: here
 // the cgroup (1 GiB, 768 MiB left) below the 16 GiB the node and MemAvailable have.
 Test(cli_topo, memory_limits_and_the_binding_one)
 {
     if (!tool_path())
         cr_skip("NT_TOOL not set");
-    char root[64];
-    fake_cgroup_machine(root, sizeof root);
+    fsroot_cgroup_machine("topo");
     json_t *j = tool_json((const char *const[]){"topo", "--json", NULL});
     json_t *l = json_object_get(j, "memory_limits");
     cr_assert(json_is_object(l), "no memory_limits object");
@@ -385,5 +342,5 @@ Test(cli_topo, memory_limits_and_the_binding_one)
                                      "16.0 GiB, cgroup 1.0 GiB (0.8 GiB left)"),
                        "%s", r.out);
     tool_result_free(&r);
-    remove_root(root);
+    fsroot_remove();
 }

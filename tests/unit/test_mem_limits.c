@@ -15,54 +15,22 @@
 #include <unistd.h>
 
 #include "numatile.h"
+#include "fsroot_util.h"
 #include "tool_run.h"
 
 #define MIB (1ULL << 20)
 #define GIB (1ULL << 30)
 
-static char root[64];
-
-// Writes root/path (parents made) holding text.
-static void put(const char *path, const char *text)
-{
-    char full[512];
-    snprintf(full, sizeof full, "%s%s", root, path);
-    for (char *p = full + strlen(root) + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            mkdir(full, 0755);
-            *p = '/';
-        }
-    FILE *f = fopen(full, "w");
-    cr_assert_not_null(f, "%s: %s", full, strerror(errno));
-    fputs(text, f);
-    fclose(f);
-}
-
 // A machine of 16 GiB free on node 0 and 8 GiB MemAvailable, no cgroup limit yet.
 static void fake_machine(void)
 {
-    snprintf(root, sizeof root, "/tmp/nt_fsroot_%d", (int)getpid());
-    mkdir(root, 0755);
-    put("/sys/devices/system/node/node0/meminfo", "Node 0 MemTotal: 33554432 kB\n"
-        "Node 0 MemFree: 16777216 kB\nNode 0 Inactive(file): 0 kB\nNode 0 SReclaimable: 0 kB\n");
-    put("/proc/meminfo", "MemTotal: 33554432 kB\nMemFree: 16777216 kB\n"
-        "MemAvailable: 8388608 kB\n");
-    put("/proc/self/status", "Name: test\nVmSize: 102400 kB\n");
-    setenv("NT_FSROOT", root, 1);
-}
-
-static void remove_tree(void)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", root);
-    cr_assert_eq(system(cmd), 0);
+    fsroot_machine("limits", 8);
 }
 
 Test(mem_limits, memavailable_binds_below_node_free)
 {
     fake_machine();
-    put("/proc/self/cgroup", "0::/\n");
+    fsroot_put("/proc/self/cgroup", "0::/\n");
     nt_mem_limits_t l;
     cr_assert_eq(nt_mem_limits(&l), NT_OK);
     cr_assert_eq(l.nodes_free, 16 * GIB);
@@ -74,18 +42,18 @@ Test(mem_limits, memavailable_binds_below_node_free)
     cr_assert_eq(nt_mem_room(NULL, NULL, 9 * GIB, "t"), NT_ENOSPACE);
     cr_assert_not_null(strstr(nt_last_error(), "MemAvailable leaves 8.0 GiB free"), "%s",
                        nt_last_error());
-    remove_tree();
+    fsroot_remove();
 }
 
 Test(mem_limits, cgroup_v1_limit_minus_use_without_cache)
 {
     fake_machine();
-    put("/proc/self/cgroup", "5:cpu,cpuacct:/\n4:memory:/batch/job7\n0::/\n");
-    put("/sys/fs/cgroup/memory/batch/job7/memory.limit_in_bytes", "1073741824\n");
-    put("/sys/fs/cgroup/memory/batch/job7/memory.usage_in_bytes", "536870912\n");
-    put("/sys/fs/cgroup/memory/batch/job7/memory.stat",
+    fsroot_put("/proc/self/cgroup", "5:cpu,cpuacct:/\n4:memory:/batch/job7\n0::/\n");
+    fsroot_put("/sys/fs/cgroup/memory/batch/job7/memory.limit_in_bytes", "1073741824\n");
+    fsroot_put("/sys/fs/cgroup/memory/batch/job7/memory.usage_in_bytes", "536870912\n");
+    fsroot_put("/sys/fs/cgroup/memory/batch/job7/memory.stat",
         "cache 268435456\ntotal_inactive_file 268435456\n");
-    put("/sys/fs/cgroup/memory/batch/memory.limit_in_bytes", "9223372036854771712\n");
+    fsroot_put("/sys/fs/cgroup/memory/batch/memory.limit_in_bytes", "9223372036854771712\n");
     nt_mem_limits_t l;
     cr_assert_eq(nt_mem_limits(&l), NT_OK);
     cr_assert_eq(l.binding, NT_LIMIT_CGROUP);
@@ -97,31 +65,31 @@ Test(mem_limits, cgroup_v1_limit_minus_use_without_cache)
     cr_assert_not_null(strstr(nt_last_error(), "redist: needs 1.0 GiB, the cgroup memory limit "
                                                "(1.0 GiB) leaves 0.8 GiB free"),
                        "%s", nt_last_error());
-    remove_tree();
+    fsroot_remove();
 }
 
 Test(mem_limits, cgroup_v2_ancestor_limit_binds)
 {
     fake_machine();
-    put("/proc/self/cgroup", "0::/user.slice/job\n");
-    put("/sys/fs/cgroup/cgroup.controllers", "cpuset cpu io memory pids\n");
-    put("/sys/fs/cgroup/user.slice/job/memory.max", "max\n");
-    put("/sys/fs/cgroup/user.slice/job/memory.current", "104857600\n");
-    put("/sys/fs/cgroup/user.slice/memory.max", "2147483648\n");
-    put("/sys/fs/cgroup/user.slice/memory.current", "1073741824\n");
-    put("/sys/fs/cgroup/user.slice/memory.stat", "anon 536870912\ninactive_file 536870912\n");
+    fsroot_put("/proc/self/cgroup", "0::/user.slice/job\n");
+    fsroot_put("/sys/fs/cgroup/cgroup.controllers", "cpuset cpu io memory pids\n");
+    fsroot_put("/sys/fs/cgroup/user.slice/job/memory.max", "max\n");
+    fsroot_put("/sys/fs/cgroup/user.slice/job/memory.current", "104857600\n");
+    fsroot_put("/sys/fs/cgroup/user.slice/memory.max", "2147483648\n");
+    fsroot_put("/sys/fs/cgroup/user.slice/memory.current", "1073741824\n");
+    fsroot_put("/sys/fs/cgroup/user.slice/memory.stat", "anon 536870912\ninactive_file 536870912\n");
     nt_mem_limits_t l;
     cr_assert_eq(nt_mem_limits(&l), NT_OK);
     cr_assert_eq(l.binding, NT_LIMIT_CGROUP);
     cr_assert_eq(l.cgroup_limit, 2 * GIB);
     cr_assert_eq(l.cgroup_room, 1536 * MIB);
-    remove_tree();
+    fsroot_remove();
 }
 
 Test(mem_limits, address_space_counts_what_is_mapped)
 {
     fake_machine();
-    put("/proc/self/cgroup", "0::/\n");
+    fsroot_put("/proc/self/cgroup", "0::/\n");
     // 6 GiB of address space, 100 MiB of it mapped (the fake VmSize): 5.9 GiB left, below
     // MemAvailable's 8.
     struct rlimit rl = {6 * GIB, 6 * GIB};
@@ -133,7 +101,7 @@ Test(mem_limits, address_space_counts_what_is_mapped)
     cr_assert_eq(nt_mem_room(NULL, NULL, 6 * GIB - 50 * MIB, "t"), NT_ENOSPACE);
     cr_assert_not_null(strstr(nt_last_error(), "address-space limit (ulimit -v) (6.0 GiB)"),
                        "%s", nt_last_error());
-    remove_tree();
+    fsroot_remove();
 }
 
 Test(mem_limits, tool_refuses_naming_the_cgroup)
@@ -141,9 +109,9 @@ Test(mem_limits, tool_refuses_naming_the_cgroup)
     if (!tool_path())
         cr_skip("NT_TOOL not set");
     fake_machine();
-    put("/proc/self/cgroup", "4:memory:/job\n");
-    put("/sys/fs/cgroup/memory/job/memory.limit_in_bytes", "268435456\n");
-    put("/sys/fs/cgroup/memory/job/memory.usage_in_bytes", "0\n");
+    fsroot_put("/proc/self/cgroup", "4:memory:/job\n");
+    fsroot_put("/sys/fs/cgroup/memory/job/memory.limit_in_bytes", "268435456\n");
+    fsroot_put("/sys/fs/cgroup/memory/job/memory.usage_in_bytes", "0\n");
     // 2 x 8000^2 doubles = 0.95 GiB, far above the 256 MiB the cgroup allows.
     tool_result r = tool_run((const char *const[]){"redist", "--m", "8000", "--n", "8000",
                                                    "--from", "100@bc2d:1x1", "--to",
@@ -151,7 +119,7 @@ Test(mem_limits, tool_refuses_naming_the_cgroup)
     cr_assert_eq(r.status, 2, "exit %d: %s", r.status, r.err);
     cr_assert_not_null(strstr(r.err, "cgroup memory limit (0.2 GiB)"), "%s", r.err);
     tool_result_free(&r);
-    remove_tree();
+    fsroot_remove();
 }
 
 // A real cgroup (v1 here, v2 where it is the memory hierarchy), made below ours: a child
@@ -231,8 +199,8 @@ Test(mem_limits, real_cgroup_limit_binds)
 Test(mem_limits, one_node_reads_the_machine_meminfo)
 {
     fake_machine();
-    put("/proc/self/cgroup", "0::/\n");
-    put("/sys/devices/system/node/node0/meminfo", "Node 0 MemTotal: 7340032 kB\n"
+    fsroot_put("/proc/self/cgroup", "0::/\n");
+    fsroot_put("/sys/devices/system/node/node0/meminfo", "Node 0 MemTotal: 7340032 kB\n"
         "Node 0 MemFree: 1048576 kB\n");
     nt_mem_limits_t l;
     cr_assert_eq(nt_mem_limits(&l), NT_OK);
@@ -241,5 +209,5 @@ Test(mem_limits, one_node_reads_the_machine_meminfo)
     bool one = numa_available() < 0 || numa_max_node() == 0;
     cr_assert_eq(l.nodes_free, one ? 16 * GIB : GIB, "nodes_free %llu",
                  (unsigned long long)l.nodes_free);
-    remove_tree();
+    fsroot_remove();
 }

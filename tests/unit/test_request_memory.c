@@ -14,56 +14,19 @@
 
 #include "nt_core.h"
 #include "numatile.h"
+#include "fsroot_util.h"
 #include "tool_run.h"
 
 #define FAST_SECONDS 1.0
-
-static char root[64];
-
-// Writes root/path (parents made) holding text.
-static void put(const char *path, const char *text)
-{
-    char full[512];
-    snprintf(full, sizeof full, "%s%s", root, path);
-    for (char *p = full + strlen(root) + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            mkdir(full, 0755);
-            *p = '/';
-        }
-    FILE *f = fopen(full, "w");
-    cr_assert_not_null(f, "%s: %s", full, strerror(errno));
-    fputs(text, f);
-    fclose(f);
-}
 
 // 16 GiB free on node 0 and in MemAvailable, but a v1 memory cgroup of 1 GiB with 256 MiB
 // used: 768 MiB of room, the cgroup binding.
 static void small_machine(void)
 {
-    snprintf(root, sizeof root, "/tmp/nt_reqmem_%d", (int)getpid());
-    mkdir(root, 0755);
-    put("/sys/devices/system/node/node0/meminfo", "Node 0 MemTotal: 33554432 kB\n"
-        "Node 0 MemFree: 16777216 kB\nNode 0 Inactive(file): 0 kB\nNode 0 SReclaimable: 0 kB\n");
-    put("/proc/meminfo", "MemTotal: 33554432 kB\nMemFree: 16777216 kB\n"
-        "MemAvailable: 16777216 kB\n");
-    put("/proc/self/status", "Name: test\nVmSize: 102400 kB\n");
-    put("/proc/self/cgroup", "4:memory:/job\n0::/\n");
-    put("/sys/fs/cgroup/memory/job/memory.limit_in_bytes", "1073741824\n");
-    put("/sys/fs/cgroup/memory/job/memory.usage_in_bytes", "268435456\n");
-    put("/sys/fs/cgroup/memory/job/memory.stat", "total_inactive_file 0\n");
-    setenv("NT_FSROOT", root, 1);
+    fsroot_cgroup_machine("reqmem");
 }
 
-static void leave_machine(void)
-{
-    unsetenv("NT_FSROOT");
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", root);
-    cr_assert_eq(system(cmd), 0);
-}
-
-TestSuite(request_memory, .init = small_machine, .fini = leave_machine);
+TestSuite(request_memory, .init = small_machine, .fini = fsroot_remove);
 
 // The tool exits 2 within a second, naming the need and the binding limit (and needle).
 static void refused(const char *const *args, const char *needle)
