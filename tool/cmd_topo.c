@@ -202,11 +202,19 @@ static int probe_room(const nt_topo_t *t, int mib)
     uint64_t *per = calloc((size_t)D, sizeof *per);
     if (!per)
         return cli_usage("topo", "--probe: out of memory");
-    for (int d = 0; d < D; d++)
-        per[d] = (uint64_t)mib << 20;
+    // A domain on a node whose memory the process may not use is probed all the same (its
+    // buffer lands where the binding lets it): counted on no node, only against the machine.
+    uint64_t elsewhere = 0;
+    for (int d = 0; d < D; d++) {
+        nt_domain_info_t info;
+        nt_topo_domain(t, d, &info);
+        bool here = info.node < 0 || nt_topo_node_memory_allowed(t, info.node);
+        per[d] = here ? (uint64_t)mib << 20 : 0;
+        elsewhere += here ? 0 : (uint64_t)mib << 20;
+    }
     char who[64];
     snprintf(who, sizeof who, "--probe %d (MiB on each of %d domains)", mib, D);
-    nt_status st = nt_mem_room(t, per, (uint64_t)D * sizeof(probe_row), who);
+    nt_status st = nt_mem_room(t, per, elsewhere + (uint64_t)D * sizeof(probe_row), who);
     free(per);
     return st == NT_OK ? CLI_OK : cli_lib_error("topo", st);
 }
