@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "nt_partition.h"
+#include "numatile/matrix.h"
 
 typedef struct cursor {
     const char *spec;
@@ -123,31 +124,40 @@ typedef struct request {
 // One per kind of the table below: parses the text after "name:" and builds the map.
 typedef nt_status (*kind_fn)(cursor *c, const request *r);
 
-static nt_status parse_bc2d(cursor *c, const request *r)
+// The grid of bc2d:PxQ[:SMBxSNB] (after "bc2d:") or bc1d:P (after "bc1d:"), to the end.
+static nt_status read_bc(cursor *c, bool one_d, nt_bcgrid_t *g)
 {
-    int p, q;
-    int64_t smb = 1, snb = 1;
+    *g = (nt_bcgrid_t){.p = 1, .smb = 1, .snb = 1};
     nt_status st;
-    if ((st = read_grid(c, &p, &q)))
+    if (one_d)
+        return (st = read_int(c, &g->q)) ? st : expect_end(c);
+    if ((st = read_grid(c, &g->p, &g->q)))
         return st;
     if (c->spec[c->pos] == ':') {
         c->pos++;
-        if ((st = read_i64(c, &smb)) || (st = expect(c, 'x')) || (st = read_i64(c, &snb)))
+        if ((st = read_i64(c, &g->smb)) || (st = expect(c, 'x')) || (st = read_i64(c, &g->snb)))
             return st;
     }
-    if ((st = expect_end(c)) || (st = check_domains(c, p * q, r->ndomains)))
+    return expect_end(c);
+}
+
+static nt_status parse_bc(cursor *c, const request *r, bool one_d)
+{
+    nt_bcgrid_t g;
+    nt_status st;
+    if ((st = read_bc(c, one_d, &g)) || (st = check_domains(c, g.p * g.q, r->ndomains)))
         return st;
-    return nt_tilemap_bc2d(r->mt, r->nt, p, q, smb, snb, r->out);
+    return nt_tilemap_bc2d(r->mt, r->nt, g.p, g.q, g.smb, g.snb, r->out);
+}
+
+static nt_status parse_bc2d(cursor *c, const request *r)
+{
+    return parse_bc(c, r, false);
 }
 
 static nt_status parse_bc1d(cursor *c, const request *r)
 {
-    int p;
-    nt_status st;
-    if ((st = read_int(c, &p)) || (st = expect_end(c)) ||
-        (st = check_domains(c, p, r->ndomains)))
-        return st;
-    return nt_tilemap_bc2d(r->mt, r->nt, 1, p, 1, 1, r->out);
+    return parse_bc(c, r, true);
 }
 
 // SEED alone, for the kinds that take the domain count from the caller.
@@ -307,4 +317,21 @@ nt_status nt_tilemap_from_spec(const char *spec, int64_t mt, int64_t nt, int ndo
         return st;
     request r = {mt, nt, ndomains, out};
     return kind->parse(&c, &r);
+}
+
+nt_status nt_tilemap_spec_grid(const char *spec, nt_bcgrid_t *grid)
+{
+    if (!spec || !grid)
+        return nt_fail(NT_EINVAL, "DIST: %s is NULL", spec ? "grid" : "spec");
+    bool two = strncmp(spec, "bc2d:", 5) == 0, one = strncmp(spec, "bc1d:", 5) == 0;
+    if (!two && !one) {
+        *grid = (nt_bcgrid_t){0};
+        return NT_OK;
+    }
+    cursor c = {spec, 5};
+    nt_bcgrid_t g;
+    nt_status st = read_bc(&c, one, &g);
+    if (st == NT_OK)
+        *grid = g;
+    return st;
 }

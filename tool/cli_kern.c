@@ -219,6 +219,11 @@ int kern_room(const char *cmd, const kopts *o, const kern_operand *ops, int nops
 // Domains a DIST announces on an mt x nt grid (0 when it needs a count: random, balanced).
 static int spec_domains(const char *spec, int64_t mt, int64_t nt)
 {
+    // A block-cyclic DIST names P x Q domains whatever the grid: no map to build (an
+    // element-cyclic map of a large matrix would take gigabytes).
+    nt_bcgrid_t g;
+    if (nt_tilemap_spec_grid(spec, &g) == NT_OK && g.p > 0)
+        return g.p * g.q;
     nt_tilemap_t *m;
     if (nt_tilemap_from_spec(spec, mt, nt, 0, &m) != NT_OK)
         return 0;

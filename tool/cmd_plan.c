@@ -384,8 +384,7 @@ static void map_print(const char *name, const int *owner, int64_t mt, int64_t nt
     cli_print_tilemap(stdout, owner, mt, nt, false);
 }
 
-static json_t *plan_json(const args *a, const nt_topo_t *t, const nt_plan_t *p,
-                         const nt_matrix_t *S)
+static json_t *plan_json(const args *a, const nt_topo_t *t, const nt_plan_t *p)
 {
     nt_plan_info_t info;
     nt_plan_info(p, &info);
@@ -404,7 +403,7 @@ static json_t *plan_json(const args *a, const nt_topo_t *t, const nt_plan_t *p,
         json_array_append_new(pairs, r);
     }
     json_t *j = json_pack("{s:I, s:I, s:I, s:s, s:s, s:i, s:s, s:s}", "m", (json_int_t)a->m,
-                          "n", (json_int_t)a->n, "elem_size", (json_int_t)S->elem_size, "from",
+                          "n", (json_int_t)a->n, "elem_size", (json_int_t)a->elem, "from",
                           a->tile_txt[0], "to", a->tile_txt[1], "domains", D, "topology",
                           nt_topo_kind_name(nt_topo_get_kind(t)), "match",
                           nt_match_objective_name(a->match));
@@ -473,11 +472,14 @@ enum { REDIST_TILE_BYTES = 240 };
 // The whole request, refused before any tile map is built: both matrices' tables, the source's
 // elements and, unless the target reuses them (--inplace), the target's, and the plan's and the
 // executor's per-tile tables, at least one per tile of the finer grid in each dimension. The
-// library checks again, exactly and per node, as it allocates.
-static int check_room(const args *a)
+// library checks again, exactly and per node, as it allocates. A plan from grids has none of
+// these: its pieces, a few words per tile row and column, are counted.
+static int check_room(const args *a, bool grids)
 {
     uint64_t rows = 0, cols = 0, need = 0;
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 2 && grids; k++)
+        need = sat_add(need, 64 * (uint64_t)(ceil_div(a->m, a->mb[k]) + ceil_div(a->n, a->nb[k])));
+    for (int k = 0; k < 2 && !grids; k++) {
         nt_matrix_shape_t sh = {a->m, a->n, a->mb[k], a->nb[k], (size_t)a->elem};
         bool data = a->redist && (k == 0 || !a->inplace);
         need = sat_add(need, nt_matrix_bytes(&sh, data));
@@ -485,7 +487,8 @@ static int check_room(const args *a)
         rows = r > rows ? r : rows;
         cols = c > cols ? c : cols;
     }
-    uint64_t per_tile = a->redist ? REDIST_TILE_BYTES : a->has_sub ? 0 : sizeof(nt_segment_t);
+    uint64_t per_tile = grids ? 0 : a->redist ? REDIST_TILE_BYTES
+                                   : a->has_sub ? 0 : sizeof(nt_segment_t);
     need = sat_add(need, sat_mul(sat_mul(rows, cols), per_tile));
     char who[160];
     snprintf(who, sizeof who, "%s of %lldx%lld from %s to %s", a->co.cmd, (long long)a->m,
@@ -528,6 +531,42 @@ static int create_matrices(const args *a, const nt_topo_t *t, nt_matrix_t **S, n
     return CLI_OK;
 }
 
+// `plan` of two block-cyclic DISTs without --dump: the matrices by their grids alone
+// (nt_plan_create_grids(), no tile table, no segment list), into g[2]. False for anything else:
+// a malformed DIST, or a grid of more domains than the machine's, which the matrices' creation
+// then reports as before.
+static bool grid_plan(const args *a, const nt_topo_t *t, nt_grid_matrix_t g[2])
+{
+    if (a->redist || a->dump)
+        return false;
+    for (int k = 0; k < 2; k++) {
+        g[k] = (nt_grid_matrix_t){a->m, a->n, a->mb[k], a->nb[k], (size_t)a->elem, {0}};
+        if (nt_tilemap_spec_grid(a->dist[k], &g[k].grid) != NT_OK || g[k].grid.p == 0 ||
+            (int64_t)g[k].grid.p * g[k].grid.q > nt_topo_ndomains(t))
+            return false;
+    }
+    return true;
+}
+
+// The plan, from the grids g (when not NULL) or from the matrices (made into *S and *T, freed
+// by the caller).
+static int make_plan(const args *a, const nt_topo_t *t, const nt_grid_matrix_t *g,
+                     nt_matrix_t **S, nt_matrix_t **T, nt_plan_t **p)
+{
+    nt_plan_opts_t po = {.relabel = a->match};
+    const nt_sub_t *sub = a->has_sub ? &a->sub : NULL;
+    nt_status st;
+    if (g) {
+        st = nt_plan_create_grids(t, &g[0], &g[1], sub, &po, p);
+    } else {
+        int rc = create_matrices(a, t, S, T);
+        if (rc != CLI_OK)
+            return rc;
+        st = nt_plan_create(*S, *T, sub, &po, p);
+    }
+    return st == NT_OK ? CLI_OK : cli_lib_error(a->co.cmd, st);
+}
+
 // The plan's report: under --json its object (returned, to be completed and printed), else the
 // text on stdout (NULL returned); --dump adds both tile maps.
 static json_t *show_plan(const args *a, const nt_topo_t *t, const nt_plan_t *p,
@@ -535,7 +574,7 @@ static json_t *show_plan(const args *a, const nt_topo_t *t, const nt_plan_t *p,
 {
     json_t *out = NULL;
     if (a->co.json)
-        out = plan_json(a, t, p, S);
+        out = plan_json(a, t, p);
     else
         plan_print(t, p);
     if (a->dump && out) {
@@ -690,19 +729,15 @@ static int run(int argc, char **argv, bool redist)
     if (rc != CLI_OK)
         return rc == CLI_HELP_SHOWN ? CLI_OK : rc;
     nt_topo_t *t;
-    if ((rc = check_room(&a)) != CLI_OK || (rc = load_topology(&a, &t)) != CLI_OK)
+    if ((rc = load_topology(&a, &t)) != CLI_OK)
         return rc;
+    nt_grid_matrix_t g[2];
+    bool grids = grid_plan(&a, t, g);
     nt_matrix_t *S = NULL, *T = NULL;
     nt_plan_t *p = NULL;
     json_t *out = NULL;
-    nt_plan_opts_t po = {.relabel = a.match};
-    nt_status st;
-    if ((rc = create_matrices(&a, t, &S, &T)) != CLI_OK)
+    if ((rc = check_room(&a, grids)) != CLI_OK || (rc = make_plan(&a, t, grids ? g : NULL, &S, &T, &p)) != CLI_OK)
         goto done;
-    if ((st = nt_plan_create(S, T, a.has_sub ? &a.sub : NULL, &po, &p)) != NT_OK) {
-        rc = cli_lib_error(a.co.cmd, st);
-        goto done;
-    }
     out = show_plan(&a, t, p, S, T);
     if (redist)
         rc = redistribute(&a, p, S, T, out);

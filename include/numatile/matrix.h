@@ -113,6 +113,18 @@ typedef struct nt_bcgrid {
     int64_t snb; /**< super-block columns, in tiles */
 } nt_bcgrid_t;
 
+/**
+ * \brief The block-cyclic parameters of a DIST spec, read without building its map.
+ * @param[in]  spec a DIST (nt_tilemap_from_spec()'s grammar).
+ * @param[out] grid for `bc2d:PxQ[:SMBxSNB]` its P, Q, SMB, SNB (1 when not given), for `bc1d:P`
+ *                  1, P, 1, 1; all zero (p = 0) for a spec of another kind, which is not read.
+ * @retval NT_OK success (a spec of another kind included).
+ * @retval NT_EINVAL spec or grid NULL, a malformed bc2d or bc1d spec (the message gives the
+ *                   position and the reason, as nt_tilemap_from_spec()'s).
+ * @retval NT_ERANGE a number overflows, or P * Q is more than INT_MAX.
+ */
+nt_status nt_tilemap_spec_grid(const char *spec, nt_bcgrid_t *grid);
+
 /** \brief A tiled matrix. Read-only for callers; create with nt_matrix_create(). */
 typedef struct nt_matrix {
     int64_t m;               /**< rows, in elements */

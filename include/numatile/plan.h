@@ -134,6 +134,45 @@ typedef struct nt_plan_info {
 nt_status nt_plan_create(const nt_matrix_t *src, const nt_matrix_t *dst, const nt_sub_t *sub,
                          const nt_plan_opts_t *opts, nt_plan_t **out);
 
+/** \brief A block-cyclic matrix given by its sizes and grid alone, without a tile table, for
+ *         nt_plan_create_grids(). */
+typedef struct nt_grid_matrix {
+    int64_t m;        /**< rows of elements, >= 1 */
+    int64_t n;        /**< columns of elements, >= 1 */
+    int64_t mb;       /**< rows per tile, 1..INT32_MAX */
+    int64_t nb;       /**< columns per tile, 1..INT32_MAX */
+    size_t elem_size; /**< bytes per element, >= 1 (equal on both sides) */
+    nt_bcgrid_t grid; /**< tile (i,j) on domain ((i/smb) mod p) * q + ((j/snb) mod q); p, q,
+                           smb, snb >= 1, p * q <= INT_MAX (the map of `bc2d:PxQ:SMBxSNB`) */
+} nt_grid_matrix_t;
+
+/**
+ * \brief Plan between two block-cyclic matrices given by their grids alone: the statistics,
+ *        relabelling and pair tables of nt_plan_create() on matrices with these maps, in
+ *        O(tile rows + tile columns + domains^2) time and memory (no per-tile table, no
+ *        segment list: the plan is periodic, nt_plan_info_t::periodic is true, whatever the
+ *        layouts the matrices will have, which change none of the statistics).
+ *
+ * Such a plan describes a redistribution; it cannot execute one (nt_plan_execute() refuses it
+ * as built for other matrices). nt_plan_foreach_segment(), nt_plan_dst_owner() (a table built on
+ * first call, O(target tiles)) and nt_plan_schedule() work on it.
+ * @param[in]  topo the machine (its domain count and distances), or NULL: then the domain space
+ *                  is the larger of the two grids' p * q.
+ * @param[in]  src  source matrix.
+ * @param[in]  dst  target matrix; same elem_size as src.
+ * @param[in]  sub  the submatrix, or NULL for the whole matrix (equal sizes).
+ * @param[in]  opts options as nt_plan_create()'s, or NULL; explicit_segments is refused.
+ * @param[out] out  the plan, to free with nt_plan_destroy(); untouched on failure.
+ * @retval NT_OK     success.
+ * @retval NT_EINVAL NULL argument, a size, tile or grid field out of range (the message names
+ *                   it), explicit_segments set, a grid using more domains than topo has (with
+ *                   the canonical labelling), and the errors of nt_plan_create().
+ * @retval NT_ERANGE a count overflows. @retval NT_ENOMEM allocation failed.
+ */
+nt_status nt_plan_create_grids(const nt_topo_t *topo, const nt_grid_matrix_t *src,
+                               const nt_grid_matrix_t *dst, const nt_sub_t *sub,
+                               const nt_plan_opts_t *opts, nt_plan_t **out);
+
 /**
  * \brief Free a plan and everything it owns (segments, pair matrices, sigma, schedule).
  * @param[in] plan a plan, or NULL (then nothing happens). Pointers obtained from it become

@@ -109,6 +109,10 @@ void nt_plan_get_view(const nt_plan_t *plan, nt_plan_view_t *v);
 // built yet. NT_ENOMEM when the table cannot be allocated.
 nt_status nt_plan_owner_table(nt_plan_t *plan);
 
+// Forget the matrices the plan was made for (plan_grids.c: they were descriptors on the
+// stack); such a plan matches no matrices, so it is never executed.
+void nt_plan_forget_matrices(nt_plan_t *plan);
+
 // True when the plan was built for exactly these matrices.
 bool nt_plan_matches(const nt_plan_t *plan, const nt_matrix_t *src, const nt_matrix_t *dst);
 

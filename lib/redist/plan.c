@@ -165,26 +165,55 @@ typedef struct plan_args {
     int ncomp;             // components of the target map
 } plan_args;
 
+// Label of tile t (row-major index): from the table, or from the grid of a matrix without one.
+static int tile_label(const nt_matrix_t *A, int64_t t)
+{
+    if (A->owner)
+        return A->owner[t];
+    const nt_bcgrid_t *g = &A->grid;
+    return (int)(((t / A->nt) / g->smb) % g->p) * g->q + (int)(((t % A->nt) / g->snb) % g->q);
+}
+
+// The first tile (row-major) of a matrix on a label >= D, or -1. For a matrix without a table
+// (a grid plan, plan_grids.c) from its grid: in tile row i (grid row r), the first column whose
+// grid column reaches D - r*q; rows repeat every smb * p.
+static int64_t first_beyond(const nt_matrix_t *A, int D)
+{
+    if (A->owner) {
+        for (int64_t t = 0; t < A->mt * A->nt; t++)
+            if (A->owner[t] >= D)
+                return t;
+        return -1;
+    }
+    const nt_bcgrid_t *g = &A->grid;
+    int64_t cols = (A->nt + g->snb - 1) / g->snb, period = g->smb * g->p;
+    cols = cols < g->q ? cols : g->q;
+    for (int64_t i = 0; i < A->mt && i < period; i++) {
+        int64_t need = (int64_t)D - ((i / g->smb) % g->p) * g->q;
+        if (need <= 0)
+            return i * A->nt;
+        if (need < cols)
+            return i * A->nt + need * g->snb;
+    }
+    return -1;
+}
+
 // Labels against the domain space: the source's used labels must be domains, and so must the
 // target's unless it is relabelled (then it needs no more components than domains).
 static nt_status check_labels(const nt_matrix_t *src, const nt_matrix_t *dst, const plan_args *a)
 {
     int D = a->D;
     // Used labels must exist on the machine (matrix creation checked the topology's count).
-    if (a->topo && src->ndomains > D) {
-        for (int64_t t = 0; t < src->mt * src->nt; t++)
-            if (src->owner[t] >= D)
-                return nt_fail(NT_EINVAL, "nt_plan_create: source tile %lld on domain %d, the "
-                               "machine has %d", (long long)t, src->owner[t], D);
-    }
+    int64_t t;
+    if (a->topo && src->ndomains > D && (t = first_beyond(src, D)) >= 0)
+        return nt_fail(NT_EINVAL, "nt_plan_create: source tile %lld on domain %d, the "
+                       "machine has %d", (long long)t, tile_label(src, t), D);
     if (a->o.relabel != NT_MATCH_CANONICAL && a->ncomp > D)
         return nt_fail(NT_EINVAL, "nt_plan_create: cannot relabel %d target components onto %d "
                        "domains", a->ncomp, D);
-    if (a->o.relabel == NT_MATCH_CANONICAL && a->ncomp > D)
-        for (int64_t t = 0; t < dst->mt * dst->nt; t++)
-            if (dst->owner[t] >= D)
-                return nt_fail(NT_EINVAL, "nt_plan_create: target tile %lld on domain %d, the "
-                               "machine has %d", (long long)t, dst->owner[t], D);
+    if (a->o.relabel == NT_MATCH_CANONICAL && a->ncomp > D && (t = first_beyond(dst, D)) >= 0)
+        return nt_fail(NT_EINVAL, "nt_plan_create: target tile %lld on domain %d, the "
+                       "machine has %d", (long long)t, tile_label(dst, t), D);
     if (a->o.relabel == NT_MATCH_DISTANCE && !a->topo)
         return nt_fail(NT_EINVAL, "nt_plan_create: relabel 'distance' needs a topology");
     return NT_OK;
@@ -240,11 +269,6 @@ static void plan_set_geo(nt_plan_t *p, const nt_matrix_t *src, const nt_matrix_t
 static nt_status plan_alloc(const nt_matrix_t *src, const nt_matrix_t *dst, const plan_args *a,
                             nt_plan_t **out)
 {
-    // The per-tile table first: a plan of billions of target tiles is refused before it is made.
-    nt_status room = nt_mem_room(NULL, NULL, (uint64_t)(dst->mt * dst->nt) * sizeof(int),
-                                 "nt_plan_create");
-    if (room != NT_OK)
-        return room;
     nt_plan_t *p = calloc(1, sizeof *p);
     if (!p)
         return nt_fail(NT_ENOMEM, "nt_plan_create: out of memory");
@@ -253,6 +277,15 @@ static nt_status plan_alloc(const nt_matrix_t *src, const nt_matrix_t *dst, cons
     p->D = a->D;
     p->ncomp = a->ncomp;
     plan_set_geo(p, src, dst, a);
+    // The per-tile table first: a plan of billions of target tiles is refused before it is
+    // made. A periodic plan has none (nt_plan_dst_owner() checks its own).
+    nt_status room = p->info.periodic ? NT_OK
+                                      : nt_mem_room(NULL, NULL, (uint64_t)(dst->mt * dst->nt) *
+                                                    sizeof(int), "nt_plan_create");
+    if (room != NT_OK) {
+        free(p);
+        return room;
+    }
     size_t DD = (size_t)a->D * (size_t)a->D;
     p->pair_bytes = calloc(DD, sizeof *p->pair_bytes);
     p->pair_segs = calloc(DD, sizeof *p->pair_segs);
@@ -602,6 +635,10 @@ nt_status nt_plan_owner_table(nt_plan_t *p)
         return NT_OK;
     const nt_plan_geo_t *g = &p->geo;
     int64_t mt = (g->tm + g->tmb - 1) / g->tmb;
+    nt_status room = nt_mem_room(NULL, NULL, (uint64_t)(mt * g->tnt) * sizeof(int),
+                                 "nt_plan_dst_owner");
+    if (room != NT_OK)
+        return room;
     int *o = malloc((size_t)(mt * g->tnt) * sizeof *o);
     if (!o)
         return nt_fail(NT_ENOMEM, "nt_plan_dst_owner: out of memory for %lld tile owners",
@@ -652,7 +689,12 @@ void nt_plan_get_view(const nt_plan_t *plan, nt_plan_view_t *v)
                           &plan->geo, plan->sigma, plan->ncomp};
 }
 
+void nt_plan_forget_matrices(nt_plan_t *plan)
+{
+    plan->src = plan->dst = NULL;
+}
+
 bool nt_plan_matches(const nt_plan_t *plan, const nt_matrix_t *src, const nt_matrix_t *dst)
 {
-    return plan->src == src && plan->dst == dst;
+    return plan->src && plan->src == src && plan->dst == dst;
 }
