@@ -236,7 +236,7 @@ int cli_common_option(cli_common *co, int id, char **argv)
         return CLI_OK;
     case CLI_OPT_SEED:
         if (!cli_parse_i64(optarg, 0, INT64_MAX, &seed))
-            return cli_usage(co->cmd, "--seed: '%s' is not a non-negative integer", optarg);
+            return cli_usage(co->cmd, "--seed: '%s' is not an integer in 0..2^63-1", optarg);
         co->seed = (uint64_t)seed;
         return CLI_OK;
     case CLI_OPT_HELP: fputs(co->help, stdout); return CLI_HELP_SHOWN;

@@ -243,7 +243,7 @@ static int redist_option(args *a, int c, char **argv)
     case O_SEED:
         // Its own --seed rather than the common one: this message says ">= 0".
         if (!cli_parse_i64(optarg, 0, INT64_MAX, &a->seed))
-            return cli_usage(cmd, "--seed: '%s' is not an integer >= 0", optarg);
+            return cli_usage(cmd, "--seed: '%s' is not an integer in 0..2^63-1", optarg);
         return CLI_OK;
     default: return cli_common_option(&a->co, c, argv);
     }

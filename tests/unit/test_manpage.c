@@ -336,3 +336,65 @@ Test(manpage, checker_detects_a_missing_option)
         free(opts[i]);
     free(text);
 }
+
+// The range the tool states when it refuses an integer option ("is not an integer in A..B")
+// is the one the option's entry in the command's section gives: the first ".BI --OPT" line
+// and the text up to the next entry.
+static void limit_agrees(const manpage *m, const char *cmd, const char *const *args,
+                         const char *opt)
+{
+    tool_result r = tool_run(args);
+    cr_assert_eq(r.status, 2, "%s %s: exit %d", cmd, opt, r.status);
+    const char *in = strstr(r.err, "is not an integer in ");
+    cr_assert_not_null(in, "%s %s: %s", cmd, opt, r.err);
+    char range[64];
+    cr_assert_eq(sscanf(in + strlen("is not an integer in "), "%63[0-9^.-]", range), 1);
+    const section *s = find_section(m, cmd);
+    cr_assert_not_null(s, "no section %s", cmd);
+    char entry[64];
+    snprintf(entry, sizeof entry, ".BI %s ", opt);
+    const char *e = strstr(s->text, entry);
+    cr_assert_not_null(e, "section %s has no entry %s", cmd, opt);
+    const char *end = strstr(e + 1, "\n.TP");
+    size_t len = end ? (size_t)(end - e) : strlen(e);
+    char *text = strndup(e, len);
+    cr_expect_not_null(strstr(text, range), "%s %s: the tool says %s, the man page: %s", cmd,
+                       opt, range, text);
+    free(text);
+    tool_result_free(&r);
+}
+
+Test(manpage, stated_limits_agree_with_the_tool)
+{
+    if (!tool_path())
+        cr_skip("NT_TOOL not set");
+    manpage m;
+    cr_assert(load_manpage(&m), "man page not found");
+    const char *redist_seed[] = {"redist", "--m", "8", "--n", "8", "--from", "2@bc2d:1x1", "--to",
+                                 "4@bc2d:1x1", "--seed", "9223372036854775808", NULL};
+    const char *redist_threads[] = {"redist", "--m", "8", "--n", "8", "--from", "2@bc2d:1x1",
+                                    "--to", "4@bc2d:1x1", "--threads", "100000", NULL};
+    const char *gemm_seed[] = {"gemm", "--n", "64", "--nb", "32", "--seed", "-1", NULL};
+    const char *gemm_threads[] = {"gemm", "--n", "64", "--nb", "32", "--threads", "0", NULL};
+    const char *gemm_domains[] = {"gemm", "--n", "64", "--nb", "32", "--domains", "5000", NULL};
+    const char *gemm_n[] = {"gemm", "--n", "3000000000", "--nb", "32", NULL};
+    const char *qr_seed[] = {"qr", "--n", "64", "--nb", "32", "--seed", "x", NULL};
+    const char *bench_repeat[] = {"bench", "match", "--repeat", "0", NULL};
+    const char *bench_seed[] = {"bench", "match", "--seed", "-2", NULL};
+    const char *part_n[] = {"partition", "--n", "9000", NULL};
+    const char *cal_nb[] = {"calibrate", "--nb", "5000", NULL};
+    const char *topo_domains[] = {"topo", "--domains", "0", NULL};
+    limit_agrees(&m, "redist", redist_seed, "--seed");
+    limit_agrees(&m, "redist", redist_threads, "--threads");
+    limit_agrees(&m, "gemm", gemm_seed, "--seed");
+    limit_agrees(&m, "gemm", gemm_threads, "--threads");
+    limit_agrees(&m, "gemm", gemm_domains, "--domains");
+    limit_agrees(&m, "gemm", gemm_n, "--n");
+    limit_agrees(&m, "qr", qr_seed, "--seed");
+    limit_agrees(&m, "bench", bench_repeat, "--repeat");
+    limit_agrees(&m, "bench", bench_seed, "--seed");
+    limit_agrees(&m, "partition", part_n, "--n");
+    limit_agrees(&m, "calibrate", cal_nb, "--nb");
+    limit_agrees(&m, "topo", topo_domains, "--domains");
+    free_manpage(&m);
+}
