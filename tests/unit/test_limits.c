@@ -47,11 +47,19 @@ Test(limits, huge_gemm_refused_before_allocating)
                    "needs ");
 }
 
+// A map that needs its table (random) is refused; two block-cyclic ones are planned from their
+// grids (nt_plan_create_grids) with no table at all: 10^12 source tiles in well under a second.
 Test(limits, huge_plan_refused_before_building_maps)
 {
     expect_refused((const char *const[]){"plan", "--m", "1000000", "--n", "1000000", "--from",
-                                         "1x1@bc2d:1x1", "--to", "2x2@bc1d:2", NULL},
+                                         "1x1@bc2d:1x1", "--to", "2x2@random:2", NULL},
                    "GiB free");
+    tool_result r = run_fast((const char *const[]){"plan", "--m", "1000000", "--n", "1000000",
+                                                   "--from", "1x1@bc2d:1x1", "--to",
+                                                   "2x2@bc1d:2", NULL});
+    cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    cr_assert_not_null(strstr(r.out, "periodic"), "%s", r.out);
+    tool_result_free(&r);
 }
 
 Test(limits, library_matrix_names_need_and_room)

@@ -248,14 +248,22 @@ Test(outputs, sigint_leaves_no_partial_file, .timeout = 60)
         cr_skip("NT_TOOL not set");
     char dir[] = "/tmp/nt_sig_XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
+    // The signal goes half-way through a whole run timed first: a fixed delay (0.8 s) raced
+    // with runs that took 0.8-0.9 s on a quiet machine.
+    double t0 = nt_now();
+    cr_assert_eq(run_to((const char *[]){"bench", "match", "--quick", "--out", dir, NULL},
+                        "/dev/null", 0), 0);
+    double whole = nt_now() - t0;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s/*", dir);
+    cr_assert_eq(system(cmd), 0);
     int st = run_to((const char *[]){"bench", "match", "--quick", "--out", dir, NULL},
-                    "/dev/null", 0.8);
+                    "/dev/null", whole / 2);
     cr_assert_eq(st, -SIGTERM, "the run was not interrupted (status %d)", st);
     cr_assert_eq(count_named(dir, ".tmp-"), 0, "a temporary file was left in %s", dir);
     // The text report is written all along the run: before, a partial match.txt stayed. (Files
     // completed before the signal, such as the plot's, may stay: they are whole.)
     cr_assert_eq(count_named(dir, "match.txt"), 0, "a partial match.txt was left in %s", dir);
-    char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     cr_assert_eq(system(cmd), 0);
 }
