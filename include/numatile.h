@@ -22,5 +22,6 @@
 #include "numatile/profile.h"
 #include "numatile/advise.h"
 #include "numatile/task.h"
+#include "numatile/wrap.h"
 
 #endif

@@ -170,6 +170,21 @@ static nt_status bind_pages(void *p, size_t len, int node, bool strict)
     return NT_OK;
 }
 
+nt_status nt_mem_prefer_node(void *p, size_t len, int node)
+{
+    if (numa_available() < 0)
+        return NT_OK; // one node: nothing to prefer
+    unsigned long mask[1024 / (8 * sizeof(unsigned long))] = {0};
+    const size_t bits = 8 * sizeof(unsigned long);
+    if (node < 0 || (size_t)node >= sizeof mask * 8)
+        return nt_fail(NT_ERANGE, "nt_mem_prefer_node: node %d outside 0..1023", node);
+    mask[(size_t)node / bits] |= 1UL << ((size_t)node % bits);
+    if (mbind(p, len, MPOL_PREFERRED, mask, sizeof mask * 8, 0) != 0)
+        return nt_fail(NT_ESYS, "nt_mem_prefer_node: mbind to node %d: %s", node,
+                       strerror(errno));
+    return NT_OK;
+}
+
 // First touch of every page; strict: every page must then be on node (else unmapped).
 static nt_status touch_pages(void *p, size_t len, int node, bool strict)
 {

@@ -16,6 +16,11 @@ void nt_mem_test_fail_after(int64_t n);
 // domains must be 0): the workspaces of the kernels check their slabs with it before allocating.
 nt_status nt_mem_room_sizes(const nt_topo_t *t, const size_t *per_domain, int n, const char *who);
 
+// Prefer node for the pages [p, p + len) of a mapping of nt_mem_alloc (page-aligned; mbind
+// MPOL_PREFERRED): a LAPACK-layout array binds each range of pages to the node of its owners
+// (lib/matrix/lapack.c). NT_ESYS when the kernel refuses; NT_OK without NUMA support.
+nt_status nt_mem_prefer_node(void *p, size_t len, int node);
+
 // Refuse an hwloc XML topology file past NT_TOPO_MAX_XML_BYTES, NT_TOPO_MAX_DOMAINS NUMA nodes
 // or NT_TOPO_MAX_PUS processing units before hwloc loads it (NT_ERANGE; a file that cannot be
 // opened is left to hwloc). xml_size.c, used by nt_topo_load().

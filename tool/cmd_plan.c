@@ -23,7 +23,8 @@ static const char *help_plan =
     "  --synthetic DESC    plan for a described machine (hwloc synthetic string or XML file)\n"
     "  --match MODE        relabel the target: none|volume|steps|lex|distance (default none)\n"
     "  --sub R,C,SR,SC,TR,TC  move an RxC submatrix from (SR,SC) of the source to (TR,TC)\n"
-    "  --from-layout L, --to-layout L   tile (default) or scalapack\n"
+    "  --from-layout L, --to-layout L   tile (default), scalapack or lapack (one\n"
+    "                      column-major array, lda = M: the out-of-place conversion)\n"
     "  --elem BYTES        element size (default 8)\n"
     "  --dump              add src_map and dst_map (after relabelling) to the output\n"
     "  --json              one JSON object: tiles, segments, bytes, bytes_moved, bytes_local,\n"
@@ -138,6 +139,8 @@ static bool parse_layout(const char *s, nt_layout *out)
         *out = NT_LAYOUT_TILE;
     else if (!strcmp(s, "scalapack"))
         *out = NT_LAYOUT_SCALAPACK;
+    else if (!strcmp(s, "lapack"))
+        *out = NT_LAYOUT_LAPACK;
     else
         return false;
     return true;
@@ -289,7 +292,7 @@ static int plan_option(args *a, int c, char **argv)
     case O_FL:
     case O_TL:
         if (!parse_layout(optarg, &a->layout[c == O_TL]))
-            return cli_usage(cmd, "--%s: '%s' is not tile|scalapack",
+            return cli_usage(cmd, "--%s: '%s' is not tile|scalapack|lapack",
                              c == O_TL ? "to-layout" : "from-layout", optarg);
         return CLI_OK;
     case O_ELEM:
@@ -313,8 +316,10 @@ static int check_inplace_args(const args *a)
         return cli_usage(cmd, "--inplace: runs its own order; --schedule steps is not "
                          "available with it");
     if (a->layout[0] != NT_LAYOUT_TILE || a->layout[1] != NT_LAYOUT_TILE)
-        return cli_usage(cmd, "--inplace: needs the tile layout on both sides (--%s scalapack)",
-                         a->layout[0] != NT_LAYOUT_TILE ? "from-layout" : "to-layout");
+        return cli_usage(cmd, "--inplace: needs the tile layout on both sides (--%s %s)",
+                         a->layout[0] != NT_LAYOUT_TILE ? "from-layout" : "to-layout",
+                         a->layout[a->layout[0] == NT_LAYOUT_TILE] == NT_LAYOUT_LAPACK
+                             ? "lapack" : "scalapack");
     if (a->has_sub)
         return cli_usage(cmd, "--inplace: moves the whole matrix; --sub is not available "
                          "with it");

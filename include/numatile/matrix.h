@@ -18,6 +18,12 @@
  *   64 KiB to 1 MiB longer than it holds (a different tail per domain, zeroed, never addressed),
  *   so that local matrices of power-of-two sizes are not a power of two apart: copies walking
  *   the same column of several of them then meet different cache sets and memory banks.
+ * - ::NT_LAYOUT_LAPACK: one global column-major array (first element, leading dimension lda
+ *   >= m); tile (i,j) is its sub-block at element (i*mb, j*nb), with leading dimension lda, owned
+ *   by a domain through any tile map. nt_matrix_create() allocates it with lda = m, each page on
+ *   the node of the domain owning most of its bytes; nt_matrix_wrap_lapack() (numatile/wrap.h)
+ *   wraps an application's array. lld[] then holds lda for every domain, so nt_matrix_tile_ld()
+ *   is the same as for ::NT_LAYOUT_SCALAPACK.
  *
  * The descriptor is visible (as PLASMA's plasma_desc_t) so tile kernels can use the inline
  * accessors below; treat every field as read-only. A matrix may be created without memory
@@ -48,7 +54,8 @@ extern "C" {
 /** \brief Storage layout of a tiled matrix. */
 typedef enum nt_layout {
     NT_LAYOUT_TILE = 0,     /**< each tile contiguous, column-major inside */
-    NT_LAYOUT_SCALAPACK = 1 /**< each domain's local matrix column-major (LAPACK) */
+    NT_LAYOUT_SCALAPACK = 1, /**< each domain's local matrix column-major (LAPACK) */
+    NT_LAYOUT_LAPACK = 2     /**< one global column-major array, tiles are its sub-blocks */
 } nt_layout;
 
 /**
@@ -143,8 +150,14 @@ typedef struct nt_matrix {
     bool allocated;          /**< true when tile[] points to memory */
     char **tile;             /**< mt*nt tile addresses (row-major), NULL when not allocated */
     int64_t *lld;            /**< SCALAPACK: leading dimension of each domain's local matrix
-                                  (ndomains entries); NULL for TILE */
+                                  (ndomains entries); LAPACK: lda in every entry; NULL for
+                                  TILE */
     struct nt_matrix_mem *mem; /**< internal: buffers and their ownership */
+    /** Per-tile leading dimensions (mt*nt, row-major), set only for a TILE-layout matrix
+        wrapped over tiles whose leading dimension is not their row count
+        (nt_matrix_wrap_tiles()); NULL otherwise. Appended last: the struct is only ever
+        allocated by the library, so code built against older headers keeps its offsets. */
+    int64_t *tile_ld;
 } nt_matrix_t;
 
 /**
@@ -198,11 +211,14 @@ static inline void *nt_matrix_tile(const nt_matrix_t *A, int64_t i, int64_t j)
  * @param[in] A a matrix (not NULL).
  * @param[in] i tile row, 0..mt-1 (not checked).
  * @param[in] j tile column, 0..nt-1 (not checked).
- * @return the tile's rows for ::NT_LAYOUT_TILE, the local matrix's leading dimension of the
- *         tile's domain for ::NT_LAYOUT_SCALAPACK.
+ * @return tile_ld[i*nt + j] when the matrix has per-tile leading dimensions (wrapped tiles);
+ *         else the tile's rows for ::NT_LAYOUT_TILE, the local matrix's leading dimension of
+ *         the tile's domain for ::NT_LAYOUT_SCALAPACK, lda for ::NT_LAYOUT_LAPACK.
  */
 static inline int64_t nt_matrix_tile_ld(const nt_matrix_t *A, int64_t i, int64_t j)
 {
+    if (A->tile_ld)
+        return A->tile_ld[i * A->nt + j];
     return A->layout == NT_LAYOUT_TILE ? nt_matrix_tile_rows(A, i)
                                        : A->lld[A->owner[i * A->nt + j]];
 }
@@ -229,8 +245,10 @@ static inline void *nt_matrix_elem(const nt_matrix_t *A, int64_t r, int64_t c)
  * @param[in]  shape  sizes (see ::nt_matrix_shape_t for the constraints).
  * @param[in]  map    tile map with mt = ceil(m/mb) and nt = ceil(n/nb) (copied; the caller
  *                    keeps it); every owner below the topology's domain count.
- * @param[in]  layout ::NT_LAYOUT_TILE, or ::NT_LAYOUT_SCALAPACK when each domain's tiles form
- *                    a Cartesian product of tile rows and tile columns.
+ * @param[in]  layout ::NT_LAYOUT_TILE, ::NT_LAYOUT_SCALAPACK when each domain's tiles form
+ *                    a Cartesian product of tile rows and tile columns, or ::NT_LAYOUT_LAPACK
+ *                    (one array, lda = m; its pages are placed by majority of bytes, see
+ *                    nt_matrix_place() in numatile/wrap.h; a memory pool is not used for it).
  * @param[in]  flags  0 or ::NT_MATRIX_NOALLOC.
  * @param[out] out    the matrix, to free with nt_matrix_destroy(); untouched on failure.
  *                    With memory, every element is zero and every tile is on its domain.
@@ -407,7 +425,10 @@ typedef struct nt_placement_report {
 /**
  * \brief Check, page by page (move_pages status queries through nt_mem_where()), that every
  *        page of every tile (TILE layout) or local matrix (SCALAPACK) lies on the NUMA node of
- *        the domain that owns it.
+ *        the domain that owns it. For ::NT_LAYOUT_LAPACK and wrapped matrices (numatile/wrap.h),
+ *        whose pages may hold elements of several owners, each page holding elements counts as
+ *        on_domain when it is on the node whose domains own most of its bytes (the rule of
+ *        nt_matrix_place()).
  * @param[in]  A   a matrix with memory on a physical or virtual topology.
  * @param[out] rep the counts; untouched on failure.
  * @retval NT_OK success (the report may still show misplaced pages).

@@ -253,7 +253,7 @@ nt_status nt_matrix_create(const nt_topo_t *topo, const nt_matrix_shape_t *shape
     if (!topo && !(flags & NT_MATRIX_NOALLOC))
         return nt_fail(NT_EINVAL, "nt_matrix_create: topo is NULL (allowed only with "
                        "NT_MATRIX_NOALLOC)");
-    if (layout != NT_LAYOUT_TILE && layout != NT_LAYOUT_SCALAPACK)
+    if (layout != NT_LAYOUT_TILE && layout != NT_LAYOUT_SCALAPACK && layout != NT_LAYOUT_LAPACK)
         return nt_fail(NT_EINVAL, "nt_matrix_create: unknown layout %d", (int)layout);
     nt_status st0 = check_shape("nt_matrix_create", shape);
     if (st0)
@@ -311,6 +311,8 @@ nt_status nt_matrix_create(const nt_topo_t *topo, const nt_matrix_shape_t *shape
         if ((st = scalapack_geometry(A, A->lld, A->mem->local_cols)) != NT_OK)
             goto fail;
     }
+    if (layout == NT_LAYOUT_LAPACK && (st = nt_lapack_set_lld(A, A->m)) != NT_OK)
+        goto fail;
     if (!(flags & NT_MATRIX_NOALLOC) && (st = nt_matrix_alloc(A)) != NT_OK)
         goto fail;
     *out = A;
@@ -333,6 +335,14 @@ nt_status nt_matrix_set_owner(nt_matrix_t *A, const int *owner, int ndomains,
         return nt_fail(NT_ENOMEM, "nt_matrix_set_owner: out of memory");
     memcpy(tmp.owner, owner, ntiles * sizeof *tmp.owner);
     tmp.grid = nt_bcgrid_detect(tmp.owner, A->mt, A->nt, ndomains);
+    if (A->layout == NT_LAYOUT_LAPACK) {
+        if (!(tmp.lld = malloc((size_t)ndomains * sizeof *tmp.lld))) {
+            free(tmp.owner);
+            return nt_fail(NT_ENOMEM, "nt_matrix_set_owner: out of memory");
+        }
+        for (int d = 0; d < ndomains; d++)
+            tmp.lld[d] = A->lld[0];
+    }
     if (A->layout == NT_LAYOUT_SCALAPACK) {
         tmp.lld = malloc((size_t)ndomains * sizeof *tmp.lld);
         lcols = malloc((size_t)ndomains * sizeof *lcols);
@@ -602,6 +612,13 @@ void nt_matrix_release(nt_matrix_t *A)
     if (!A || !A->mem)
         return;
     struct nt_matrix_mem *mm = A->mem;
+    // A wrapped matrix frees its tables only: the elements are the caller's.
+    if (mm->borrowed && mm->local)
+        memset(mm->local, 0, (size_t)A->ndomains * sizeof *mm->local);
+    if (mm->lapack)
+        nt_mem_free(mm->lapack, mm->lapack_bytes);
+    mm->lapack = NULL;
+    mm->lapack_bytes = 0;
     if (A->tile && mm->owned)
         for (int64_t i = 0; i < A->mt; i++)
             for (int64_t j = 0; j < A->nt; j++)
@@ -637,6 +654,7 @@ void nt_matrix_destroy(nt_matrix_t *A)
     free(A->mem);
     free(A->lld);
     free(A->owner);
+    free(A->tile_ld);
     free(A);
 }
 
@@ -777,20 +795,17 @@ static nt_status alloc_tile_layout(nt_matrix_t *A, const unsigned char *skip)
     return st;
 }
 
-static nt_status alloc_scalapack(nt_matrix_t *A)
+// rank[d * (mt+nt) + x]: position of tile row x (or tile column mt+x) in domain d's local
+// matrix, counted in tiles; -1 where d has none. Into *out, to free.
+static nt_status local_ranks(const nt_matrix_t *A, int64_t **out)
 {
-    struct nt_matrix_mem *mm = A->mem;
     int D = A->ndomains;
-    mm->local = calloc((size_t)D, sizeof *mm->local);
-    mm->local_bytes = calloc((size_t)D, sizeof *mm->local_bytes);
-    // rank[d * (mt+nt) + x]: position of tile row x (or tile column mt+x) in domain d's local
-    // matrix, counted in tiles.
     size_t stride = (size_t)(A->mt + A->nt), cells;
     if (!nt_mul_size((size_t)D, stride, &cells))
         return nt_fail(NT_ERANGE, "nt_matrix_alloc: table overflows");
     int64_t *rank = malloc(cells * sizeof *rank);
     unsigned char *has = calloc(cells, 1);
-    if (!mm->local || !mm->local_bytes || !rank || !has) {
+    if (!rank || !has) {
         free(rank);
         free(has);
         return nt_fail(NT_ENOMEM, "nt_matrix_alloc: out of memory");
@@ -809,7 +824,46 @@ static nt_status alloc_scalapack(nt_matrix_t *A)
                 *v = r++;
         }
     }
-    nt_status st = NT_OK;
+    *out = rank;
+    return NT_OK;
+}
+
+// Every tile's address inside its domain's local matrix (mem->local[], lld[]).
+static void point_local(nt_matrix_t *A, const int64_t *rank)
+{
+    size_t stride = (size_t)(A->mt + A->nt);
+    for (int64_t i = 0; i < A->mt; i++)
+        for (int64_t j = 0; j < A->nt; j++) {
+            int d = A->owner[i * A->nt + j];
+            int64_t ri = rank[(size_t)d * stride + (size_t)i];
+            int64_t rj = rank[(size_t)d * stride + (size_t)(A->mt + j)];
+            A->tile[i * A->nt + j] =
+                A->mem->local[d] + (size_t)(rj * A->nb * A->lld[d] + ri * A->mb) * A->elem_size;
+        }
+}
+
+nt_status nt_matrix_point_local_tiles(nt_matrix_t *A)
+{
+    int64_t *rank;
+    nt_status st = local_ranks(A, &rank);
+    if (st)
+        return st;
+    point_local(A, rank);
+    free(rank);
+    return NT_OK;
+}
+
+static nt_status alloc_scalapack(nt_matrix_t *A)
+{
+    struct nt_matrix_mem *mm = A->mem;
+    int D = A->ndomains;
+    mm->local = calloc((size_t)D, sizeof *mm->local);
+    mm->local_bytes = calloc((size_t)D, sizeof *mm->local_bytes);
+    int64_t *rank = NULL;
+    if (!mm->local || !mm->local_bytes)
+        return nt_fail(NT_ENOMEM, "nt_matrix_alloc: out of memory");
+    nt_status st = local_ranks(A, &rank);
+    size_t stride = (size_t)(A->mt + A->nt);
     for (int d = 0; d < D && st == NT_OK; d++) {
         if (mm->local_cols[d] == 0)
             continue;
@@ -828,14 +882,7 @@ static nt_status alloc_scalapack(nt_matrix_t *A)
             mm->local_bytes[d] = b;
     }
     if (st == NT_OK)
-        for (int64_t i = 0; i < A->mt; i++)
-            for (int64_t j = 0; j < A->nt; j++) {
-                int d = A->owner[i * A->nt + j];
-                int64_t ri = rank[(size_t)d * stride + (size_t)i];
-                int64_t rj = rank[(size_t)d * stride + (size_t)(A->mt + j)];
-                A->tile[i * A->nt + j] =
-                    mm->local[d] + (size_t)(rj * A->nb * A->lld[d] + ri * A->mb) * A->elem_size;
-            }
+        point_local(A, rank);
     free(rank);
     return st;
 }
@@ -857,6 +904,8 @@ static nt_status alloc_room(const nt_matrix_t *A, const unsigned char *skip)
         else if (!(skip && skip[t]))
             per[A->owner[t]] += (b + pg - 1) / pg * pg;
     }
+    for (int64_t t = 0; A->layout == NT_LAYOUT_LAPACK && t < A->mt * A->nt; t++)
+        per[A->owner[t]] += nt_tile_bytes(A, t / A->nt, t % A->nt);
     for (int d = 0; A->layout == NT_LAYOUT_SCALAPACK && d < A->ndomains; d++)
         if (A->mem->local_cols[d] > 0)
             per[d] = (uint64_t)A->lld[d] * (uint64_t)A->mem->local_cols[d] * A->elem_size +
@@ -892,7 +941,9 @@ nt_status nt_matrix_alloc_except(nt_matrix_t *A, const unsigned char *skip)
     A->tile = calloc((size_t)(A->mt * A->nt), sizeof *A->tile);
     if (!A->tile)
         return nt_fail(NT_ENOMEM, "nt_matrix_alloc: out of memory");
-    nt_status st = A->layout == NT_LAYOUT_TILE ? alloc_tile_layout(A, skip) : alloc_scalapack(A);
+    nt_status st = A->layout == NT_LAYOUT_TILE        ? alloc_tile_layout(A, skip)
+                   : A->layout == NT_LAYOUT_LAPACK ? nt_matrix_alloc_lapack(A)
+                                                   : alloc_scalapack(A);
     if (st) {
         free(A->mem->pend);
         A->mem->pend = NULL;
@@ -900,7 +951,8 @@ nt_status nt_matrix_alloc_except(nt_matrix_t *A, const unsigned char *skip)
         nt_matrix_release(A);
         return st;
     }
-    prepare_runs(A->mem);
+    if (A->layout != NT_LAYOUT_LAPACK) // which faulted its pages in itself
+        prepare_runs(A->mem);
     A->allocated = true;
     return NT_OK;
 }
@@ -1058,6 +1110,10 @@ nt_status nt_matrix_check_placement(const nt_matrix_t *A, nt_placement_report_t 
         return nt_fail(NT_EINVAL, "nt_matrix_check_placement: %s is NULL", A ? "rep" : "A");
     if (!A->allocated || !A->topo)
         return nt_fail(NT_EINVAL, "nt_matrix_check_placement: the matrix has no memory");
+    // The LAPACK layout and wrapped memory share pages between owners: page by page, each on
+    // the node of the domains holding most of its bytes.
+    if (A->layout == NT_LAYOUT_LAPACK || A->mem->borrowed)
+        return nt_matrix_check_pages(A, rep);
     nt_placement_report_t r = {0};
     nt_status st = NT_OK;
     if (A->layout == NT_LAYOUT_SCALAPACK) {

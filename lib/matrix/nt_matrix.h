@@ -38,6 +38,12 @@ struct nt_matrix_mem {
     // overwrites, whose pooled memory is not zeroed.
     bool has_cover;
     int64_t cover[4];
+    // LAPACK layout allocated by numatile: the one array (lapack_bytes, whole pages), freed
+    // with nt_mem_free. Wrapped matrices (wrap.c) have borrowed set: nothing of their element
+    // memory is freed (local[] then holds the caller's ScaLAPACK arrays, owned[] is all 0).
+    char *lapack;
+    size_t lapack_bytes;
+    bool borrowed;
 };
 
 // Bytes of tile (i,j) as stored (TILE layout: rows x cols x elem_size).
@@ -100,5 +106,50 @@ void nt_matrix_place_tile(nt_matrix_t *A, int64_t t, char *p, bool mapping);
 // Drop A's memory without freeing it (its ranges now belong to another matrix or a pool): A
 // ends without memory, its descriptor valid.
 void nt_matrix_forget_memory(nt_matrix_t *A);
+
+// ---- LAPACK layout (lapack.c) and pages of a matrix's memory (pages.c) ----------------------
+
+// LAPACK layout: lld[] (ndomains entries) all set to lda, replacing the old table.
+nt_status nt_lapack_set_lld(nt_matrix_t *A, int64_t lda);
+// LAPACK layout: tile (i,j) at base + (i*mb + j*nb*lda) * elem_size.
+void nt_lapack_point_tiles(nt_matrix_t *A, char *base, int64_t lda);
+// Allocate a LAPACK-layout matrix's array (lda = m): each page bound to the node holding most
+// of its bytes, then faulted in. On failure nothing is kept.
+nt_status nt_matrix_alloc_lapack(nt_matrix_t *A);
+
+// SCALAPACK layout: point every tile into its domain's local matrix (mem->local[], lld[]).
+nt_status nt_matrix_point_local_tiles(nt_matrix_t *A);
+
+// A walk over the pages holding A's elements, in address order, each with the element bytes
+// of every node's domains in it (nodes: the OS nodes of A's topology's domains; a matrix
+// without topology counts everything on node 0). Only pages holding elements are visited.
+// LAPACK layout: computed from the array's geometry, no memory; others: one index per tile.
+typedef struct nt_page_walk {
+    const nt_matrix_t *A;
+    size_t pg;
+    int nnodes;       // entries of acc: highest node of a domain + 1
+    int *dnode;       // node of each domain (A->ndomains)
+    uintptr_t page;   // the current page
+    uintptr_t end;    // LAPACK: end of the array's elements
+    int64_t *order;   // others: tiles by start address
+    int64_t next;     // first tile of order[] not yet active
+    int64_t *active;  // tiles that may reach into the current page
+    int64_t nactive, cap_active;
+    bool started;
+    bool failed;      // the walk stopped early: out of memory (nt_fail was called)
+    size_t scratch;   // bytes this walk allocated (peak)
+} nt_page_walk_t;
+
+nt_status nt_page_walk_init(nt_page_walk_t *w, const nt_matrix_t *A);
+// The next page (*page) and its bytes per node (acc[nnodes], overwritten); false at the end
+// or when w->failed.
+bool nt_page_walk_next(nt_page_walk_t *w, uintptr_t *page, int64_t *acc);
+void nt_page_walk_free(nt_page_walk_t *w);
+// nt_matrix_check_placement() page by page (place.c): each page counted on_domain when it is
+// on the node holding most of its bytes. For the LAPACK layout and wrapped matrices.
+nt_status nt_matrix_check_pages(const nt_matrix_t *A, nt_placement_report_t *rep);
+
+// The node holding most of acc's bytes (the lowest on a tie), -1 when acc is all 0.
+int nt_page_best_node(const int64_t *acc, int nnodes);
 
 #endif

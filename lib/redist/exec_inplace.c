@@ -157,8 +157,13 @@ static nt_status check_inplace(const nt_plan_t *plan, const nt_matrix_t *src,
                        "(created with NT_MATRIX_NOALLOC)");
     if (src->layout != NT_LAYOUT_TILE || dst->layout != NT_LAYOUT_TILE)
         return nt_fail(NT_ENOTSUP, "nt_plan_execute: in place needs the TILE layout on both "
-                       "sides (the %s is SCALAPACK)",
-                       src->layout != NT_LAYOUT_TILE ? "source" : "target");
+                       "sides (the %s is %s)", src->layout != NT_LAYOUT_TILE ? "source" : "target",
+                       (src->layout != NT_LAYOUT_TILE ? src : dst)->layout == NT_LAYOUT_LAPACK
+                           ? "LAPACK" : "SCALAPACK");
+    // Its target would take over the source's memory, which is the caller's.
+    if (src->mem->borrowed)
+        return nt_fail(NT_ENOTSUP, "nt_plan_execute: in place cannot take over a wrapped "
+                       "source's memory (it is the caller's: nt_matrix_wrap_tiles)");
     if (dst->topo && dst->topo != src->topo)
         return nt_fail(NT_EINVAL, "nt_plan_execute: source and target on different topologies");
     if (nt_topo_get_kind(src->topo) == NT_TOPO_SYNTHETIC)
