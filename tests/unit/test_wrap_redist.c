@@ -5,6 +5,7 @@
 // copy's factor and the residual ||A^T A - R^T R|| / (||A||^2 n eps).
 #include <criterion/criterion.h>
 #include <float.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "nt_core.h"
 #include "numatile.h"
 #include "numatile/wrap.h"
+#include "tool_run.h"
 
 static nt_topo_t *topo4;
 
@@ -278,4 +280,35 @@ Test(wrap_redist, qr_on_wrapped_lapack_equals_owned_copy)
     nt_tilemap_destroy(map);
     free(a);
     free(a0);
+}
+
+// The tool's lapack layout: the conversions both ways and to ScaLAPACK verify, a misspelt
+// layout is a usage error naming the choices, in place refuses it.
+Test(wrap_redist, tool_lapack_layout)
+{
+    if (!tool_path())
+        cr_skip("NT_TOOL not set");
+    const char *ways[][2] = {{"lapack", "tile"}, {"tile", "lapack"}, {"lapack", "scalapack"},
+                             {"scalapack", "lapack"}, {"lapack", "lapack"}};
+    for (int k = 0; k < 5; k++) {
+        json_t *j = tool_json((const char *[]){"redist", "--m", "300", "--n", "200", "--from",
+                                               "64x32@bc2d:2x2", "--to", "48x40@bc2d:4x1",
+                                               "--from-layout", ways[k][0], "--to-layout",
+                                               ways[k][1], "--verify", "--json", NULL});
+        cr_assert(json_is_true(json_object_get(j, "verify")), "%s -> %s", ways[k][0],
+                  ways[k][1]);
+        json_decref(j);
+    }
+    tool_result r = tool_run((const char *[]){"redist", "--m", "64", "--n", "64", "--from",
+                                              "32@bc2d:2x1", "--to", "32@bc2d:1x2",
+                                              "--from-layout", "lapak", NULL});
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "tile|scalapack|lapack"), "%s", r.err);
+    tool_result_free(&r);
+    r = tool_run((const char *[]){"redist", "--m", "64", "--n", "64", "--from", "32@bc2d:2x1",
+                                  "--to", "32@bc2d:1x2", "--to-layout", "lapack", "--inplace",
+                                  NULL});
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "--to-layout lapack"), "%s", r.err);
+    tool_result_free(&r);
 }
