@@ -11,7 +11,14 @@
 #include "nt_mpi_int.h"
 
 enum { DTYPE_ = 0, CTXT_ = 1, M_ = 2, N_ = 3, MB_ = 4, NB_ = 5, RSRC_ = 6, CSRC_ = 7, LLD_ = 8 };
-enum { REC = 12 }; // per grid: member, nprow, npcol, myrow, mycol, dtype, m, n, mb, nb, rsrc, csrc
+// What one process knows of one grid (zero outside it): the fields ScaLAPACK's p?gemr2d reads
+// and nothing else (never DTYPE: pdgemr2d does not read it). GLOBAL..GLOBAL_END must agree
+// between the grid's members; LLD and PNUM are each member's own.
+enum {
+    R_MEMBER, R_MYROW, R_MYCOL, R_NPROW, R_NPCOL, R_M, R_N, R_MB, R_NB, R_RSRC, R_CSRC, R_I, R_J,
+    R_LLD, R_PNUM, REC
+};
+enum { GLOBAL = R_NPROW, GLOBAL_END = R_J + 1 };
 
 // Communicators of ictxt's process sets, kept for the program's life: creating one per call
 // would cost a collective each time. Keyed by the member list (a context number can be reused
@@ -79,50 +86,89 @@ static nt_status ictxt_comm(int ictxt, MPI_Comm *out)
     return NT_OK;
 }
 
-// What this process knows of one grid.
-static void describe(const int *desc, int *rec)
+// What this process knows of one grid, with the corner (i, j) it passes for it.
+static void describe(const int *desc, int i, int j, int *rec)
 {
     memset(rec, 0, REC * sizeof *rec);
     if (!desc || desc[CTXT_] == -1)
         return;
-    int np, nq, myr, myc;
+    int np, nq, myr, myc, me, nprocs;
     Cblacs_gridinfo(desc[CTXT_], &np, &nq, &myr, &myc);
-    if (myr < 0 || myc < 0)
+    // Outside the grid, or coordinates past its shape (ScaLAPACK's T3D rule): not a member.
+    if (myr < 0 || myc < 0 || myr >= np || myc >= nq)
         return;
-    int v[REC] = {1,        np,       nq,        myr,       myc,        desc[DTYPE_],
-                  desc[M_], desc[N_], desc[MB_], desc[NB_], desc[RSRC_], desc[CSRC_]};
+    Cblacs_pinfo(&me, &nprocs);
+    int v[REC] = {1,          myr,       myc,         np,          nq,       desc[M_],
+                  desc[N_],   desc[MB_], desc[NB_],   desc[RSRC_], desc[CSRC_], i,
+                  j,          desc[LLD_], me};
     memcpy(rec, v, sizeof v);
 }
 
+// The checks pdgemr2d makes (paramcheck in ScaLAPACK's REDIST/SRC/pgemraux.c), on the fields of
+// one member's record, plus the block sizes ScaLAPACK divides by. m x n is the submatrix (m, n
+// >= 0). Every process checks every record, so all reach the same verdict and message.
+static nt_status check_rec(const char *name, const int *rec, int m, int n, int proc)
+{
+    const char *ij = *name == 'A' ? "ia, ja" : "ib, jb";
+    if (rec[R_M] < 0 || rec[R_N] < 0)
+        return nt_mpi_fail(NT_EINVAL, "desc%s: M = %d, N = %d must be >= 0 (process %d of "
+                           "ictxt, BLACS process %d)", name, rec[R_M], rec[R_N], proc,
+                           rec[R_PNUM]);
+    if (rec[R_MB] < 1 || rec[R_NB] < 1)
+        return nt_mpi_fail(NT_EINVAL, "desc%s: MB = %d, NB = %d must be >= 1 (process %d of "
+                           "ictxt, BLACS process %d)", name, rec[R_MB], rec[R_NB], proc,
+                           rec[R_PNUM]);
+    if (rec[R_RSRC] < 0 || rec[R_RSRC] >= rec[R_NPROW] || rec[R_CSRC] < 0 ||
+        rec[R_CSRC] >= rec[R_NPCOL])
+        return nt_mpi_fail(NT_EINVAL, "desc%s: RSRC = %d, CSRC = %d outside its %d x %d grid "
+                           "(process %d of ictxt, BLACS process %d)", name, rec[R_RSRC],
+                           rec[R_CSRC], rec[R_NPROW], rec[R_NPCOL], proc, rec[R_PNUM]);
+    if (rec[R_I] < 1 || rec[R_J] < 1 || (int64_t)rec[R_I] - 1 + m > rec[R_M] ||
+        (int64_t)rec[R_J] - 1 + n > rec[R_N])
+        return nt_mpi_fail(NT_EINVAL, "%s = %d, %d: the %d x %d submatrix leaves desc%s's "
+                           "%d x %d (process %d of ictxt, BLACS process %d)", ij, rec[R_I],
+                           rec[R_J], m, n, name, rec[R_M], rec[R_N], proc, rec[R_PNUM]);
+    // ScaLAPACK's rule: LLD >= the local rows (so 0 on a process holding no row).
+    int64_t rows = nt_mpi_numroc(rec[R_M], rec[R_MB], rec[R_MYROW], rec[R_RSRC], rec[R_NPROW]);
+    if (rec[R_LLD] < rows)
+        return nt_mpi_fail(NT_EINVAL, "desc%s: LLD = %d < %lld local rows on process %d of "
+                           "ictxt (BLACS process %d, grid cell %d,%d)", name, rec[R_LLD],
+                           (long long)rows, proc, rec[R_PNUM], rec[R_MYROW], rec[R_MYCOL]);
+    return NT_OK;
+}
+
 // The grid from every member's record (same on every process: the records are the same).
-static nt_status build_grid(const char *name, const int *all, int size, int which, int *ranks,
-                            nt_mpi_grid_t *g, bool *any)
+// corner: the (i, j) its members pass, 0-based.
+static nt_status build_grid(const char *name, const int *all, int size, int which, int m, int n,
+                            int *ranks, nt_mpi_grid_t *g, int64_t corner[2], bool *any)
 {
     const int *first = NULL;
     *any = false;
     for (int r = 0; r < size; r++) {
         const int *rec = all + (size_t)r * 2 * REC + (size_t)which * REC;
-        if (!rec[0])
+        if (!rec[R_MEMBER])
             continue;
+        nt_status s = check_rec(name, rec, m, n, r);
+        if (s)
+            return s;
         if (!first) {
             first = rec;
-            if (rec[5] != 1)
-                return nt_mpi_fail(NT_EINVAL, "desc%s: DTYPE = %d (only 1, dense, is supported)",
-                                   name, rec[5]);
-            if ((int64_t)rec[1] * rec[2] > size)
+            if ((int64_t)rec[R_NPROW] * rec[R_NPCOL] > size)
                 return nt_mpi_fail(NT_EINVAL, "desc%s: grid %d x %d larger than ictxt", name,
-                                   rec[1], rec[2]);
-            *g = (nt_mpi_grid_t){rec[6], rec[7], rec[8], rec[9], rec[10], rec[11],
-                                 rec[1], rec[2], ranks};
-            for (int c = 0; c < rec[1] * rec[2]; c++)
+                                   rec[R_NPROW], rec[R_NPCOL]);
+            *g = (nt_mpi_grid_t){rec[R_M],    rec[R_N],    rec[R_MB],    rec[R_NB],   rec[R_RSRC],
+                                 rec[R_CSRC], rec[R_NPROW], rec[R_NPCOL], ranks};
+            corner[0] = (int64_t)rec[R_I] - 1;
+            corner[1] = (int64_t)rec[R_J] - 1;
+            for (int c = 0; c < rec[R_NPROW] * rec[R_NPCOL]; c++)
                 ranks[c] = -1;
-        } else if (memcmp(rec + 1, first + 1, 2 * sizeof *rec) ||
-                   memcmp(rec + 5, first + 5, 7 * sizeof *rec)) {
-            return nt_mpi_fail(NT_EINVAL, "desc%s: processes of its grid pass different "
-                               "descriptors or grid shapes", name);
+        } else if (memcmp(rec + GLOBAL, first + GLOBAL, (GLOBAL_END - GLOBAL) * sizeof *rec)) {
+            return nt_mpi_fail(NT_EINVAL, "desc%s: processes %d and %d of its grid pass "
+                               "different descriptors, corners or grid shapes", name,
+                               (int)((first - all) / (2 * REC)), r);
         }
-        int cell = rec[3] * rec[2] + rec[4];
-        if (rec[3] >= rec[1] || rec[4] >= rec[2] || ranks[cell] != -1)
+        int cell = rec[R_MYROW] * rec[R_NPCOL] + rec[R_MYCOL];
+        if (ranks[cell] != -1)
             return nt_mpi_fail(NT_EINVAL, "desc%s: inconsistent BLACS grid coordinates", name);
         ranks[cell] = r;
     }
@@ -136,12 +182,49 @@ static nt_status build_grid(const char *name, const int *all, int size, int whic
     return NT_OK;
 }
 
+// Every process's records of both grids, on every process of comm (an all-gather); *all is
+// the caller's to free. The same status everywhere.
+static nt_status gather(MPI_Comm comm, const int mine[2 * REC], int size, int **all)
+{
+    *all = malloc((size_t)size * 2 * REC * sizeof **all);
+    // Every process must know whether the others can take part in the all-gather.
+    int ok = *all != NULL;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+    if (!ok)
+        return nt_mpi_fail(NT_ENOMEM, "out of memory for %d descriptors (on some process)",
+                           size);
+    if (MPI_Allgather(mine, 2 * REC, MPI_INT, *all, 2 * REC, MPI_INT, comm) != MPI_SUCCESS)
+        return nt_mpi_fail(NT_ESYS, "MPI_Allgather of the descriptors failed");
+    return NT_OK;
+}
+
+// Both grids and corners from the gathered records; refuses what pdgemr2d refuses.
+static nt_status grids(const int *all, int size, int m, int n, int *ranks, nt_mpi_grid_t g[2],
+                       int64_t corner[4])
+{
+    bool anya, anyb;
+    nt_status s = build_grid("A", all, size, 0, m, n, ranks, &g[0], corner, &anya);
+    if (!s)
+        s = build_grid("B", all, size, 1, m, n, ranks + size, &g[1], corner + 2, &anyb);
+    if (!s && (!anya || !anyb))
+        s = nt_mpi_fail(NT_EINVAL, "desc%s: no process of ictxt belongs to its grid (a "
+                        "process outside it passes CTXT = -1)", anya ? "B" : "A");
+    return s;
+}
+
 nt_status nt_pgemr2d(size_t elem_size, int m, int n, const void *a, int ia, int ja,
                      const int *desca, void *b, int ib, int jb, const int *descb, int ictxt,
                      nt_mpi_stats_t *stats)
 {
+    if (stats)
+        *stats = (nt_mpi_stats_t){0};
     if (!desca || !descb)
         return nt_mpi_fail(NT_EINVAL, "desc%s: NULL descriptor", desca ? "B" : "A");
+    // As ScaLAPACK's: an empty submatrix returns at once, before any check or communication.
+    if (m == 0 || n == 0)
+        return NT_OK;
+    if (m < 0 || n < 0)
+        return nt_mpi_fail(NT_EINVAL, "m = %d, n = %d must be >= 0", m, n);
     MPI_Comm comm = MPI_COMM_NULL;
     nt_status s = ictxt_comm(ictxt, &comm);
     if (s)
@@ -149,46 +232,28 @@ nt_status nt_pgemr2d(size_t elem_size, int m, int n, const void *a, int ia, int 
     int size;
     MPI_Comm_size(comm, &size);
     int mine[2 * REC];
-    describe(desca, mine);
-    describe(descb, mine + REC);
-    int *all = malloc((size_t)size * 2 * REC * sizeof *all);
-    int *ranks = malloc((size_t)size * 2 * sizeof *ranks);
-    // Every process must know whether the others can take part in the all-gather.
-    int ok = all && ranks;
-    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
-    if (!ok) {
-        free(all);
-        free(ranks);
-        return nt_mpi_fail(NT_ENOMEM, "out of memory for %d descriptors (on some process)",
-                           size);
-    }
-    if (MPI_Allgather(mine, 2 * REC, MPI_INT, all, 2 * REC, MPI_INT, comm) != MPI_SUCCESS) {
-        free(all);
-        free(ranks);
-        return nt_mpi_fail(NT_ESYS, "MPI_Allgather of the descriptors failed");
-    }
-    nt_mpi_grid_t ga = {0}, gb = {0};
-    bool anya, anyb;
-    s = build_grid("A", all, size, 0, ranks, &ga, &anya);
+    describe(desca, ia, ja, mine);
+    describe(descb, ib, jb, mine + REC);
+    int *all = NULL, *ranks = malloc((size_t)size * 2 * sizeof *ranks);
+    s = gather(comm, mine, size, &all);
+    if (!s && !ranks)
+        s = nt_mpi_fail(NT_ENOMEM, "out of memory for %d ranks", size);
+    int me;
+    MPI_Comm_rank(comm, &me);
+    s = nt_mpi_agree(comm, s, me, NULL);
+    nt_mpi_grid_t g[2] = {{0}, {0}};
+    int64_t corner[4] = {0};
     if (!s)
-        s = build_grid("B", all, size, 1, ranks + size, &gb, &anyb);
+        s = grids(all, size, m, n, ranks, g, corner);
     free(all);
-    if (!s && m > 0 && n > 0 && (!anya || !anyb))
-        s = nt_mpi_fail(NT_EINVAL, "desc%s: no process of ictxt belongs to its grid",
-                        anya ? "B" : "A");
-    if (s || m <= 0 || n <= 0 || !anya || !anyb) {
-        // The records are the same everywhere, so every process returns the same here.
-        free(ranks);
-        if (!s && (m < 0 || n < 0))
-            s = nt_mpi_fail(NT_EINVAL, "m = %d, n = %d must be >= 0", m, n);
-        if (stats)
-            *stats = (nt_mpi_stats_t){0};
-        return s;
+    if (!s) {
+        // A process with no local row may pass LLD = 0; the engine wants >= 1 (it reads none).
+        bool ina = mine[R_MEMBER], inb = mine[REC + R_MEMBER];
+        int lda = ina && desca[LLD_] > 1 ? desca[LLD_] : 1;
+        int ldb = inb && descb[LLD_] > 1 ? descb[LLD_] : 1;
+        s = nt_mpi_redist(comm, m, n, elem_size, ina ? a : NULL, lda, corner[0], corner[1], &g[0],
+                          inb ? b : NULL, ldb, corner[2], corner[3], &g[1], NULL, stats);
     }
-    bool ina = desca[CTXT_] != -1 && mine[0], inb = descb[CTXT_] != -1 && mine[REC];
-    s = nt_mpi_redist(comm, m, n, elem_size, ina ? a : NULL, ina ? desca[LLD_] : 1,
-                      (int64_t)ia - 1, (int64_t)ja - 1, &ga, inb ? b : NULL,
-                      inb ? descb[LLD_] : 1, (int64_t)ib - 1, (int64_t)jb - 1, &gb, NULL, stats);
     free(ranks);
     return s;
 }
@@ -212,7 +277,7 @@ nt_status nt_mpi_grid_from_desc(const int *desc, int ictxt, nt_mpi_grid_t *grid,
     MPI_Comm_size(comm, &size);
     Cblacs_gridinfo(ictxt, &np, &nq, &myr, &myc);
     int mine[2 * REC] = {0};
-    describe(desc, mine);
+    describe(desc, 1, 1, mine);
     int *all = malloc((size_t)size * 2 * REC * sizeof *all);
     int *cells = malloc((size_t)size * sizeof *cells);
     int ok = all && cells;
@@ -222,9 +287,10 @@ nt_status nt_mpi_grid_from_desc(const int *desc, int ictxt, nt_mpi_grid_t *grid,
     else if (!ok)
         s = nt_mpi_fail(NT_ENOMEM, "out of memory for %d descriptors (on some process)", size);
     nt_mpi_grid_t g = {0};
+    int64_t corner[2];
     bool any = false;
     if (!s)
-        s = build_grid("", all, size, 0, cells, &g, &any);
+        s = build_grid("", all, size, 0, 0, 0, cells, &g, corner, &any);
     if (!s && !any)
         s = nt_mpi_fail(NT_EINVAL, "desc: no process of ictxt belongs to its grid");
     if (!s && g.nprow * g.npcol > ranks_cap)

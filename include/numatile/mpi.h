@@ -152,33 +152,43 @@ nt_status nt_mpi_redist(MPI_Comm comm, int64_t rows, int64_t cols, size_t elem_s
 /**
  * \brief ScaLAPACK's p?gemr2d for any element size: copy the m x n submatrix of A at
  *        (ia, ja) into B at (ib, jb) (1-based), the matrices described by 9-integer
- *        descriptors (DTYPE = 1, CTXT, M, N, MB, NB, RSRC, CSRC, LLD) on BLACS grids that may
- *        differ, with a BLACS context ictxt containing every process of both grids. Called by
- *        every process of ictxt; a process outside a grid passes that descriptor with
- *        CTXT = -1 (its other entries are not read). The grids' shapes and rank maps are
- *        learnt from their members (an all-gather over ictxt's processes). The BLACS process
- *        numbers are ranks of MPI_COMM_WORLD (Debian's MPI BLACS).
+ *        descriptors (DTYPE, CTXT, M, N, MB, NB, RSRC, CSRC, LLD) on BLACS grids that may
+ *        differ in shape and in members, with a BLACS context ictxt containing every process
+ *        of both grids. The semantics are pdgemr2d's (ScaLAPACK's REDIST/SRC/pdgemr.c):
+ *        m = 0 or n = 0 returns at once, without any check or communication (as pdgemr2d,
+ *        not collective then); otherwise every process of ictxt calls it. A process outside a
+ *        grid passes that descriptor with CTXT = -1 (or a context it is not part of), and
+ *        neither that descriptor's other entries nor its corner (ia, ja or ib, jb) nor its
+ *        local array are read: only the grids' members' values count. DTYPE is never read.
+ *        LLD must be >= the process's local rows (0 is accepted on a process holding no row
+ *        of the matrix). The grids' shapes and rank maps are learnt from their members (an
+ *        all-gather over ictxt's processes). The BLACS process numbers are ranks of
+ *        MPI_COMM_WORLD (Debian's MPI BLACS).
  * @param[in]  elem_size bytes per element (8 for pdgemr2d).
- * @param[in]  m, n      submatrix sizes, >= 0 (0: nothing to do, still collective).
+ * @param[in]  m, n      submatrix sizes, >= 0 (0: nothing to do, returns at once).
  * @param[in]  a         local part of A (may be NULL outside A's grid).
- * @param[in]  ia, ja    1-based corner in A.
+ * @param[in]  ia, ja    1-based corner in A (read on A's members only).
  * @param[in]  desca     A's descriptor (not NULL).
  * @param[out] b         local part of B (may be NULL outside B's grid).
- * @param[in]  ib, jb    1-based corner in B.
+ * @param[in]  ib, jb    1-based corner in B (read on B's members only).
  * @param[in]  descb     B's descriptor (not NULL).
  * @param[in]  ictxt     a BLACS context containing both grids' processes.
- * @param[out] stats     this rank's statistics, or NULL.
- * @retval NT_OK success. @retval NT_EINVAL bad descriptor (DTYPE, sizes, RSRC/CSRC, LLD,
- *         members that disagree), submatrix outside a matrix, calling process outside ictxt.
- * @retval other as nt_mpi_redist(). The same status on every process of ictxt.
+ * @param[out] stats     this rank's statistics (zero when nothing moved), or NULL.
+ * @retval NT_OK success. @retval NT_EINVAL m or n negative, a NULL descriptor, a bad field
+ *         of a member's descriptor (M, N < 0; MB, NB < 1; RSRC, CSRC outside the grid; LLD
+ *         below the local rows), the submatrix outside a matrix, members of one grid that
+ *         disagree, a grid without a member in ictxt, the calling process outside ictxt: the
+ *         message names the field and the process (its number in ictxt and its BLACS
+ *         number). @retval other as nt_mpi_redist(). The same status on every process of
+ *         ictxt (except for a NULL descriptor or a caller outside ictxt, refused locally).
  */
 nt_status nt_pgemr2d(size_t elem_size, int m, int n, const void *a, int ia, int ja,
                      const int *desca, void *b, int ib, int jb, const int *descb, int ictxt,
                      nt_mpi_stats_t *stats);
 
 /**
- * \brief pdgemr2d's interface (doubles) on nt_pgemr2d(): same arguments as ScaLAPACK's
- *        Cpdgemr2d, plus a status.
+ * \brief pdgemr2d's interface (doubles) on nt_pgemr2d(): same arguments and semantics as
+ *        ScaLAPACK's Cpdgemr2d, plus a status.
  * @param[in]  m, n   submatrix sizes, >= 0.
  * @param[in]  a      local part of A.
  * @param[in]  ia, ja 1-based corner in A.
