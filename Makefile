@@ -421,7 +421,8 @@ info:
 	@echo "pdgemr2d peer: $(if $(MPI_PEER),$(MPI_PEER),not built (no $(MPICC) or no $(SCALAPACK_LIB)))"
 
 # libnumatile_mpi (mpi/): the distributed executor and the ScaLAPACK entry, a library of its
-# own so that libnumatile never links MPI. Built with mpicc when mpicc and Debian's OpenMPI
+# own so that libnumatile never links MPI (it finds libnumatile.so beside itself: RUNPATH
+# $ORIGIN, in the build and once installed). Built with mpicc when mpicc and Debian's OpenMPI
 # ScaLAPACK are installed (SCALAPACK_FOUND above); its public header is
 # include/numatile/mpi.h (not part of <numatile.h>), its exports checked against it by
 # check-abi-mpi. Its programs: tests/mpi/ and mpi/tools/.
@@ -434,11 +435,25 @@ MPI_MAP     := $(BUILD)/lib/numatile_mpi.map
 MPI_TEST    := $(BUILD)/tests/test_pgemr2d
 MPI_TEST_RL := $(BUILD)/tests/test_relabel
 MPI_TOOL    := $(BUILD)/bin/numatile-mpi
+# libnumatile_scalapack (mpi/scalapack/): ScaLAPACK's routine names over libnumatile_mpi, a
+# shared library only (it replaces ScaLAPACK's routines by coming first in the symbol lookup,
+# and falls back to them through dlsym(RTLD_NEXT)); exports checked against
+# include/numatile/scalapack.h. Its tests: the conformance driver (tests/mpi/conform.c) and a
+# Fortran program (tests/mpi/fdrop.f90), each built once with the drop-in first and once
+# against ScaLAPACK alone.
+SL_OBJ      := $(patsubst %.c,$(BUILD)/obj/%.o,$(sort $(wildcard mpi/scalapack/*.c)))
+SL_SO       := $(BUILD)/lib/libnumatile_scalapack.so.$(VERSION)
+SL_MAP      := $(BUILD)/lib/numatile_scalapack.map
+SL_RPATH    := -Wl,-rpath,$(abspath $(BUILD)/lib)
+SL_TESTS    := $(BUILD)/tests/conform_dropin $(BUILD)/tests/conform_plain
+MPIFC       ?= mpif90
+SL_FTESTS   := $(if $(shell command -v $(MPIFC) 2>/dev/null),$(BUILD)/tests/fdrop_dropin \
+               $(BUILD)/tests/fdrop_plain)
 # The MPI programs use none of numatile's BLAS objects, so they do not link BLIS/libFLAME (or
 # OpenBLAS) beside the BLAS that ScaLAPACK brings: one BLAS per program.
 MPI_LIBS    := $(SCALAPACK_LIB) $(filter-out $(BLAS_LIBS),$(LDLIBS))
 MPI_ALL     := $(if $(SCALAPACK_FOUND),$(MPI_LIB_A) $(MPI_LIB_SO) $(MPI_TEST) $(MPI_TEST_RL) \
-               $(MPI_TOOL))
+               $(MPI_TOOL) $(SL_SO))
 # mpirun as root needs Open MPI's consent; 2 cores here, so ranks are oversubscribed, and the
 # OpenMP threads some test cases ask for sleep instead of spinning when idle.
 MPIRUN      ?= OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 \
@@ -453,7 +468,7 @@ mpi: $(MPI_ALL)
 
 ifneq ($(SCALAPACK_FOUND),)
 -include $(MPI_LIB_OBJ:.o=.d) $(MPI_TOOL_OBJ:.o=.d) $(BUILD)/obj/tests/mpi/test_pgemr2d.d \
-  $(BUILD)/obj/tests/mpi/test_relabel.d
+  $(BUILD)/obj/tests/mpi/test_relabel.d $(SL_OBJ:.o=.d) $(BUILD)/obj/tests/mpi/conform.d
 # mpi/walk.c and mpi/tools/bench.c stream lines with lib/matrix/nt_lines.h (header-only, no
 # libnumatile symbol).
 $(BUILD)/obj/mpi/%.o: mpi/%.c
@@ -474,7 +489,7 @@ $(MPI_MAP): include/numatile/mpi.h mpi/abi.sh
 
 $(MPI_LIB_SO): $(MPI_LIB_OBJ) $(MPI_MAP) $(LIB_SO)
 	$(MPICC) -shared -Wl,-soname,libnumatile_mpi.so.$(SOVERSION) \
-	  -Wl,--version-script=$(MPI_MAP) $(LDFLAGS) -o $@ $(MPI_LIB_OBJ) \
+	  -Wl,--version-script=$(MPI_MAP) -Wl,-rpath,'$$ORIGIN' $(LDFLAGS) -o $@ $(MPI_LIB_OBJ) \
 	  -L$(BUILD)/lib -lnumatile $(SCALAPACK_LIB)
 	ln -sf libnumatile_mpi.so.$(VERSION) $(BUILD)/lib/libnumatile_mpi.so.$(SOVERSION)
 	ln -sf libnumatile_mpi.so.$(SOVERSION) $(BUILD)/lib/libnumatile_mpi.so
@@ -491,6 +506,32 @@ $(MPI_TEST_RL): $(BUILD)/obj/tests/mpi/test_relabel.o $(MPI_LIB_A) $(LIB_A)
 $(MPI_TOOL): $(MPI_TOOL_OBJ) $(MPI_LIB_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(LDFLAGS) -o $@ $^ -ljansson $(MPI_LIBS)
+
+$(SL_MAP): include/numatile/scalapack.h mpi/abi.sh
+	@mkdir -p $(dir $@)
+	ABI_HEADER=scalapack sh mpi/abi.sh map include $(MPICC) > $@.tmp && mv $@.tmp $@
+
+$(SL_SO): $(SL_OBJ) $(SL_MAP) $(MPI_LIB_SO)
+	$(MPICC) -shared -Wl,-soname,libnumatile_scalapack.so.$(SOVERSION) \
+	  -Wl,--version-script=$(SL_MAP) -Wl,-rpath,'$$ORIGIN' $(LDFLAGS) -o $@ $(SL_OBJ) \
+	  -L$(BUILD)/lib -lnumatile_mpi -lnumatile $(SCALAPACK_LIB) -ldl
+	ln -sf libnumatile_scalapack.so.$(VERSION) \
+	  $(BUILD)/lib/libnumatile_scalapack.so.$(SOVERSION)
+	ln -sf libnumatile_scalapack.so.$(SOVERSION) $(BUILD)/lib/libnumatile_scalapack.so
+
+# The same programs twice: the drop-in first (it takes ScaLAPACK's names), and ScaLAPACK alone.
+$(BUILD)/tests/conform_dropin: $(BUILD)/obj/tests/mpi/conform.o $(SL_SO)
+	$(MPICC) $(LDFLAGS) -o $@ $< -L$(BUILD)/lib $(SL_RPATH) -lnumatile_scalapack \
+	  $(SCALAPACK_LIB) -ldl
+$(BUILD)/tests/conform_plain: $(BUILD)/obj/tests/mpi/conform.o
+	$(MPICC) $(LDFLAGS) -o $@ $< $(SCALAPACK_LIB) -ldl
+$(BUILD)/tests/fdrop_dropin: tests/mpi/fdrop.f90 $(SL_SO)
+	@mkdir -p $(dir $@)
+	$(MPIFC) -O2 -Wall -std=f2008 -J$(BUILD)/tests -o $@ $< -L$(BUILD)/lib $(SL_RPATH) \
+	  -lnumatile_scalapack $(SCALAPACK_LIB)
+$(BUILD)/tests/fdrop_plain: tests/mpi/fdrop.f90
+	@mkdir -p $(dir $@)
+	$(MPIFC) -O2 -Wall -std=f2008 -J$(BUILD)/tests -o $@ $< $(SCALAPACK_LIB)
 
 # Installed beside libnumatile: <numatile/mpi.h> (and <numatile_mpi.h>, its old name, kept one
 # release: see NEWS.md), the libraries, the MPI program.
