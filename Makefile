@@ -462,7 +462,7 @@ MPIRUN      ?= OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM
 MPI_TEST_CASES ?= 3000
 MPI_RELABEL_CASES ?= 400
 
-.PHONY: mpi test-mpi check-abi-mpi install-mpi
+.PHONY: mpi test-mpi check-abi-mpi install-mpi test-mpi-dropin
 all: $(MPI_ALL)
 mpi: $(MPI_ALL)
 
@@ -545,9 +545,10 @@ install-mpi: $(MPI_ALL)
 	ln -sf libnumatile_mpi.so.$(SOVERSION) $(DESTDIR)$(PREFIX)/lib/libnumatile_mpi.so
 	install -m 755 $(MPI_TOOL) $(DESTDIR)$(PREFIX)/bin/
 
-check-abi-mpi: $(MPI_LIB_SO) $(MPI_LIB_A)
+check-abi-mpi: $(MPI_LIB_SO) $(MPI_LIB_A) $(SL_SO)
 	sh mpi/abi.sh check include $(MPICC) $(MPI_LIB_SO)
 	sh scripts/check_static_syms.sh $(MPI_LIB_A)
+	ABI_HEADER=scalapack sh mpi/abi.sh check include $(MPICC) $(SL_SO)
 
 # Random geometries against pdgemr2d and the owner oracle, failure injection, on 2, 3 and 4
 # ranks (MPI_TEST_CASES geometries per run), through the shared-memory windows of one node;
@@ -556,7 +557,7 @@ check-abi-mpi: $(MPI_LIB_SO) $(MPI_LIB_A)
 # geometries would otherwise never stream), the first of these with 3 threads per rank.
 # test_relabel: distributed domains, relabelling at rank level against brute force and the
 # oracle, on 2, 3 and 4 ranks.
-test-mpi: $(MPI_TEST) $(MPI_TEST_RL) check-abi-mpi
+test-mpi: $(MPI_TEST) $(MPI_TEST_RL) check-abi-mpi test-mpi-dropin
 	for np in 2 3 4; do $(MPIRUN) -np $$np $(MPI_TEST) --cases $(MPI_TEST_CASES) --seed $$np \
 	  || exit 1; done
 	for np in 2 3 4; do $(MPIRUN) -np $$np $(MPI_TEST_RL) --cases $(MPI_RELABEL_CASES) \
@@ -567,8 +568,16 @@ test-mpi: $(MPI_TEST) $(MPI_TEST_RL) check-abi-mpi
 	  --cases $(MPI_TEST_CASES) --seed 7
 	NT_MPI_LINES=1 NT_MPI_NO_SHM=1 $(MPIRUN) -x NT_MPI_LINES -x NT_MPI_NO_SHM -np 3 \
 	  $(MPI_TEST) --cases $(MPI_TEST_CASES) --seed 8
+
+# libnumatile_scalapack against ScaLAPACK itself (tests/mpi/dropin.sh): the conformance driver
+# and the Fortran program, relinked and not, on 1..6 processes; the fallback announced.
+SL_CASES ?= 200
+SL_NP    ?= 1 2 3 4 5 6
+test-mpi-dropin: $(SL_TESTS) $(SL_FTESTS)
+	$(if $(SL_FTESTS),,@echo "test-mpi-dropin: no $(MPIFC) (make deps installs gfortran)"; exit 1)
+	sh tests/mpi/dropin.sh $(BUILD) $(SL_CASES) "$(SL_NP)" $(MPIRUN)
 else
-test-mpi check-abi-mpi:
+test-mpi check-abi-mpi test-mpi-dropin:
 	@echo "$@: not built (no $(MPICC) or no $(SCALAPACK_LIB); make deps installs them)"
 install-mpi:
 endif

@@ -325,8 +325,9 @@ static void draw_sub(kase *g)
         am = g->A.N, an = g->A.M; // the transpose's extent, in C's orientation
     }
     int maxm = am < g->B.M ? am : g->B.M, maxn = an < g->B.N ? an : g->B.N;
-    g->m = rnd(0, 9) == 0 ? 0 : rnd(0, maxm);
-    g->n = rnd(0, 9) == 0 ? 0 : rnd(0, maxn);
+    // Empty one time in ten or so (and when a matrix is empty).
+    g->m = rnd(0, 19) == 0 ? 0 : rnd(maxm > 0, maxm);
+    g->n = rnd(0, 19) == 0 ? 0 : rnd(maxn > 0, maxn);
     if (g->kind == KIND_TRAN) {
         g->ia = rnd(1, g->A.M - g->n + 1);
         g->ja = rnd(1, g->A.N - g->m + 1);
