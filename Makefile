@@ -311,7 +311,8 @@ install: all
 	  $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
   $(DESTDIR)$(PREFIX)/share/numatile/data
 	install -m 644 include/numatile.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 $(filter-out include/numatile/mpi.h,$(wildcard include/numatile/*.h)) \
+	install -m 644 $(filter-out include/numatile/mpi.h include/numatile/scalapack.h,$(wildcard \
+	  include/numatile/*.h)) \
 	  $(DESTDIR)$(PREFIX)/include/numatile/
 	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
@@ -462,7 +463,7 @@ MPIRUN      ?= OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM
 MPI_TEST_CASES ?= 3000
 MPI_RELABEL_CASES ?= 400
 
-.PHONY: mpi test-mpi check-abi-mpi install-mpi test-mpi-dropin
+.PHONY: mpi test-mpi check-abi-mpi install-mpi test-mpi-dropin test-packaging install-cmake
 all: $(MPI_ALL)
 mpi: $(MPI_ALL)
 
@@ -544,6 +545,15 @@ install-mpi: $(MPI_ALL)
 	ln -sf libnumatile_mpi.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libnumatile_mpi.so.$(SOVERSION)
 	ln -sf libnumatile_mpi.so.$(SOVERSION) $(DESTDIR)$(PREFIX)/lib/libnumatile_mpi.so
 	install -m 755 $(MPI_TOOL) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 include/numatile/scalapack.h $(DESTDIR)$(PREFIX)/include/numatile/
+	install -m 755 $(SL_SO) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libnumatile_scalapack.so.$(VERSION) \
+	  $(DESTDIR)$(PREFIX)/lib/libnumatile_scalapack.so.$(SOVERSION)
+	ln -sf libnumatile_scalapack.so.$(SOVERSION) $(DESTDIR)$(PREFIX)/lib/libnumatile_scalapack.so
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	for p in numatile-mpi numatile-scalapack; do \
+	  sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $$p.pc.in \
+	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/$$p.pc || exit 1; done
 
 check-abi-mpi: $(MPI_LIB_SO) $(MPI_LIB_A) $(SL_SO)
 	sh mpi/abi.sh check include $(MPICC) $(MPI_LIB_SO)
@@ -557,7 +567,7 @@ check-abi-mpi: $(MPI_LIB_SO) $(MPI_LIB_A) $(SL_SO)
 # geometries would otherwise never stream), the first of these with 3 threads per rank.
 # test_relabel: distributed domains, relabelling at rank level against brute force and the
 # oracle, on 2, 3 and 4 ranks.
-test-mpi: $(MPI_TEST) $(MPI_TEST_RL) check-abi-mpi test-mpi-dropin
+test-mpi: $(MPI_TEST) $(MPI_TEST_RL) check-abi-mpi test-mpi-dropin test-packaging
 	for np in 2 3 4; do $(MPIRUN) -np $$np $(MPI_TEST) --cases $(MPI_TEST_CASES) --seed $$np \
 	  || exit 1; done
 	for np in 2 3 4; do $(MPIRUN) -np $$np $(MPI_TEST_RL) --cases $(MPI_RELABEL_CASES) \
@@ -576,12 +586,24 @@ SL_NP    ?= 1 2 3 4 5 6
 test-mpi-dropin: $(SL_TESTS) $(SL_FTESTS)
 	$(if $(SL_FTESTS),,@echo "test-mpi-dropin: no $(MPIFC) (make deps installs gfortran)"; exit 1)
 	sh tests/mpi/dropin.sh $(BUILD) $(SL_CASES) "$(SL_NP)" $(MPIRUN)
+
+# The installed pkg-config files and CMake package, each building an example of every library
+# (tests/mpi/packaging.sh, a temporary prefix).
+test-packaging: all
+	sh tests/mpi/packaging.sh "$(MAKE)" $(BUILD) $(MPIRUN)
 else
-test-mpi check-abi-mpi test-mpi-dropin:
+test-mpi check-abi-mpi test-mpi-dropin test-packaging:
 	@echo "$@: not built (no $(MPICC) or no $(SCALAPACK_LIB); make deps installs them)"
 install-mpi:
 endif
-install: install-mpi
+# The CMake package (find_package(numatile)): numatile::numatile always, numatile::mpi and
+# numatile::scalapack when their libraries are installed beside it.
+install-cmake:
+	install -d $(DESTDIR)$(PREFIX)/lib/cmake/numatile
+	for f in numatileConfig numatileConfigVersion; do \
+	  sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@SCALAPACK_LIB@|$(SCALAPACK_LIB)|g' $$f.cmake.in \
+	    > $(DESTDIR)$(PREFIX)/lib/cmake/numatile/$$f.cmake || exit 1; done
+install: install-mpi install-cmake
 
 clean:
 	rm -rf $(BUILD) build

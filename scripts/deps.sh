@@ -8,6 +8,8 @@ set -eu
 # openmpi-bin, libopenmpi-dev, libscalapack-openmpi-dev: the pdgemr2d peer of `bench scalapack`
 # and libnumatile_mpi (mpi/, `make test-mpi`) (mpicc, mpirun, ScaLAPACK's redistribution
 # routine and BLACS); libnumatile itself never links MPI.
+# gfortran, cmake: the drop-in's tests (a Fortran program relinked against
+# libnumatile_scalapack; the CMake package config built by an example).
 # python3-jsonschema: make check-json validates every --json output against docs/json.schema.json;
 # jq: the guide cuts a match instance from plan --dump with it (check-json runs the guide).
 # libopenblas-openmp-dev: the BLAS=openblas build and the flat OpenBLAS peer of `bench kernels`
@@ -16,7 +18,7 @@ set -eu
 PKGS="gcc make pkg-config libnuma-dev libhwloc-dev libblis-openmp-dev libflame-dev \
 libopenblas-openmp-dev libcriterion-dev libjansson-dev qemu-system-x86 busybox-static cpio gzip \
 gnuplot-nox doxygen valgrind python3 libudev-dev clang-14 libclang-rt-14-dev libfuzzer-14-dev \
-libomp-14-dev openmpi-bin libopenmpi-dev libscalapack-openmpi-dev \
+libomp-14-dev openmpi-bin libopenmpi-dev libscalapack-openmpi-dev gfortran cmake \
 python3-jsonschema jq"
 missing=""
 for p in $PKGS; do

@@ -107,8 +107,8 @@ static void draw_grid(mat *x, const int *pool, int npool)
 static void draw_sizes(mat *x, int maxdim)
 {
     // Empty matrices now and then; empty submatrices come from draw_sub too.
-    x->M = rnd(0, 19) ? rnd(1, maxdim) : 0;
-    x->N = rnd(0, 19) ? rnd(1, maxdim) : 0;
+    x->M = rnd(0, 49) ? rnd(1, maxdim) : 0;
+    x->N = rnd(0, 49) ? rnd(1, maxdim) : 0;
     x->mb = rnd(1, 70);
     x->nb = rnd(1, 70);
     x->rsrc = rnd(0, x->p - 1);
