@@ -446,7 +446,8 @@ SL_OBJ      := $(patsubst %.c,$(BUILD)/obj/%.o,$(sort $(wildcard mpi/scalapack/*
 SL_SO       := $(BUILD)/lib/libnumatile_scalapack.so.$(VERSION)
 SL_MAP      := $(BUILD)/lib/numatile_scalapack.map
 SL_RPATH    := -Wl,-rpath,$(abspath $(BUILD)/lib)
-SL_TESTS    := $(BUILD)/tests/conform_dropin $(BUILD)/tests/conform_plain
+SL_TESTS    := $(BUILD)/tests/conform_dropin $(BUILD)/tests/conform_plain \
+               $(BUILD)/tests/bench_dropin
 MPIFC       ?= mpif90
 SL_FTESTS   := $(if $(shell command -v $(MPIFC) 2>/dev/null),$(BUILD)/tests/fdrop_dropin \
                $(BUILD)/tests/fdrop_plain)
@@ -469,7 +470,8 @@ mpi: $(MPI_ALL)
 
 ifneq ($(SCALAPACK_FOUND),)
 -include $(MPI_LIB_OBJ:.o=.d) $(MPI_TOOL_OBJ:.o=.d) $(BUILD)/obj/tests/mpi/test_pgemr2d.d \
-  $(BUILD)/obj/tests/mpi/test_relabel.d $(SL_OBJ:.o=.d) $(BUILD)/obj/tests/mpi/conform.d
+  $(BUILD)/obj/tests/mpi/test_relabel.d $(SL_OBJ:.o=.d) $(BUILD)/obj/tests/mpi/conform.d \
+  $(BUILD)/obj/tests/mpi/bench_dropin.d
 # mpi/walk.c and mpi/tools/bench.c stream lines with lib/matrix/nt_lines.h (header-only, no
 # libnumatile symbol).
 $(BUILD)/obj/mpi/%.o: mpi/%.c
@@ -524,6 +526,10 @@ $(SL_SO): $(SL_OBJ) $(SL_MAP) $(MPI_LIB_SO)
 $(BUILD)/tests/conform_dropin: $(BUILD)/obj/tests/mpi/conform.o $(SL_SO)
 	$(MPICC) $(LDFLAGS) -o $@ $< -L$(BUILD)/lib $(SL_RPATH) -lnumatile_scalapack \
 	  $(SCALAPACK_LIB) -ldl
+# What relinking costs, beside nt_pgemr2d and ScaLAPACK's own (mpirun -np 4, see the file).
+$(BUILD)/tests/bench_dropin: $(BUILD)/obj/tests/mpi/bench_dropin.o $(SL_SO)
+	$(MPICC) $(LDFLAGS) -o $@ $< -L$(BUILD)/lib $(SL_RPATH) -lnumatile_scalapack \
+	  -lnumatile_mpi -lnumatile $(SCALAPACK_LIB) -ldl
 $(BUILD)/tests/conform_plain: $(BUILD)/obj/tests/mpi/conform.o
 	$(MPICC) $(LDFLAGS) -o $@ $< $(SCALAPACK_LIB) -ldl
 $(BUILD)/tests/fdrop_dropin: tests/mpi/fdrop.f90 $(SL_SO)

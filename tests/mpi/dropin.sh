@@ -44,3 +44,7 @@ cmp -s "$out/fp" "$out/fd" || fail "fdrop after a fallback differs"
 [ "$(grep -c 'Cpdgemr2d falls back.*injected failure' "$out/err")" -eq 3 ] ||
     { cat "$out/err"; fail "not every process announced the fallback of pdgemr2d_"; }
 echo "dropin.sh: an engine failure falls back on every process, results unchanged: PASS"
+# The benchmark runs (small, untimed here) and its drop-in results equal ScaLAPACK's.
+env "$@" -np 4 "$t/bench_dropin" --n 300 --reps 1 --nb 1,7,64 > "$out/bench" ||
+    { cat "$out/bench"; fail "bench_dropin failed"; }
+tail -n 1 "$out/bench"
