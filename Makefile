@@ -611,5 +611,23 @@ install-cmake:
 	    > $(DESTDIR)$(PREFIX)/lib/cmake/numatile/$$f.cmake || exit 1; done
 install: install-mpi install-cmake
 
+# test_layout (nt_mpi_layout_redist/_relabel): any tile maps and irregular splits, one to three
+# transfers in one exchange, relabelling against brute force, bad input and an injected
+# failure, on 2, 3 and 4 ranks (MPI_LAYOUT_CASES geometries each).
+MPI_TEST_LAYOUT := $(BUILD)/tests/test_layout
+MPI_LAYOUT_CASES ?= 1000
+.PHONY: test-mpi-layout
+ifneq ($(SCALAPACK_FOUND),)
+all: $(MPI_TEST_LAYOUT)
+-include $(BUILD)/obj/tests/mpi/test_layout.d
+$(MPI_TEST_LAYOUT): $(BUILD)/obj/tests/mpi/test_layout.o $(MPI_LIB_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(LDFLAGS) -o $@ $^ $(MPI_LIBS)
+test-mpi: test-mpi-layout
+test-mpi-layout: $(MPI_TEST_LAYOUT)
+	for np in 2 3 4; do $(MPIRUN) -np $$np $(MPI_TEST_LAYOUT) --cases $(MPI_LAYOUT_CASES) \
+	  --seed $$np || exit 1; done
+endif
+
 clean:
 	rm -rf $(BUILD) build

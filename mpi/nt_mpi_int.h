@@ -35,6 +35,10 @@ typedef struct nt_mpi_ctx {
 // attribute of comm (freed with it).
 nt_status nt_mpi_context(MPI_Comm comm, nt_mpi_ctx **out);
 
+// Pack and unpack threads when the caller gives none (redist.c): OpenMP's count, at most this
+// rank's share of the cpus of its node.
+int nt_mpi_default_threads(const nt_mpi_ctx *ctx);
+
 // Replace the window by one of at least bytes on this rank; collective over c->node.
 nt_status nt_mpi_window_grow(nt_mpi_ctx *c, size_t bytes);
 

@@ -751,7 +751,7 @@ static void unpack_all(const run *r, const call *c, nt_mpi_stats_t *st)
 // --oversubscribe, more ranks than cores) otherwise each run a team whose idle threads spin
 // (libgomp's default wait policy) through the other ranks' time slices: 4 ranks on 2 cores ran
 // the pdgemr2d tests in 23 s instead of 0.6 s. With one thread there is no team to spin.
-static int default_threads(const nt_mpi_ctx *ctx)
+int nt_mpi_default_threads(const nt_mpi_ctx *ctx)
 {
     int threads = omp_get_max_threads(), ranks = ctx->node_ranks;
     int share = omp_get_num_procs() / (ranks > 0 ? ranks : 1);
@@ -776,7 +776,7 @@ nt_status nt_mpi_redist(MPI_Comm comm, int64_t rows, int64_t cols, size_t elem_s
     nt_status s = nt_mpi_context(comm, &r.ctx);
     if (s)
         return s;
-    r.threads = opts && opts->threads > 0 ? opts->threads : default_threads(r.ctx);
+    r.threads = opts && opts->threads > 0 ? opts->threads : nt_mpi_default_threads(r.ctx);
     s = setup(&r, &c);
     double t1 = MPI_Wtime();
     if (!s && has_elements(&c))

@@ -441,6 +441,123 @@ nt_status nt_mpi_relabel(int nranks, int64_t rows, int64_t cols, size_t elem_siz
                          const nt_mpi_grid_t *gb, nt_match_objective obj, int *ranks, int *perm,
                          nt_mpi_relabel_cost_t *canonical, nt_mpi_relabel_cost_t *chosen);
 
+/** \brief One tile a rank holds of an ::nt_mpi_layout_t: its first element and leading
+ *         dimension (in elements). */
+typedef struct nt_mpi_tile {
+    void *ptr;  /**< the tile's element (0,0), column-major inside the tile */
+    int64_t ld; /**< leading dimension, >= the tile's rows (>= 1) */
+} nt_mpi_tile_t;
+
+/**
+ * \brief A matrix distributed over the ranks of a communicator by any tile map, with any
+ *        (irregular) row and column splits. Every rank describes the same matrix (sizes,
+ *        splits, owners); tiles[] is the calling rank's own memory. A tile layout (each tile
+ *        contiguous, ld = its rows) and a local-array layout (tiles inside one column-major
+ *        local array, ld = the array's) are both lists of tiles. A matrix on a
+ *        sub-communicator of the call's communicator names its owners by their ranks in the
+ *        call's communicator (MPI_Group_translate_ranks()).
+ */
+typedef struct nt_mpi_layout {
+    int64_t m;                /**< global rows, >= 0 */
+    int64_t n;                /**< global columns, >= 0 */
+    int64_t mt;               /**< tile rows, >= 1 */
+    int64_t nt;               /**< tile columns, >= 1 */
+    const int64_t *row_split; /**< mt + 1 offsets, row_split[0] = 0 < ... <= row_split[mt] = m
+                                   (non-decreasing; empty tile rows allowed only when m = 0):
+                                   tile row i holds rows row_split[i] .. row_split[i+1]-1; or
+                                   NULL: tile rows of mb rows, the last fewer (mt = ceil(m/mb)) */
+    const int64_t *col_split; /**< the same for the columns (nt + 1 offsets), or NULL: nb */
+    int64_t mb;               /**< rows per tile when row_split is NULL, >= 1 */
+    int64_t nb;               /**< columns per tile when col_split is NULL, >= 1 */
+    const int *owner;         /**< mt * nt ranks of the communicator, row-major:
+                                   owner[i * nt + j] holds tile (i, j) */
+    const nt_mpi_tile_t *tiles; /**< the calling rank's tiles, one per tile it owns, in
+                                   row-major order of the tile grid; NULL when it owns none */
+} nt_mpi_layout_t;
+
+/** \brief One redistribution of several done in one exchange (nt_mpi_layout_redist()). */
+typedef struct nt_mpi_transfer {
+    const nt_mpi_layout_t *a; /**< the source (read only) */
+    const nt_mpi_layout_t *b; /**< the target: only the elements of the submatrix are written
+                                   (its tiles' memory is written through tiles[].ptr) */
+    int64_t rows;             /**< submatrix rows, >= 0 */
+    int64_t cols;             /**< submatrix columns, >= 0 */
+    int64_t ia, ja;           /**< its corner in the source (0-based), inside it */
+    int64_t ib, jb;           /**< its corner in the target (0-based), inside it */
+    size_t elem_size;         /**< bytes per element, >= 1 (both matrices) */
+} nt_mpi_transfer_t;
+
+/**
+ * \brief Redistribute count submatrices between matrices of any tile maps in one exchange:
+ *        every rank sends each other rank one message holding its pieces of all the transfers
+ *        (point-to-point, messages above 1 GiB in parts), copies what stays on it directly,
+ *        and writes the targets only once every rank has received everything (an agreement
+ *        ends the exchange; on failure no target is written anywhere). Collective over comm:
+ *        every rank calls it with the same transfers (its own tiles[]). Planning costs this
+ *        rank O(tiles of the maps it scans + its pieces): each owner table is read once, the
+ *        pieces are found by binary search in the splits. The targets must not overlap the
+ *        sources' memory.
+ * @param[in]  comm   the communicator whose ranks the owners name (not MPI_COMM_NULL).
+ * @param[in]  count  transfers, >= 0 (0: nothing to do, still collective).
+ * @param[in]  xfer   count transfers (not NULL when count > 0); the same on every rank but
+ *                    their tiles[].
+ * @param[in]  opts   NULL or options: only threads is read (pack and unpack threads; 0 = as
+ *                    nt_mpi_redist() chooses).
+ * @param[out] stats  this rank's statistics, or NULL.
+ * @retval NT_OK success on every rank. @retval NT_EINVAL a bad description on some rank (the
+ *         message names the transfer, the field and the rank). @retval NT_ERANGE a size
+ *         overflows. @retval NT_ENOMEM a buffer could not be allocated on some rank.
+ * @retval NT_ESYS an MPI call failed (or an injected failure, NT_MPI_FAIL_RANK). Every rank
+ *         returns the same status.
+ */
+nt_status nt_mpi_layout_redist(MPI_Comm comm, int count, const nt_mpi_transfer_t *xfer,
+                               const nt_mpi_opts_t *opts, nt_mpi_stats_t *stats);
+
+/**
+ * \brief The ::nt_mpi_layout_t of a block-cyclic matrix (ScaLAPACK's layout), for transfers
+ *        between it and matrices of any tile map: one tile per block, owned as the grid says,
+ *        this rank's tiles inside its local array.
+ * @param[in]  g      the grid (as nt_mpi_redist()'s), m and n >= 0.
+ * @param[in]  me     the calling rank (in the communicator the grid's ranks name).
+ * @param[in]  local  this rank's local array (column-major), or NULL when it holds no block.
+ * @param[in]  lld    its leading dimension, >= its local rows (>= 1).
+ * @param[in]  elem_size bytes per element, >= 1.
+ * @param[out] out    the layout; its owner[] and tiles[] are allocated: free them with
+ *                    nt_mpi_layout_free(). Untouched on failure.
+ * @retval NT_OK success. @retval NT_EINVAL a bad grid, local NULL where this rank holds
+ *         blocks, lld too small, out NULL. @retval NT_ERANGE too many tiles. @retval NT_ENOMEM.
+ */
+nt_status nt_mpi_layout_from_grid(const nt_mpi_grid_t *g, int me, void *local, int64_t lld,
+                                  size_t elem_size, nt_mpi_layout_t *out);
+
+/**
+ * \brief Free what nt_mpi_layout_from_grid() allocated in a layout (not the local array).
+ * @param[in,out] L a layout from nt_mpi_layout_from_grid(), or NULL.
+ */
+void nt_mpi_layout_free(nt_mpi_layout_t *L);
+
+/**
+ * \brief One relabelling of the target ranks over all the transfers (COSTA's
+ *        transform_multiple): the permutation of the ranks that keeps the most bytes on their
+ *        rank (NT_MATCH_VOLUME) or gives the fewest one-port steps (NT_MATCH_STEPS, LEX),
+ *        exactly, on the rank x rank byte matrix summed over the transfers. Apply it by giving
+ *        every target tile to rank perm[owner] (and its memory there) before
+ *        nt_mpi_layout_redist(). Collective over comm (each rank counts its own bytes; one
+ *        all-gather); the same perm on every rank.
+ * @param[in]  comm, count, xfer as nt_mpi_layout_redist() (tiles[] not read).
+ * @param[in]  obj    NT_MATCH_CANONICAL (perm = identity), NT_MATCH_VOLUME, NT_MATCH_STEPS or
+ *                    NT_MATCH_LEX.
+ * @param[out] perm   ranks of comm entries: target rank k becomes perm[k]. Untouched on
+ *                    failure.
+ * @param[out] moved  bytes between ranks before (moved[0]) and after (moved[1]) the
+ *                    relabelling, or NULL.
+ * @retval NT_OK success. @retval NT_EINVAL as nt_mpi_layout_redist(), perm NULL, obj not
+ *         listed. @retval NT_ERANGE more ranks than ::NT_MATCH_MAX_P. @retval NT_ENOMEM, NT_ESYS
+ *         as nt_mpi_layout_redist(). The same status on every rank.
+ */
+nt_status nt_mpi_layout_relabel(MPI_Comm comm, int count, const nt_mpi_transfer_t *xfer,
+                                nt_match_objective obj, int *perm, int64_t moved[2]);
+
 /**
  * \brief Message of the last failure of this library on the calling thread.
  * @return a thread-local string, "" if nothing failed yet.
