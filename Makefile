@@ -597,6 +597,23 @@ test-mpi-dropin: $(SL_TESTS) $(SL_FTESTS)
 # (tests/mpi/packaging.sh, a temporary prefix).
 test-packaging: all
 	sh tests/mpi/packaging.sh "$(MAKE)" $(BUILD) $(MPIRUN)
+
+# test_tran (mpitran): nt_ptran and nt_ptrmr2d against the per-element oracle and ScaLAPACK's
+# pdtran, pztranc and pdtrmr2d on 2, 3 and 4 ranks, then point to point only.
+MPI_TEST_TR := $(BUILD)/tests/test_tran
+MPI_TRAN_CASES ?= 400
+all mpi: $(MPI_TEST_TR)
+-include $(BUILD)/obj/tests/mpi/test_tran.d
+$(MPI_TEST_TR): $(BUILD)/obj/tests/mpi/test_tran.o $(MPI_LIB_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(LDFLAGS) -o $@ $^ $(MPI_LIBS)
+test-mpi: test-mpi-tran
+.PHONY: test-mpi-tran
+test-mpi-tran: $(MPI_TEST_TR)
+	for np in 2 3 4; do $(MPIRUN) -np $$np $(MPI_TEST_TR) --cases $(MPI_TRAN_CASES) --seed $$np \
+	  || exit 1; done
+	NT_MPI_NO_SHM=1 $(MPIRUN) -x NT_MPI_NO_SHM -np 3 $(MPI_TEST_TR) --cases $(MPI_TRAN_CASES) \
+	  --seed 9
 else
 test-mpi check-abi-mpi test-mpi-dropin test-packaging:
 	@echo "$@: not built (no $(MPICC) or no $(SCALAPACK_LIB); make deps installs them)"

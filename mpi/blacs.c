@@ -198,12 +198,14 @@ static nt_status gather(MPI_Comm comm, const int mine[2 * REC], int size, int **
     return NT_OK;
 }
 
-// Both grids and corners from the gathered records; refuses what pdgemr2d refuses.
-static nt_status grids(const int *all, int size, int m, int n, int *ranks, nt_mpi_grid_t g[2],
-                       int64_t corner[4])
+// Both grids and corners from the gathered records; refuses what pdgemr2d refuses. trans: A's
+// submatrix is n x m (nt_ptran).
+static nt_status grids(const int *all, int size, int m, int n, bool trans, int *ranks,
+                       nt_mpi_grid_t g[2], int64_t corner[4])
 {
     bool anya, anyb;
-    nt_status s = build_grid("A", all, size, 0, m, n, ranks, &g[0], corner, &anya);
+    nt_status s = build_grid("A", all, size, 0, trans ? n : m, trans ? m : n, ranks, &g[0],
+                             corner, &anya);
     if (!s)
         s = build_grid("B", all, size, 1, m, n, ranks + size, &g[1], corner + 2, &anyb);
     if (!s && (!anya || !anyb))
@@ -215,6 +217,14 @@ static nt_status grids(const int *all, int size, int m, int n, int *ranks, nt_mp
 nt_status nt_pgemr2d(size_t elem_size, int m, int n, const void *a, int ia, int ja,
                      const int *desca, void *b, int ib, int jb, const int *descb, int ictxt,
                      nt_mpi_stats_t *stats)
+{
+    return nt_mpi_pgemr2d_op(elem_size, m, n, a, ia, ja, desca, b, ib, jb, descb, ictxt, NULL,
+                             stats);
+}
+
+nt_status nt_mpi_pgemr2d_op(size_t elem_size, int m, int n, const void *a, int ia, int ja,
+                            const int *desca, void *b, int ib, int jb, const int *descb,
+                            int ictxt, const nt_mpi_op *op, nt_mpi_stats_t *stats)
 {
     if (stats)
         *stats = (nt_mpi_stats_t){0};
@@ -244,15 +254,16 @@ nt_status nt_pgemr2d(size_t elem_size, int m, int n, const void *a, int ia, int 
     nt_mpi_grid_t g[2] = {{0}, {0}};
     int64_t corner[4] = {0};
     if (!s)
-        s = grids(all, size, m, n, ranks, g, corner);
+        s = grids(all, size, m, n, op && op->trans, ranks, g, corner);
     free(all);
     if (!s) {
         // A process with no local row may pass LLD = 0; the engine wants >= 1 (it reads none).
         bool ina = mine[R_MEMBER], inb = mine[REC + R_MEMBER];
         int lda = ina && desca[LLD_] > 1 ? desca[LLD_] : 1;
         int ldb = inb && descb[LLD_] > 1 ? descb[LLD_] : 1;
-        s = nt_mpi_redist(comm, m, n, elem_size, ina ? a : NULL, lda, corner[0], corner[1], &g[0],
-                          inb ? b : NULL, ldb, corner[2], corner[3], &g[1], NULL, stats);
+        s = nt_mpi_redist_op(comm, m, n, elem_size, ina ? a : NULL, lda, corner[0], corner[1],
+                             &g[0], inb ? b : NULL, ldb, corner[2], corner[3], &g[1], NULL, op,
+                             stats);
     }
     free(ranks);
     return s;

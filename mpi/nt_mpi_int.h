@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <omp.h>
+
 #include "numatile/mpi.h"
 
 // Record a message for nt_mpi_last_error() and return code.
@@ -127,6 +129,89 @@ void nt_mpi_unpack_group(const nt_mpi_steps *st, const nt_mpi_pieces *cp, const 
 // NT_MPI_LINES says (for tests and measurements).
 #define NT_MPI_LINES_MIN ((int64_t)32 << 20)
 bool nt_mpi_lines_wanted(int64_t bytes);
+
+// What a call does to each element of the submatrix (nt_ptran, nt_ptrmr2d; op.c): B = beta*B +
+// alpha*op(A), op(A) = A, A^T or conj(A)^T, restricted to a band of B's submatrix. A plain
+// copy is no op at all (NULL): the copy's own walks run it.
+typedef struct nt_mpi_op {
+    bool trans;     // B's submatrix is A's transposed: A' = A^T feeds the engine
+    bool conj;      // conjugate A's elements (complex types)
+    char type;      // 0: raw bytes of elem_size (no arithmetic), 's', 'd', 'c' or 'z'
+    bool scale;     // alpha and beta apply (typed only); else B = op(A)
+    double alpha[2], beta[2]; // real, imaginary parts
+    bool band;      // only elements (i, j) of B's submatrix with lo <= i - j <= hi
+    int64_t lo, hi;
+} nt_mpi_op;
+
+// nt_mpi_redist with an operation (NULL: the copy). ia, ja are A's own corner; with op->trans
+// A's submatrix is cols x rows. Validates op's type against elem_size.
+nt_status nt_mpi_redist_op(MPI_Comm comm, int64_t rows, int64_t cols, size_t elem_size,
+                           const void *a, int64_t lda, int64_t ia, int64_t ja,
+                           const nt_mpi_grid_t *ga, void *b, int64_t ldb, int64_t ib,
+                           int64_t jb, const nt_mpi_grid_t *gb, const nt_mpi_opts_t *opts,
+                           const nt_mpi_op *op, nt_mpi_stats_t *stats);
+
+// The executor (redist.c): nt_mpi_redist with op (NULL: the copy), ga being A' = A^T and
+// (ia, ja) its corner when op->trans; op checked by nt_mpi_redist_op.
+nt_status nt_mpi_redist_engine(MPI_Comm comm, int64_t rows, int64_t cols, size_t elem_size,
+                               const void *a, int64_t lda, int64_t ia, int64_t ja,
+                               const nt_mpi_grid_t *ga, void *b, int64_t ldb, int64_t ib,
+                               int64_t jb, const nt_mpi_grid_t *gb, const nt_mpi_opts_t *opts,
+                               const nt_mpi_op *op, nt_mpi_stats_t *stats);
+
+// nt_pgemr2d with an operation (blacs.c): the descriptors turned into grids, then
+// nt_mpi_redist_op.
+nt_status nt_mpi_pgemr2d_op(size_t elem_size, int m, int n, const void *a, int ia, int ja,
+                            const int *desca, void *b, int ib, int jb, const int *descb,
+                            int ictxt, const nt_mpi_op *op, nt_mpi_stats_t *stats);
+
+// Where B's local rows and columns sit in its submatrix, for an op's band (op_walk.c): this
+// process's offset (its distance from the source process) in each dimension.
+typedef struct nt_mpi_clip {
+    int64_t mb, nb, ib, jb, lo, hi;
+    int p, q, kr, kc; // grid, and this process's row and column distance from rsrc, csrc
+} nt_mpi_clip;
+
+// Pack a column group's messages from A' = A^T: element (r, c) of A' is A's local (c, r), at
+// a + (c + r * lda) * es. Blocks of consecutive columns of A' (rows of A) are read together.
+void nt_mpi_pack_group_t(const nt_mpi_steps *st, const nt_mpi_pieces *cp, const char *a,
+                         int64_t lda, size_t es, int threads);
+
+// Unpack a column group into B's local columns [d0, d1) applying op (clip: where B's elements
+// sit, for op->band). The local part reads A' at a + (r * ars + c * acs) * es.
+void nt_mpi_unpack_group_op(const nt_mpi_steps *st, const nt_mpi_pieces *cp, const char *a,
+                            int64_t ars, int64_t acs, char *b, int64_t ldb, size_t es,
+                            int64_t d0, int64_t d1, int threads, const nt_mpi_op *op,
+                            const nt_mpi_clip *clip);
+
+// Columns of a column group by their flat index c (0..cp->sum-1, increasing): a cursor over the
+// group's column pieces gives each one's local column on both sides (walk.c, op_walk.c).
+typedef struct nt_mpi_cursor {
+    const nt_mpi_pieces *cp;
+    int64_t k, base; // the piece holding the current column, flat index of its first column
+} nt_mpi_cursor;
+
+// The calling OpenMP thread's share [*c0, *c1) of the group's columns, a cursor at its first.
+static inline nt_mpi_cursor nt_mpi_thread_share(const nt_mpi_pieces *cp, int64_t *c0,
+                                                int64_t *c1)
+{
+    int nth = omp_get_num_threads(), t = omp_get_thread_num();
+    *c0 = cp->sum * t / nth;
+    *c1 = cp->sum * (t + 1) / nth;
+    nt_mpi_cursor u = {cp, 0, 0};
+    while (u.k < cp->n && u.base + cp->v[u.k].len <= *c0)
+        u.base += cp->v[u.k++].len;
+    return u;
+}
+
+// Column c (at or after the cursor's): its local column on both sides.
+static inline void nt_mpi_cursor_col(nt_mpi_cursor *u, int64_t c, int64_t *sj, int64_t *dj)
+{
+    if (c - u->base >= u->cp->v[u->k].len)
+        u->base += u->cp->v[u->k++].len;
+    *sj = u->cp->v[u->k].s + (c - u->base);
+    *dj = u->cp->v[u->k].d + (c - u->base);
+}
 
 // Local index of global index g in a dimension of block size b over p processes.
 static inline int64_t nt_mpi_local(int64_t g, int64_t b, int p)

@@ -74,17 +74,19 @@ static nt_status check_grid(const char *name, const nt_mpi_grid_t *g, int size, 
     return NT_OK;
 }
 
+// trans: the side is A' = A^T, whose local columns are the rows of the caller's local array.
 static nt_status check_local(const char *name, const side *sd, const void *p, int64_t ld,
-                             bool nonempty)
+                             bool nonempty, bool trans)
 {
     if (sd->cell < 0 || !nonempty)
         return NT_OK;
     int64_t lcols = nt_mpi_numroc(sd->g->n, sd->g->nb, sd->pcol, sd->g->csrc, sd->g->npcol);
+    int64_t lrows = trans ? lcols : sd->lrows;
     if (!p && sd->lrows > 0 && lcols > 0)
         return nt_mpi_fail(NT_EINVAL, "%s: NULL local array on a rank of its grid", name);
-    if (ld < (sd->lrows > 1 ? sd->lrows : 1))
+    if (ld < (lrows > 1 ? lrows : 1))
         return nt_mpi_fail(NT_EINVAL, "%s: leading dimension %lld < local rows %lld", name,
-                           (long long)ld, (long long)sd->lrows);
+                           (long long)ld, (long long)lrows);
     return NT_OK;
 }
 
@@ -194,6 +196,9 @@ typedef struct run {
     bool shm;              // this call packs into shared windows (ctx->shm, not steps)
     bool lines;            // writes through line writers (nt_mpi_lines_wanted)
     bool steps;            // one-port phases
+    const nt_mpi_op *op;   // NULL: the copy; else what the unpack does (A given as A^T when
+                           // op->trans)
+    nt_mpi_clip clip;      // where B's local elements sit, for op->band
     bool a2a;              // one MPI_Alltoallv
     nt_schedule_t *sched;  // the phases (steps)
 } run;
@@ -326,7 +331,10 @@ static nt_status pack_all(run *r, const void *a, int64_t lda, bool send, nt_mpi_
                               (const char *const *)(r->ptab + tc * gb->nprow), -1, r->es, &ps);
         if (s)
             break;
-        nt_mpi_pack_group(&ps, &r->src.cols[tc], a, lda, r->es, r->threads, r->lines);
+        if (r->op && r->op->trans)
+            nt_mpi_pack_group_t(&ps, &r->src.cols[tc], a, lda, r->es, r->threads);
+        else
+            nt_mpi_pack_group(&ps, &r->src.cols[tc], a, lda, r->es, r->threads, r->lines);
         nt_mpi_steps_free(&ps);
         for (int i = 0; i < r->nout && !s; i++) {
             const msg *m = &r->out[i];
@@ -565,9 +573,9 @@ static nt_status prepare(run *r, int64_t rows, int64_t cols, const void *a, int6
         s = check_args(rows, cols, r->es, ia, ja, &r->a, ib, jb, &r->b);
     bool nonempty = rows > 0 && cols > 0;
     if (!s)
-        s = check_local("A", &r->a, a, lda, nonempty);
+        s = check_local("A", &r->a, a, lda, nonempty, r->op && r->op->trans);
     if (!s)
-        s = check_local("B", &r->b, b, ldb, nonempty);
+        s = check_local("B", &r->b, b, ldb, nonempty, false);
     if (s || !nonempty)
         return s;
     nt_mpi_dim ds[2] = {{ga->mb, ia, ga->nprow, ga->rsrc}, {ga->nb, ja, ga->npcol, ga->csrc}};
@@ -589,8 +597,13 @@ static nt_status prepare(run *r, int64_t rows, int64_t cols, const void *a, int6
 static void unpack_cols(const run *r, const void *a, int64_t lda, void *b, int64_t ldb,
                         int64_t d0, int64_t d1, int threads)
 {
+    bool tr = r->op && r->op->trans;
     for (int sc = 0; sc < r->a.g->npcol; sc++)
-        if (r->dst.cols[sc].sum > 0)
+        if (r->dst.cols[sc].sum > 0 && r->op)
+            nt_mpi_unpack_group_op(&r->usteps[sc], &r->dst.cols[sc], a, tr ? lda : 1,
+                                   tr ? 1 : lda, b, ldb, r->es, d0, d1, threads, r->op,
+                                   &r->clip);
+        else if (r->dst.cols[sc].sum > 0)
             nt_mpi_unpack_group(&r->usteps[sc], &r->dst.cols[sc], a, lda, b, ldb, r->es, d0, d1,
                                 threads, r->lines && ((uintptr_t)b & 7) == 0);
 }
@@ -652,6 +665,7 @@ typedef struct call {
     int64_t ldb, ib, jb;
     const nt_mpi_grid_t *gb;
     const nt_mpi_opts_t *opts;
+    const nt_mpi_op *op;
 } call;
 
 static bool has_elements(const call *c)
@@ -683,6 +697,13 @@ static nt_status setup(run *r, const call *c)
     }
     if (!s && r->shm)
         r->rbase = r->ctx->base;
+    if (!s && r->b.cell >= 0) {
+        const nt_mpi_grid_t *gb = c->gb;
+        int kr = (r->b.prow - gb->rsrc + gb->nprow) % gb->nprow;
+        int kc = (r->b.pcol - gb->csrc + gb->npcol) % gb->npcol;
+        r->clip = (nt_mpi_clip){gb->mb, gb->nb, c->ib, c->jb, c->op ? c->op->lo : 0,
+                                c->op ? c->op->hi : 0, gb->nprow, gb->npcol, kr, kc};
+    }
     return s;
 }
 
@@ -765,12 +786,22 @@ nt_status nt_mpi_redist(MPI_Comm comm, int64_t rows, int64_t cols, size_t elem_s
                         const nt_mpi_grid_t *gb, const nt_mpi_opts_t *opts,
                         nt_mpi_stats_t *stats)
 {
+    return nt_mpi_redist_engine(comm, rows, cols, elem_size, a, lda, ia, ja, ga, b, ldb, ib, jb,
+                                gb, opts, NULL, stats);
+}
+
+nt_status nt_mpi_redist_engine(MPI_Comm comm, int64_t rows, int64_t cols, size_t elem_size,
+                               const void *a, int64_t lda, int64_t ia, int64_t ja,
+                               const nt_mpi_grid_t *ga, void *b, int64_t ldb, int64_t ib,
+                               int64_t jb, const nt_mpi_grid_t *gb, const nt_mpi_opts_t *opts,
+                               const nt_mpi_op *op, nt_mpi_stats_t *stats)
+{
     double t0 = MPI_Wtime();
     nt_mpi_stats_t st = {0};
     if (comm == MPI_COMM_NULL)
         return nt_mpi_fail(NT_EINVAL, "comm: MPI_COMM_NULL");
-    const call c = {rows, cols, a, lda, ia, ja, ga, b, ldb, ib, jb, gb, opts};
-    run r = {.comm = MPI_COMM_NULL, .es = elem_size};
+    const call c = {rows, cols, a, lda, ia, ja, ga, b, ldb, ib, jb, gb, opts, op};
+    run r = {.comm = MPI_COMM_NULL, .es = elem_size, .op = op};
     // A private communicator: our tags never meet the caller's messages, and MPI errors
     // come back as codes instead of aborting.
     nt_status s = nt_mpi_context(comm, &r.ctx);

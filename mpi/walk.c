@@ -125,32 +125,7 @@ static inline void copy_elems(char *d, const char *s, int64_t len, size_t es)
     }
 }
 
-// Columns of a group by their flat index c (0..cp->sum-1, increasing): a cursor over the
-// group's column pieces gives each one's local column on both sides.
-typedef struct cursor {
-    const nt_mpi_pieces *cp;
-    int64_t k, base; // the piece holding the current column, flat index of its first column
-} cursor;
-
-// The calling OpenMP thread's share [*c0, *c1) of the group's columns, a cursor at its first.
-static cursor thread_share(const nt_mpi_pieces *cp, int64_t *c0, int64_t *c1)
-{
-    int nth = omp_get_num_threads(), t = omp_get_thread_num();
-    *c0 = cp->sum * t / nth;
-    *c1 = cp->sum * (t + 1) / nth;
-    cursor u = {cp, 0, 0};
-    while (u.k < cp->n && u.base + cp->v[u.k].len <= *c0)
-        u.base += cp->v[u.k++].len;
-    return u;
-}
-
-static inline void cursor_col(cursor *u, int64_t c, int64_t *sj, int64_t *dj)
-{
-    if (c - u->base >= u->cp->v[u->k].len)
-        u->base += u->cp->v[u->k++].len;
-    *sj = u->cp->v[u->k].s + (c - u->base);
-    *dj = u->cp->v[u->k].d + (c - u->base);
-}
+typedef nt_mpi_cursor cursor;
 
 bool nt_mpi_lines_wanted(int64_t bytes)
 {
@@ -247,13 +222,13 @@ void nt_mpi_pack_group(const nt_mpi_steps *st, const nt_mpi_pieces *cp, const ch
 #pragma omp parallel num_threads(threads)
     {
         int64_t c0, c1, sj, dj;
-        cursor u = thread_share(cp, &c0, &c1);
+        cursor u = nt_mpi_thread_share(cp, &c0, &c1);
         // The writers of this thread; without their memory it copies without them.
         nt_lines *w = ln ? aligned_alloc(64, (size_t)st->nl * sizeof *w) : NULL;
         if (w)
             memset(w, 0, (size_t)st->nl * sizeof *w);
         for (int64_t c = c0; c < c1; c++) {
-            cursor_col(&u, c, &sj, &dj);
+            nt_mpi_cursor_col(&u, c, &sj, &dj);
             const char *scol = a + (size_t)(sj * lda) * es;
             if (w) {
                 pack_col(st, w, scol, c, avx512);
@@ -279,9 +254,9 @@ void nt_mpi_unpack_group(const nt_mpi_steps *st, const nt_mpi_pieces *cp, const 
 #pragma omp parallel num_threads(threads)
     {
         int64_t c0, c1, sj, dj;
-        cursor u = thread_share(cp, &c0, &c1);
+        cursor u = nt_mpi_thread_share(cp, &c0, &c1);
         for (int64_t c = c0; c < c1; c++) {
-            cursor_col(&u, c, &sj, &dj);
+            nt_mpi_cursor_col(&u, c, &sj, &dj);
             if (dj < d0 || dj >= d1)
                 continue;
             char *dcol = b + (size_t)(dj * ldb) * es;

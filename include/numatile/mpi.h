@@ -564,6 +564,64 @@ nt_status nt_mpi_layout_relabel(MPI_Comm comm, int count, const nt_mpi_transfer_
  */
 const char *nt_mpi_last_error(void);
 
+/* ------------------------------------------------------------------------------------------ */
+/* Triangular copies and transposition (ScaLAPACK's p?trmr2d, PBLAS's p?tran)                  */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * \brief ScaLAPACK's p?trmr2d for any element size: nt_pgemr2d() restricted to the upper or
+ *        lower trapezoid of the m x n submatrix; B's other elements are not written. As in
+ *        ScaLAPACK, the trapezoid's diagonal ends at the submatrix's bottom-right corner:
+ *        element (i, j) of the submatrix (0-based) is copied when, for uplo 'U',
+ *        i - j <= max(m - n, 0) (i - j < max(m - n, 0) with diag 'U'), and for uplo 'L',
+ *        j - i <= max(n - m, 0) (< with diag 'U'); for a square submatrix the upper triangle
+ *        is i <= j. Collective over ictxt's processes, with nt_pgemr2d()'s arguments,
+ *        descriptors and grids (the same exchange, the same transaction: B unchanged on
+ *        failure).
+ * @param[in]  uplo      'U' or 'L' (either case): which trapezoid.
+ * @param[in]  diag      'N': the diagonal is copied; 'U' (unit): it is not.
+ * @param[in]  elem_size bytes per element (8 for pdtrmr2d).
+ * @param[in]  m, n, a, ia, ja, desca, b, ib, jb, descb, ictxt, stats  as nt_pgemr2d().
+ * @retval NT_OK success. @retval NT_EINVAL uplo or diag not listed, or as nt_pgemr2d().
+ * @retval other as nt_pgemr2d(). The same status on every process of ictxt.
+ */
+nt_status nt_ptrmr2d(char uplo, char diag, size_t elem_size, int m, int n, const void *a,
+                     int ia, int ja, const int *desca, void *b, int ib, int jb,
+                     const int *descb, int ictxt, nt_mpi_stats_t *stats);
+
+/**
+ * \brief PBLAS's p?tran, p?tranu and p?tranc: sub(C) = beta*sub(C) + alpha*op(sub(A)) with
+ *        sub(C) = C(ic:ic+m-1, jc:jc+n-1) and, for op 'T' or 'C', sub(A) = A(ia:ia+n-1,
+ *        ja:ja+m-1) (n x m) transposed, conjugated too for 'C' on complex types; op 'N' is
+ *        p?geadd's sub(C) = beta*sub(C) + alpha*A(ia:ia+m-1, ja:ja+n-1). Both matrices are
+ *        distributed on one BLACS context (desca's CTXT, equal to descc's), in any block
+ *        sizes and sources; 1-based corners; called by every process of the context. beta = 0
+ *        never reads C (NaN or garbage there is not propagated); alpha = 0 never reads A;
+ *        alpha = 0 with beta = 1, m = 0 or n = 0 return at once without communication. The
+ *        exchange is nt_pgemr2d()'s (one packed message per pair of processes), so the call
+ *        is transactional in the same way: on failure C is unchanged everywhere.
+ * @param[in]  trans 'T' (p?tran, p?tranu), 'C' (p?tranc; as 'T' for real types) or 'N'.
+ * @param[in]  type  's', 'd', 'c' or 'z' (either case): float, double, float complex,
+ *                   double complex (pairs of float or double, real part first).
+ * @param[in]  m, n  sub(C)'s rows and columns, >= 0.
+ * @param[in]  alpha pointer to one scalar of the type (not NULL).
+ * @param[in]  a     local part of A (read only).
+ * @param[in]  ia, ja 1-based corner of sub(A) in A.
+ * @param[in]  desca A's 9-integer descriptor (not NULL).
+ * @param[in]  beta  pointer to one scalar of the type (not NULL).
+ * @param[in,out] c  local part of C; only sub(C)'s elements are written.
+ * @param[in]  ic, jc 1-based corner of sub(C) in C.
+ * @param[in]  descc C's descriptor (not NULL), on desca's context.
+ * @param[out] stats this process's statistics, or NULL.
+ * @retval NT_OK success. @retval NT_EINVAL trans or type not listed, NULL scalar or
+ *         descriptor, contexts that differ, m or n < 0, or a descriptor or submatrix
+ *         nt_pgemr2d() refuses. @retval other as nt_pgemr2d(). The same status on every
+ *         process of the context.
+ */
+nt_status nt_ptran(char trans, char type, int m, int n, const void *alpha, const void *a,
+                   int ia, int ja, const int *desca, const void *beta, void *c, int ic, int jc,
+                   const int *descc, nt_mpi_stats_t *stats);
+
 #ifdef __cplusplus
 }
 #endif
