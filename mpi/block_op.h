@@ -21,14 +21,19 @@
                 memcpy(&x, s, sizeof(T));                                                      \
             if (be != 0)                                                                       \
                 memcpy(&y, d, sizeof(T));                                                      \
-            T r = (al != 0 ? al * x : 0) + (be != 0 ? be * y : 0);                             \
+            T r = al != 0 ? al * x : be * y;                                                   \
+            if (al != 0 && be != 0)                                                            \
+                r += be * y;                                                                   \
             memcpy(d, &r, sizeof(T));                                                          \
         }                                                                                      \
     }
 NT_MPI_REAL_RUN(float)
 NT_MPI_REAL_RUN(double)
 
-// Complex runs (pairs of T), the products written out (no __muldc3 call per element).
+// Complex runs (pairs of T), the products written out (no __muldc3 call per element), and
+// as PBLAS's kernels (PTZBLAS ?mmtadd, ?mmtcadd) form them, so that results agree bit for bit,
+// signed zeros included: alpha = 1 and beta = 1 do not multiply, other scalars multiply in
+// full (ar*xr - ai*xi, ar*xi + ai*xr).
 #define NT_MPI_COMPLEX_RUN(T)                                                                  \
     static inline void nt_mpi_crun_##T(char *d, const char *s, int64_t step, int64_t len,     \
                                        const nt_mpi_op *op)                                    \
@@ -36,21 +41,23 @@ NT_MPI_REAL_RUN(double)
         T ar = (T)op->alpha[0], ai = (T)op->alpha[1], br = (T)op->beta[0],                     \
           bi = (T)op->beta[1], x[2] = {0, 0}, y[2] = {0, 0};                                   \
         bool ax = ar != 0 || ai != 0, by = br != 0 || bi != 0;                                 \
+        bool a1 = ar == 1 && ai == 0, b1 = br == 1 && bi == 0;                                 \
         T cj = op->conj ? -1 : 1;                                                              \
         for (int64_t k = 0; k < len; k++, d += 2 * sizeof(T), s += step) {                     \
             if (ax)                                                                            \
                 memcpy(x, s, sizeof x);                                                        \
             if (by)                                                                            \
                 memcpy(y, d, sizeof y);                                                        \
-            T xi = cj * x[1];                                                                  \
-            T r[2] = {0, 0};                                                                   \
+            T xi = cj * x[1], r[2] = {0, 0}, u[2];                                             \
             if (ax) {                                                                          \
-                r[0] = ar * x[0] - ai * xi;                                                    \
-                r[1] = ar * xi + ai * x[0];                                                    \
+                r[0] = a1 ? x[0] : ar * x[0] - ai * xi;                                        \
+                r[1] = a1 ? xi : ar * xi + ai * x[0];                                          \
             }                                                                                  \
             if (by) {                                                                          \
-                r[0] += br * y[0] - bi * y[1];                                                 \
-                r[1] += br * y[1] + bi * y[0];                                                 \
+                u[0] = b1 ? y[0] : br * y[0] - bi * y[1];                                      \
+                u[1] = b1 ? y[1] : br * y[1] + bi * y[0];                                      \
+                r[0] = ax ? r[0] + u[0] : u[0];                                                \
+                r[1] = ax ? r[1] + u[1] : u[1];                                                \
             }                                                                                  \
             memcpy(d, r, sizeof r);                                                            \
         }                                                                                      \

@@ -169,13 +169,20 @@ nt_status nt_mpi_pgemr2d_op(size_t elem_size, int m, int n, const void *a, int i
 // process's offset (its distance from the source process) in each dimension.
 typedef struct nt_mpi_clip {
     int64_t mb, nb, ib, jb, lo, hi;
-    int p, q, kr, kc; // grid, and this process's row and column distance from rsrc, csrc
+    int p, q, rsrc, csrc;
+    int kr, kc; // this process's row and column distance from rsrc, csrc (as B)
 } nt_mpi_clip;
 
 // Pack a column group's messages from A' = A^T: element (r, c) of A' is A's local (c, r), at
 // a + (c + r * lda) * es. Blocks of consecutive columns of A' (rows of A) are read together.
 void nt_mpi_pack_group_t(const nt_mpi_steps *st, const nt_mpi_pieces *cp, const char *a,
                          int64_t lda, size_t es, int threads);
+
+// Pack a column group's messages to B's process column tc with op->band: only the elements
+// the band keeps at each receiver are written (the others' places stay unwritten; the unpack
+// skips them).
+void nt_mpi_pack_group_band(const nt_mpi_steps *st, const nt_mpi_pieces *cp, const char *a,
+                            int64_t lda, size_t es, int threads, const nt_mpi_clip *cl, int tc);
 
 // Unpack a column group into B's local columns [d0, d1) applying op (clip: where B's elements
 // sit, for op->band). The local part reads A' at a + (r * ars + c * acs) * es.

@@ -333,6 +333,9 @@ static nt_status pack_all(run *r, const void *a, int64_t lda, bool send, nt_mpi_
             break;
         if (r->op && r->op->trans)
             nt_mpi_pack_group_t(&ps, &r->src.cols[tc], a, lda, r->es, r->threads);
+        else if (r->op && r->op->band)
+            nt_mpi_pack_group_band(&ps, &r->src.cols[tc], a, lda, r->es, r->threads, &r->clip,
+                                   tc);
         else
             nt_mpi_pack_group(&ps, &r->src.cols[tc], a, lda, r->es, r->threads, r->lines);
         nt_mpi_steps_free(&ps);
@@ -697,12 +700,13 @@ static nt_status setup(run *r, const call *c)
     }
     if (!s && r->shm)
         r->rbase = r->ctx->base;
-    if (!s && r->b.cell >= 0) {
+    if (!s && r->op) {
+        // Where B's elements sit: this rank's (the unpack) and every receiver's (the pack).
         const nt_mpi_grid_t *gb = c->gb;
-        int kr = (r->b.prow - gb->rsrc + gb->nprow) % gb->nprow;
-        int kc = (r->b.pcol - gb->csrc + gb->npcol) % gb->npcol;
-        r->clip = (nt_mpi_clip){gb->mb, gb->nb, c->ib, c->jb, c->op ? c->op->lo : 0,
-                                c->op ? c->op->hi : 0, gb->nprow, gb->npcol, kr, kc};
+        int kr = r->b.cell >= 0 ? (r->b.prow - gb->rsrc + gb->nprow) % gb->nprow : 0;
+        int kc = r->b.cell >= 0 ? (r->b.pcol - gb->csrc + gb->npcol) % gb->npcol : 0;
+        r->clip = (nt_mpi_clip){gb->mb, gb->nb, c->ib, c->jb, r->op->lo, r->op->hi,
+                                gb->nprow, gb->npcol, gb->rsrc, gb->csrc, kr, kc};
     }
     return s;
 }

@@ -1,5 +1,6 @@
 // `numatile-mpi bench` (see main.c): pdgemr2d, nt_mpi_redist through one MPI_Alltoallv and
-// nt_pgemr2d on the same geometries, alternating in the same run, beside a copy floor.
+// nt_pgemr2d on the same geometries, alternating in the same run, beside a copy floor; then
+// the operation rows of bench_ops.c.
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,12 +258,16 @@ static json_t *bench_geom(const geom *g, int n, int reps, int gctx, bool *fail)
 int tool_bench(int argc, char **argv)
 {
     long n = 4096, reps = 5;
-    bool json = false, quick = false;
+    bool json = false, quick = false, copies = true, ops = true;
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--json"))
             json = true;
         else if (!strcmp(argv[i], "--quick"))
             quick = true;
+        else if (!strcmp(argv[i], "--ops-only"))
+            copies = false;
+        else if (!strcmp(argv[i], "--no-ops"))
+            ops = false;
         else if (!strcmp(argv[i], "--n") &&
                  tool_number(i + 1 < argc ? argv[i + 1] : NULL, 1, 46340, &n))
             i++;
@@ -270,7 +275,8 @@ int tool_bench(int argc, char **argv)
                  tool_number(i + 1 < argc ? argv[i + 1] : NULL, 1, TOOL_MAX_REPS, &reps))
             i++;
         else
-            return tool_usage("bench: bad argument '%s' (--n N, --reps K, --quick, --json)",
+            return tool_usage("bench: bad argument '%s' (--n N, --reps K, --quick, --json, "
+                              "--ops-only, --no-ops)",
                               argv[i]);
     }
     if (quick)
@@ -291,7 +297,7 @@ int tool_bench(int argc, char **argv)
         printf("bench mpi-redist: %d ranks, N = %ld doubles, %ld repetitions (median, slowest "
                "rank), %s\n%-26s %12s %11s %11s %8s %11s  verify\n", tool_nranks, n, reps, lib,
                "geometry", "crossing MB", "pdgemr2d s", "numatile s", "speedup", "alltoallv s");
-    for (int k = 0; k < NGEOMS; k++) {
+    for (int k = 0; copies && k < NGEOMS; k++) {
         json_t *row = bench_geom(&GEOMS[k], (int)n, (int)reps, gctx, &fail);
         if (!row)
             break;
@@ -309,13 +315,16 @@ int tool_bench(int argc, char **argv)
             fflush(stdout);
         json_array_append_new(rows, row);
     }
+    json_t *op_rows = ops && !fail ? tool_bench_ops((int)n, (int)reps, gctx, !json, &fail)
+                                   : json_array();
     int rc = 0;
     if (tool_rank == 0 && json)
-        rc = tool_print_json(json_pack("{s:s, s:s, s:i, s:i, s:i, s:o, s:b}", "scenario",
+        rc = tool_print_json(json_pack("{s:s, s:s, s:i, s:i, s:i, s:o, s:o, s:b}", "scenario",
                                        "mpi-redist", "mpi", lib, "ranks", tool_nranks, "n",
-                                       (int)n, "reps", (int)reps, "rows", rows, "verify", !fail));
+                                       (int)n, "reps", (int)reps, "rows", rows, "op_rows",
+                                       op_rows, "verify", !fail));
     else
-        json_decref(rows);
+        json_decref(rows), json_decref(op_rows);
     Cblacs_gridexit(gctx);
     return rc ? rc : fail ? 1 : 0;
 }

@@ -5,7 +5,8 @@
 //                                    [--reps K] [--seed S] [--verify] [--json]
 //                                    [--match none|volume|steps|lex] [--domains D]
 //                                    [--transport p2p|alltoallv]
-//   mpirun -np 4 numatile-mpi bench [--n N] [--reps K] [--quick] [--json]
+//   mpirun -np 4 numatile-mpi bench [--n N] [--reps K] [--quick] [--json] [--ops-only]
+//                                   [--no-ops]
 //
 // `numatile redist --mpi ...` execs `numatile-mpi redist ...` with the same arguments.
 // redist (redist.c): DIST is bc2d:PxQ or bc1d:P (ScaLAPACK layouts, grid cell (p,q) on rank
@@ -15,7 +16,9 @@
 // Rank 0 prints.
 // bench (bench.c): pdgemr2d and nt_pdgemr2d on the same geometries, alternating, in the same
 // run; per geometry the bytes that cross ranks, the median times (slowest rank, between
-// barriers) and their ratio; both results checked against the oracle.
+// barriers) and their ratio; both results checked against the oracle. Then (bench_ops.c,
+// unless --no-ops; --ops-only: these alone) pdtrmr2d, pdtran and pztranc against nt_ptrmr2d
+// and nt_ptran, alternating, both results compared element by element.
 // Exit codes as the numatile tool: 0 success, 1 a check failed, 2 bad arguments, 3 a failure.
 #include <errno.h>
 #include <mpi.h>

@@ -1,6 +1,6 @@
 // numatile-mpi's own header: what its files share. main.c: the entry point, messages, numbers,
 // JSON; matrices.c: the block-cyclic matrix of one rank (dmat); redist.c: `numatile-mpi
-// redist`; bench.c: `numatile-mpi bench`. Program-wide names start with tool_ or dmat_.
+// redist`; bench.c: `numatile-mpi bench`; bench_ops.c: its operation rows. Program-wide names start with tool_ or dmat_.
 #ifndef NUMATILE_MPI_TOOL_H
 #define NUMATILE_MPI_TOOL_H
 
@@ -73,5 +73,9 @@ int64_t dmat_check(const dmat *b, size_t es, uint64_t seed, const int64_t *sub);
 
 int tool_redist(int argc, char **argv); // redist.c
 int tool_bench(int argc, char **argv);  // bench.c
+
+// bench_ops.c: the operation rows of `bench` (p?trmr2d, p?tran, p?tranc against ScaLAPACK's),
+// printed as a table on rank 0 when text; *fail set when a check or a call failed.
+json_t *tool_bench_ops(int n, int reps, int gctx, bool text, bool *fail);
 
 #endif
