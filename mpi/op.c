@@ -50,14 +50,16 @@ static nt_status normalise(const nt_mpi_op *op, size_t elem_size, nt_mpi_op *o,
                            elem_size, o->type, type_size(o->type));
     if (!o->type && (o->scale || o->conj))
         return nt_mpi_fail(NT_EINVAL, "scaling or conjugating needs an element type");
+    // alpha = 1, beta = 0: a copy, whose runs are plain copies (bit for bit what the
+    // arithmetic gives: 1 * x is x), and B is not read.
+    if (o->scale && o->alpha[0] == 1 && o->alpha[1] == 0 && o->beta[0] == 0 && o->beta[1] == 0)
+        o->scale = false;
     if (!o->scale) {
         o->alpha[0] = 1, o->alpha[1] = 0;
         o->beta[0] = 0, o->beta[1] = 0;
     }
     o->conj = o->conj && (o->type == 'c' || o->type == 'z');
-    bool plain = !o->trans && !o->conj && !o->band &&
-                 (!o->scale || (o->alpha[0] == 1 && o->alpha[1] == 0 && o->beta[0] == 0 &&
-                                o->beta[1] == 0));
+    bool plain = !o->trans && !o->conj && !o->band && !o->scale;
     *run = plain ? NULL : o;
     return NT_OK;
 }

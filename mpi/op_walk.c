@@ -16,9 +16,16 @@ enum { TW = 64, TH = 16 };
 static inline void tcopy(char *d, const char *s, int64_t lda, size_t es, int64_t x, int64_t k0,
                          int64_t k1)
 {
+    // Constant sizes, so that each memcpy is one load and one store.
     if (es == 8) {
         for (int64_t k = k0; k < k1; k++)
             memcpy(d + 8 * (k - k0), s + 8 * (x + k * lda), 8);
+    } else if (es == 16) {
+        for (int64_t k = k0; k < k1; k++)
+            memcpy(d + 16 * (k - k0), s + 16 * (x + k * lda), 16);
+    } else if (es == 4) {
+        for (int64_t k = k0; k < k1; k++)
+            memcpy(d + 4 * (k - k0), s + 4 * (x + k * lda), 4);
     } else {
         for (int64_t k = k0; k < k1; k++)
             memcpy(d + (size_t)(k - k0) * es, s + (size_t)(x + k * lda) * es, es);
@@ -89,8 +96,16 @@ static int64_t first_above(const nt_mpi_clip *cl, int kr, int64_t d, int64_t len
 static void band_part(const nt_mpi_clip *cl, int kr, int64_t d, int64_t len, int64_t j,
                       int64_t *k0, int64_t *k1)
 {
-    *k0 = cl->lo > INT64_MIN / 4 ? first_above(cl, kr, d, len, j + cl->lo - 1) : 0;
-    *k1 = cl->hi < INT64_MAX / 4 ? first_above(cl, kr, d, len, j + cl->hi) : len;
+    // Most runs lie wholly inside or outside the band: their ends decide without a search.
+    int64_t first = sub_index(d, cl->mb, cl->p, kr, cl->ib);
+    int64_t last = sub_index(d + len - 1, cl->mb, cl->p, kr, cl->ib);
+    bool lo = cl->lo > INT64_MIN / 4, hi = cl->hi < INT64_MAX / 4;
+    *k0 = !lo || first - j >= cl->lo ? 0
+          : last - j < cl->lo        ? len
+                                     : first_above(cl, kr, d, len, j + cl->lo - 1);
+    *k1 = !hi || last - j <= cl->hi ? len
+          : first - j > cl->hi      ? 0
+                                    : first_above(cl, kr, d, len, j + cl->hi);
 }
 
 // Column c of a band pack: per message, only the rows the band keeps at the receiver (list
