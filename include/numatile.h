@@ -23,5 +23,6 @@
 #include "numatile/advise.h"
 #include "numatile/task.h"
 #include "numatile/wrap.h"
+#include "numatile/convert.h"
 
 #endif
