@@ -71,6 +71,9 @@ IGNORE = [
      r"best_seconds|spearman.*|within_10pct.*|profile_date",
      "the advisor's predictions rest on a profile calibrated in the same run: its times, the "
      "choices and rank correlations drawn from them"),
+    ("bench/adopt/*", "", r"sec_(min|max)|ratio_bound|(in_place_)?over_out_of_place|"
+     r"out_of_place_ratio_bound|met", "times of the conversions and of the copy bound, their "
+     "ratios, and issue 39's target met from them"),
     ("bench/advise/advise.csv", "", r"candidate|redistribute",
      "rows in the order of the predicted totals, which rest on this run's profile"),
     ("bench/cao-categories/*", "summary.geometries", r"inplace_peak_fraction",

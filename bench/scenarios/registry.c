@@ -33,6 +33,8 @@ static const bench_scenario registry[] = {
      scn_mpi_redist},
     {"advise", "the advisor's predictions vs measurements: rank correlation, choice quality",
      scn_advise},
+    {"adopt", "a LAPACK array to tiles and back: in place vs out of place vs the copy bound",
+     scn_adopt},
 };
 
 const bench_scenario *bench_registry(size_t *n)

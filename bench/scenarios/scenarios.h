@@ -20,5 +20,6 @@ int scn_lambert_partition(bench_run *r);
 int scn_scalapack(bench_run *r);
 int scn_mpi_redist(bench_run *r);
 int scn_advise(bench_run *r);
+int scn_adopt(bench_run *r);
 
 #endif
