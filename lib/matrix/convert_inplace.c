@@ -24,8 +24,10 @@
 //    first unit waiting in a carry buffer), a bitmap of the panel's units marking those
 //    placed: every unit is read once and written once, the least traffic any in-place
 //    permutation has, with a workspace of one bit per unit and one unit per thread (the
-//    least budget, nt_convert_min_budget()). The passes cost one read and one write of the
-//    array each, against one of each for the out-of-place copy.
+//    least budget, nt_convert_min_budget()). A written unit is not read again in the pass, so
+//    in arrays larger than the caches units of 256 bytes or more are written with streaming
+//    stores, as the out-of-place copy writes its target. Each pass thus costs one read and
+//    one write of the array, as the out-of-place copy does.
 //
 // Nothing lost: checks and every allocation (the packing buffer, the bitmaps and carries) come
 // before the first byte moves; the passes themselves cannot fail.
@@ -92,6 +94,10 @@ static void ws_free(void *p, size_t bytes)
     }
 }
 
+// Units of at least this many bytes are written with streaming stores in arrays too large for
+// the caches: a written unit is not read again in the pass, so its lines need not be read first.
+#define STREAM_UNIT ((size_t)256)
+
 // ---- pass 2: the permutation of one tile column -----------------------------------------
 
 // One panel: its columns nj, the geometry's rows, and the unit of g elements.
@@ -135,8 +141,17 @@ static inline void bit_set(uint64_t *b, int64_t k)
 // Permute one panel in place: afterwards unit u holds what unit from(u) held, with from =
 // to_lapack_unit (LAPACK -> tile) or to_tile_unit (back). Cycle by cycle, pulling: the first
 // unit of a cycle waits in carry while each position takes the unit it is owed.
+static inline void unit_copy(char *dst, const char *src, size_t ub, bool stream)
+{
+    if (stream)
+        nt_copy_2d_ex(dst, 1, src, 1, (int64_t)ub, 1, 1, NT_COPY_STREAM | NT_COPY_NOFENCE,
+                      NT_COPY_NT);
+    else
+        memcpy(dst, src, ub);
+}
+
 static void permute_panel(char *base, const cv_panel *p, bool to_tile, uint64_t *bits,
-                          char *carry, size_t ub)
+                          char *carry, size_t ub, bool stream)
 {
     int64_t (*from)(const cv_panel *, int64_t) = to_tile ? to_lapack_unit : to_tile_unit;
     memset(bits, 0, (size_t)((p->units + 63) / 64) * sizeof *bits);
@@ -149,13 +164,15 @@ static void permute_panel(char *base, const cv_panel *p, bool to_tile, uint64_t 
             continue;
         memcpy(carry, base + (size_t)s * ub, ub);
         while (nxt != s) {
-            memcpy(base + (size_t)cur * ub, base + (size_t)nxt * ub, ub);
+            unit_copy(base + (size_t)cur * ub, base + (size_t)nxt * ub, ub, stream);
             cur = nxt;
             bit_set(bits, cur);
             nxt = from(p, cur);
         }
-        memcpy(base + (size_t)cur * ub, carry, ub);
+        unit_copy(base + (size_t)cur * ub, carry, ub, stream);
     }
+    if (stream)
+        nt_copy_fence();
 }
 
 // Bytes of the bitmap of the widest panel's units.
@@ -186,6 +203,7 @@ static void permute_all(char *a, const nt_cgeom *c, bool to_tile, char *ws, size
 {
     int64_t g = nt_gcd64(c->m, c->mb);
     size_t ub = (size_t)g * c->es, bitbytes = bitmap_bytes(c, g);
+    bool stream = ub >= STREAM_UNIT && (int64_t)c->bytes >= nt_copy_stream_bytes();
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
         char *mine = ws + (size_t)omp_get_thread_num() * need;
@@ -196,7 +214,7 @@ static void permute_all(char *a, const nt_cgeom *c, bool to_tile, char *ws, size
                           .g = g, .units = c->m / g * nj};
             if (nj > 1)
                 permute_panel(a + (size_t)(j * c->nb * c->m) * c->es, &p, to_tile,
-                              (uint64_t *)(void *)mine, mine + bitbytes, ub);
+                              (uint64_t *)(void *)mine, mine + bitbytes, ub, stream);
         }
     }
 }
