@@ -3,13 +3,9 @@
 //
 // LAPACK -> tile runs two passes; tile -> LAPACK runs them backwards, in reverse order.
 //
-// 1. Packing (only when lda > m): column c moves from c*lda to c*m. Destinations lie below
-//    their sources, so columns moved in increasing order never overwrite an unread one. A run
-//    of columns [c0, c1) may be copied at once, by all threads, when its destinations end
-//    before the first unread source (c1*m <= c0*lda): the run then grows with c0. Where it is
-//    too short, the run goes through the workspace (read whole, then written), and with no
-//    room for one column, one column is moved with memmove. Packing back moves columns in
-//    decreasing order, upwards, under the mirror condition.
+// 1. Packing (only when lda > m): column c moves from c*lda to c*m, columns in increasing
+//    order so that none overwrites an unread one, threads pipelined column by column with no
+//    workspace (convert_pack.c); unpacking moves them back in decreasing order.
 //
 // 2. Permuting tile columns: once packed, the panel of tile column j (m x nj, leading
 //    dimension m) occupies exactly the m*nj elements its tiles take in the tile layout
@@ -29,8 +25,8 @@
 //    stores, as the out-of-place copy writes its target. Each pass thus costs one read and
 //    one write of the array, as the out-of-place copy does.
 //
-// Nothing lost: checks and every allocation (the packing buffer, the bitmaps and carries) come
-// before the first byte moves; the passes themselves cannot fail.
+// Nothing lost: checks and the one allocation (the bitmaps and carries) come before the first
+// byte moves; the passes themselves cannot fail.
 #include <omp.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -219,104 +215,12 @@ static void permute_all(char *a, const nt_cgeom *c, bool to_tile, char *ws, size
     }
 }
 
-// ---- pass 1: packing columns to leading dimension m, and back ----------------------------
-
-// The most workspace packing uses: larger runs through it gain nothing measurable.
-#define PACK_MAX ((size_t)32 << 20)
-// A run copied directly is taken even when shorter than the workspace's from this size on:
-// it moves each byte once (the workspace twice) and is long enough to pay for a parallel region.
-#define DIRECT_MIN ((size_t)256 << 10)
-
-// Copy cols columns of rows elements (leading dimensions ldd, lds; the blocks do not
-// overlap) with all threads: columns split among them, rows when there are fewer columns.
-static void par_copy(char *dst, int64_t ldd, const char *src, int64_t lds, int64_t rows,
-                     int64_t cols, size_t es, int threads, unsigned flags)
-{
-    threads = nt_convert_threads(threads, (size_t)(rows * cols) * es);
-#pragma omp parallel num_threads(threads) if (threads > 1)
-    {
-        int t = omp_get_thread_num(), nth = omp_get_num_threads();
-        if (cols >= nth) {
-            int64_t c0 = (int64_t)((nt_u128)cols * t / nth);
-            int64_t c1 = (int64_t)((nt_u128)cols * (t + 1) / nth);
-            nt_copy_2d_ex(dst + (size_t)(c0 * ldd) * es, ldd, src + (size_t)(c0 * lds) * es,
-                          lds, rows, c1 - c0, es, flags, NT_COPY_AUTO);
-        } else {
-            int64_t r0 = (int64_t)((nt_u128)rows * t / nth);
-            int64_t r1 = (int64_t)((nt_u128)rows * (t + 1) / nth);
-            nt_copy_2d_ex(dst + (size_t)r0 * es, ldd, src + (size_t)r0 * es, lds, r1 - r0,
-                          cols, es, flags, NT_COPY_AUTO);
-        }
-    }
-}
-
-// How a run of columns moves: directly (destinations clear of every unread source), through
-// the workspace, or (no room for a column) one column by memmove.
-static int64_t run_length(int64_t kd, int64_t kw, size_t col, int64_t left, int *how)
-{
-    int64_t k = kd;
-    *how = 0;
-    if (kd < 1 || (kd < kw && (size_t)kd * col < DIRECT_MIN)) {
-        *how = kw >= 1 ? 1 : 2;
-        k = kw >= 1 ? kw : 1;
-    }
-    return k < left ? k : left;
-}
-
-// Column c from c*lda to c*m, in increasing order (the top of this file).
-static void pack(char *a, const nt_cgeom *c, char *buf, size_t bufbytes, int threads,
-                 unsigned flags)
-{
-    size_t col = (size_t)c->m * c->es;
-    int64_t kw = (int64_t)(bufbytes / col);
-    for (int64_t c0 = 1; c0 < c->n;) {
-        // floor(c0*lda/m) - c0 columns from c0 on end before c0*lda, the first unread byte
-        int64_t kd = (int64_t)((nt_u128)c0 * (uint64_t)(c->lda - c->m) / (uint64_t)c->m);
-        int how;
-        int64_t k = run_length(kd, kw, col, c->n - c0, &how);
-        char *dst = a + (size_t)c0 * col, *src = a + (size_t)(c0 * c->lda) * c->es;
-        if (how == 0) {
-            par_copy(dst, c->m, src, c->lda, c->m, k, c->es, threads, flags);
-        } else if (how == 1) {
-            par_copy(buf, c->m, src, c->lda, c->m, k, c->es, threads, 0);
-            par_copy(dst, c->m * k, buf, c->m * k, c->m * k, 1, c->es, threads, flags);
-        } else {
-            memmove(dst, src, col);
-        }
-        c0 += k;
-    }
-}
-
-// Column c from c*m back to c*lda, in decreasing order.
-static void unpack(char *a, const nt_cgeom *c, char *buf, size_t bufbytes, int threads,
-                   unsigned flags)
-{
-    size_t col = (size_t)c->m * c->es;
-    int64_t kw = (int64_t)(bufbytes / col);
-    for (int64_t c1 = c->n; c1 > 1;) {
-        // columns [c1 - kd, c1) land at or above c1*m, the end of the unread columns
-        int64_t kd = (int64_t)((nt_u128)c1 * (uint64_t)(c->lda - c->m) / (uint64_t)c->lda);
-        int how;
-        int64_t k = run_length(kd, kw, col, c1 - 1, &how), c0 = c1 - k;
-        char *dst = a + (size_t)(c0 * c->lda) * c->es, *src = a + (size_t)c0 * col;
-        if (how == 0) {
-            par_copy(dst, c->lda, src, c->m, c->m, k, c->es, threads, flags);
-        } else if (how == 1) {
-            par_copy(buf, c->m * k, src, c->m * k, c->m * k, 1, c->es, threads, 0);
-            par_copy(dst, c->lda, buf, c->m, c->m, k, c->es, threads, flags);
-        } else {
-            memmove(dst, src, col);
-        }
-        c1 = c0;
-    }
-}
-
 // ---- the conversions ---------------------------------------------------------------------
 
 // What one conversion will do and hold, decided before anything is allocated.
 typedef struct cv_plan {
     nt_cgeom c;
-    size_t budget, need, pack_bytes; // need: one permuting thread's workspace (0: none)
+    size_t budget, need; // need: one permuting thread's workspace (0: none)
     int threads, pthreads;           // all threads; threads permuting panels
 } cv_plan;
 
@@ -346,9 +250,6 @@ static nt_status plan(const char *who, const void *a, const nt_convert_geom_t *g
         pt = nt_convert_threads((int)pt, c->bytes);
     }
     pl->pthreads = (int)pt;
-    size_t rest = pl->budget - (size_t)pt * pl->need, col = (size_t)c->m * c->es;
-    size_t want = (size_t)(c->n - 1) * col < PACK_MAX ? (size_t)(c->n - 1) * col : PACK_MAX;
-    pl->pack_bytes = c->lda > c->m && rest >= col ? (rest < want ? rest : want) : 0;
     return NT_OK;
 }
 
@@ -375,27 +276,22 @@ static nt_status convert(const char *who, void *a, const nt_convert_geom_t *g,
         return s;
     const nt_cgeom *c = &pl.c;
     size_t perm_bytes = (size_t)pl.pthreads * pl.need;
-    char *pbuf = NULL, *ws = NULL;
-    if (pl.pack_bytes && !(pbuf = ws_alloc(pl.pack_bytes, who, "packing buffer")))
+    char *ws = NULL;
+    if (perm_bytes && !(ws = ws_alloc(perm_bytes, who, "permutation bitmaps")))
         return NT_ENOMEM;
-    if (perm_bytes && !(ws = ws_alloc(perm_bytes, who, "permutation bitmaps"))) {
-        ws_free(pbuf, pl.pack_bytes);
-        return NT_ENOMEM;
-    }
     // Streaming stores when the array cannot stay in the caches (the copy kernels' rule).
     unsigned flags = (int64_t)c->bytes >= nt_copy_stream_bytes() ? NT_COPY_STREAM : 0;
     bool packs = c->lda > c->m;
     if (to_tile && packs)
-        pack(a, c, pbuf, pl.pack_bytes, pl.threads, flags);
+        nt_convert_pack(a, c, pl.threads, flags, false);
     if (pl.pthreads)
         permute_all(a, c, to_tile, ws, pl.need, pl.pthreads);
     if (!to_tile && packs)
-        unpack(a, c, pbuf, pl.pack_bytes, pl.threads, flags);
+        nt_convert_pack(a, c, pl.threads, flags, true);
     ws_free(ws, perm_bytes);
-    ws_free(pbuf, pl.pack_bytes);
     if (st)
         *st = (nt_convert_stats_t){.budget_bytes = pl.budget,
-                                   .workspace_bytes = pl.pack_bytes + perm_bytes,
+                                   .workspace_bytes = perm_bytes,
                                    .threads = pl.pthreads,
                                    .passes = (int)packs + (pl.pthreads > 0),
                                    .seconds = nt_now() - t0};

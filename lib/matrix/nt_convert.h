@@ -1,8 +1,10 @@
-// LAPACK <-> tile conversions: the checked geometry both files use (convert_copy.c,
-// convert_inplace.c) and the in-place conversion's test hooks (tests/unit/test_convert*.c).
+// LAPACK <-> tile conversions: the checked geometry their files use (convert_copy.c,
+// convert_inplace.c, convert_pack.c), the packing pass, and the in-place conversion's test
+// hooks (tests/unit/test_convert*.c).
 #ifndef NUMATILE_CONVERT_INTERNAL_H
 #define NUMATILE_CONVERT_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,6 +51,10 @@ static inline int nt_convert_threads(int threads, size_t bytes)
     size_t worth = 1 + bytes / NT_CONVERT_THREAD_BYTES;
     return worth < (size_t)threads ? (int)worth : threads;
 }
+
+// Pack the columns of the array at a from leading dimension lda to m (up: back from m to lda)
+// in place with up to threads threads, no workspace (convert_pack.c); flags as nt_copy_2d_ex's.
+void nt_convert_pack(char *a, const nt_cgeom *c, int threads, unsigned flags, bool up);
 
 // Allocation-failure injection: the allocation after k more succeeds fails (NT_ENOMEM, before
 // the array is touched); k < 0 disarms (the default). It fires once and disarms itself.
