@@ -59,6 +59,35 @@ static const bench_col COLS[] = {
     {"_verify", "verify\npd/nt/a2a", "%s", 10, NULL, 0, NULL},
     {NULL, NULL, NULL, 0, NULL, 0, NULL}};
 
+// The operation rows: pdtrmr2d, pdtran and pztranc against nt_ptrmr2d and nt_ptran.
+static const bench_col OP_COLS[] = {
+    {"geometry", "operation, geometry", "%s", -32, NULL, 0, NULL},
+    {"scalapack_seconds", "ScaLAPACK\ns", "%.4f", 9, NULL, 0, NULL},
+    {"numatile_seconds", "numatile\ns", "%.4f", 9, NULL, 0, NULL},
+    {"speedup", "speed-up\nsl/nt", "%.2f", 8, NULL, 0, NULL},
+    {"_verify", "equal", "%s", 5, NULL, 0, NULL},
+    {NULL, NULL, NULL, 0, NULL, 0, NULL}};
+
+// The operation rows as a second table (their own columns; not raw rows of the copy's
+// statistics).
+static void op_table(bench_run *r, json_t *op_rows)
+{
+    if (!json_is_array(op_rows) || json_array_size(op_rows) == 0)
+        return;
+    json_t *shown = json_array(), *row;
+    size_t i;
+    json_array_foreach(op_rows, i, row) {
+        json_t *copy = json_deep_copy(row);
+        json_object_set_new(copy, "_verify",
+                            json_string(json_is_true(json_object_get(row, "verify")) ? "ok"
+                                                                                     : "FAIL"));
+        json_array_append_new(shown, copy);
+    }
+    bench_printf(r, "\n");
+    bench_table(r, OP_COLS, shown);
+    json_decref(shown);
+}
+
 int scn_mpi_redist(bench_run *r)
 {
     char tool[PATH_MAX + 16], why[PATH_MAX + 160];
@@ -118,9 +147,14 @@ int scn_mpi_redist(bench_run *r)
     }
     bench_table(r, COLS, shown);
     json_decref(shown);
+    json_t *op_rows = json_object_get(out, "op_rows");
+    op_table(r, op_rows);
     scn_note_load_end(r);
     bool ok = json_is_true(json_object_get(out, "verify"));
-    bench_summary(r, json_pack("{s:i, s:O, s:b}", "ranks", 4, "rows", rows, "verify", ok));
+    json_t *sum = json_pack("{s:i, s:O, s:b}", "ranks", 4, "rows", rows, "verify", ok);
+    if (json_is_array(op_rows))
+        json_object_set(sum, "op_rows", op_rows);
+    bench_summary(r, sum);
     json_decref(out);
     // Exit 1 is a failed check (the rows say which).
     return ok && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
