@@ -70,7 +70,10 @@ static inline void nt_mpi_run_op(char *d, const char *s, int64_t step, int64_t l
                                  const nt_mpi_op *op)
 {
     if (!op->scale && !op->conj) {
-        if (step == (int64_t)es) {
+        if (step == 8 && es == 8 && len < 8) { // the one-element runs of small blocks: no call
+            for (int64_t k = 0; k < len; k++)
+                memcpy(d + 8 * k, s + 8 * k, 8);
+        } else if (step == (int64_t)es) {
             memcpy(d, s, (size_t)len * es);
         } else {
             for (int64_t k = 0; k < len; k++)

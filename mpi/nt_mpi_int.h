@@ -178,6 +178,26 @@ typedef struct nt_mpi_clip {
 void nt_mpi_pack_group_t(const nt_mpi_steps *st, const nt_mpi_pieces *cp, const char *a,
                          int64_t lda, size_t es, int threads);
 
+// Index in B's submatrix of local index l of a dimension: block b, p processes, this process
+// kp away from the first block's, the submatrix from global index off.
+static inline int64_t nt_mpi_sub_index(int64_t l, int64_t b, int p, int kp, int64_t off)
+{
+    return ((l / b) * p + kp) * b + l % b - off;
+}
+
+// Bands (op_band.c). The part [*k0, *k1) of a run of len rows d.. of B's column j (submatrix
+// index) that the band keeps, the rows on the process kr rows away from B's rsrc.
+void nt_mpi_band_part(const nt_mpi_clip *cl, int kr, int64_t d, int64_t len, int64_t j,
+                      int64_t *k0, int64_t *k1);
+
+// The submatrix row index of every step's first and last row (2 per step; pack: the steps'
+// lists are B's process rows, else this rank's), or NULL without memory. Free with free().
+int64_t *nt_mpi_band_index(const nt_mpi_steps *st, const nt_mpi_clip *cl, bool pack);
+
+// The steps [*e0, *e1) of column j that the band touches (lim from nt_mpi_band_index).
+void nt_mpi_band_steps(const int64_t *lim, int64_t n, int64_t j, const nt_mpi_clip *cl,
+                       int64_t *e0, int64_t *e1);
+
 // Pack a column group's messages to B's process column tc with op->band: only the elements
 // the band keeps at each receiver are written (the others' places stay unwritten; the unpack
 // skips them).
