@@ -81,6 +81,15 @@ static inline void nt_mpi_run_op(char *d, const char *s, int64_t step, int64_t l
         }
         return;
     }
+    if (!op->scale && op->type == 'z') { // conj(x): pztranc's alpha = 1, beta = 0
+        for (int64_t k = 0; k < len; k++) {
+            double x[2];
+            memcpy(x, s + k * step, sizeof x);
+            x[1] = -x[1];
+            memcpy(d + 16 * k, x, sizeof x);
+        }
+        return;
+    }
     switch (op->type) {
     case 's':
         nt_mpi_run_float(d, s, step, len, op);
