@@ -273,7 +273,9 @@ static void draw_tcase(tcase *t, int R)
     t->ja = uni(1, t->A.N - ac + 1);
     t->ic = uni(1, t->C.M - t->m + 1);
     t->jc = uni(1, t->C.N - t->n + 1);
-    int ka = uni(0, 4), kb = uni(0, 4);
+    // A quarter of the cases are plain transpositions (alpha = 1, beta = 0): their own runs.
+    bool plain = uni(0, 3) == 0;
+    int ka = plain ? 0 : uni(0, 4), kb = plain ? 0 : uni(0, 4);
     memcpy(t->alpha, ALPHAS[ka], sizeof t->alpha);
     memcpy(t->beta, BETAS[kb], sizeof t->beta);
     if (t->type == 's' || t->type == 'd')
