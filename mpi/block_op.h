@@ -75,6 +75,15 @@ static inline void nt_mpi_run_op(char *d, const char *s, int64_t step, int64_t l
                 memcpy(d + 8 * k, s + 8 * k, 8);
         } else if (step == (int64_t)es) {
             memcpy(d, s, (size_t)len * es);
+        } else if (es == 8) { // strided: a transposed local part (constant sizes: no call)
+            for (int64_t k = 0; k < len; k++)
+                memcpy(d + 8 * k, s + k * step, 8);
+        } else if (es == 16) {
+            for (int64_t k = 0; k < len; k++)
+                memcpy(d + 16 * k, s + k * step, 16);
+        } else if (es == 4) {
+            for (int64_t k = 0; k < len; k++)
+                memcpy(d + 4 * k, s + k * step, 4);
         } else {
             for (int64_t k = 0; k < len; k++)
                 memcpy(d + (size_t)k * es, s + k * step, es);
