@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "nt_mpi_copy.h"
 #include "nt_mpi_int.h"
 
 // Real runs (float or double through T): beta = 0 writes without reading b (NaN in b does not
@@ -70,11 +71,8 @@ static inline void nt_mpi_run_op(char *d, const char *s, int64_t step, int64_t l
                                  const nt_mpi_op *op)
 {
     if (!op->scale && !op->conj) {
-        if (step == 8 && es == 8 && len < 8) { // the one-element runs of small blocks: no call
-            for (int64_t k = 0; k < len; k++)
-                memcpy(d + 8 * k, s + 8 * k, 8);
-        } else if (step == (int64_t)es) {
-            memcpy(d, s, (size_t)len * es);
+        if (step == (int64_t)es) {
+            nt_mpi_copy_elems(d, s, len, es);
         } else if (es == 8) { // strided: a transposed local part (constant sizes: no call)
             for (int64_t k = 0; k < len; k++)
                 memcpy(d + 8 * k, s + k * step, 8);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nt_mpi_copy.h"
 #include "nt_mpi_int.h"
 
 // First k in [0, len) whose row d + k (of the process kr rows away from rsrc) has submatrix
@@ -98,11 +99,8 @@ static void pack_col_band(const nt_mpi_steps *st, const int64_t *lim, const char
                              &k1);
         char *d = (char *)v->msg + (size_t)(c * v->stride) + (size_t)k0 * es;
         const char *s = scol + (size_t)(v->s + k0) * es;
-        if (es == 8 && k1 - k0 < 8) // the one-element runs of small blocks: no call
-            for (int64_t k = 0; k < k1 - k0; k++)
-                memcpy(d + 8 * k, s + 8 * k, 8);
-        else if (k1 > k0)
-            memcpy(d, s, (size_t)(k1 - k0) * es);
+        if (k1 > k0)
+            nt_mpi_copy_elems(d, s, k1 - k0, es);
     }
 }
 

@@ -6,9 +6,6 @@
 // 512-byte pieces, two runs) 6.4-8.8 GB/s message by message against 9.2-16.8 GB/s column by
 // column, as fast as a plain copy of the same bytes in the same run.
 #include <omp.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +14,7 @@
 // header-only (static inline, no libnumatile symbol), so libnumatile_mpi links none of the
 // library's internals through them and its exports stay the functions of <numatile/mpi.h>.
 #include "lib/matrix/nt_lines.h"
+#include "nt_mpi_copy.h"
 #include "nt_mpi_int.h"
 
 static int by_s(const void *x, const void *y)
@@ -80,49 +78,6 @@ void nt_mpi_steps_free(nt_mpi_steps *s)
     free(s->v);
     free(s->first);
     *s = (nt_mpi_steps){0};
-}
-
-// n bytes (n >= 64) forward in 64-byte steps of unaligned 16-byte moves, the last step ending
-// at the last byte. glibc 2.36's memcpy runs at 6-7 GB/s for 1-2 KiB when the destination is
-// 0-64 bytes ahead of the source modulo 4 KiB, as pieces of page-aligned columns often are
-// (10-16 GB/s at other offsets); this loop copies 14-17 GB/s at every offset
-// (bench/micro/memcpy_pieces.c measures both).
-static inline void copy_forward(char *d, const char *s, size_t n)
-{
-#if defined(__SSE2__)
-    size_t i = 0;
-    for (;; i += 64) {
-        if (i + 64 > n)
-            i = n - 64;
-        __m128i x0 = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-        __m128i x1 = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 16));
-        __m128i x2 = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 32));
-        __m128i x3 = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 48));
-        _mm_storeu_si128((__m128i *)(void *)(d + i), x0);
-        _mm_storeu_si128((__m128i *)(void *)(d + i + 16), x1);
-        _mm_storeu_si128((__m128i *)(void *)(d + i + 32), x2);
-        _mm_storeu_si128((__m128i *)(void *)(d + i + 48), x3);
-        if (i + 64 >= n)
-            break;
-    }
-#else
-    memcpy(d, s, n);
-#endif
-}
-
-// Copy len elements; 8-byte elements (doubles) get a loop the compiler can vectorise, which
-// matters for the one-element pieces of element-cyclic layouts.
-static inline void copy_elems(char *d, const char *s, int64_t len, size_t es)
-{
-    size_t n = (size_t)len * es;
-    if (es == 8 && len < 8) {
-        for (int64_t i = 0; i < len; i++)
-            memcpy(d + 8 * i, s + 8 * i, 8);
-    } else if (n >= 64) {
-        copy_forward(d, s, n);
-    } else {
-        memcpy(d, s, n);
-    }
 }
 
 typedef nt_mpi_cursor cursor;
@@ -235,7 +190,7 @@ void nt_mpi_pack_group(const nt_mpi_steps *st, const nt_mpi_pieces *cp, const ch
                 continue;
             }
             for (int64_t e = 0; e < n; e++)
-                copy_elems((char *)v[e].msg + (size_t)(c * v[e].stride),
+                nt_mpi_copy_elems((char *)v[e].msg + (size_t)(c * v[e].stride),
                            scol + (size_t)v[e].s * es, v[e].len, es);
         }
         if (w)
@@ -268,7 +223,7 @@ void nt_mpi_unpack_group(const nt_mpi_steps *st, const nt_mpi_pieces *cp, const 
             for (int64_t e = 0; e < n; e++) {
                 const char *src = v[e].msg ? v[e].msg + (size_t)(c * v[e].stride)
                                            : scol + (size_t)v[e].s * es;
-                copy_elems(dcol + (size_t)v[e].d * es, src, v[e].len, es);
+                nt_mpi_copy_elems(dcol + (size_t)v[e].d * es, src, v[e].len, es);
             }
         }
         if (ln)
