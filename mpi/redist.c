@@ -601,14 +601,19 @@ static void unpack_cols(const run *r, const void *a, int64_t lda, void *b, int64
                         int64_t d0, int64_t d1, int threads)
 {
     bool tr = r->op && r->op->trans;
-    for (int sc = 0; sc < r->a.g->npcol; sc++)
-        if (r->dst.cols[sc].sum > 0 && r->op)
+    // A plain transposition's messages are packed in B's order: a group without this rank's
+    // own part of A unpacks as the copy does (line writers included).
+    bool plain = tr && !r->op->scale && !r->op->conj && !r->op->band;
+    for (int sc = 0; sc < r->a.g->npcol; sc++) {
+        bool own = r->a.cell >= 0 && r->a.pcol == sc;
+        if (r->dst.cols[sc].sum > 0 && r->op && !(plain && !own))
             nt_mpi_unpack_group_op(&r->usteps[sc], &r->dst.cols[sc], a, tr ? lda : 1,
                                    tr ? 1 : lda, b, ldb, r->es, d0, d1, threads, r->op,
                                    &r->clip);
         else if (r->dst.cols[sc].sum > 0)
             nt_mpi_unpack_group(&r->usteps[sc], &r->dst.cols[sc], a, lda, b, ldb, r->es, d0, d1,
                                 threads, r->lines && ((uintptr_t)b & 7) == 0);
+    }
 }
 
 // The unpack's steps of every process column of A, from the received messages' places.
