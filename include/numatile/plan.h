@@ -172,6 +172,90 @@ typedef struct nt_grid_matrix {
 nt_status nt_plan_create_grids(const nt_topo_t *topo, const nt_grid_matrix_t *src,
                                const nt_grid_matrix_t *dst, const nt_sub_t *sub,
                                const nt_plan_opts_t *opts, nt_plan_t **out);
+/** \brief The operation a plan applies to the source (see nt_plan_create_op()). */
+typedef enum nt_op {
+    NT_OP_N = 0, /**< op(A) = A */
+    NT_OP_T = 1, /**< op(A) = A^T */
+    NT_OP_C = 2  /**< op(A) = A^H (conjugate transpose; A^T for real types) */
+} nt_op;
+
+/** \brief Which part of the submatrix a plan writes (ScaLAPACK's p?trmr2d UPLO). */
+typedef enum nt_uplo {
+    NT_UPLO_ALL = 0,   /**< the whole submatrix (p?gemr2d, p?tran) */
+    NT_UPLO_UPPER = 1, /**< 'U': the upper trapezoid (see ::nt_plan_op_t) */
+    NT_UPLO_LOWER = 2  /**< 'L': the lower trapezoid */
+} nt_uplo;
+
+/** \brief Whether a trapezoid includes its diagonal (ScaLAPACK's p?trmr2d DIAG). */
+typedef enum nt_diag {
+    NT_DIAG_NONUNIT = 0, /**< 'N': the diagonal is written */
+    NT_DIAG_UNIT = 1     /**< 'U': the diagonal is left alone (neither read nor written) */
+} nt_diag;
+
+/**
+ * \brief B = beta*B + alpha*op(A) on the submatrix, restricted to a trapezoid.
+ *
+ * The submatrix (::nt_sub_t) is m x n = rows x cols in B (the target), at (dst_row, dst_col);
+ * the source block at (src_row, src_col) is m x n for ::NT_OP_N and n x m for ::NT_OP_T and
+ * ::NT_OP_C: element (x, y) of the submatrix (0 <= x < m, 0 <= y < n) is
+ * B(dst_row + x, dst_col + y) = beta * B(dst_row + x, dst_col + y) + alpha * a, with
+ * a = A(src_row + x, src_col + y) for N, A(src_row + y, src_col + x) for T and its conjugate
+ * for C. With beta = 0, B is never read (NaN or Inf in B do not propagate); with alpha = 0, A is
+ * not read.
+ *
+ * Trapezoids follow ScaLAPACK's p?trmr2d exactly, in the submatrix's coordinates (those of B):
+ * UPPER writes (x, y) when x - y <= max(m - n, 0) (DIAG N) or x - y < max(m - n, 0) (DIAG U);
+ * LOWER when y - x <= max(n - m, 0) (N) or y - x < max(n - m, 0) (U). For a square or wide
+ * (tall) submatrix these are the usual triangle x <= y (x >= y) and its trapezoid; a tall upper
+ * (wide lower) one is aligned on the bottom-right corner, as p?trmr2d does. Elements outside the
+ * trapezoid are not touched (not scaled by beta either).
+ *
+ * Scalars are complex (re, im); for the real types (::NT_DTYPE_S, ::NT_DTYPE_D) the imaginary
+ * parts must be 0. Start from #NT_PLAN_OP_INIT (the plain copy: N, alpha = 1, beta = 0, all).
+ */
+typedef struct nt_plan_op {
+    nt_op op;         /**< N, T or C */
+    double alpha_re;  /**< alpha, real part */
+    double alpha_im;  /**< alpha, imaginary part (0 for real types) */
+    double beta_re;   /**< beta, real part */
+    double beta_im;   /**< beta, imaginary part (0 for real types) */
+    nt_uplo uplo;     /**< the whole submatrix, or its upper or lower trapezoid */
+    nt_diag diag;     /**< with a trapezoid: whether its diagonal is written */
+} nt_plan_op_t;
+
+/** \brief Initialiser of an ::nt_plan_op_t that is the plain copy (B = A). */
+#define NT_PLAN_OP_INIT {NT_OP_N, 1.0, 0.0, 0.0, 0.0, NT_UPLO_ALL, NT_DIAG_NONUNIT}
+
+/**
+ * \brief Plan B = beta*B + alpha*op(A) from src (A) to dst (B): nt_plan_create() with an
+ *        operation (transpose, conjugate, scale, trapezoid; see ::nt_plan_op_t).
+ *
+ * The plain copy (op N, alpha = 1, beta = 0, UPLO ALL) gives exactly the plan of
+ * nt_plan_create(). Any other operation gives a plan of stored segments (never periodic:
+ * nt_plan_info_t::periodic is false, also for block-cyclic ScaLAPACK layouts, whose CYCLIC(1)
+ * maps then store one segment per element) whose segments are never whole (nothing is adopted
+ * or migrated); with T or C, a segment's source block at (src_row, src_col) of its source tile
+ * is cols x rows, and the bytes per pair are summed over the segments (closed_form false).
+ * Executing it (nt_plan_execute()) copies into a target that has memory (beta then reads it) or
+ * into a fresh one (which is zero); in place and move mode are refused (::NT_ENOTSUP).
+ * @param[in]  src  the source A (memory not needed).
+ * @param[in]  dst  the target B (memory not needed); same element size as src.
+ * @param[in]  sub  the submatrix (m x n in B, see ::nt_plan_op_t), or NULL for all of B (then
+ *                  src is B's size for N, its transpose's for T and C).
+ * @param[in]  opts options, or NULL for the defaults (as nt_plan_create()).
+ * @param[in]  op   the operation, or NULL for the plain copy.
+ * @param[out] out  the plan, to free with nt_plan_destroy(); untouched on failure.
+ * @retval NT_OK success.
+ * @retval NT_EINVAL as nt_plan_create(), and: op, uplo or diag not one of their values;
+ *         alpha other than 1, beta other than 0 or op C on a complex type, on matrices without
+ *         an element type (nt_matrix_set_dtype(); untyped matrices can be transposed, not
+ *         computed on); src and dst of different types; an imaginary part on a real type. The
+ *         message names the field.
+ * @retval NT_ERANGE, NT_ENOSPACE, NT_ENOMEM as nt_plan_create().
+ */
+nt_status nt_plan_create_op(const nt_matrix_t *src, const nt_matrix_t *dst, const nt_sub_t *sub,
+                            const nt_plan_opts_t *opts, const nt_plan_op_t *op,
+                            nt_plan_t **out);
 
 /**
  * \brief Free a plan and everything it owns (segments, pair matrices, sigma, schedule).

@@ -23,6 +23,7 @@
 
 #include "nt_bands.h"
 #include "lib/matrix/nt_copy.h"
+#include "lib/matrix/nt_copy_op.h"
 #include "nt_core.h"
 #include "nt_exec.h"
 #include "lib/matrix/nt_matrix.h"
@@ -48,6 +49,11 @@ typedef struct exec_ctx {
     // Copy kernel flags (NT_COPY_STREAM for large executions) and strategy (AUTO).
     unsigned copy_flags;
     nt_copy_kind copy_kind;
+    // A plan with an operation (nt_plan_create_op()): its kernel, and where the submatrix
+    // starts in the target (segments know their place in the submatrix from it). NULL: copy.
+    const nt_copy_op *op;
+    nt_copy_op op_kernel;
+    int64_t sub_row, sub_col;
     // Work: phase ph, domain d -> list[first[ph*D + d] .. first[ph*D + d + 1]).
     int nphases;
     int64_t *first;
@@ -70,8 +76,31 @@ typedef struct exec_ctx {
 // Copy columns [c0, c1) of one segment with the copy kernel (lib/matrix/copy.c), which picks
 // one copy for contiguous blocks, inline moves for short columns, and streaming stores when the
 // execution is too large for the caches to keep its target (c->copy_flags; the task fences).
+// With an operation: the target block's columns [c0, c1) from the source's columns (N) or
+// rows (T, C) [c0, c1), through the op kernel (lib/matrix/copy_op.c).
+static void op_segment(const exec_ctx *c, const nt_segment_t *g, int64_t c0, int64_t c1)
+{
+    const nt_matrix_t *S = c->src, *T = c->dst;
+    int64_t si = g->src_tile / S->nt, sj = g->src_tile % S->nt;
+    int64_t ti = g->dst_tile / T->nt, tj = g->dst_tile % T->nt;
+    size_t es = S->elem_size;
+    int64_t lds = nt_matrix_tile_ld(S, si, sj), ldt = nt_matrix_tile_ld(T, ti, tj);
+    int64_t sr = g->src_row + (c->op->trans ? c0 : 0), sc = g->src_col + (c->op->trans ? 0 : c0);
+    const char *a = (const char *)nt_matrix_tile(S, si, sj) +
+                    ((size_t)sc * (size_t)lds + (size_t)sr) * es;
+    char *b = (char *)nt_matrix_tile(T, ti, tj) +
+              ((size_t)(g->dst_col + c0) * (size_t)ldt + (size_t)g->dst_row) * es;
+    int64_t x0 = ti * T->mb + g->dst_row - c->sub_row, y0 = tj * T->nb + g->dst_col - c->sub_col;
+    nt_copy_op_2d(c->op, b, ldt, a, lds, g->rows, c1 - c0, x0, y0 + c0,
+                  c->copy_flags | NT_COPY_NOFENCE);
+}
+
 static void copy_segment(const exec_ctx *c, const nt_segment_t *g, int64_t c0, int64_t c1)
 {
+    if (c->op) {
+        op_segment(c, g, c0, c1);
+        return;
+    }
     const nt_matrix_t *S = c->src, *T = c->dst;
     int64_t si = g->src_tile / S->nt, sj = g->src_tile % S->nt;
     int64_t ti = g->dst_tile / T->nt, tj = g->dst_tile % T->nt;
@@ -453,7 +482,9 @@ static nt_status build_work_lists(exec_ctx *c, const nt_plan_view_t *v,
             c->copy_segs++;
             c->copy_bytes += seg_bytes(c, &v->seg[x]);
         }
-    bool by_source = explicit_source_order(c, o), on_source = o->on_source || by_source;
+    // Bands copy plainly (nt_bands.h): an operation keeps the target order.
+    bool by_source = !c->op && explicit_source_order(c, o);
+    bool on_source = o->on_source || by_source;
     choose_copy(c);
     c->band = (nt_bands){.on = by_source, .src = c->src, .dst = c->dst, .seg = v->seg,
                          .copy_flags = c->copy_flags};
@@ -527,6 +558,14 @@ static nt_status seg_prepare(nt_exec_job_t *j)
                     .pair_tiles = j->pair_tiles, .pair_bytes = j->pair_bytes,
                     .max_in_flight = j->o.max_in_flight > 0 ? j->o.max_in_flight : 64};
     j->ctx = c;
+    if (j->v.op) {
+        const nt_sub_t *sub = &j->v.geo->sub;
+        nt_copy_op_init(&c->op_kernel, j->v.op, j->v.dtype, j->src->elem_size, sub->rows,
+                        sub->cols);
+        c->op = &c->op_kernel;
+        c->sub_row = sub->dst_row;
+        c->sub_col = sub->dst_col;
+    }
     nt_status st;
     if ((st = ctx_alloc(c, &j->v)) != NT_OK ||
         (st = select_adopted(c, &j->v, &j->o, j->fresh)) != NT_OK ||
@@ -536,11 +575,13 @@ static nt_status seg_prepare(nt_exec_job_t *j)
 }
 
 // The whole target but the tiles it adopts. Nothing fails after it, so pool memory the copies
-// overwrite is not zeroed.
+// overwrite is not zeroed; all of it is when an operation reads the target (beta) or leaves
+// part of the submatrix alone (a trapezoid): a fresh target is zero.
 static nt_status seg_alloc(nt_exec_job_t *j)
 {
     const exec_ctx *c = j->ctx;
-    return nt_matrix_alloc_cover(j->dst, c->skip_tile, &j->v.geo->sub);
+    bool whole = !c->op || (c->op->beta0 && c->op->uplo == NT_UPLO_ALL);
+    return nt_matrix_alloc_cover(j->dst, c->skip_tile, whole ? &j->v.geo->sub : NULL);
 }
 
 // Adopt, then migrate and copy (timed).

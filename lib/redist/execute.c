@@ -210,9 +210,28 @@ static void job_free(const nt_strategy_t *S, nt_exec_job_t *j)
     free(j->pair_bytes);
 }
 
+// A plan with an operation (nt_plan_create_op()) runs on the stored-segment strategy only:
+// in place recycles and move mode migrates tiles as they are.
+static nt_status check_op(const nt_plan_t *plan, const nt_exec_opts_t *opts)
+{
+    if (!plan || !opts)
+        return NT_OK;
+    nt_plan_view_t v;
+    nt_plan_get_view(plan, &v);
+    if (v.op && (opts->inplace || opts->mode == NT_EXEC_MOVE))
+        return nt_fail(NT_ENOTSUP, "nt_plan_execute: %s cannot apply the plan's operation "
+                       "(transpose, scale or trapezoid); use copy mode%s",
+                       opts->inplace ? "in place" : "move mode (page migration)",
+                       opts->inplace ? " without inplace" : "");
+    return NT_OK;
+}
+
 nt_status nt_plan_execute(nt_plan_t *plan, nt_matrix_t *src, nt_matrix_t *dst,
                           const nt_exec_opts_t *opts, nt_exec_stats_t *stats)
 {
+    nt_status cst = check_op(plan, opts);
+    if (cst)
+        return cst;
     const nt_strategy_t *S = nt_exec_strategy(plan, opts);
     nt_exec_job_t j = {.plan = plan, .src = src, .dst = dst,
                        .o = opts ? *opts : (nt_exec_opts_t){0}};

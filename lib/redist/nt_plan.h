@@ -55,6 +55,7 @@ typedef struct nt_plan_geo {
     size_t es;                     // element size
     nt_bcgrid_t gs, gt;            // the grids (target: before relabelling)
     nt_sub_t sub;                  // the submatrix (whole matrices resolved)
+    bool trans;                    // op T or C: target rows are cut against source columns
 } nt_plan_geo_t;
 
 // Rows and columns of a dimension: cut them for this geometry.
@@ -100,6 +101,8 @@ typedef struct nt_plan_view {
     const nt_plan_geo_t *geo;
     const int *sigma;          // component -> domain
     int ncomp;
+    const nt_plan_op_t *op;    // B = beta*B + alpha*op(A) (nt_plan_create_op()); NULL: a copy
+    nt_dtype dtype;            // the element type the op computes in
 } nt_plan_view_t;
 
 // The view of a plan; its dst_owner is NULL for a periodic plan until nt_plan_owner_table().
@@ -112,6 +115,11 @@ nt_status nt_plan_owner_table(nt_plan_t *plan);
 // Forget the matrices the plan was made for (plan_grids.c: they were descriptors on the
 // stack); such a plan matches no matrices, so it is never executed.
 void nt_plan_forget_matrices(nt_plan_t *plan);
+
+// plan_op.c: the checks of nt_plan_create_op()'s operation against the two matrices. *copy
+// is set when it is the plain copy (the plan is then nt_plan_create()'s).
+nt_status nt_plan_op_check(const nt_matrix_t *src, const nt_matrix_t *dst,
+                           const nt_plan_op_t *op, bool *copy);
 
 // True when the plan was built for exactly these matrices.
 bool nt_plan_matches(const nt_plan_t *plan, const nt_matrix_t *src, const nt_matrix_t *dst);

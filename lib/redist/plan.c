@@ -24,6 +24,9 @@ struct nt_plan {
     nt_schedule_t *sched; // lazily built
     nt_plan_geo_t geo;    // to cut the dimensions again (periodic plans, enumeration)
     nt_plan_info_t info;
+    bool has_op;          // nt_plan_create_op() with an operation other than the copy
+    nt_plan_op_t op;
+    nt_dtype dtype;       // the source's type, which the op computes in
 };
 
 void nt_dim_free(nt_dim_t *d)
@@ -109,7 +112,9 @@ static nt_status closed_form_counts(const nt_matrix_t *src, const nt_matrix_t *d
     return st;
 }
 
-static nt_status check_sub(const nt_matrix_t *src, const nt_matrix_t *dst, const nt_sub_t *s)
+// The source block is rows x cols, or cols x rows transposed (trans).
+static nt_status check_sub(const nt_matrix_t *src, const nt_matrix_t *dst, const nt_sub_t *s,
+                           bool trans)
 {
     if (s->rows < 0 || s->cols < 0 || s->src_row < 0 || s->src_col < 0 || s->dst_row < 0 ||
         s->dst_col < 0)
@@ -117,9 +122,11 @@ static nt_status check_sub(const nt_matrix_t *src, const nt_matrix_t *dst, const
                        "target (%lld,%lld): negative value", (long long)s->rows,
                        (long long)s->cols, (long long)s->src_row, (long long)s->src_col,
                        (long long)s->dst_row, (long long)s->dst_col);
-    if (s->src_row > src->m - s->rows || s->src_col > src->n - s->cols)
-        return nt_fail(NT_EINVAL, "nt_plan_create: submatrix %lldx%lld at (%lld,%lld) out of "
-                       "the %lldx%lld source", (long long)s->rows, (long long)s->cols,
+    int64_t sr = trans ? s->cols : s->rows, sc = trans ? s->rows : s->cols;
+    if (s->src_row > src->m - sr || s->src_col > src->n - sc)
+        return nt_fail(NT_EINVAL, "nt_plan_create: %ssubmatrix %lldx%lld at (%lld,%lld) out of "
+                       "the %lldx%lld source", trans ? "transposed " : "", (long long)sr,
+                       (long long)sc,
                        (long long)s->src_row, (long long)s->src_col, (long long)src->m,
                        (long long)src->n);
     if (s->dst_row > dst->m - s->rows || s->dst_col > dst->n - s->cols)
@@ -159,6 +166,7 @@ static int64_t *topo_dist(const nt_topo_t *topo, int D)
 // Checked arguments of nt_plan_create().
 typedef struct plan_args {
     nt_plan_opts_t o;
+    bool trans;            // op T or C
     nt_sub_t s;            // the submatrix (the whole matrix when none was given)
     const nt_topo_t *topo; // the source's, else the target's, else NULL
     int D;                 // domain space: the machine's, or the larger label count without one
@@ -235,13 +243,14 @@ static nt_status check_args(const nt_matrix_t *src, const nt_matrix_t *dst, cons
     if (sub) {
         a->s = *sub;
     } else {
-        if (src->m != dst->m || src->n != dst->n)
-            return nt_fail(NT_EINVAL, "nt_plan_create: sizes differ (%lldx%lld vs %lldx%lld) "
-                           "and no submatrix given", (long long)src->m, (long long)src->n,
-                           (long long)dst->m, (long long)dst->n);
-        a->s = (nt_sub_t){src->m, src->n, 0, 0, 0, 0};
+        int64_t sm = a->trans ? src->n : src->m, sn = a->trans ? src->m : src->n;
+        if (sm != dst->m || sn != dst->n)
+            return nt_fail(NT_EINVAL, "nt_plan_create: sizes differ (%s%lldx%lld vs %lldx%lld) "
+                           "and no submatrix given", a->trans ? "transposed " : "",
+                           (long long)sm, (long long)sn, (long long)dst->m, (long long)dst->n);
+        a->s = (nt_sub_t){dst->m, dst->n, 0, 0, 0, 0};
     }
-    nt_status st = check_sub(src, dst, &a->s);
+    nt_status st = check_sub(src, dst, &a->s, a->trans);
     if (st)
         return st;
     a->topo = src->topo ? src->topo : dst->topo;
@@ -258,8 +267,10 @@ static void plan_set_geo(nt_plan_t *p, const nt_matrix_t *src, const nt_matrix_t
 {
     p->geo = (nt_plan_geo_t){src->m, src->n, src->mb, src->nb, src->nt, dst->m, dst->n,
                              dst->mb, dst->nb, dst->nt, src->elem_size, src->grid, dst->grid,
-                             a->s};
-    p->info.periodic = !a->o.explicit_segments && src->layout == NT_LAYOUT_SCALAPACK &&
+                             a->s, a->trans};
+    // The periodic executor only copies: an operation takes stored segments.
+    p->info.periodic = !a->o.explicit_segments && !p->has_op &&
+                       src->layout == NT_LAYOUT_SCALAPACK &&
                        dst->layout == NT_LAYOUT_SCALAPACK && src->grid.p > 0 &&
                        dst->grid.p > 0;
 }
@@ -267,7 +278,7 @@ static void plan_set_geo(nt_plan_t *p, const nt_matrix_t *src, const nt_matrix_t
 // An empty plan with its per-pair and per-tile arrays (a periodic plan builds its per-tile
 // owners on demand: nt_plan_owner_table()).
 static nt_status plan_alloc(const nt_matrix_t *src, const nt_matrix_t *dst, const plan_args *a,
-                            nt_plan_t **out)
+                            const nt_plan_op_t *op, nt_plan_t **out)
 {
     nt_plan_t *p = calloc(1, sizeof *p);
     if (!p)
@@ -276,6 +287,11 @@ static nt_status plan_alloc(const nt_matrix_t *src, const nt_matrix_t *dst, cons
     p->dst = dst;
     p->D = a->D;
     p->ncomp = a->ncomp;
+    if (op) {
+        p->has_op = true;
+        p->op = *op;
+        p->dtype = src->dtype;
+    }
     plan_set_geo(p, src, dst, a);
     // The per-tile table first: a plan of billions of target tiles is refused before it is
     // made. A periodic plan has none (nt_plan_dst_owner() checks its own).
@@ -310,13 +326,15 @@ static void make_segment(const nt_plan_geo_t *geo, const int *src_owner, const n
 {
     int64_t r0 = dr->band[br], r1 = dr->band[br + 1], c0 = dc->band[bc], c1 = dc->band[bc + 1];
     const nt_piece_t *pr = &dr->p[r], *pc = &dc->p[c];
-    *g = (nt_segment_t){.src_tile = pr->st * geo->snt + pc->st,
+    // Transposed, a row piece lies in a source tile column and a column piece in a tile row.
+    const nt_piece_t *sr = geo->trans ? pc : pr, *sc = geo->trans ? pr : pc;
+    *g = (nt_segment_t){.src_tile = sr->st * geo->snt + sc->st,
                         .dst_tile = pr->tt * geo->tnt + pc->tt,
-                        .src_row = pr->so, .src_col = pc->so, .dst_row = pr->to,
+                        .src_row = sr->so, .src_col = sc->so, .dst_row = pr->to,
                         .dst_col = pc->to, .rows = (int32_t)pr->len, .cols = (int32_t)pc->len,
                         .part = (uint8_t)(3 * nt_pos3(r - r0, r1 - r0) + nt_pos3(c - c0, c1 - c0)),
                         .category = (uint8_t)(3 * nt_min3(r1 - r0) + nt_min3(c1 - c0)),
-                        .whole = pr->whole && pc->whole};
+                        .whole = pr->whole && pc->whole && !geo->trans};
     g->src_dom = src_owner ? src_owner[g->src_tile]
                            : nt_piece_src_row(geo, pr) * geo->gs.q + nt_piece_src_col(geo, pc);
 }
@@ -335,6 +353,7 @@ static void fill_segments(nt_plan_t *p, const nt_matrix_t *src, const nt_dim_t *
                 for (int64_t c = dc->band[bc]; c < dc->band[bc + 1]; c++) {
                     nt_segment_t *g = &p->seg[k++];
                     make_segment(&p->geo, src->owner, dr, dc, br, bc, r, c, g);
+                    g->whole = g->whole && !p->has_op; // an operation copies every tile
                     I->fast_path = I->fast_path && g->whole;
                     I->part_segments[g->part]++;
                 }
@@ -345,6 +364,14 @@ static void fill_segments(nt_plan_t *p, const nt_matrix_t *src, const nt_dim_t *
 nt_status nt_plan_geo_dims(const nt_plan_geo_t *g, nt_dim_t *dr, nt_dim_t *dc)
 {
     const nt_sub_t *s = &g->sub;
+    if (g->trans) {
+        nt_status st = nt_dim_build(s->rows, s->src_col, g->snb, g->sn, s->dst_row, g->tmb,
+                                    g->tm, dr);
+        if (st == NT_OK)
+            st = nt_dim_build(s->cols, s->src_row, g->smb, g->sm, s->dst_col, g->tnb, g->tn,
+                              dc);
+        return st;
+    }
     nt_status st = nt_dim_build(s->rows, s->src_row, g->smb, g->sm, s->dst_row, g->tmb, g->tm,
                                 dr);
     if (st == NT_OK)
@@ -383,7 +410,8 @@ static nt_status plan_geometry(nt_plan_t *p, const nt_matrix_t *src, nt_dim_t *d
     p->nseg = nseg;
     I->fast_path = true;
     fill_segments(p, src, dr, dc);
-    if (nseg == 0)
+    // Nothing moves as a whole tile under an operation.
+    if (nseg == 0 || p->has_op)
         I->fast_path = false;
     return NT_OK;
 }
@@ -393,7 +421,8 @@ static nt_status plan_geometry(nt_plan_t *p, const nt_matrix_t *src, nt_dim_t *d
 static nt_status component_counts(nt_plan_t *p, const nt_matrix_t *src, const nt_matrix_t *dst,
                                   const nt_sub_t *s, int64_t *counts)
 {
-    p->info.closed_form = src->grid.p > 0 && dst->grid.p > 0;
+    // The closed form intersects rows with rows: not for a transposed plan.
+    p->info.closed_form = src->grid.p > 0 && dst->grid.p > 0 && !p->geo.trans;
     if (p->info.closed_form)
         return closed_form_counts(src, dst, s, counts, p->ncomp);
     for (int64_t x = 0; x < p->nseg; x++) {
@@ -519,17 +548,16 @@ static int64_t plan_memory(const nt_plan_t *p, const nt_matrix_t *dst)
                      (size_t)p->ncomp * sizeof(int) + owners);
 }
 
-nt_status nt_plan_create(const nt_matrix_t *src, const nt_matrix_t *dst, const nt_sub_t *sub,
-                         const nt_plan_opts_t *opts, nt_plan_t **out)
+// Both entries: op NULL for the plain copy, else a checked operation.
+static nt_status plan_create(const nt_matrix_t *src, const nt_matrix_t *dst, const nt_sub_t *sub,
+                             const nt_plan_opts_t *opts, const nt_plan_op_t *op,
+                             nt_plan_t **out)
 {
     double t0 = nt_now();
-    if (!src || !dst || !out)
-        return nt_fail(NT_EINVAL, "nt_plan_create: %s is NULL",
-                       !src ? "src" : !dst ? "dst" : "out");
-    plan_args a = {0};
+    plan_args a = {.trans = op && op->op != NT_OP_N};
     nt_plan_t *p = NULL;
     nt_status st = check_args(src, dst, sub, opts, &a);
-    if (st || (st = plan_alloc(src, dst, &a, &p)) != NT_OK)
+    if (st || (st = plan_alloc(src, dst, &a, op, &p)) != NT_OK)
         return st;
     nt_dim_t dr = {0}, dc = {0};
     int64_t *dist = NULL;
@@ -566,6 +594,29 @@ out:
     p->info.seconds = nt_now() - t0;
     *out = p;
     return NT_OK;
+}
+
+nt_status nt_plan_create(const nt_matrix_t *src, const nt_matrix_t *dst, const nt_sub_t *sub,
+                         const nt_plan_opts_t *opts, nt_plan_t **out)
+{
+    if (!src || !dst || !out)
+        return nt_fail(NT_EINVAL, "nt_plan_create: %s is NULL",
+                       !src ? "src" : !dst ? "dst" : "out");
+    return plan_create(src, dst, sub, opts, NULL, out);
+}
+
+nt_status nt_plan_create_op(const nt_matrix_t *src, const nt_matrix_t *dst, const nt_sub_t *sub,
+                            const nt_plan_opts_t *opts, const nt_plan_op_t *op,
+                            nt_plan_t **out)
+{
+    if (!src || !dst || !out)
+        return nt_fail(NT_EINVAL, "nt_plan_create_op: %s is NULL",
+                       !src ? "src" : !dst ? "dst" : "out");
+    bool copy = true;
+    nt_status st = op ? nt_plan_op_check(src, dst, op, &copy) : NT_OK;
+    if (st)
+        return st;
+    return plan_create(src, dst, sub, opts, copy ? NULL : op, out);
 }
 
 nt_status nt_plan_info(const nt_plan_t *plan, nt_plan_info_t *info)
@@ -686,7 +737,8 @@ void nt_plan_get_view(const nt_plan_t *plan, nt_plan_view_t *v)
 {
     *v = (nt_plan_view_t){plan->D, plan->nseg, plan->seg, plan->dst_owner, plan->pair_bytes,
                           plan->pair_segs, plan->info.fast_path, plan->info.periodic,
-                          &plan->geo, plan->sigma, plan->ncomp};
+                          &plan->geo, plan->sigma, plan->ncomp,
+                          plan->has_op ? &plan->op : NULL, plan->dtype};
 }
 
 void nt_plan_forget_matrices(nt_plan_t *plan)
