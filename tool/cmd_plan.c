@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "cli_kern.h"
+#include "cli_op.h"
 #include "commands.h"
 #include "harness.h"
 #include "numatile/matrix.h"
@@ -27,10 +28,17 @@ static const char *help_plan =
     "                      column-major array, lda = M: the out-of-place conversion)\n"
     "  --elem BYTES        element size (default 8)\n"
     "  --dump              add src_map and dst_map (after relabelling) to the output\n"
+    "  --op N|T|C          B = beta*B + alpha*op(A): the target is op(source) (T, C: its\n"
+    "                      transpose, N x M); with --sub, ROWS x COLS is the target's block\n"
+    "  --alpha A, --beta B scalars, RE or RE,IM (default 1 and 0: a copy)\n"
+    "  --uplo U|L          only the upper or lower trapezoid of the submatrix (p?trmr2d)\n"
+    "  --diag N|U          with --uplo: the diagonal written (N, default) or left alone (U)\n"
+    "  --type s|d|c|z      element type (sets --elem; default d when the operation computes)\n"
     "  --json              one JSON object: tiles, segments, bytes, bytes_moved, bytes_local,\n"
     "                      volume_tiles, steps (segments), steps_bytes, dist_volume, sigma,\n"
     "                      categories, fast_path, closed_form, periodic, plan_memory_bytes,\n"
-    "                      pair_bytes, seconds (planning)\n";
+    "                      pair_bytes, seconds (planning); with an operation also op, alpha,\n"
+    "                      beta, uplo, diag, type\n";
 
 static const char *help_redist =
     "usage: numatile redist --m M --n N --from TILE@DIST --to TILE@DIST [options]\n"
@@ -47,7 +55,9 @@ static const char *help_redist =
     "                      matrix, copy mode, free schedule); the source ends without memory\n"
     "  --budget BYTES      with --inplace: extra bytes allowed per domain (K, M, G suffixes;\n"
     "                      default 0 = no limit); a larger need is refused before any copy\n"
-    "  --verify            check every target element against the source (exit 1 if not)\n"
+    "  --verify            check every target element against the source (exit 1 if not);\n"
+    "                      with an operation, against beta*B + alpha*op(A) per element (B is\n"
+    "                      filled first when beta != 0 or with --uplo)\n"
     "  --seed S            seed of the source's fill pattern (default 1)\n"
     "  --mpi               under mpirun: run across the MPI ranks instead (exec numatile-mpi;\n"
     "                      bc2d/bc1d maps, --sub, --elem, --threads, --schedule, --seed,\n"
@@ -86,6 +96,9 @@ typedef struct args {
     nt_exec_order order;
     int threads;
     int64_t seed;
+    cli_op op;        // --op, --alpha, --beta, --uplo, --diag, --type
+    bool elem_given;
+    int64_t tm, tn;   // the target's size: M x N, or N x M transposed
 } args;
 
 // TILE@DIST: TILE is MBxNB or MB.
@@ -174,6 +187,12 @@ static const struct option plan_options[] = {
     {"inplace", no_argument, 0, O_INPLACE},
     {"budget", required_argument, 0, O_BUDGET},
     {"order", required_argument, 0, O_ORDER},
+    {"op", required_argument, 0, CLI_OP_OP},
+    {"alpha", required_argument, 0, CLI_OP_ALPHA},
+    {"beta", required_argument, 0, CLI_OP_BETA},
+    {"uplo", required_argument, 0, CLI_OP_UPLO},
+    {"diag", required_argument, 0, CLI_OP_DIAG},
+    {"type", required_argument, 0, CLI_OP_TYPE},
     {0, 0, 0, 0}};
 
 static bool redist_only(int c)
@@ -298,10 +317,35 @@ static int plan_option(args *a, int c, char **argv)
     case O_ELEM:
         if (!cli_parse_i64(optarg, 1, 1 << 20, &a->elem))
             return cli_usage(cmd, "--elem: '%s' is not a byte count in 1..1048576", optarg);
+        a->elem_given = true;
         return CLI_OK;
     case O_DUMP: a->dump = true; return CLI_OK;
-    default: return cli_common_option(&a->co, c, argv);
+    default:
+        if (c >= CLI_OP_OP && c <= CLI_OP_TYPE)
+            return cli_op_option(&a->op, cmd, c, optarg);
+        return cli_common_option(&a->co, c, argv);
     }
+}
+
+// What an operation cannot combine with; the target's size.
+static int check_op_args(args *a)
+{
+    const char *cmd = a->co.cmd;
+    int rc = cli_op_resolve(&a->op, cmd, &a->elem, a->elem_given);
+    if (rc != CLI_OK)
+        return rc;
+    bool tr = a->op.op.op != NT_OP_N;
+    a->tm = tr ? a->n : a->m;
+    a->tn = tr ? a->m : a->n;
+    if (!cli_op_active(&a->op))
+        return CLI_OK;
+    if (a->inplace || a->mode == NT_EXEC_MOVE)
+        return cli_usage(cmd, "--%s cannot apply an operation (--op, --alpha, --beta, --uplo)",
+                         a->inplace ? "inplace" : "mode move");
+    if (a->redist && cli_op_placed(&a->op) && a->match != NT_MATCH_CANONICAL)
+        return cli_usage(cmd, "--beta and --uplo write into a placed target: --match must be "
+                         "none");
+    return CLI_OK;
 }
 
 // What --inplace cannot combine with, said before anything is built.
@@ -331,6 +375,7 @@ static int parse_args(int argc, char **argv, bool redist, args *a)
     const char *cmd = redist ? "redist" : "plan";
     *a = (args){.co = {.cmd = cmd, .help = redist ? help_redist : help_plan}, .redist = redist,
                 .elem = 8, .match = NT_MATCH_CANONICAL, .seed = 1, .budget = -1};
+    cli_op_init(&a->op);
     int c, rc;
     while ((c = cli_getopt(argc, argv, plan_options)) != -1) {
         if (!redist && redist_only(c)) {
@@ -350,7 +395,7 @@ static int parse_args(int argc, char **argv, bool redist, args *a)
         return cli_usage(cmd, "--m and --n are required");
     if (!a->given[0] || !a->given[1])
         return cli_usage(cmd, "--from and --to are required");
-    if ((rc = check_inplace_args(a)) != CLI_OK)
+    if ((rc = check_inplace_args(a)) != CLI_OK || (rc = check_op_args(a)) != CLI_OK)
         return rc;
     for (int k = 0; k < 2; k++)
         snprintf(a->tile_txt[k], sizeof a->tile_txt[k], "%lldx%lld@%.40s", (long long)a->mb[k],
@@ -485,10 +530,11 @@ static int check_room(const args *a, bool grids)
     for (int k = 0; k < 2 && grids; k++)
         need = sat_add(need, 64 * (uint64_t)(ceil_div(a->m, a->mb[k]) + ceil_div(a->n, a->nb[k])));
     for (int k = 0; k < 2 && !grids; k++) {
-        nt_matrix_shape_t sh = {a->m, a->n, a->mb[k], a->nb[k], (size_t)a->elem};
+        int64_t m = k ? a->tm : a->m, n = k ? a->tn : a->n;
+        nt_matrix_shape_t sh = {m, n, a->mb[k], a->nb[k], (size_t)a->elem};
         bool data = a->redist && (k == 0 || !a->inplace);
         need = sat_add(need, nt_matrix_bytes(&sh, data));
-        uint64_t r = (uint64_t)ceil_div(a->m, a->mb[k]), c = (uint64_t)ceil_div(a->n, a->nb[k]);
+        uint64_t r = (uint64_t)ceil_div(m, a->mb[k]), c = (uint64_t)ceil_div(n, a->nb[k]);
         rows = r > rows ? r : rows;
         cols = c > cols ? c : cols;
     }
@@ -508,8 +554,8 @@ static int load_topology(const args *a, nt_topo_t **t)
 {
     if (!a->synthetic) {
         const char *specs[] = {a->dist[0], a->dist[1]};
-        int64_t mt[] = {ceil_div(a->m, a->mb[0]), ceil_div(a->m, a->mb[1])};
-        int64_t nt[] = {ceil_div(a->n, a->nb[0]), ceil_div(a->n, a->nb[1])};
+        int64_t mt[] = {ceil_div(a->m, a->mb[0]), ceil_div(a->tm, a->mb[1])};
+        int64_t nt[] = {ceil_div(a->n, a->nb[0]), ceil_div(a->tn, a->nb[1])};
         return cli_topo_for_dists(a->co.cmd, a->co.domains, specs, 2, mt, nt, t);
     }
     nt_topo_opts_t to = {.domains = a->co.domains, .synthetic = a->synthetic};
@@ -525,14 +571,20 @@ static int load_topology(const args *a, nt_topo_t **t)
 static int create_matrices(const args *a, const nt_topo_t *t, nt_matrix_t **S, nt_matrix_t **T)
 {
     nt_matrix_shape_t ss = {a->m, a->n, a->mb[0], a->nb[0], (size_t)a->elem};
-    nt_matrix_shape_t ts = {a->m, a->n, a->mb[1], a->nb[1], (size_t)a->elem};
+    nt_matrix_shape_t ts = {a->tm, a->tn, a->mb[1], a->nb[1], (size_t)a->elem};
     nt_status st = nt_matrix_create_spec(t, &ss, a->dist[0], 0, a->layout[0],
                                          a->redist ? 0 : NT_MATRIX_NOALLOC, S);
     if (st != NT_OK)
         return matrix_error(a->co.cmd, "--from", a->tile_txt[0], st);
-    st = nt_matrix_create_spec(t, &ts, a->dist[1], 0, a->layout[1], NT_MATRIX_NOALLOC, T);
+    // An operation that reads the target or leaves part of it gets a filled, placed one.
+    bool placed = a->redist && cli_op_active(&a->op) && cli_op_placed(&a->op);
+    st = nt_matrix_create_spec(t, &ts, a->dist[1], 0, a->layout[1],
+                               placed ? 0 : NT_MATRIX_NOALLOC, T);
     if (st != NT_OK)
         return matrix_error(a->co.cmd, "--to", a->tile_txt[1], st);
+    if (a->op.type != NT_DTYPE_NONE && ((st = nt_matrix_set_dtype(*S, a->op.type)) != NT_OK ||
+                                        (st = nt_matrix_set_dtype(*T, a->op.type)) != NT_OK))
+        return cli_lib_error(a->co.cmd, st);
     return CLI_OK;
 }
 
@@ -542,7 +594,7 @@ static int create_matrices(const args *a, const nt_topo_t *t, nt_matrix_t **S, n
 // then reports as before.
 static bool grid_plan(const args *a, const nt_topo_t *t, nt_grid_matrix_t g[2])
 {
-    if (a->redist || a->dump)
+    if (a->redist || a->dump || cli_op_active(&a->op))
         return false;
     for (int k = 0; k < 2; k++) {
         g[k] = (nt_grid_matrix_t){a->m, a->n, a->mb[k], a->nb[k], (size_t)a->elem, {0}};
@@ -567,7 +619,7 @@ static int make_plan(const args *a, const nt_topo_t *t, const nt_grid_matrix_t *
         int rc = create_matrices(a, t, S, T);
         if (rc != CLI_OK)
             return rc;
-        st = nt_plan_create(*S, *T, sub, &po, p);
+        st = nt_plan_create_op(*S, *T, sub, &po, cli_op_active(&a->op) ? &a->op.op : NULL, p);
     }
     return st == NT_OK ? CLI_OK : cli_lib_error(a->co.cmd, st);
 }
@@ -582,6 +634,10 @@ static json_t *show_plan(const args *a, const nt_topo_t *t, const nt_plan_t *p,
         out = plan_json(a, t, p);
     else
         plan_print(t, p);
+    if (out && cli_op_active(&a->op))
+        cli_op_json(out, &a->op);
+    else if (cli_op_active(&a->op))
+        cli_op_print(&a->op);
     if (a->dump && out) {
         json_object_set_new(out, "src_map", map_json(S->owner, S->mt, S->nt));
         json_object_set_new(out, "dst_map", map_json(nt_plan_dst_owner(p), T->mt, T->nt));
@@ -597,7 +653,10 @@ static json_t *show_plan(const args *a, const nt_topo_t *t, const nt_plan_t *p,
 static nt_status execute(const args *a, nt_plan_t *p, nt_matrix_t *S, nt_matrix_t *T,
                          nt_exec_stats_t *es, int64_t *bad)
 {
-    nt_matrix_fill_pattern(S, (uint64_t)a->seed);
+    bool op = cli_op_active(&a->op), placed = op && cli_op_placed(&a->op);
+    cli_op_fill(&a->op, S, (uint64_t)a->seed);
+    if (placed)
+        cli_op_fill(&a->op, T, (uint64_t)a->seed + 1);
     nt_exec_opts_t eo = {.mode = a->mode, .schedule = a->schedule,
                          .threads_per_domain = a->threads, .no_keep = a->no_keep,
                          .measure_bound = true, .inplace = a->inplace,
@@ -609,7 +668,10 @@ static nt_status execute(const args *a, nt_plan_t *p, nt_matrix_t *S, nt_matrix_
     // In place the source has no memory left: the target is checked against the pattern.
     if (a->inplace)
         return nt_matrix_check_pattern(T, (uint64_t)a->seed, 0, 0, a->m, a->n, 0, 0, bad);
-    nt_sub_t whole = {a->m, a->n, 0, 0, 0, 0};
+    nt_sub_t whole = {a->tm, a->tn, 0, 0, 0, 0};
+    if (op)
+        return cli_op_verify(&a->op, S, T, a->has_sub ? &a->sub : &whole, (uint64_t)a->seed,
+                             placed, bad);
     return nt_matrix_compare(T, S, a->has_sub ? &a->sub : &whole, bad);
 }
 

@@ -156,9 +156,10 @@ Test(cli_usage, an_ambiguous_prefix_lists_the_candidates)
                  "numatile plan: option '--fr' is ambiguous (--from, --from-layout)");
     expect_usage((const char *[]){"plan", "--fr=4x4@bc1d:2", NULL},
                  "numatile plan: option '--fr' is ambiguous (--from, --from-layout)");
-    // Three candidates and four: every one is listed.
+    // Four candidates: every one is listed.
     expect_usage((const char *[]){"redist", "--t", NULL},
-                 "numatile redist: option '--t' is ambiguous (--to, --to-layout, --threads)");
+                 "numatile redist: option '--t' is ambiguous (--to, --to-layout, --threads, "
+                 "--type)");
     expect_usage((const char *[]){"redist", "--s", NULL},
                  "numatile redist: option '--s' is ambiguous (--synthetic, --sub, --schedule, "
                  "--seed)");
