@@ -432,3 +432,56 @@ Test(redist_op, bad_operations_are_refused)
     nt_matrix_destroy(U);
     nt_matrix_destroy(F);
 }
+
+// Wrapped application arrays (NT_LAYOUT_LAPACK, numatile/wrap.h) on both sides: the LAPACK
+// arrays themselves checked against the oracle, B = 0.5 B - 2 A^T, with a submatrix.
+Test(redist_op, wrapped_lapack_arrays)
+{
+    enum { M = 45, N = 33, LDA = 50, LDB = 37 };
+    static double a[LDA * N], b[LDB * M];
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < LDA; i++)
+            a[i + j * LDA] = i < M ? 0.25 * i - 0.5 * j : NAN; // padding never read
+    for (int j = 0; j < M; j++)
+        for (int i = 0; i < LDB; i++)
+            b[i + j * LDB] = i + 100.0 * j;
+    nt_matrix_shape_t sa = {M, N, 8, 6, 8}, sb = {N, M, 7, 9, 8};
+    nt_tilemap_t *ma = NULL, *mb = NULL;
+    cr_assert_eq(nt_tilemap_from_spec("bc2d:2x1", (M + 7) / 8, (N + 5) / 6, 0, &ma),
+                 NT_OK, "%s", nt_last_error());
+    cr_assert_eq(nt_tilemap_from_spec("bc2d:1x2", (N + 6) / 7, (M + 8) / 9, 0, &mb),
+                 NT_OK, "%s", nt_last_error());
+    nt_matrix_t *A = NULL, *B = NULL;
+    cr_assert_eq(nt_matrix_wrap_lapack(topos[2], &sa, ma, a, LDA, &A), NT_OK, "%s",
+                 nt_last_error());
+    cr_assert_eq(nt_matrix_wrap_lapack(topos[2], &sb, mb, b, LDB, &B), NT_OK, "%s",
+                 nt_last_error());
+    cr_assert_eq(nt_matrix_set_dtype(A, NT_DTYPE_D), NT_OK);
+    cr_assert_eq(nt_matrix_set_dtype(B, NT_DTYPE_D), NT_OK);
+    nt_plan_op_t op = NT_PLAN_OP_INIT;
+    op.op = NT_OP_T;
+    op.alpha_re = -2;
+    op.beta_re = 0.5;
+    nt_sub_t s = {20, 30, 3, 1, 2, 4}; // 20 x 30 of B at (2,4) from 30 x 20 of A at (3,1)
+    nt_plan_t *p = NULL;
+    cr_assert_eq(nt_plan_create_op(A, B, &s, NULL, &op, &p), NT_OK, "%s", nt_last_error());
+    cr_assert_eq(nt_plan_execute(p, A, B, NULL, NULL), NT_OK, "%s", nt_last_error());
+    int bad = 0;
+    for (int j = 0; j < M; j++)
+        for (int i = 0; i < N; i++) {
+            double old = i + 100.0 * j, want = old;
+            int x = i - 2, y = j - 4;
+            if (x >= 0 && x < 20 && y >= 0 && y < 30)
+                want = -2 * (0.25 * (3 + y) - 0.5 * (1 + x)) + 0.5 * old;
+            bad += b[i + j * LDB] != want;
+        }
+    cr_assert_eq(bad, 0);
+    for (int j = 0; j < M; j++) // B's padding rows untouched
+        for (int i = N; i < LDB; i++)
+            cr_assert_eq(b[i + j * LDB], i + 100.0 * j);
+    nt_plan_destroy(p);
+    nt_matrix_destroy(A);
+    nt_matrix_destroy(B);
+    nt_tilemap_destroy(ma);
+    nt_tilemap_destroy(mb);
+}
