@@ -131,6 +131,88 @@ nt_status nt_matrix_wrap_scalapack(const nt_topo_t *topo, const nt_matrix_shape_
  */
 bool nt_matrix_is_wrapped(const nt_matrix_t *A);
 
+/** \brief Flags for nt_matrix_place(). */
+enum nt_place_flags {
+    /** Move nothing: only report where the pages are (the "before" of a placement). */
+    NT_PLACE_QUERY = 1u << 0,
+    /** Fail with ::NT_ESYS when a page could not be moved (it is left where it was; the pages
+        moved before stay moved). Without it such pages are only counted (pages_failed). */
+    NT_PLACE_STRICT = 1u << 1
+};
+
+/** \brief What nt_matrix_place() (or nt_matrix_first_touch()) found and did. */
+typedef struct nt_place_report {
+    int64_t bytes;            /**< element bytes of the matrix: m x n x elem_size */
+    int64_t pages;            /**< pages holding them */
+    int64_t pages_shared;     /**< pages holding elements of domains on different nodes (0: the
+                                   map is page-granular on this memory, and every byte can be
+                                   local) */
+    int64_t pages_moved;      /**< pages that changed node to their target */
+    int64_t pages_already;    /**< pages already on their target node */
+    int64_t pages_absent;     /**< pages never touched: nothing to move (nt_matrix_first_touch()
+                                   places them) */
+    int64_t pages_failed;     /**< populated pages left off their target (move_pages refused, or
+                                   a huge page shared with another target) */
+    int first_error;          /**< errno of the first refused page, 0 if none */
+    int64_t bytes_moved;      /**< pages_moved x the page size: what the kernel migrated */
+    int64_t bytes_copied;     /**< bytes copied through numatile buffers: always 0, the pages
+                                   move in place (their addresses do not change) */
+    int64_t bytes_local;      /**< element bytes on the node of their owning domain, after */
+    double local_fraction;    /**< bytes_local / bytes */
+    int64_t peak_extra_bytes; /**< the most scratch memory the call held at once (page lists,
+                                   the walk's tables): no copy of the array */
+    double seconds;           /**< wall time of the call */
+    int nnodes;               /**< entries of pages_per_node that may be non-zero */
+    int64_t pages_per_node[64]; /**< after the call: pages on each node (0..63) */
+} nt_place_report_t;
+
+/**
+ * \brief Move a matrix's pages to the nodes of the domains that own them, in place
+ *        (move_pages(2): the addresses do not change, nothing is copied through numatile).
+ *
+ * Each page holding elements goes to the node whose domains own most of its bytes (domains on
+ * one node add up; ties go to the lowest node). Where the map is page-granular on the memory
+ * (tiles of whole pages, or column blocks of a LAPACK array whose columns fill whole pages)
+ * every page then holds only local bytes; elsewhere (2-D tiles whose column pieces are smaller
+ * than a page) the report's local_fraction says how much is local. Pages never touched are
+ * left alone (counted absent): nt_matrix_first_touch() places those. For any matrix with
+ * memory, wrapped or not; meant for wrapped ones. Scratch memory is bounded by a few bytes per
+ * page in chunks of at most 1024 pages (and, for layouts other than LAPACK, 24 bytes per tile):
+ * no second copy of the array.
+ * @param[in,out] A     a matrix with memory on a physical or virtual topology.
+ * @param[in]     flags 0, or a combination of ::nt_place_flags.
+ * @param[out]    rep   the report (may be NULL); untouched on failure.
+ * @retval NT_OK      success (pages that could not move are counted, not fatal).
+ * @retval NT_EINVAL  A NULL, without memory or topology, an unknown flag.
+ * @retval NT_ENOTSUP a synthetic topology.
+ * @retval NT_ENOMEM  out of memory for the page lists.
+ * @retval NT_ESYS    move_pages failed as a whole, or (::NT_PLACE_STRICT) a page could not
+ *                    move.
+ */
+nt_status nt_matrix_place(nt_matrix_t *A, unsigned flags, nt_place_report_t *rep);
+
+/**
+ * \brief First touch of an array not touched yet: each page is written first by a thread
+ *        bound to a domain on the node that nt_matrix_place() would choose for it, so the
+ *        kernel's default (local) policy puts it there without any migration.
+ *
+ * The touch writes each page's first element byte back with the value it holds (zero for an
+ * untouched page), so the call changes no element; pages already populated stay where they
+ * are (use nt_matrix_place() for those). The threads of the domains on a node share that
+ * node's pages. Needs the matrix to itself.
+ * @param[in,out] A                  a matrix with memory on a physical or virtual topology.
+ * @param[in]     threads_per_domain touching threads per domain, >= 1.
+ * @param[out]    rep                the report of the nt_matrix_place() run after the touch,
+ *                                   which moves what the touch could not place (pages of a
+ *                                   node without cpus, or under a process memory policy other
+ *                                   than local allocation; usually none); seconds covers both.
+ *                                   May be NULL.
+ * @retval NT_OK success. @retval NT_EINVAL A NULL, without memory or topology,
+ *         threads_per_domain < 1. @retval NT_ENOTSUP synthetic topology.
+ * @retval NT_ENOMEM, NT_ESYS as nt_team_run() (binding a thread failed) and nt_matrix_place().
+ */
+nt_status nt_matrix_first_touch(nt_matrix_t *A, int threads_per_domain, nt_place_report_t *rep);
+
 #ifdef __cplusplus
 }
 #endif

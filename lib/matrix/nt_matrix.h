@@ -130,6 +130,7 @@ typedef struct nt_page_walk {
     int nnodes;       // entries of acc: highest node of a domain + 1
     int *dnode;       // node of each domain (A->ndomains)
     uintptr_t page;   // the current page
+    uintptr_t first;  // after nt_page_walk_next: the first element byte in the page returned
     uintptr_t end;    // LAPACK: end of the array's elements
     int64_t *order;   // others: tiles by start address
     int64_t next;     // first tile of order[] not yet active

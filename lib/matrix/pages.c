@@ -95,8 +95,10 @@ int nt_page_best_node(const int64_t *acc, int nnodes)
     return best;
 }
 
-// LAPACK: the bytes of [o0, o1) (offsets from the first element) per node; their sum.
-static int64_t lapack_bytes(const nt_page_walk_t *w, int64_t o0, int64_t o1, int64_t *acc)
+// LAPACK: the bytes of [o0, o1) (offsets from the first element) per node; their sum. *lo:
+// the offset of the first element byte in the range.
+static int64_t lapack_bytes(const nt_page_walk_t *w, int64_t o0, int64_t o1, int64_t *acc,
+                            int64_t *lo)
 {
     const nt_matrix_t *A = w->A;
     int64_t es = (int64_t)A->elem_size, cb = A->lld[0] * es, colb = A->m * es, mbb = A->mb * es;
@@ -105,6 +107,8 @@ static int64_t lapack_bytes(const nt_page_walk_t *w, int64_t o0, int64_t o1, int
         int64_t cs = c * cb, a = max64(o0, cs), b = min64(o1, cs + colb);
         if (a >= b)
             continue;
+        if (total == 0)
+            *lo = a;
         const int *own = A->owner + c / A->nb;
         for (int64_t i = (a - cs) / mbb; i * mbb < b - cs; i++) {
             int64_t ts = cs + i * mbb, te = cs + min64((i + 1) * mbb, colb);
@@ -125,8 +129,10 @@ static bool lapack_next(nt_page_walk_t *w, uintptr_t *page, int64_t *acc)
         uintptr_t p0 = w->page > base ? w->page : base;
         uintptr_t p1 = w->page + w->pg < w->end ? w->page + w->pg : w->end;
         memset(acc, 0, (size_t)w->nnodes * sizeof *acc);
-        if (lapack_bytes(w, (int64_t)(p0 - base), (int64_t)(p1 - base), acc) > 0) {
+        int64_t lo = 0;
+        if (lapack_bytes(w, (int64_t)(p0 - base), (int64_t)(p1 - base), acc, &lo) > 0) {
             *page = w->page;
+            w->first = base + (uintptr_t)lo;
             w->page += w->pg;
             return true;
         }
@@ -138,20 +144,30 @@ static bool lapack_next(nt_page_walk_t *w, uintptr_t *page, int64_t *acc)
     return false;
 }
 
-// Bytes of tile t inside [p0, p1), column by column unless the tile is contiguous.
-static int64_t tile_bytes_in(const nt_matrix_t *A, int64_t t, uintptr_t p0, uintptr_t p1)
+// Bytes of tile t inside [p0, p1), column by column unless the tile is contiguous; *first
+// lowered to its first byte there.
+static int64_t tile_bytes_in(const nt_matrix_t *A, int64_t t, uintptr_t p0, uintptr_t p1,
+                             uintptr_t *first)
 {
     int64_t i = t / A->nt, j = t % A->nt, es = (int64_t)A->elem_size;
     int64_t R = nt_matrix_tile_rows(A, i) * es, L = nt_matrix_tile_ld(A, i, j) * es;
     int64_t cols = nt_matrix_tile_cols(A, j);
     int64_t lo = (int64_t)(uintptr_t)A->tile[t], a = (int64_t)p0, b = (int64_t)p1;
-    if (L == R)
-        return max64(0, min64(b, lo + cols * R) - max64(a, lo));
-    if (b <= lo)
-        return 0;
     int64_t total = 0;
-    for (int64_t c = a > lo ? (a - lo) / L : 0; c < cols && lo + c * L < b; c++)
-        total += max64(0, min64(b, lo + c * L + R) - max64(a, lo + c * L));
+    if (L == R) {
+        total = max64(0, min64(b, lo + cols * R) - max64(a, lo));
+        if (total > 0 && (uintptr_t)max64(a, lo) < *first)
+            *first = (uintptr_t)max64(a, lo);
+        return total;
+    }
+    for (int64_t c = a > lo ? (a - lo) / L : 0; c < cols && lo + c * L < b; c++) {
+        int64_t s = max64(a, lo + c * L), n = min64(b, lo + c * L + R) - s;
+        if (n <= 0)
+            continue;
+        if (total == 0 && (uintptr_t)s < *first)
+            *first = (uintptr_t)s;
+        total += n;
+    }
     return total;
 }
 
@@ -204,8 +220,9 @@ static bool tiles_next(nt_page_walk_t *w, uintptr_t *page, int64_t *acc)
         }
         memset(acc, 0, (size_t)w->nnodes * sizeof *acc);
         int64_t total = 0, keep = 0;
+        w->first = UINTPTR_MAX;
         for (int64_t k = 0; k < w->nactive; k++) {
-            int64_t t = w->active[k], b = tile_bytes_in(A, t, p0, p1);
+            int64_t t = w->active[k], b = tile_bytes_in(A, t, p0, p1, &w->first);
             acc[w->dnode[A->owner[t]]] += b;
             total += b;
             if (tile_end(A, t) > p1)

@@ -325,6 +325,7 @@ static void walk_against_elements(const nt_matrix_t *A)
         cr_assert(seen == 0 || page > prev, "pages out of order");
         prev = page;
         int64_t want[8] = {0}, any = 0;
+        uintptr_t first = UINTPTR_MAX;
         for (int64_t c = 0; c < A->n; c++)
             for (int64_t r = 0; r < A->m; r++) {
                 uintptr_t e = (uintptr_t)nt_matrix_elem(A, r, c);
@@ -332,9 +333,11 @@ static void walk_against_elements(const nt_matrix_t *A)
                 if (lo < hi) {
                     want[nt_matrix_tile_domain(A, r / A->mb, c / A->nb)] += (int64_t)(hi - lo);
                     any = 1;
+                    first = lo < first ? lo : first;
                 }
             }
         cr_assert(any, "a page without elements was visited");
+        cr_assert_eq(w.first, first, "first element byte of the page");
         for (int d = 0; d < D; d++)
             cr_assert_eq(acc[d], want[d], "page %lld domain %d", (long long)seen, d);
         seen++;
