@@ -80,7 +80,7 @@ PC       := $(BUILD)/lib/pkgconfig/numatile.pc
 MANPAGE  := docs/numatile.1
 # `make examples` installs here and builds docs/examples/*.c against the installed copy.
 STAGE    ?= $(BUILD)/stage
-EXAMPLES := redistribute plan_only hetero_gemm owner_stencil2d
+EXAMPLES := redistribute plan_only hetero_gemm owner_stencil2d byom_gemm
 
 .PHONY: all deps test test-unit micro check-style test-openblas test-vm check-asan check-valgrind \
         demo bench clean info install help docs examples check-outputs check-abi check-json fuzz \

@@ -179,6 +179,15 @@ typedef struct nt_place_report {
  * memory, wrapped or not; meant for wrapped ones. Scratch memory is bounded by a few bytes per
  * page in chunks of at most 1024 pages (and, for layouts other than LAPACK, 24 bytes per tile):
  * no second copy of the array.
+ *
+ * Transparent huge pages move whole: the kernel migrates a huge page for any address in it, so
+ * one that holds elements of several nodes lands on one of them. The call advises the matrix's
+ * pages against new huge pages (madvise MADV_NOHUGEPAGE, which the application's mapping
+ * keeps), but huge pages already backing the array stay; the report, counted page by page after
+ * the moves, says what they leave remote (pages_failed, local_fraction). For page-exact
+ * placement advise the array (madvise(a, bytes, MADV_NOHUGEPAGE)) before first writing it, or
+ * let nt_matrix_first_touch() do it. A page partly outside the matrix (the first and last of a
+ * malloc'ed array) moves with it.
  * @param[in,out] A     a matrix with memory on a physical or virtual topology.
  * @param[in]     flags 0, or a combination of ::nt_place_flags.
  * @param[out]    rep   the report (may be NULL); untouched on failure.
@@ -199,7 +208,10 @@ nt_status nt_matrix_place(nt_matrix_t *A, unsigned flags, nt_place_report_t *rep
  * The touch writes each page's first element byte back with the value it holds (zero for an
  * untouched page), so the call changes no element; pages already populated stay where they
  * are (use nt_matrix_place() for those). The threads of the domains on a node share that
- * node's pages. Needs the matrix to itself.
+ * node's pages; the pages of a node without cpus are touched by a thread of the first domain
+ * with cpus and then moved. The pages are first advised against transparent huge pages
+ * (MADV_NOHUGEPAGE; a huge page would go whole to the node of the thread touching it first).
+ * Needs the matrix to itself.
  * @param[in,out] A                  a matrix with memory on a physical or virtual topology.
  * @param[in]     threads_per_domain touching threads per domain, >= 1.
  * @param[out]    rep                the report of the nt_matrix_place() run after the touch,

@@ -14,6 +14,7 @@ typedef struct touch_ctx {
     int *first;   // per domain: its first worker's index among its node's workers
     int *workers; // per node: touching threads on it (0: nobody, the node has no cpus)
     int nnodes;
+    int fallback; // the first domain with cpus: touches the pages of nodes without workers
 } touch_ctx;
 
 // Workers per node: the threads of the domains with cpus (nt_team_run gives those tpd each).
@@ -33,11 +34,13 @@ static nt_status count_workers(touch_ctx *x)
     x->workers = calloc((size_t)x->nnodes, sizeof *x->workers);
     if (!x->dnode || !x->first || !x->workers)
         return nt_fail(NT_ENOMEM, "nt_matrix_first_touch: out of memory");
+    x->fallback = -1;
     for (int d = 0; d < D; d++) {
         nt_domain_info_t info;
         nt_topo_domain(t, d, &info);
         if (info.ncpus == 0)
             continue;
+        x->fallback = x->fallback < 0 ? d : x->fallback;
         x->first[d] = x->workers[x->dnode[d]];
         x->workers[x->dnode[d]] += x->tpd;
     }
@@ -45,8 +48,8 @@ static nt_status count_workers(touch_ctx *x)
 }
 
 // One bound thread: walk every page, touch the pages of its node that fall to it (the node's
-// pages dealt round-robin to the node's workers). Pages of a node without workers are left for
-// nt_matrix_place().
+// pages dealt round-robin to the node's workers). The pages of a node without cpus are touched
+// by the first thread of the first domain with cpus, for nt_matrix_place() to move.
 static nt_status touch_fn(int domain, int rank, void *arg)
 {
     const touch_ctx *x = arg;
@@ -63,9 +66,9 @@ static nt_status touch_fn(int domain, int rank, void *arg)
     int64_t seen = 0; // pages of this node so far
     uintptr_t page;
     while (nt_page_walk_next(&w, &page, acc)) {
-        if (nt_page_best_node(acc, w.nnodes) != node)
-            continue;
-        if (seen++ % x->workers[node] == me) {
+        int best = nt_page_best_node(acc, w.nnodes);
+        bool orphan = x->workers[best] == 0 && domain == x->fallback && rank == 0;
+        if (orphan || (best == node && seen++ % x->workers[node] == me)) {
             // Write back what the element holds: no element changes, the page gets mapped.
             volatile unsigned char *e = (volatile unsigned char *)w.first;
             *e = *e;
@@ -90,6 +93,8 @@ nt_status nt_matrix_first_touch(nt_matrix_t *A, int threads_per_domain, nt_place
         return nt_fail(NT_ENOTSUP, "nt_matrix_first_touch: a synthetic topology has no memory");
     double t0 = nt_now();
     touch_ctx x = {.A = A, .tpd = threads_per_domain};
+    // A huge page would be faulted whole by the first thread to touch it, for every owner.
+    nt_matrix_advise_no_huge(A);
     nt_status st = count_workers(&x);
     if (st == NT_OK)
         st = nt_team_run(A->topo, threads_per_domain, touch_fn, &x);

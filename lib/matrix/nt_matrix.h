@@ -150,6 +150,10 @@ void nt_page_walk_free(nt_page_walk_t *w);
 // on the node holding most of its bytes. For the LAPACK layout and wrapped matrices.
 nt_status nt_matrix_check_pages(const nt_matrix_t *A, nt_placement_report_t *rep);
 
+// Advise the pages of A's elements against transparent huge pages (place.c): each base page
+// can then go to its own node. Only advice; always NT_OK.
+nt_status nt_matrix_advise_no_huge(const nt_matrix_t *A);
+
 // The node holding most of acc's bytes (the lowest on a tie), -1 when acc is all 0.
 int nt_page_best_node(const int64_t *acc, int nnodes);
 

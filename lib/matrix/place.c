@@ -5,6 +5,7 @@
 #include <numaif.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "nt_core.h"
 #include "nt_matrix.h"
@@ -208,6 +209,52 @@ static nt_status place_walk(nt_page_walk_t *w, chunk *c, unsigned flags, nt_plac
     return st;
 }
 
+// Transparent huge pages move whole (move_pages migrates the compound page of any address in
+// it), so one holding elements of several nodes cannot be split among them: advise the
+// matrix's pages against new ones (the application's VMAs get the flag; only advice). Huge
+// pages that already back the array stay; the final count reports what they leave remote.
+static void advise_no_huge(const nt_matrix_t *A)
+{
+    size_t pg = nt_mem_page_size();
+    int64_t n = A->layout == NT_LAYOUT_LAPACK ? 1 : A->mt * A->nt;
+    for (int64_t t = 0; t < n; t++) {
+        int64_t i = A->layout == NT_LAYOUT_LAPACK ? A->mt - 1 : t / A->nt;
+        int64_t j = A->layout == NT_LAYOUT_LAPACK ? A->nt - 1 : t % A->nt;
+        // LAPACK: from the first element to the end of the last tile, the whole array.
+        uintptr_t lo = (uintptr_t)A->tile[t] / pg * pg;
+        uintptr_t hi = (uintptr_t)nt_matrix_tile(A, i, j) +
+                       (uintptr_t)((nt_matrix_tile_cols(A, j) - 1) * nt_matrix_tile_ld(A, i, j) +
+                                   nt_matrix_tile_rows(A, i)) * A->elem_size;
+        (void)madvise((void *)lo, (hi - lo + pg - 1) / pg * pg, MADV_NOHUGEPAGE);
+    }
+}
+
+nt_status nt_matrix_advise_no_huge(const nt_matrix_t *A)
+{
+    advise_no_huge(A);
+    return NT_OK;
+}
+
+// One walk over every page with a fresh chunk: moving (flags without NT_PLACE_QUERY) or
+// counting where the pages are.
+static nt_status place_pass(const nt_matrix_t *A, unsigned flags, nt_place_report_t *r,
+                            int64_t *scratch)
+{
+    nt_page_walk_t w;
+    nt_status st = nt_page_walk_init(&w, A);
+    if (st)
+        return st;
+    chunk c;
+    int64_t cbytes = 0;
+    st = chunk_alloc(&c, chunk_pages(A), w.nnodes, &cbytes);
+    if (st == NT_OK)
+        st = place_walk(&w, &c, flags, r);
+    *scratch = cbytes + (int64_t)w.scratch;
+    chunk_free(&c);
+    nt_page_walk_free(&w);
+    return st;
+}
+
 nt_status nt_matrix_place(nt_matrix_t *A, unsigned flags, nt_place_report_t *rep)
 {
     nt_status st = check_place_args("nt_matrix_place", A);
@@ -216,23 +263,31 @@ nt_status nt_matrix_place(nt_matrix_t *A, unsigned flags, nt_place_report_t *rep
     if (flags & ~(unsigned)(NT_PLACE_QUERY | NT_PLACE_STRICT))
         return nt_fail(NT_EINVAL, "nt_matrix_place: unknown flags 0x%x", flags);
     double t0 = nt_now();
-    nt_page_walk_t w;
-    if ((st = nt_page_walk_init(&w, A)) != NT_OK)
-        return st;
-    chunk c;
-    int64_t cbytes = 0;
+    int64_t scratch = 0;
+    nt_place_report_t moved = {0};
+    if (!(flags & NT_PLACE_QUERY)) {
+        advise_no_huge(A);
+        st = place_pass(A, flags & NT_PLACE_STRICT, &moved, &scratch);
+    }
+    // Where every page is now, counted again: a huge page moved for one page of a chunk moves
+    // pages counted in earlier chunks too.
     nt_place_report_t r = {.bytes = (int64_t)((size_t)A->m * (size_t)A->n * A->elem_size)};
-    st = chunk_alloc(&c, chunk_pages(A), w.nnodes, &cbytes);
+    int64_t scratch2 = 0;
     if (st == NT_OK)
-        st = place_walk(&w, &c, flags, &r);
-    r.peak_extra_bytes = cbytes + (int64_t)w.scratch;
-    chunk_free(&c);
-    nt_page_walk_free(&w);
+        st = place_pass(A, NT_PLACE_QUERY, &r, &scratch2);
     if (st)
         return st;
+    if (!(flags & NT_PLACE_QUERY)) {
+        r.pages_failed = r.pages - r.pages_already - r.pages_absent;
+        r.pages_already = moved.pages_already;
+        r.pages_moved = moved.pages_moved;
+        r.first_error = moved.first_error;
+    }
     if ((flags & NT_PLACE_STRICT) && r.pages_failed > 0)
-        return nt_fail(NT_ESYS, "nt_matrix_place: %lld pages could not move (%s)",
-                       (long long)r.pages_failed, strerror(r.first_error));
+        return nt_fail(NT_ESYS, "nt_matrix_place: %lld pages are not on their node (%s)",
+                       (long long)r.pages_failed,
+                       r.first_error ? strerror(r.first_error) : "a huge page moved whole");
+    r.peak_extra_bytes = scratch > scratch2 ? scratch : scratch2;
     r.bytes_moved = r.pages_moved * (int64_t)nt_mem_page_size();
     r.local_fraction = r.bytes > 0 ? (double)r.bytes_local / (double)r.bytes : 1.0;
     r.nnodes = nt_numa_node_count() < 64 ? nt_numa_node_count() : 64;
