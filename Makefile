@@ -599,7 +599,8 @@ test-packaging: all
 	sh tests/mpi/packaging.sh "$(MAKE)" $(BUILD) $(MPIRUN)
 
 # test_tran (mpitran): nt_ptran and nt_ptrmr2d against the per-element oracle and ScaLAPACK's
-# pdtran, pztranc and pdtrmr2d on 2, 3 and 4 ranks, then point to point only.
+# pdtran, pztranc and pdtrmr2d on 2, 3 and 4 ranks, then point to point only, then with the line
+# writers forced on and 3 threads per rank.
 MPI_TEST_TR := $(BUILD)/tests/test_tran
 MPI_TRAN_CASES ?= 400
 all mpi: $(MPI_TEST_TR)
@@ -614,6 +615,8 @@ test-mpi-tran: $(MPI_TEST_TR)
 	  || exit 1; done
 	NT_MPI_NO_SHM=1 $(MPIRUN) -x NT_MPI_NO_SHM -np 3 $(MPI_TEST_TR) --cases $(MPI_TRAN_CASES) \
 	  --seed 9
+	NT_MPI_LINES=1 $(MPIRUN) -x NT_MPI_LINES -x OMP_NUM_THREADS=3 -np 4 $(MPI_TEST_TR) \
+	  --cases $(MPI_TRAN_CASES) --seed 10
 else
 test-mpi check-abi-mpi test-mpi-dropin test-packaging:
 	@echo "$@: not built (no $(MPICC) or no $(SCALAPACK_LIB); make deps installs them)"

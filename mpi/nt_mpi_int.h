@@ -205,11 +205,12 @@ void nt_mpi_pack_group_band(const nt_mpi_steps *st, const nt_mpi_pieces *cp, con
                             int64_t lda, size_t es, int threads, const nt_mpi_clip *cl, int tc);
 
 // Unpack a column group into B's local columns [d0, d1) applying op (clip: where B's elements
-// sit, for op->band). The local part reads A' at a + (r * ars + c * acs) * es.
+// sit, for op->band). The local part reads A' at a + (r * ars + c * acs) * es. lines: a plain
+// band of 8-byte elements (B 8-byte aligned) writes whole lines with streaming stores.
 void nt_mpi_unpack_group_op(const nt_mpi_steps *st, const nt_mpi_pieces *cp, const char *a,
                             int64_t ars, int64_t acs, char *b, int64_t ldb, size_t es,
                             int64_t d0, int64_t d1, int threads, const nt_mpi_op *op,
-                            const nt_mpi_clip *clip);
+                            const nt_mpi_clip *clip, bool lines);
 
 // Columns of a column group by their flat index c (0..cp->sum-1, increasing): a cursor over the
 // group's column pieces gives each one's local column on both sides (walk.c, op_walk.c).

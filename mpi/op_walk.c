@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+// Header-only line writers (no libnumatile symbol), as in walk.c.
 #include "block_op.h"
+#include "lib/matrix/nt_lines.h"
 #include "nt_mpi_int.h"
 
 // A transposed read in tiles: TW columns of A' (rows of A) by TH of its rows (columns of A),
@@ -99,16 +101,45 @@ static void unpack_run(const nt_mpi_step *v, const char *a, int64_t ars, int64_t
                       es, op);
 }
 
+// A plain band's column through a line writer: the kept steps [e0, e1) are contiguous rows
+// of B (st->contig), those between the two ends wholly kept, so one writer streams them.
+static void unpack_col_lines(const nt_mpi_steps *st, const int64_t *lim, const char *a,
+                             int64_t lda, char *b, int64_t ldb, const block *bk, int64_t x,
+                             int64_t j, int64_t e0, int64_t e1, const nt_mpi_clip *cl)
+{
+    nt_lines w = {.lo = 0};
+    for (int64_t e = e0; e < e1; e++) {
+        const nt_mpi_step *v = &st->v[e];
+        int64_t k0 = 0, k1 = v->len;
+        if (lim[2 * e] - j < cl->lo || lim[2 * e + 1] - j > cl->hi)
+            nt_mpi_band_part(cl, cl->kr, v->d, v->len, j, &k0, &k1);
+        const char *src = v->msg ? v->msg + (size_t)((bk->c + x) * v->stride)
+                                 : a + (size_t)(v->s + (bk->sj + x) * lda) * 8;
+        if (e == e0)
+            nt_lines_start(&w, (uint64_t *)(void *)(b + (size_t)((bk->dj + x) * ldb + v->d +
+                                                                   k0) * 8));
+        if (k1 > k0)
+            nt_lines_put(&w, (const uint64_t *)(const void *)(src + k0 * 8), k1 - k0);
+    }
+    if (e1 > e0)
+        nt_lines_flush(&w);
+}
+
 // Column x of a block, with a plain local part: the steps its band keeps (lim: the steps'
-// row indices, NULL without a band or without memory: every step, each clipped).
+// row indices, NULL without a band or without memory: every step, each clipped); lines: a
+// plain band of 8-byte elements through a line writer.
 static void unpack_col_op(const nt_mpi_steps *st, const int64_t *lim, const char *a,
                           int64_t lda, char *b, int64_t ldb, size_t es, const block *bk,
-                          int64_t x, const nt_mpi_op *op, const nt_mpi_clip *cl)
+                          int64_t x, const nt_mpi_op *op, const nt_mpi_clip *cl, bool lines)
 {
     int64_t e0 = 0, e1 = st->n, j = 0;
     if (lim) {
         j = nt_mpi_sub_index(bk->dj + x, cl->nb, cl->q, cl->kc, cl->jb);
         nt_mpi_band_steps(lim, st->n, j, cl, &e0, &e1);
+        if (lines) {
+            unpack_col_lines(st, lim, a, lda, b, ldb, bk, x, j, e0, e1, cl);
+            return;
+        }
     }
     for (int64_t e = e0; e < e1; e++) {
         bool inside = lim && lim[2 * e] - j >= cl->lo && lim[2 * e + 1] - j <= cl->hi;
@@ -121,11 +152,12 @@ static void unpack_col_op(const nt_mpi_steps *st, const int64_t *lim, const char
 // of A' across A's columns) step by step, its local part in tiles of TH rows.
 static void unpack_block_op(const nt_mpi_steps *st, const int64_t *lim, const char *a,
                             int64_t ars, int64_t acs, char *b, int64_t ldb, size_t es,
-                            const block *bk, const nt_mpi_op *op, const nt_mpi_clip *cl)
+                            const block *bk, const nt_mpi_op *op, const nt_mpi_clip *cl,
+                            bool lines)
 {
     if (ars == 1) {
         for (int64_t x = bk->x0; x < bk->x1; x++)
-            unpack_col_op(st, lim, a, acs, b, ldb, es, bk, x, op, cl);
+            unpack_col_op(st, lim, a, acs, b, ldb, es, bk, x, op, cl, lines);
         return;
     }
     for (int64_t e = 0; e < st->n; e++) {
@@ -141,10 +173,11 @@ static void unpack_block_op(const nt_mpi_steps *st, const int64_t *lim, const ch
 void nt_mpi_unpack_group_op(const nt_mpi_steps *st, const nt_mpi_pieces *cp, const char *a,
                             int64_t ars, int64_t acs, char *b, int64_t ldb, size_t es,
                             int64_t d0, int64_t d1, int threads, const nt_mpi_op *op,
-                            const nt_mpi_clip *clip)
+                            const nt_mpi_clip *clip, bool lines)
 {
     // Without memory for the index every step is clipped on its own (slower, same result).
     int64_t *lim = op->band && ars == 1 ? nt_mpi_band_index(st, clip, false) : NULL;
+    lines = lines && lim && es == 8 && st->contig && !op->scale && !op->conj;
 #pragma omp parallel num_threads(threads)
     {
         int64_t c0, c1, sj, dj;
@@ -157,9 +190,11 @@ void nt_mpi_unpack_group_op(const nt_mpi_steps *st, const nt_mpi_pieces *cp, con
             // Only B's columns [d0, d1) (this domain's share).
             block bk = {c, sj, dj, d0 > dj ? d0 - dj : 0, d1 - dj < w ? d1 - dj : w};
             if (bk.x1 > bk.x0)
-                unpack_block_op(st, lim, a, ars, acs, b, ldb, es, &bk, op, clip);
+                unpack_block_op(st, lim, a, ars, acs, b, ldb, es, &bk, op, clip, lines);
             c += w;
         }
+        if (lines)
+            nt_lines_fence(); // before the agreement that publishes them
     }
     free(lim);
 }

@@ -609,7 +609,7 @@ static void unpack_cols(const run *r, const void *a, int64_t lda, void *b, int64
         if (r->dst.cols[sc].sum > 0 && r->op && !(plain && !own))
             nt_mpi_unpack_group_op(&r->usteps[sc], &r->dst.cols[sc], a, tr ? lda : 1,
                                    tr ? 1 : lda, b, ldb, r->es, d0, d1, threads, r->op,
-                                   &r->clip);
+                                   &r->clip, r->lines && ((uintptr_t)b & 7) == 0);
         else if (r->dst.cols[sc].sum > 0)
             nt_mpi_unpack_group(&r->usteps[sc], &r->dst.cols[sc], a, lda, b, ldb, r->es, d0, d1,
                                 threads, r->lines && ((uintptr_t)b & 7) == 0);
