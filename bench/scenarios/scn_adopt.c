@@ -7,6 +7,10 @@
 // buffers are touched before timing, so no page fault is timed. Every repetition checks the
 // in-place result against the out-of-place one byte for byte; the first also checks every
 // element against its pattern value (the tile offsets computed here, per element).
+// Then the adoption rows, on D domains (--domains, default 2): wrap the array and place its
+// pages in place, convert it in place and wrap and place the tiles, or copy it into a new
+// placed numatile matrix (its allocation and first touch timed: what copying in costs) and
+// back; each result compared with the original values through numatile's element access.
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +28,7 @@ typedef struct adopt_cfg {
     int64_t n, nb;
     int64_t lda[2];
     int reps, threads;
+    int domains;   // of the adoption rows (virtual on a machine with fewer nodes)
     size_t budget; // in-place workspace budget, bytes
 } adopt_cfg;
 
@@ -61,6 +66,7 @@ static void parameters(bench_run *r, adopt_cfg *c)
     c->lda[1] = c->n + 8;
     c->reps = bench_reps(r, 5, 2);
     c->threads = omp_get_max_threads();
+    c->domains = r->domains ? r->domains : 2;
     c->budget = (size_t)(c->n * c->n) * sizeof(double) / 100;
     bench_param(r, "n", json_integer(c->n));
     bench_param(r, "nb", json_integer(c->nb));
@@ -69,6 +75,14 @@ static void parameters(bench_run *r, adopt_cfg *c)
     bench_param(r, "budget_bytes", json_integer((json_int_t)c->budget));
     bench_param(r, "repetitions", json_integer(c->reps));
     bench_labels(r, "case", "lda", NULL);
+}
+
+// Page-aligned memory, as an application that cares about placement allocates its arrays (so
+// that tiles of whole pages own their pages).
+static char *page_alloc(size_t bytes)
+{
+    size_t pg = nt_mem_page_size();
+    return aligned_alloc(pg, (bytes + pg - 1) / pg * pg);
 }
 
 // memcpy of bytes split evenly over the threads: the copy bound.
@@ -259,9 +273,9 @@ static int run_lda(bench_run *r, const adopt_cfg *c, int64_t lda, json_t *rows)
     adopt_meas M = {0};
     B.mbytes = (size_t)(c->n * c->n) * sizeof(double);
     B.bytes = (size_t)((c->n - 1) * lda + c->n) * sizeof(double);
-    B.a = malloc(B.bytes);
-    B.t = malloc(B.mbytes);
-    B.b = malloc(B.bytes);
+    B.a = page_alloc(B.bytes);
+    B.t = page_alloc(B.mbytes);
+    B.b = page_alloc(B.bytes);
     bool ok = B.a && B.t && B.b;
     for (int k = 0; k < NCASE; k++)
         ok &= (M.sec[k] = calloc((size_t)c->reps, sizeof(double))) != NULL;
@@ -273,6 +287,251 @@ static int run_lda(bench_run *r, const adopt_cfg *c, int64_t lda, json_t *rows)
     for (int k = 0; k < NCASE && !rc; k++)
         json_array_append_new(rows, case_row(c, &B, &M, k));
     bufs_free(&B, &M);
+    return rc;
+}
+
+// ---- adoption: wrap + place in place vs copy into a numatile matrix and back -------------
+
+enum { P_WRAP, P_CONVERT, P_COPY, NPLACE };
+
+static const char *const place_name[NPLACE] = {"wrap_place", "convert_place", "copy_in_out"};
+
+// One adoption run: the topology, the tile map, the array a (lda = N) and, for the checks, b
+// holding the same values; per case and repetition the seconds there and back, and the last
+// repetition's report.
+typedef struct adopt_place {
+    nt_topo_t *topo;
+    nt_tilemap_t *map;
+    nt_matrix_shape_t shape;
+    char *a, *b;
+    double *sec[NPLACE], *back[NPLACE];
+    double local[NPLACE];
+    int64_t extra[NPLACE], moved[NPLACE], copied[NPLACE];
+} adopt_place;
+
+static const bench_col place_table[] = {
+    {.key = "case", .head = "case", .fmt = "%s", .width = -14},
+    {.key = "seconds,sec_min,sec_max", .head = " there ms [min..max]",
+     .fmt = "%.1f [%.1f..%.1f]", .width = -22, .scale = 1e3},
+    {.key = "back_seconds", .head = "back ms", .fmt = "%8.1f", .scale = 1e3},
+    {.key = "local_fraction", .head = "local", .fmt = "%6.3f"},
+    {.key = "bytes_moved", .head = "moved MiB", .fmt = "%9.1f", .scale = 1.0 / (1 << 20)},
+    {.key = "bytes_copied", .head = "copied MiB", .fmt = "%10.1f", .scale = 1.0 / (1 << 20)},
+    {.key = "extra_bytes", .head = "extra MiB", .fmt = "%9.2f", .scale = 1.0 / (1 << 20)},
+    {NULL}};
+
+static int place_fail(bench_run *r, const char *what, nt_status st, nt_matrix_t *A,
+                      nt_matrix_t *B)
+{
+    nt_matrix_destroy(A);
+    nt_matrix_destroy(B);
+    return scn_fail(r, what, st);
+}
+
+// Elements of A that differ from the wrapped reference b (numatile's own element access on
+// both sides).
+static int place_check(bench_run *r, const adopt_place *P, const nt_matrix_t *A)
+{
+    nt_matrix_t *ref = NULL;
+    int64_t bad = 0;
+    nt_status st = nt_matrix_wrap_lapack(P->topo, &P->shape, P->map, P->b, P->shape.m, &ref);
+    if (st == NT_OK)
+        st = nt_matrix_compare(A, ref, NULL, &bad);
+    nt_matrix_destroy(ref);
+    if (st != NT_OK)
+        return scn_fail(r, "check", st);
+    return bad ? wrong(r, place_name[P_COPY], bad, P->shape.m) : 0;
+}
+
+// Wrap the array as it is (LAPACK layout, 2-D tiles) and place its pages in place.
+static int rep_wrap(bench_run *r, adopt_place *P, int rep)
+{
+    nt_matrix_t *W = NULL;
+    nt_place_report_t pr;
+    double t0 = bench_now();
+    nt_status st = nt_matrix_wrap_lapack(P->topo, &P->shape, P->map, P->a, P->shape.m, &W);
+    if (st == NT_OK)
+        st = nt_matrix_place(W, 0, &pr);
+    P->sec[P_WRAP][rep] = bench_now() - t0;
+    if (st != NT_OK)
+        return place_fail(r, "wrap and place", st, W, NULL);
+    P->local[P_WRAP] = pr.local_fraction;
+    P->extra[P_WRAP] = pr.peak_extra_bytes;
+    P->moved[P_WRAP] = pr.bytes_moved;
+    P->copied[P_WRAP] = pr.bytes_copied;
+    int rc = place_check(r, P, W);
+    nt_matrix_destroy(W);
+    return rc;
+}
+
+// Convert the array to tiles in place, wrap the tiles, place their pages; then back.
+static int rep_convert(bench_run *r, adopt_place *P, const adopt_cfg *c, int rep)
+{
+    nt_convert_geom_t g = {c->n, c->n, c->n, c->nb, c->nb, sizeof(double)};
+    int64_t mt = (c->n + c->nb - 1) / c->nb, ntl = mt;
+    void **tiles = malloc((size_t)(mt * ntl) * sizeof *tiles);
+    if (!tiles)
+        return scn_fail(r, "tile pointers", NT_ENOMEM);
+    nt_convert_opts_t o = {.budget_bytes = c->budget, .threads = c->threads};
+    nt_convert_stats_t cs;
+    nt_matrix_t *T = NULL;
+    nt_place_report_t pr;
+    double t0 = bench_now();
+    nt_status st = nt_convert_lapack_to_tile(P->a, &g, &o, &cs);
+    for (int64_t k = 0; k < mt * ntl && st == NT_OK; k++) {
+        int64_t off;
+        st = nt_convert_tile_offset(&g, k / ntl, k % ntl, &off);
+        tiles[k] = P->a + (size_t)off * sizeof(double);
+    }
+    if (st == NT_OK)
+        st = nt_matrix_wrap_tiles(P->topo, &P->shape, P->map, tiles, NULL, &T);
+    if (st == NT_OK)
+        st = nt_matrix_place(T, 0, &pr);
+    P->sec[P_CONVERT][rep] = bench_now() - t0;
+    free(tiles);
+    int rc = st != NT_OK ? place_fail(r, "convert, wrap and place", st, T, NULL)
+                         : place_check(r, P, T);
+    nt_matrix_destroy(T);
+    if (rc)
+        return rc;
+    P->local[P_CONVERT] = pr.local_fraction;
+    P->extra[P_CONVERT] = (int64_t)cs.workspace_bytes > pr.peak_extra_bytes
+                              ? (int64_t)cs.workspace_bytes : pr.peak_extra_bytes;
+    P->moved[P_CONVERT] = pr.bytes_moved;
+    P->copied[P_CONVERT] = pr.bytes_copied;
+    t0 = bench_now();
+    st = nt_convert_tile_to_lapack(P->a, &g, &o, NULL);
+    P->back[P_CONVERT][rep] = bench_now() - t0;
+    return st != NT_OK ? scn_fail(r, "convert back", st) : 0;
+}
+
+// Run a plan from src to dst (copy mode); *bytes gets the bytes it copied.
+static nt_status run_plan(nt_matrix_t *src, nt_matrix_t *dst, int64_t *bytes)
+{
+    nt_plan_t *p = NULL;
+    nt_exec_stats_t es = {0};
+    nt_status st = nt_plan_create(src, dst, NULL, NULL, &p);
+    if (st == NT_OK)
+        st = nt_plan_execute(p, src, dst, NULL, &es);
+    *bytes = es.bytes_copied;
+    nt_exec_stats_free(&es);
+    nt_plan_destroy(p);
+    return st;
+}
+
+// Copy the (wrapped) array into a new numatile matrix placed on its domains, and back.
+static int rep_copy(bench_run *r, adopt_place *P, int rep)
+{
+    nt_matrix_t *W = NULL, *T = NULL;
+    nt_place_report_t pr;
+    int64_t in = 0, out = 0;
+    double t0 = bench_now();
+    nt_status st = nt_matrix_wrap_lapack(P->topo, &P->shape, P->map, P->a, P->shape.m, &W);
+    if (st == NT_OK)
+        st = nt_matrix_create(P->topo, &P->shape, P->map, NT_LAYOUT_TILE, 0, &T);
+    if (st == NT_OK)
+        st = run_plan(W, T, &in);
+    P->sec[P_COPY][rep] = bench_now() - t0;
+    if (st == NT_OK)
+        st = nt_matrix_place(T, NT_PLACE_QUERY, &pr);
+    if (st != NT_OK)
+        return place_fail(r, "copy in", st, W, T);
+    int rc = place_check(r, P, T);
+    t0 = bench_now();
+    st = rc ? NT_OK : run_plan(T, W, &out);
+    P->back[P_COPY][rep] = bench_now() - t0;
+    if (!rc && st != NT_OK)
+        rc = place_fail(r, "copy back", st, NULL, NULL);
+    nt_matrix_destroy(W);
+    nt_matrix_destroy(T);
+    P->local[P_COPY] = pr.local_fraction;
+    P->extra[P_COPY] = (int64_t)(P->shape.m * P->shape.n) * (int64_t)sizeof(double);
+    P->moved[P_COPY] = 0;
+    P->copied[P_COPY] = in + out;
+    return rc;
+}
+
+static json_t *place_row(const adopt_cfg *c, const adopt_place *P, int k)
+{
+    double s3[3], b3[3];
+    scn_stat3(s3, P->sec[k], c->reps);
+    scn_stat3(b3, P->back[k], c->reps);
+    // Wrapping leaves the array in the LAPACK layout: nothing to convert back.
+    return json_pack("{s:s, s:i, s:f, s:f, s:f, s:o, s:f, s:I, s:I, s:I}", "case",
+                     place_name[k], "domains", c->domains, "seconds", s3[0], "sec_min", s3[1],
+                     "sec_max", s3[2], "back_seconds", k == P_WRAP ? json_null() : json_real(b3[0]),
+                     "local_fraction", P->local[k], "bytes_moved", (json_int_t)P->moved[k],
+                     "bytes_copied", (json_int_t)P->copied[k], "extra_bytes",
+                     (json_int_t)P->extra[k]);
+}
+
+static void place_free(adopt_place *P)
+{
+    nt_tilemap_destroy(P->map);
+    nt_topo_destroy(P->topo);
+    free(P->a);
+    free(P->b);
+    for (int k = 0; k < NPLACE; k++) {
+        free(P->sec[k]);
+        free(P->back[k]);
+    }
+}
+
+// The topology (D domains, virtual on a machine with fewer nodes), the bc2d map, the arrays.
+static int place_setup(bench_run *r, const adopt_cfg *c, adopt_place *P, char *spec,
+                       size_t cap)
+{
+    int D = c->domains;
+    int64_t mt = (c->n + c->nb - 1) / c->nb;
+    scn_bc2d_spec(spec, cap, D);
+    P->shape = (nt_matrix_shape_t){c->n, c->n, c->nb, c->nb, sizeof(double)};
+    nt_status st = nt_topo_load(&(nt_topo_opts_t){.domains = D}, &P->topo);
+    if (st == NT_OK)
+        st = nt_tilemap_from_spec(spec, mt, mt, D, &P->map);
+    if (st != NT_OK)
+        return scn_fail(r, "topology and map", st);
+    size_t bytes = (size_t)(c->n * c->n) * sizeof(double);
+    bool ok = (P->a = page_alloc(bytes)) && (P->b = page_alloc(bytes));
+    for (int k = 0; k < NPLACE; k++) {
+        ok &= (P->sec[k] = calloc((size_t)c->reps, sizeof(double))) != NULL;
+        ok &= (P->back[k] = calloc((size_t)c->reps, sizeof(double))) != NULL;
+    }
+    if (!ok)
+        return scn_fail(r, "buffers", NT_ENOMEM);
+    adopt_bufs B = {.a = P->a, .t = P->b, .b = P->b, .bytes = bytes, .mbytes = bytes,
+                    .g = {c->n, c->n, c->n, c->nb, c->nb, sizeof(double)}};
+    fill(&B, c->threads);
+    bench_param(r, "domains", json_integer(D));
+    bench_param(r, "map", json_string(spec));
+    if (nt_topo_nphysical(P->topo) < 2)
+        bench_notice(r, "one NUMA node: nt_matrix_place() finds every page local and moves none; "
+                     "the multi-node guest (tests/vm) measures real page migration");
+    return 0;
+}
+
+// The adoption rows: every repetition runs the three cases in turn on the same array.
+static int run_place(bench_run *r, const adopt_cfg *c, json_t *rows)
+{
+    adopt_place P = {0};
+    char spec[64];
+    int rc = place_setup(r, c, &P, spec, sizeof spec);
+    for (int rep = 0; rep < c->reps && !rc; rep++) {
+        rc = rep_wrap(r, &P, rep);
+        if (!rc)
+            rc = rep_convert(r, &P, c, rep);
+        if (!rc)
+            rc = rep_copy(r, &P, rep);
+        for (int k = 0; k < NPLACE && !rc; k++) {
+            json_t *row = json_pack("{s:s, s:I, s:i, s:f}", "case", place_name[k], "lda",
+                                    (json_int_t)c->n, "rep", rep, "seconds", P.sec[k][rep]);
+            if (k != P_WRAP)
+                json_object_set_new(row, "back_seconds", json_real(P.back[k][rep]));
+            bench_row(r, row);
+        }
+    }
+    for (int k = 0; k < NPLACE && !rc; k++)
+        json_array_append_new(rows, place_row(c, &P, k));
+    place_free(&P);
     return rc;
 }
 
@@ -290,10 +549,14 @@ static json_t *acceptance(const adopt_cfg *c, json_t *rows)
                      "extra_bytes", extra, "met", met);
 }
 
-static void report(bench_run *r, const adopt_cfg *c, json_t *rows)
+static void report(bench_run *r, const adopt_cfg *c, json_t *rows, json_t *prows)
 {
     bench_printf(r, "\n");
     bench_table(r, table, rows);
+    bench_printf(r, "\nadoption on %lld domains (lda = N): wrap + place the pages in place, "
+                 "convert in place + wrap the\n  tiles + place, or copy into a new numatile "
+                 "matrix (placed, TILE layout) and back:\n", (long long)c->domains);
+    bench_table(r, place_table, prows);
     json_t *acc = acceptance(c, rows);
     bench_printf(r,
         "\nratios are medians of per-repetition ratios; time/out-of-place: in place over the "
@@ -304,9 +567,10 @@ static void report(bench_run *r, const adopt_cfg *c, json_t *rows)
         json_is_true(json_object_get(acc, "met")) ? "met" : "NOT met",
         json_real_value(json_object_get(acc, "in_place_over_out_of_place")),
         json_real_value(json_object_get(acc, "out_of_place_ratio_bound")));
-    bench_summary(r, json_pack("{s:I, s:I, s:i, s:I, s:o, s:o}", "n", (json_int_t)c->n, "nb",
-                               (json_int_t)c->nb, "threads", c->threads, "budget_bytes",
-                               (json_int_t)c->budget, "rows", rows, "acceptance", acc));
+    bench_summary(r, json_pack("{s:I, s:I, s:i, s:I, s:o, s:o, s:o}", "n", (json_int_t)c->n,
+                               "nb", (json_int_t)c->nb, "threads", c->threads, "budget_bytes",
+                               (json_int_t)c->budget, "rows", rows, "adoption", prows,
+                               "acceptance", acc));
 }
 
 int scn_adopt(bench_run *r)
@@ -326,9 +590,17 @@ int scn_adopt(bench_run *r)
             json_decref(rows);
             return rc;
         }
-        bench_progress(r, k + 1, 2, "leading dimensions");
+        bench_progress(r, k + 1, 3, "leading dimensions, then adoption");
     }
+    json_t *prows = json_array();
+    int rc = run_place(r, &c, prows);
+    if (rc) {
+        json_decref(rows);
+        json_decref(prows);
+        return rc;
+    }
+    bench_progress(r, 3, 3, "leading dimensions, then adoption");
     scn_note_load_end(r);
-    report(r, &c, rows);
+    report(r, &c, rows, prows);
     return 0;
 }

@@ -1,7 +1,8 @@
 // `numatile bench adopt` (scn_adopt.c) end to end with --quick --json: five cases at each of the
 // two leading dimensions, their medians and ratios recomputed from the raw rows, the in-place
 // workspace within the budget (and far below the second array the others need), the passes the
-// geometry asks for, and the acceptance fields following the rows. (The scenario itself checks
+// geometry asks for, the adoption rows (wrap + place, convert + place, copy in and out), and
+// the acceptance fields following the rows. (The scenario itself checks
 // every converted element; a wrong one exits 3, which tool_json() asserts against.)
 #include <criterion/criterion.h>
 #include <jansson.h>
@@ -75,6 +76,35 @@ Test(scn_adopt, quick)
         cr_assert_eq(num(row, "passes"), lda == n ? 1 : 2);
         cr_assert_geq(num(row, "threads"), 1);
     }
+    // Adoption: the three cases, their medians from the raw rows; wrapping and converting
+    // copy nothing through numatile and hold far less than the copy's second matrix.
+    static const char *const pcases[] = {"wrap_place", "convert_place", "copy_in_out"};
+    json_t *prows = json_object_get(sum, "adoption");
+    cr_assert_eq(json_array_size(prows), 3);
+    for (size_t k = 0; k < 3; k++) {
+        json_t *row = json_array_get(prows, k);
+        cr_assert_str_eq(str(row, "case"), pcases[k]);
+        cr_assert_eq(num(row, "domains"), 2);
+        double sec[64];
+        int reps = raw_seconds(raw, pcases[k], n, sec);
+        cr_assert_geq(reps, 1);
+        cr_assert(close_rel(num(row, "seconds"), median(sec, reps), TOL));
+        cr_assert_eq(json_is_null(json_object_get(row, "back_seconds")), k == 0);
+        double local = num(row, "local_fraction");
+        cr_assert(local >= 0 && local <= 1);
+        if (k < 2) {
+            cr_assert_eq(num(row, "bytes_copied"), 0);
+            cr_assert_lt(num(row, "extra_bytes"), mbytes / 100);
+        } else {
+            cr_assert_eq(num(row, "bytes_copied"), 2 * mbytes);
+            cr_assert_eq(num(row, "extra_bytes"), mbytes);
+            cr_assert_eq(num(row, "bytes_moved"), 0);
+        }
+    }
+    // 512 x 512 doubles in 64 x 64 tiles of 32 KiB: page-granular once converted, so every
+    // byte is local after placement, as in a placed numatile matrix.
+    cr_assert_eq(num(json_array_get(prows, 1), "local_fraction"), 1.0);
+    cr_assert_eq(num(json_array_get(prows, 2), "local_fraction"), 1.0);
     json_t *acc = json_object_get(sum, "acceptance"), *ip = json_array_get(rows, 2);
     cr_assert_eq(num(acc, "lda"), n);
     cr_assert(close_rel(num(acc, "in_place_over_out_of_place"), num(ip, "over_out_of_place"),
