@@ -6,7 +6,8 @@
 // bound: a parallel memcpy of the matrix's bytes by the same threads between two buffers. All
 // buffers are touched before timing, so no page fault is timed. Every repetition checks the
 // in-place result against the out-of-place one byte for byte; the first also checks every
-// element against its pattern value (the tile offsets computed here, per element).
+// element against its pattern value (the tile offsets computed here, per element). The arrays
+// are 2 MiB-aligned and advised to use transparent huge pages, as numatile's matrices are.
 // Then the adoption rows, on D domains (--domains, default 2): wrap the array and place its
 // pages in place, convert it in place and wrap and place the tiles, or copy it into a new
 // placed numatile matrix (its allocation and first touch timed: what copying in costs) and
@@ -14,6 +15,7 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "harness.h"
 #include "scenarios.h"
@@ -58,6 +60,14 @@ static const bench_col table[] = {
     {.key = "extra_fraction", .head = "extra", .fmt = "%7.3f%%", .scale = 100},
     {NULL}};
 
+// Whether the conversion rows' arrays are advised to use transparent huge pages: as numatile's
+// own matrices are, unless NT_NO_HUGEPAGES is set to a value other than 0.
+static bool huge_pages(void)
+{
+    const char *e = getenv("NT_NO_HUGEPAGES");
+    return !e || !strcmp(e, "0");
+}
+
 static void parameters(bench_run *r, adopt_cfg *c)
 {
     c->n = r->quick ? 512 : 8192;
@@ -74,15 +84,21 @@ static void parameters(bench_run *r, adopt_cfg *c)
     bench_param(r, "threads", json_integer(c->threads));
     bench_param(r, "budget_bytes", json_integer((json_int_t)c->budget));
     bench_param(r, "repetitions", json_integer(c->reps));
+    bench_param(r, "huge_pages", json_boolean(huge_pages()));
     bench_labels(r, "case", "lda", NULL);
 }
 
 // Page-aligned memory, as an application that cares about placement allocates its arrays (so
-// that tiles of whole pages own their pages).
-static char *page_alloc(size_t bytes)
+// that tiles of whole pages own their pages); with huge, 2 MiB-aligned and advised to use
+// transparent huge pages (the tile copies read a column piece per page otherwise, and miss
+// the TLB on most of them; the copy bound reads contiguous bytes and barely does).
+static char *page_alloc(size_t bytes, bool huge)
 {
-    size_t pg = nt_mem_page_size();
-    return aligned_alloc(pg, (bytes + pg - 1) / pg * pg);
+    size_t al = huge ? (size_t)2 << 20 : nt_mem_page_size(), len = (bytes + al - 1) / al * al;
+    char *p = aligned_alloc(al, len);
+    if (p && huge)
+        madvise(p, len, MADV_HUGEPAGE); // only advice: without it the pages stay small
+    return p;
 }
 
 // memcpy of bytes split evenly over the threads: the copy bound.
@@ -273,9 +289,9 @@ static int run_lda(bench_run *r, const adopt_cfg *c, int64_t lda, json_t *rows)
     adopt_meas M = {0};
     B.mbytes = (size_t)(c->n * c->n) * sizeof(double);
     B.bytes = (size_t)((c->n - 1) * lda + c->n) * sizeof(double);
-    B.a = page_alloc(B.bytes);
-    B.t = page_alloc(B.mbytes);
-    B.b = page_alloc(B.bytes);
+    B.a = page_alloc(B.bytes, huge_pages());
+    B.t = page_alloc(B.mbytes, huge_pages());
+    B.b = page_alloc(B.bytes, huge_pages());
     bool ok = B.a && B.t && B.b;
     for (int k = 0; k < NCASE; k++)
         ok &= (M.sec[k] = calloc((size_t)c->reps, sizeof(double))) != NULL;
@@ -491,7 +507,7 @@ static int place_setup(bench_run *r, const adopt_cfg *c, adopt_place *P, char *s
     if (st != NT_OK)
         return scn_fail(r, "topology and map", st);
     size_t bytes = (size_t)(c->n * c->n) * sizeof(double);
-    bool ok = (P->a = page_alloc(bytes)) && (P->b = page_alloc(bytes));
+    bool ok = (P->a = page_alloc(bytes, false)) && (P->b = page_alloc(bytes, false));
     for (int k = 0; k < NPLACE; k++) {
         ok &= (P->sec[k] = calloc((size_t)c->reps, sizeof(double))) != NULL;
         ok &= (P->back[k] = calloc((size_t)c->reps, sizeof(double))) != NULL;
