@@ -200,9 +200,10 @@ void nt_mpi_band_steps(const int64_t *lim, int64_t n, int64_t j, const nt_mpi_cl
 
 // Pack a column group's messages to B's process column tc with op->band: only the elements
 // the band keeps at each receiver are written (the others' places stay unwritten; the unpack
-// skips them).
+// skips them); lines: 8-byte elements through line writers, as nt_mpi_pack_group.
 void nt_mpi_pack_group_band(const nt_mpi_steps *st, const nt_mpi_pieces *cp, const char *a,
-                            int64_t lda, size_t es, int threads, const nt_mpi_clip *cl, int tc);
+                            int64_t lda, size_t es, int threads, const nt_mpi_clip *cl, int tc,
+                            bool lines);
 
 // Unpack a column group into B's local columns [d0, d1) applying op (clip: where B's elements
 // sit, for op->band). The local part reads A' at a + (r * ars + c * acs) * es. lines: a plain

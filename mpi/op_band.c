@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+// Header-only line writers (no libnumatile symbol), as in walk.c.
+#include "lib/matrix/nt_lines.h"
 #include "nt_mpi_copy.h"
 #include "nt_mpi_int.h"
 
@@ -85,12 +87,17 @@ static inline bool whole(const int64_t *lim, int64_t e, int64_t j, const nt_mpi_
 }
 
 // Column c of a band pack: per message, only the rows the band keeps at the receiver (list
-// k of the steps is B's process row k, kc its process column's distance from csrc).
+// k of the steps is B's process row k, kc its process column's distance from csrc). w: one
+// line writer per message (8-byte elements), or NULL: each message's kept rows are one
+// contiguous range of its column (its steps in [e0, e1)), so a writer streams them.
 static void pack_col_band(const nt_mpi_steps *st, const int64_t *lim, const char *scol,
-                          size_t es, int64_t c, int64_t dj, const nt_mpi_clip *cl, int kc)
+                          size_t es, int64_t c, int64_t dj, const nt_mpi_clip *cl, int kc,
+                          nt_lines *w)
 {
     int64_t j = nt_mpi_sub_index(dj, cl->nb, cl->q, kc, cl->jb), e0, e1;
     nt_mpi_band_steps(lim, st->n, j, cl, &e0, &e1);
+    for (int k = 0; w && k < st->nl; k++)
+        w[k].base = NULL; // not started in this column
     for (int64_t e = e0; e < e1; e++) {
         const nt_mpi_step *v = &st->v[e];
         int64_t k0 = 0, k1 = v->len;
@@ -99,13 +106,21 @@ static void pack_col_band(const nt_mpi_steps *st, const int64_t *lim, const char
                              &k1);
         char *d = (char *)v->msg + (size_t)(c * v->stride) + (size_t)k0 * es;
         const char *s = scol + (size_t)(v->s + k0) * es;
-        if (k1 > k0)
+        if (w && !w[v->list].base)
+            nt_lines_start(&w[v->list], (uint64_t *)(void *)d);
+        if (w && k1 > k0)
+            nt_lines_put(&w[v->list], (const uint64_t *)(const void *)s, k1 - k0);
+        else if (k1 > k0)
             nt_mpi_copy_elems(d, s, k1 - k0, es);
     }
+    for (int k = 0; w && k < st->nl; k++)
+        if (w[k].base)
+            nt_lines_flush(&w[k]);
 }
 
 void nt_mpi_pack_group_band(const nt_mpi_steps *st, const nt_mpi_pieces *cp, const char *a,
-                            int64_t lda, size_t es, int threads, const nt_mpi_clip *cl, int tc)
+                            int64_t lda, size_t es, int threads, const nt_mpi_clip *cl, int tc,
+                            bool lines)
 {
     int kc = (tc - cl->csrc + cl->q) % cl->q;
     int64_t *lim = nt_mpi_band_index(st, cl, true);
@@ -118,10 +133,18 @@ void nt_mpi_pack_group_band(const nt_mpi_steps *st, const nt_mpi_pieces *cp, con
     {
         int64_t c0, c1, sj, dj;
         nt_mpi_cursor u = nt_mpi_thread_share(cp, &c0, &c1);
+        // This thread's writers; without their memory it copies without them.
+        nt_lines *w = lines && es == 8 && st->nl > 0
+                          ? aligned_alloc(64, (size_t)st->nl * sizeof *w) : NULL;
+        if (w)
+            memset(w, 0, (size_t)st->nl * sizeof *w);
         for (int64_t c = c0; c < c1; c++) {
             nt_mpi_cursor_col(&u, c, &sj, &dj);
-            pack_col_band(st, lim, a + (size_t)(sj * lda) * es, es, c, dj, cl, kc);
+            pack_col_band(st, lim, a + (size_t)(sj * lda) * es, es, c, dj, cl, kc, w);
         }
+        if (w)
+            nt_lines_fence(); // before the agreement that publishes them
+        free(w);
     }
     free(lim);
 }

@@ -335,7 +335,7 @@ static nt_status pack_all(run *r, const void *a, int64_t lda, bool send, nt_mpi_
             nt_mpi_pack_group_t(&ps, &r->src.cols[tc], a, lda, r->es, r->threads);
         else if (r->op && r->op->band)
             nt_mpi_pack_group_band(&ps, &r->src.cols[tc], a, lda, r->es, r->threads, &r->clip,
-                                   tc);
+                                   tc, r->lines);
         else
             nt_mpi_pack_group(&ps, &r->src.cols[tc], a, lda, r->es, r->threads, r->lines);
         nt_mpi_steps_free(&ps);
