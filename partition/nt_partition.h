@@ -101,4 +101,16 @@ nt_status nt_stencil_check_params(const struct nt_stencil_params *params);
 struct nt_bcgrid;
 struct nt_bcgrid nt_bcgrid_detect(const int *owner, int64_t mt, int64_t nt, int ndomains);
 
+// Sparse count matrices (sparse_counts.c): check n (offsets, columns in range and once per row,
+// counts >= 0, total <= 2^60; who names the caller) and resolve p_dom (0 = max(p_ini, p_tar))
+// into *pd; *total is the sum of the counts.
+nt_status nt_sparse_check(const char *who, const nt_sparse_counts_t *n, int p_dom, int *pd,
+                          int64_t *total);
+
+// The sparse matrix of n (row[x], col[x], w[x]) triples (w NULL: 1 each; else >= 1), repeated
+// pairs summed (sparse_build.c). who and what name the caller and the triples in messages.
+nt_status nt_sparse_from_triples(const char *who, const char *what, int p_rows, int p_cols,
+                                 int64_t n, const int *row, const int *col, const int64_t *w,
+                                 nt_sparse_counts_t *out);
+
 #endif

@@ -272,6 +272,156 @@ nt_status nt_match_hier_cost(const nt_match_hier_problem_t *prob, const int *sig
  */
 nt_status nt_match_hier_ranks(int p_dom, int nranks, int *rank_of);
 
+/* ------------------------------------------------------------------------------------------ */
+/* Relabelling at scale: sparse count matrices                                                */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * \brief Most entries a sparse count matrix built by nt_sparse_counts_bc() or
+ *        nt_sparse_counts_tilemaps() may hold (12 bytes each: 768 MiB at the cap); larger
+ *        ones are refused at once (::NT_ERANGE).
+ */
+#define NT_SPARSE_MAX_NNZ ((int64_t)1 << 26)
+
+/**
+ * \brief A count matrix in compressed rows: row i (source domain) holds the pairs
+ *        (col[e], count[e]) for e in start[i]..start[i+1]-1, every other entry being 0.
+ *        A column (component) appears at most once per row; counts are >= 0. Filled by the
+ *        builders below (free it with nt_sparse_counts_free()) or by the caller (then the
+ *        arrays are the caller's and only read).
+ */
+typedef struct nt_sparse_counts {
+    int p_ini;      /**< rows: source domains, >= 1 */
+    int p_tar;      /**< columns: target components, >= 1 */
+    int64_t nnz;    /**< stored entries, = start[p_ini] */
+    int64_t *start; /**< p_ini + 1 offsets, start[0] = 0, non-decreasing */
+    int *col;       /**< nnz components, each in 0..p_tar-1 */
+    int64_t *count; /**< nnz counts, >= 0 */
+} nt_sparse_counts_t;
+
+/**
+ * \brief One dimension of a block-cyclic layout, ScaLAPACK's convention: index x of the
+ *        submatrix (0-based) is global index x + offset, in global block (x + offset) / block,
+ *        held by grid process ((x + offset) / block + src) mod nprocs.
+ */
+typedef struct nt_bc_dim {
+    int64_t block;  /**< indices per block, >= 1 */
+    int64_t offset; /**< global index of the submatrix's first index, >= 0 */
+    int nprocs;     /**< processes of the grid in this dimension, >= 1 */
+    int src;        /**< process holding global block 0, 0..nprocs-1 */
+} nt_bc_dim_t;
+
+/**
+ * \brief A two-dimensional block-cyclic layout: grid cell (pr, pc) (pr of rows.nprocs, pc of
+ *        cols.nprocs) is domain labels[pr * cols.nprocs + pc] (distinct), or pr * cols.nprocs +
+ *        pc when labels is NULL, numatile's bc2d:PxQ numbering. The labels array is borrowed.
+ */
+typedef struct nt_bc_layout {
+    nt_bc_dim_t rows; /**< the row dimension */
+    nt_bc_dim_t cols; /**< the column dimension */
+    const int *labels; /**< rows.nprocs * cols.nprocs distinct domains, or NULL */
+} nt_bc_layout_t;
+
+/**
+ * \brief The count matrix of a rows x cols submatrix moved from one block-cyclic layout to
+ *        another, in elements, without a p_ini x p_tar table: n[a][b] = (rows that src's grid
+ *        row of a and dst's grid row of b share) x (the same for columns), so row a holds
+ *        (row pairs of its grid row) x (column pairs of its grid column) entries.
+ *
+ * Each dimension is walked block boundary by block boundary over min(extent, L) indices, L
+ * = lcm(block_s * nprocs_s, block_t * nprocs_t) the period of the pair of owners, the rest
+ * counted by periodicity: O(min(extent, L) / min(block) + pairs log pairs) per dimension, then
+ * O(nnz) for the product.
+ * @param[in]  rows  submatrix rows, >= 0.
+ * @param[in]  cols  submatrix columns, >= 0.
+ * @param[in]  src   the source layout (not NULL); its labels lie in 0..p_ini-1.
+ * @param[in]  p_ini source domains (rows of the result), >= 1.
+ * @param[in]  dst   the target layout (not NULL); its labels lie in 0..p_tar-1.
+ * @param[in]  p_tar target components (columns of the result), >= 1.
+ * @param[out] out   the matrix (arrays allocated here: free with nt_sparse_counts_free());
+ *                   untouched on failure. Rows of domains outside src's grid are empty.
+ * @retval NT_OK     success.
+ * @retval NT_EINVAL NULL pointer, a negative size, a bad dimension (block < 1, nprocs < 1, src
+ *                   outside 0..nprocs-1, offset < 0), a grid of more cells than p_ini
+ *                   (p_tar), or a label out of range or repeated (the message names it).
+ * @retval NT_ERANGE more than ::NT_SPARSE_MAX_NNZ entries, a dimension walk of more than
+ *                   2^24 pieces, or a count overflowing int64.
+ * @retval NT_ENOMEM allocation failed.
+ */
+nt_status nt_sparse_counts_bc(int64_t rows, int64_t cols, const nt_bc_layout_t *src, int p_ini,
+                              const nt_bc_layout_t *dst, int p_tar, nt_sparse_counts_t *out);
+
+/**
+ * \brief The count matrix of two tile maps of the same grid (nt_counts_tilemaps()' matrix,
+ *        sparse), in O(tiles + p_ini + nnz log) time and memory, without a p_ini x p_tar
+ *        table.
+ * @param[in]  src  the initial distribution (not NULL): p_ini = src->ndomains.
+ * @param[in]  dst  the target partition (not NULL), same grid: p_tar = dst->ndomains.
+ * @param[in]  size mt*nt tile weights (>= 1), or NULL for 1 per tile.
+ * @param[out] out  the matrix (free with nt_sparse_counts_free()); untouched on failure.
+ * @retval NT_OK success. @retval NT_EINVAL NULL map or out, grids differ, a label out of range,
+ *         a size < 1. @retval NT_ERANGE a weight overflows. @retval NT_ENOMEM allocation failed.
+ */
+nt_status nt_sparse_counts_tilemaps(const nt_tilemap_t *src, const nt_tilemap_t *dst,
+                                    const int64_t *size, nt_sparse_counts_t *out);
+
+/**
+ * \brief Free the arrays a builder allocated and zero the structure (NULL or an already freed
+ *        one accepted). Not for matrices whose arrays are the caller's.
+ * @param[in,out] n the matrix.
+ */
+void nt_sparse_counts_free(nt_sparse_counts_t *n);
+
+/**
+ * \brief The dense p_ini x p_tar matrix of a sparse one (to compare with nt_match_solve()).
+ * @param[in]  n      a valid sparse matrix (as nt_match_sparse_volume() checks it).
+ * @param[out] counts p_ini * p_tar caller's entries; untouched on failure.
+ * @retval NT_OK success. @retval NT_EINVAL NULL pointer or an invalid matrix (named).
+ */
+nt_status nt_sparse_counts_dense(const nt_sparse_counts_t *n, int64_t *counts);
+
+/**
+ * \brief Minimum-volume relabelling (::NT_MATCH_VOLUME of nt_match_solve(), exact) from a
+ *        sparse count matrix, in O(p_dom + nnz) memory: the labelling keeps the most weight
+ *        on its domain, a maximum-weight matching of the bipartite graph of the non-zero
+ *        entries; components left unmatched go to the unused domains in increasing order
+ *        (with weights >= 0, a maximum matching of the non-zero entries completed by zero
+ *        pairs is a maximum perfect matching of the padded p_dom x p_dom matrix).
+ *
+ * Successive shortest augmenting paths with potentials (Dijkstra on the sparse residual graph,
+ * a heap, stopping at the first free component), one source domain at a time; a domain may
+ * also stay without a component of its own at cost 0, so paths are short where most domains
+ * keep their largest entry. Exact in int64. Time O(p_ini (nnz + p) log p) in the worst case,
+ * near O(nnz log p) on block-cyclic grid changes (docs/benchmarks.md).
+ * @param[in]  n     the count matrix (not NULL), checked: offsets, columns in range and not
+ *                   repeated in a row, counts >= 0, total <= 2^60.
+ * @param[in]  p_dom machine domains: 0 = max(p_ini, p_tar), else >= both.
+ * @param[out] sigma p_tar entries: the domain of each component, distinct, in 0..p_dom-1.
+ *                   Untouched on failure.
+ * @param[out] cost  volume, local and steps of sigma (dist_volume 0), or NULL. Untouched on
+ *                   failure.
+ * @retval NT_OK success.
+ * @retval NT_EINVAL NULL n or sigma, bad sizes, a bad offset, column or count, a column twice
+ *                   in one row (each named in the message).
+ * @retval NT_ERANGE the total exceeds 2^60.
+ * @retval NT_ENOMEM scratch allocation failed.
+ */
+nt_status nt_match_sparse_volume(const nt_sparse_counts_t *n, int p_dom, int *sigma,
+                                 nt_cost_t *cost);
+
+/**
+ * \brief Costs of any labelling on a sparse count matrix (nt_cost_eval()'s volume, local and
+ *        steps; dist_volume 0), in O(p_dom + nnz).
+ * @param[in]  n     the count matrix (not NULL), checked as by nt_match_sparse_volume().
+ * @param[in]  p_dom machine domains: 0 = max(p_ini, p_tar), else >= both.
+ * @param[in]  sigma p_tar distinct domains in 0..p_dom-1.
+ * @param[out] cost  the costs; untouched on failure.
+ * @retval NT_OK success. @retval NT_EINVAL a bad matrix or size, sigma NULL, not injective or
+ *         out of range. @retval NT_ERANGE a sum overflows. @retval NT_ENOMEM scratch.
+ */
+nt_status nt_sparse_cost(const nt_sparse_counts_t *n, int p_dom, const int *sigma,
+                         nt_cost_t *cost);
+
 #ifdef __cplusplus
 }
 #endif
