@@ -87,7 +87,7 @@ static nt_status walk_dim(const char *name, int64_t extent, const nt_bc_dim_t *s
         __builtin_mul_overflow(ps / gcd64(ps, pt), pt, &L))
         L = 0;
     bool periodic = L > 0 && L <= extent;
-    int64_t span = periodic ? L : extent, q = periodic ? extent / L : 0;
+    int64_t span = periodic ? L : extent, q = periodic ? extent / L : 1;
     int64_t rem = periodic ? extent - q * L : 0;
     int64_t bound = span / s->block + span / t->block + 2;
     if (bound > MAX_PIECES)
