@@ -3,8 +3,11 @@
 //
 // Why this algorithm: it is exact in integers and needs only O(p + nnz) memory, and on the
 // matrices of layout changes most source domains find their largest entry still free, so the
-// Dijkstra search of a row usually stops after scanning that row alone. An auction would need
-// epsilon scaling to be exact and is slower on the many equal weights of block-cyclic counts.
+// Dijkstra search of a row usually stops after scanning that row alone. A pure auction would
+// need epsilon scaling to be exact; here a bounded exact auction round (Jonker-Volgenant's
+// augmenting row reduction) only places the easy rows first, and the ties it cannot resolve
+// go to the exact shortest paths. Rows are scanned lazily, by decreasing value, so that a
+// search reads only the entries that can still lie on a shortest path.
 //
 // The flow model: every row (source domain) is routed either to a column (component) it has an
 // entry in, at cost -count, or to a "null" sink of unlimited capacity at cost 0 (the domain
@@ -21,18 +24,33 @@
 
 #define INF INT64_MAX
 
+// One entry of a row, for the sorted copies: its count w and its value key = w + pc[col] when
+// the row was sorted. Potentials only decrease, so base - key stays a lower bound of the
+// entry's reduced cost base - (w + pc[col]) ever after.
+typedef struct ent {
+    int64_t key, w;
+    int col;
+} ent;
+
+// Heap nodes: columns 0..pt-1, null (= pt), then one node per row (pt + 1 + i) standing for
+// the unscanned entries of a settled row, keyed by a lower bound of what they can offer.
 typedef struct ssp {
     const nt_sparse_counts_t *n;
     int pt, null;        // columns; node id of the null sink (= pt)
     int64_t *pr, *pc;    // potentials of rows and of columns (pc[null] = 0)
     int *x, *y;          // x[row] = column, null, or -1 (not yet routed); y[col] = row or -1
-    int64_t *d;          // tentative distance of each column / null
+    int64_t *d;          // key of each node: tentative distance of a column / null
     int *pred;           // row before each column / null on its path
-    char *state;         // 0 untouched, 1 in the heap, 2 settled
-    int *heap, *pos, nh; // binary heap of columns / null by d, positions
-    int *touched, nt;    // columns / null with state != 0, to reset
-    int *srow, nsr;      // settled rows (their distance in sd)
+    char *state;         // 0 untouched, 1 in the heap, 2 settled (columns, null, rows' nodes)
+    int *heap, *pos, nh; // binary heap of nodes by d, positions
+    int *touched, nt;    // nodes with state != 0, to reset
+    int *srow, nsr;      // settled rows, their distances in sd
     int64_t *sd;
+    int64_t *rd;         // distance of each settled row (for its node's entries)
+    int64_t *cur;        // next unscanned entry of each settled row (index into ent)
+    ent *ent;            // rows sorted by decreasing count, each when first settled
+    char *sorted;        // which rows of ent are filled
+    int64_t *len;        // their entries (the non-zero counts)
 } ssp;
 
 static void heap_up(ssp *S, int k)
@@ -70,47 +88,118 @@ static int heap_pop(ssp *S)
     return top;
 }
 
+// Put node v in the heap with key d (or lower its key).
+static void heap_set(ssp *S, int v, int64_t d)
+{
+    S->d[v] = d;
+    if (S->state[v] != 1) {
+        if (S->state[v] == 0)
+            S->touched[S->nt++] = v;
+        S->state[v] = 1;
+        S->pos[v] = S->nh;
+        S->heap[S->nh++] = v;
+    }
+    heap_up(S, S->pos[v]);
+}
+
 static bool is_sink(const ssp *S, int v)
 {
     return v == S->null || S->y[v] < 0;
 }
 
-// Offer distance nd to node v from row i; returns true when v is a sink reached at distance
-// lim (the current minimum), which ends the search at once.
+// Offer distance nd to column / null v from row i; returns true when v is a sink reached at
+// distance lim (the current minimum), which ends the search at once.
 static bool relax(ssp *S, int v, int i, int64_t nd, int64_t lim)
 {
     if (S->state[v] == 2 || nd >= S->d[v])
         return false;
-    S->d[v] = nd;
     S->pred[v] = i;
-    if (S->state[v] == 0) {
-        S->state[v] = 1;
-        S->touched[S->nt++] = v;
-        S->pos[v] = S->nh;
-        S->heap[S->nh++] = v;
-    }
-    heap_up(S, S->pos[v]);
+    heap_set(S, v, nd);
     return nd == lim && is_sink(S, v);
 }
 
-// Settle row i at distance di: relax its entries and its arc to null. Returns a sink reached
-// at distance di, or -1.
+// Sort a[0..k-1] by decreasing key (quicksort, insertion sort below 16 entries).
+static void sort_desc(ent *a, int64_t k)
+{
+    while (k > 16) {
+        int64_t piv = a[k / 2].key, lo = 0, hi = k - 1;
+        while (lo <= hi) {
+            while (a[lo].key > piv)
+                lo++;
+            while (a[hi].key < piv)
+                hi--;
+            if (lo <= hi) {
+                ent t = a[lo];
+                a[lo++] = a[hi];
+                a[hi--] = t;
+            }
+        }
+        // Recurse into the smaller part, loop on the larger (O(log k) stack).
+        if (hi + 1 < k - lo) {
+            sort_desc(a, hi + 1);
+            a += lo;
+            k -= lo;
+        } else {
+            sort_desc(a + lo, k - lo);
+            k = hi + 1;
+        }
+    }
+    for (int64_t x = 1; x < k; x++) {
+        ent v = a[x];
+        int64_t y = x;
+        for (; y > 0 && a[y - 1].key < v.key; y--)
+            a[y] = a[y - 1];
+        a[y] = v;
+    }
+}
+
+// Scan the entries of settled row i from its cursor while their lower bound di + pr[i] - key
+// is at most lim; the rest wait in the heap under the row's node,
+// keyed by the next bound. Returns a sink reached at distance lim, or -1.
+static int scan_row(ssp *S, int i, int64_t lim)
+{
+    const nt_sparse_counts_t *n = S->n;
+    int64_t end = n->start[i] + S->len[i], base0 = S->rd[i] + S->pr[i];
+    int found = -1;
+    for (int64_t e = S->cur[i]; e < end; e++) {
+        int64_t lb = base0 - S->ent[e].key;
+        if (lb > lim) {
+            S->cur[i] = e;
+            heap_set(S, S->pt + 1 + i, lb);
+            return found;
+        }
+        int j = S->ent[e].col;
+        if (j != S->x[i] && relax(S, j, i, base0 - S->ent[e].w - S->pc[j], lim) && found < 0)
+            found = j;
+    }
+    S->cur[i] = end;
+    return found;
+}
+
+// Settle row i at distance di: its arc to null, then its entries by decreasing count (sorted
+// on first use). Returns a sink reached at distance di, or -1.
 static int settle_row(ssp *S, int i, int64_t di)
 {
     const nt_sparse_counts_t *n = S->n;
     S->srow[S->nsr] = i;
     S->sd[S->nsr++] = di;
-    int found = -1;
-    for (int64_t e = n->start[i]; e < n->start[i + 1]; e++) {
-        int j = n->col[e];
-        if (n->count[e] == 0 || j == S->x[i])
-            continue;
-        if (relax(S, j, i, di - n->count[e] + S->pr[i] - S->pc[j], di) && found < 0)
-            found = j;
+    S->rd[i] = di;
+    int64_t b = n->start[i], k = n->start[i + 1] - b;
+    if (!S->sorted[i]) {
+        int64_t m = 0;
+        for (int64_t e = 0; e < k; e++)
+            if (n->count[b + e] > 0) {
+                int j = n->col[b + e];
+                S->ent[b + m++] = (ent){n->count[b + e] + S->pc[j], n->count[b + e], j};
+            }
+        sort_desc(S->ent + b, m);
+        S->len[i] = m;
+        S->sorted[i] = 1;
     }
-    if (relax(S, S->null, i, di + S->pr[i], di) && found < 0)
-        found = S->null;
-    return found;
+    S->cur[i] = b;
+    int found = relax(S, S->null, i, di + S->pr[i], di) ? S->null : -1;
+    int f = scan_row(S, i, di);
+    return found >= 0 ? found : f;
 }
 
 // Route row s: Dijkstra to the nearest sink, new potentials, then the augmentation.
@@ -123,18 +212,17 @@ static void route(ssp *S, int s)
             top = S->pc[n->col[e]] + n->count[e];
     S->pr[s] = top; // every arc out of s has reduced cost >= 0
     int sink = settle_row(S, s, 0);
-    int64_t D = 0;
     while (sink < 0) {
         int u = heap_pop(S); // null is always in the heap, so the heap is never empty here
         S->state[u] = 2;
-        D = S->d[u];
-        if (is_sink(S, u)) {
+        if (u > S->null) // a row's waiting entries: the next ones at this bound
+            sink = scan_row(S, u - S->null - 1, S->d[u]);
+        else if (is_sink(S, u))
             sink = u;
-            break;
-        }
-        sink = settle_row(S, S->y[u], D);
+        else
+            sink = settle_row(S, S->y[u], S->d[u]);
     }
-    D = S->d[sink];
+    int64_t D = S->d[sink];
     // pi += min(d, D), shifted by -D: settled nodes move down by D - d, the others (every sink
     // but this one) stay. Matched arcs stay tight: a matched column and its row settle at the
     // same distance.
@@ -142,7 +230,7 @@ static void route(ssp *S, int s)
         S->pr[S->srow[k]] -= D - S->sd[k];
     for (int k = 0; k < S->nt; k++) {
         int v = S->touched[k];
-        if (S->state[v] == 2 && v != sink)
+        if (v < S->null && S->state[v] == 2)
             S->pc[v] -= D - S->d[v];
     }
     for (int j = sink;;) {
@@ -162,6 +250,73 @@ static void route(ssp *S, int s)
     S->nt = S->nh = S->nsr = 0;
 }
 
+// One bid of free row i (a Jonker-Volgenant "augmenting row reduction" step, with no
+// tolerance: exact): it takes the column of largest value count + pc (null is worth 0 and
+// unlimited) and lowers that column's potential by the gap to its second-best value, which
+// keeps every arc of every routed row at reduced cost >= 0 and its matched arc tight. Returns
+// the row it displaced, or -1.
+static int bid(ssp *S, int i)
+{
+    const nt_sparse_counts_t *n = S->n;
+    int64_t b1 = 0, b2 = -1;
+    int j1 = S->null, j2 = -1;
+    for (int64_t e = n->start[i]; e < n->start[i + 1]; e++) {
+        int j = n->col[e];
+        if (n->count[e] == 0)
+            continue;
+        int64_t val = n->count[e] + S->pc[j];
+        // Among equal values a free column wins: it ends the competition.
+        if (val > b1 || (val == b1 && S->y[j] < 0 && j1 != S->null && S->y[j1] >= 0)) {
+            b2 = b1;
+            j2 = j1;
+            b1 = val;
+            j1 = j;
+        } else if (val > b2) {
+            b2 = val;
+            j2 = j;
+        }
+    }
+    (void)j2;
+    if (j1 == S->null) {
+        S->x[i] = S->null;
+        S->pr[i] = 0;
+        return -1;
+    }
+    int k = S->y[j1];
+    S->pc[j1] -= b1 - b2;
+    S->pr[i] = b2;
+    S->x[i] = j1;
+    S->y[j1] = i;
+    if (k >= 0)
+        S->x[k] = -1;
+    return k;
+}
+
+// Bids of the free rows, in rounds, for at most about 2 bids per row (ties can make rows
+// displace each other without end); the rows still free are then routed by route().
+static nt_status auction(ssp *S)
+{
+    int p = S->n->p_ini;
+    int *queue = malloc((size_t)p * sizeof *queue);
+    if (!queue)
+        return nt_fail(NT_ENOMEM, "sparse match: cannot allocate %d rows of scratch", p);
+    int head = 0, count = p;
+    for (int i = 0; i < p; i++)
+        queue[i] = i;
+    for (int64_t bids = 0; count > 0 && bids < 2 * (int64_t)p; bids++) {
+        int i = queue[head];
+        head = head + 1 == p ? 0 : head + 1;
+        count--;
+        int k = bid(S, i);
+        if (k >= 0) {
+            queue[(head + count) % p] = k;
+            count++;
+        }
+    }
+    free(queue);
+    return NT_OK;
+}
+
 static void ssp_free(ssp *S)
 {
     free(S->pr);
@@ -176,36 +331,49 @@ static void ssp_free(ssp *S)
     free(S->touched);
     free(S->srow);
     free(S->sd);
+    free(S->rd);
+    free(S->cur);
+    free(S->len);
+    free(S->ent);
+    free(S->sorted);
 }
 
 static nt_status ssp_init(ssp *S, const nt_sparse_counts_t *n)
 {
-    size_t pi = (size_t)n->p_ini, v = (size_t)n->p_tar + 1;
+    // v: columns and null; nodes: those and one per row.
+    size_t pi = (size_t)n->p_ini, v = (size_t)n->p_tar + 1, nodes = v + pi;
     *S = (ssp){.n = n, .pt = n->p_tar, .null = n->p_tar};
     S->pr = calloc(pi, sizeof *S->pr);
     S->pc = calloc(v, sizeof *S->pc);
     S->x = malloc(pi * sizeof *S->x);
     S->y = malloc(v * sizeof *S->y);
-    S->d = malloc(v * sizeof *S->d);
+    S->d = malloc(nodes * sizeof *S->d);
     S->pred = malloc(v * sizeof *S->pred);
-    S->state = calloc(v, 1);
-    S->heap = malloc(v * sizeof *S->heap);
-    S->pos = malloc(v * sizeof *S->pos);
-    S->touched = malloc(v * sizeof *S->touched);
+    S->state = calloc(nodes, 1);
+    S->heap = malloc(nodes * sizeof *S->heap);
+    S->pos = malloc(nodes * sizeof *S->pos);
+    S->touched = malloc(nodes * sizeof *S->touched);
     S->srow = malloc(pi * sizeof *S->srow);
     S->sd = malloc(pi * sizeof *S->sd);
+    S->rd = malloc(pi * sizeof *S->rd);
+    S->cur = malloc(pi * sizeof *S->cur);
+    S->len = malloc(pi * sizeof *S->len);
+    // Pages of ent are touched only for the rows a search settles.
+    S->ent = malloc((size_t)(n->nnz ? n->nnz : 1) * sizeof *S->ent);
+    S->sorted = calloc(pi, 1);
     if (!S->pr || !S->pc || !S->x || !S->y || !S->d || !S->pred || !S->state || !S->heap ||
-        !S->pos || !S->touched || !S->srow || !S->sd) {
+        !S->pos || !S->touched || !S->srow || !S->sd || !S->rd || !S->cur || !S->len || !S->ent ||
+        !S->sorted) {
         ssp_free(S);
         return nt_fail(NT_ENOMEM, "sparse match: cannot allocate scratch for %d x %d",
                        n->p_ini, n->p_tar);
     }
     for (size_t i = 0; i < pi; i++)
         S->x[i] = -1;
-    for (size_t j = 0; j < v; j++) {
+    for (size_t j = 0; j < v; j++)
         S->y[j] = -1;
+    for (size_t j = 0; j < nodes; j++)
         S->d[j] = INF;
-    }
     return NT_OK;
 }
 
@@ -246,8 +414,13 @@ nt_status nt_match_sparse_volume(const nt_sparse_counts_t *n, int p_dom, int *si
     ssp S;
     if ((st = ssp_init(&S, n)) != NT_OK)
         return st;
+    if ((st = auction(&S)) != NT_OK) {
+        ssp_free(&S);
+        return st;
+    }
     for (int s = 0; s < n->p_ini; s++)
-        route(&S, s);
+        if (S.x[s] < 0)
+            route(&S, s);
     int *res = malloc((size_t)n->p_tar * sizeof *res);
     if (!res)
         st = nt_fail(NT_ENOMEM, "sparse match: cannot allocate %d entries", n->p_tar);

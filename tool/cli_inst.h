@@ -1,5 +1,6 @@
 // What the instance-file subcommands match (cmd_match.c) and schedule (cmd_schedule.c) share:
-// their options, reading the instance and matching it, printing sigma.
+// their options, reading the instance and matching it, printing sigma; and match's grid changes
+// (cmd_match_grid.c).
 #ifndef NUMATILE_TOOL_CLI_INST_H
 #define NUMATILE_TOOL_CLI_INST_H
 
@@ -40,5 +41,9 @@ void inst_matched_free(inst_matched *m);
 // sigma (component -> domain) as a JSON array, and as text lines on stdout.
 json_t *inst_sigma_json(const int *sigma, int p);
 void inst_sigma_print(const int *sigma, int p);
+
+// `numatile match --m M --n N --from TILE@bc2d:.. --to TILE@bc2d:..`: the grid-change form of
+// match (argv as cmd_match got it; help is what --help prints). Returns the exit code.
+int match_grid(int argc, char **argv, const char *help);
 
 #endif

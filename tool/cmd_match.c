@@ -1,5 +1,6 @@
 // numatile match --instance FILE [--objective volume|steps|lex] [--ranks R [--split-groups]]
 //                [--json]
+// numatile match --m M --n N --from TILE@bc2d:.. --to TILE@bc2d:.. (cmd_match_grid.c)
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,20 @@ static const char *match_help =
     "                    intra_volume, inter_steps, their canonical_ and flat_ (the one-level\n"
     "                    matching's) counterparts, and flat_volume\n"
     "sigma[j] is the domain of component j; volume and steps are in units of the sizes.\n"
-    "seconds = the matching (count matrix and weights included, file reading excluded).\n";
+    "seconds = the matching (count matrix and weights included, file reading excluded).\n"
+    "\n"
+    "usage: numatile match --m M --n N --from TILE@bc2d:PxQ[:SMBxSNB]\n"
+    "                      --to TILE@bc2d:PxQ[:SMBxSNB] [--objective volume|canonical]\n"
+    "                      [--verify] [--json]\n"
+    "  a block-cyclic grid change of an M x N matrix (TILE = MB or MBxNB, bc1d:P = bc2d:1xP;\n"
+    "  sizes in elements), relabelled from the sparse count matrix: grids of up to 4194304\n"
+    "  domains, no P x P table\n"
+    "  --verify          also run the dense solver (at most 4096 domains) and check that it\n"
+    "                    finds the same volume (exit 1 if not)\n"
+    "  --json            objective, kind (grid), m, n, from, to, p_ini, p_tar, domains, items,\n"
+    "                    total (elements), nnz, sigma, volume, steps, local, canonical_volume,\n"
+    "                    canonical_steps, count_seconds, solve_seconds, seconds (their sum),\n"
+    "                    peak_rss_bytes; with --verify dense_volume, dense_seconds, verify\n";
 
 // The hierarchical relabelling of --ranks R, beside its canonical and flat counterparts.
 typedef struct hier_result {
@@ -237,8 +251,19 @@ static void match_print(const inst_args *a, const inst_matched *m, const hier_re
            "excluded)\n", 1e3 * (h->ranks ? h->seconds : m->seconds));
 }
 
+// Is this the grid-change form (an option --from or --to)?
+static bool grid_form(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strncmp(argv[i], "--from", 6) == 0 || strncmp(argv[i], "--to", 4) == 0)
+            return true;
+    return false;
+}
+
 int cmd_match(int argc, char **argv)
 {
+    if (grid_form(argc, argv))
+        return match_grid(argc, argv, match_help);
     hier_result h = {0};
     int nargc = 0;
     char **nargv = NULL;
