@@ -34,15 +34,11 @@ static nt_status check_grid(const char *name, const nt_mpi_grid_t *g, int nranks
     return s;
 }
 
-nt_status nt_mpi_rank_bytes(int nranks, int64_t rows, int64_t cols, size_t es, int64_t ia,
+// The arguments of nt_mpi_rank_bytes() and nt_mpi_relabel(), checked alike.
+static nt_status check_call(int nranks, int64_t rows, int64_t cols, size_t es, int64_t ia,
                             int64_t ja, const nt_mpi_grid_t *ga, int64_t ib, int64_t jb,
-                            const nt_mpi_grid_t *gb, int64_t *bytes)
+                            const nt_mpi_grid_t *gb)
 {
-    if (nranks < 1 || !bytes)
-        return nt_mpi_fail(NT_EINVAL, "nt_mpi_rank_bytes: nranks = %d (>= 1), bytes %s", nranks,
-                           bytes ? "given" : "NULL");
-    if (nranks > NT_MATCH_MAX_P)
-        return nt_mpi_fail(NT_ERANGE, "nranks = %d above %d", nranks, NT_MATCH_MAX_P);
     nt_status s = check_grid("ga", ga, nranks);
     if (!s)
         s = check_grid("gb", gb, nranks);
@@ -58,6 +54,21 @@ nt_status nt_mpi_rank_bytes(int nranks, int64_t rows, int64_t cols, size_t es, i
                            "(%lld, %lld) of B is outside its matrix", (long long)rows,
                            (long long)cols, (long long)ia, (long long)ja, (long long)ib,
                            (long long)jb);
+    return NT_OK;
+}
+
+nt_status nt_mpi_rank_bytes(int nranks, int64_t rows, int64_t cols, size_t es, int64_t ia,
+                            int64_t ja, const nt_mpi_grid_t *ga, int64_t ib, int64_t jb,
+                            const nt_mpi_grid_t *gb, int64_t *bytes)
+{
+    if (nranks < 1 || !bytes)
+        return nt_mpi_fail(NT_EINVAL, "nt_mpi_rank_bytes: nranks = %d (>= 1), bytes %s", nranks,
+                           bytes ? "given" : "NULL");
+    if (nranks > NT_MATCH_MAX_P)
+        return nt_mpi_fail(NT_ERANGE, "nranks = %d above %d", nranks, NT_MATCH_MAX_P);
+    nt_status s = check_call(nranks, rows, cols, es, ia, ja, ga, ib, jb, gb);
+    if (s)
+        return s;
     size_t n2 = (size_t)nranks * (size_t)nranks;
     int64_t *q = calloc(n2, sizeof *q);
     int64_t *rt = malloc((size_t)ga->nprow * (size_t)gb->nprow * sizeof *rt);
@@ -120,6 +131,68 @@ static void costs(int n, const int64_t *q, const int *perm, int64_t *snd, int64_
     }
 }
 
+// Bytes of element costs (volume -> inter, local -> intra, steps -> inter_steps).
+static nt_status to_bytes(const nt_cost_t *c, size_t es, nt_mpi_relabel_cost_t *out)
+{
+    nt_mpi_relabel_cost_t b;
+    if (__builtin_mul_overflow(c->volume, (int64_t)es, &b.inter_bytes) ||
+        __builtin_mul_overflow(c->local, (int64_t)es, &b.intra_bytes) ||
+        __builtin_mul_overflow(c->steps, (int64_t)es, &b.inter_steps))
+        return nt_mpi_fail(NT_ERANGE, "bytes between ranks overflow int64");
+    *out = b;
+    return NT_OK;
+}
+
+// NT_MATCH_VOLUME on many ranks: the sparse count matrix (elements) and the sparse exact
+// matching, no nranks x nranks table.
+static nt_status relabel_sparse(int nranks, int64_t rows, int64_t cols, size_t es, int64_t ia,
+                                int64_t ja, const nt_mpi_grid_t *ga, int64_t ib, int64_t jb,
+                                const nt_mpi_grid_t *gb, int *ranks, int *perm,
+                                nt_mpi_relabel_cost_t *canonical, nt_mpi_relabel_cost_t *chosen)
+{
+    nt_status s = check_call(nranks, rows, cols, es, ia, ja, ga, ib, jb, gb);
+    if (s)
+        return s;
+    // An empty submatrix has no offsets to honour (they are not checked then).
+    bool empty = rows == 0 || cols == 0;
+    nt_bc_layout_t la = {{ga->mb, empty ? 0 : ia, ga->nprow, ga->rsrc},
+                         {ga->nb, empty ? 0 : ja, ga->npcol, ga->csrc}, ga->ranks};
+    nt_bc_layout_t lb = {{gb->mb, empty ? 0 : ib, gb->nprow, gb->rsrc},
+                         {gb->nb, empty ? 0 : jb, gb->npcol, gb->csrc}, gb->ranks};
+    nt_sparse_counts_t n = {0};
+    int *sigma = malloc((size_t)nranks * sizeof *sigma);
+    int *id = malloc((size_t)nranks * sizeof *id);
+    nt_cost_t cc, cs;
+    s = sigma && id ? NT_OK : nt_mpi_fail(NT_ENOMEM, "out of memory");
+    if (!s && (s = nt_sparse_counts_bc(empty ? 0 : rows, empty ? 0 : cols, &la, nranks, &lb,
+                                       nranks, &n)) != NT_OK)
+        s = nt_mpi_fail(s, "nt_sparse_counts_bc: %s", nt_last_error());
+    if (!s && (s = nt_match_sparse_volume(&n, nranks, sigma, &cs)) != NT_OK)
+        s = nt_mpi_fail(s, "nt_match_sparse_volume: %s", nt_last_error());
+    for (int r = 0; !s && r < nranks; r++)
+        id[r] = r;
+    if (!s && (s = nt_sparse_cost(&n, nranks, id, &cc)) != NT_OK)
+        s = nt_mpi_fail(s, "nt_sparse_cost: %s", nt_last_error());
+    nt_mpi_relabel_cost_t bc = {0}, bs = {0};
+    if (!s)
+        s = to_bytes(&cc, es, &bc);
+    if (!s)
+        s = to_bytes(&cs, es, &bs);
+    if (!s) {
+        for (int c = 0; c < gb->nprow * gb->npcol; c++)
+            ranks[c] = sigma[cell_rank(gb, c)];
+        if (perm)
+            memcpy(perm, sigma, (size_t)nranks * sizeof *perm);
+        if (canonical)
+            *canonical = bc;
+        if (chosen)
+            *chosen = bs;
+    }
+    nt_sparse_counts_free(&n);
+    free(sigma), free(id);
+    return s;
+}
+
 nt_status nt_mpi_relabel(int nranks, int64_t rows, int64_t cols, size_t es, int64_t ia,
                          int64_t ja, const nt_mpi_grid_t *ga, int64_t ib, int64_t jb,
                          const nt_mpi_grid_t *gb, nt_match_objective obj, int *ranks, int *perm,
@@ -131,6 +204,9 @@ nt_status nt_mpi_relabel(int nranks, int64_t rows, int64_t cols, size_t es, int6
         obj != NT_MATCH_LEX)
         return nt_mpi_fail(NT_EINVAL, "nt_mpi_relabel: objective %s not canonical, volume, steps "
                            "or lex", nt_match_objective_name(obj));
+    if (obj == NT_MATCH_VOLUME && nranks > NT_MPI_RELABEL_SPARSE)
+        return relabel_sparse(nranks, rows, cols, es, ia, ja, ga, ib, jb, gb, ranks, perm,
+                              canonical, chosen);
     if (nranks < 1 || nranks > NT_MATCH_MAX_P)
         return nt_mpi_fail(nranks < 1 ? NT_EINVAL : NT_ERANGE, "nranks = %d outside 1..%d",
                            nranks, NT_MATCH_MAX_P);

@@ -403,6 +403,10 @@ nt_status nt_mpi_rank_bytes(int nranks, int64_t rows, int64_t cols, size_t elem_
                             int64_t ia, int64_t ja, const nt_mpi_grid_t *ga, int64_t ib,
                             int64_t jb, const nt_mpi_grid_t *gb, int64_t *bytes);
 
+/** \brief Ranks above which nt_mpi_relabel() solves NT_MATCH_VOLUME on the sparse count
+ *         matrix instead of the dense nranks x nranks one. */
+#define NT_MPI_RELABEL_SPARSE 1024
+
 /** \brief Bytes of a redistribution between ranks and within them (nt_mpi_relabel()). */
 typedef struct nt_mpi_relabel_cost {
     int64_t inter_bytes; /**< bytes that cross from one rank to another */
@@ -426,14 +430,20 @@ typedef struct nt_mpi_relabel_cost {
  * @param[in]  obj      NT_MATCH_CANONICAL (gb's own table), NT_MATCH_VOLUME (least
  *                      inter-rank bytes), NT_MATCH_STEPS (least one-port bound between ranks)
  *                      or NT_MATCH_LEX (least bound, then least inter-rank bytes); exact over
- *                      the nranks! permutations.
+ *                      the nranks! permutations. NT_MATCH_VOLUME on more than
+ *                      ::NT_MPI_RELABEL_SPARSE ranks solves the sparse count matrix
+ *                      (nt_sparse_counts_bc(), nt_match_sparse_volume(); O(nranks + entries)
+ *                      memory, no nranks x nranks table, no ::NT_MATCH_MAX_P cap): the same
+ *                      least volume, possibly another permutation among the optimal ones.
  * @param[out] ranks    gb->nprow * gb->npcol entries: the relabelled table (row-major, as
  *                      nt_mpi_grid_t::ranks). Untouched on failure.
  * @param[out] perm     nranks entries: rank k of gb's table becomes perm[k]; or NULL.
  * @param[out] canonical the costs with gb as given, or NULL.
  * @param[out] chosen   the costs with the relabelled table, or NULL.
  * @retval NT_OK success. @retval NT_EINVAL as nt_mpi_rank_bytes(), ranks NULL, obj not
- *         listed. @retval NT_ERANGE a count overflows, nranks above ::NT_MATCH_MAX_P.
+ *         listed. @retval NT_ERANGE a count overflows, nranks above ::NT_MATCH_MAX_P (except
+ *         NT_MATCH_VOLUME above ::NT_MPI_RELABEL_SPARSE ranks), more sparse entries than
+ *         ::NT_SPARSE_MAX_NNZ.
  * @retval NT_ENOMEM scratch.
  */
 nt_status nt_mpi_relabel(int nranks, int64_t rows, int64_t cols, size_t elem_size, int64_t ia,

@@ -17,6 +17,8 @@
 //   - the redistribution into the relabelled grid (nt_mpi_redist, some cases with opts.topo, the
 //     unpack threads bound to local domains, half of them through MPI_Alltoallv) element by element against the naive oracle under
 //     the relabelled map, and its bytes sent/local summed over ranks equal the relabel costs;
+//   - more ranks than NT_MPI_RELABEL_SPARSE (no ranks running; rank 0): the sparse volume
+//     relabelling equals the dense optimum on nt_mpi_rank_bytes()'s matrix;
 //   - failure injection (NT_MPI_FAIL_RANK) into a relabelled redistribution: every rank gets
 //     NT_ESYS, B unchanged.
 // Rank 0 prints a summary; exit 0 when every check passed on every rank, 1 otherwise.
@@ -413,6 +415,59 @@ static void test_rotated(void)
                          NULL, NULL, NULL) == NT_EINVAL, "a rank twice refused");
 }
 
+// More ranks than NT_MPI_RELABEL_SPARSE (pure computation, no ranks running): the sparse
+// volume relabelling against the dense solver on nt_mpi_rank_bytes()'s matrix (the same least
+// volume), its costs against nt_cost_eval() of its permutation. Rank 0 only (a dense matching
+// of 1000-2000 ranks).
+static void test_many_ranks(int cases)
+{
+    for (int k = 0; me == 0 && k < cases; k++) {
+        int nr = uni(NT_MPI_RELABEL_SPARSE + 1, 2048), p = uni(1, 64), q = uni(1, nr / p);
+        int p2 = uni(1, 64), q2 = uni(1, nr / p2);
+        int *ra = malloc((size_t)nr * sizeof *ra), *rb = malloc((size_t)nr * sizeof *rb);
+        for (int i = 0; i < nr; i++)
+            ra[i] = rb[i] = i;
+        for (int i = nr - 1; i > 0; i--) {
+            int a = uni(0, i), t = rb[i];
+            rb[i] = rb[a], rb[a] = t;
+        }
+        int64_t m = uni(1, 3000), n = uni(1, 3000), rows = uni(0, (int)m), cols = uni(0, (int)n);
+        nt_mpi_grid_t ga = {m, n, uni(1, 40), uni(1, 40), uni(0, p - 1), uni(0, q - 1), p, q,
+                            uni(0, 1) ? ra : NULL};
+        nt_mpi_grid_t gb = {m, n, uni(1, 40), uni(1, 40), uni(0, p2 - 1), uni(0, q2 - 1), p2,
+                            q2, uni(0, 1) ? rb : NULL};
+        int64_t ia = uni(0, (int)(m - rows)), ja = uni(0, (int)(n - cols));
+        int64_t ib = uni(0, (int)(m - rows)), jb = uni(0, (int)(n - cols));
+        int64_t *bytes = malloc((size_t)nr * nr * sizeof *bytes);
+        int *ranks = malloc((size_t)nr * sizeof *ranks), *perm = malloc((size_t)nr * sizeof *perm);
+        int *dsig = malloc((size_t)nr * sizeof *dsig), *id = malloc((size_t)nr * sizeof *id);
+        nt_mpi_relabel_cost_t can, ch;
+        nt_status s = nt_mpi_relabel(nr, rows, cols, 8, ia, ja, &ga, ib, jb, &gb,
+                                     NT_MATCH_VOLUME, ranks, perm, &can, &ch);
+        CHECK(!s, "many ranks %d: %s", k, nt_mpi_last_error());
+        s = s ? s : nt_mpi_rank_bytes(nr, rows, cols, 8, ia, ja, &ga, ib, jb, &gb, bytes);
+        nt_match_problem_t prob = {.p_ini = nr, .p_tar = nr, .counts = bytes};
+        nt_cost_t dc, pc, cc;
+        for (int i = 0; i < nr; i++)
+            id[i] = i;
+        if (!s && !nt_match_solve(&prob, NT_MATCH_VOLUME, dsig, &dc) &&
+            !nt_cost_eval(bytes, nr, nr, nr, perm, NULL, &pc) &&
+            !nt_cost_eval(bytes, nr, nr, nr, id, NULL, &cc)) {
+            CHECK(ch.inter_bytes == dc.volume, "many ranks %d (%d ranks): sparse %lld bytes, "
+                  "dense optimum %lld", k, nr, (long long)ch.inter_bytes, (long long)dc.volume);
+            CHECK(ch.inter_bytes == pc.volume && ch.intra_bytes == pc.local &&
+                      ch.inter_steps == pc.steps, "many ranks %d: costs of perm", k);
+            CHECK(can.inter_bytes == cc.volume && can.inter_steps == cc.steps,
+                  "many ranks %d: canonical costs", k);
+            for (int c = 0; c < p2 * q2; c++)
+                CHECK(ranks[c] == perm[gb.ranks ? gb.ranks[c] : c], "many ranks %d: table", k);
+        } else {
+            CHECK(false, "many ranks %d: dense side failed", k);
+        }
+        free(ra), free(rb), free(bytes), free(ranks), free(perm), free(dsig), free(id);
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -434,6 +489,7 @@ int main(int argc, char **argv)
     rng_state = (uint64_t)seed;
     test_topo();
     test_rotated();
+    test_many_ranks(cases / 20 + 1);
     nt_topo_opts_t o = {.domains = 2};
     nt_mpi_topo_t *topo = NULL;
     CHECK(nt_mpi_topo_create(MPI_COMM_WORLD, &o, 0, &topo) == NT_OK, "topo for the cases");

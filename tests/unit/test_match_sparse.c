@@ -196,3 +196,99 @@ Test(match_sparse, empty_and_zero_rows)
     int64_t m[6] = {0, 0, 0, 0, 7, 0};
     check_both(m, 3, 2, 0, false, "one entry");
 }
+
+// Bad input: the right status, a message naming the argument, the output untouched.
+static void expect_bad(const nt_sparse_counts_t *n, int pd, nt_status want, const char *name)
+{
+    int sigma[4] = {-7, -7, -7, -7};
+    nt_cost_t c = {-1, -1, -1, -1};
+    nt_status st = nt_match_sparse_volume(n, pd, sigma, &c);
+    cr_assert_eq(st, want, "%s: status %d", name, st);
+    cr_assert(strstr(nt_last_error(), name) != NULL, "message '%s' does not name %s",
+              nt_last_error(), name);
+    cr_assert(sigma[0] == -7 && c.volume == -1, "%s: output touched", name);
+}
+
+Test(match_sparse, bad_input_named)
+{
+    int64_t start[3] = {0, 2, 3}, count[3] = {5, 1, 2};
+    int col[3] = {0, 1, 1};
+    nt_sparse_counts_t ok = {2, 2, 3, start, col, count};
+    int sigma[2];
+    cr_assert_eq(nt_match_sparse_volume(&ok, 0, sigma, NULL), NT_OK);
+    cr_assert_eq(nt_match_sparse_volume(NULL, 0, sigma, NULL), NT_EINVAL);
+    cr_assert(strstr(nt_last_error(), "NULL"));
+    cr_assert_eq(nt_match_sparse_volume(&ok, 0, NULL, NULL), NT_EINVAL);
+    cr_assert(strstr(nt_last_error(), "sigma"));
+    nt_sparse_counts_t n = ok;
+    expect_bad(&n, 1, NT_EINVAL, "p_dom");
+    int bad_col[3] = {0, 2, 1};
+    n.col = bad_col;
+    expect_bad(&n, 0, NT_EINVAL, "col[1]");
+    int dup[3] = {1, 1, 0};
+    n.col = dup;
+    expect_bad(&n, 0, NT_EINVAL, "twice");
+    n = ok;
+    int64_t neg[3] = {5, -1, 2};
+    n.count = neg;
+    expect_bad(&n, 0, NT_EINVAL, "count[1]");
+    n = ok;
+    int64_t bad_start[3] = {0, 3, 2};
+    n.start = bad_start;
+    n.nnz = 2;
+    expect_bad(&n, 0, NT_EINVAL, "start[2]");
+    n = ok;
+    n.nnz = 4;
+    expect_bad(&n, 0, NT_EINVAL, "nnz");
+    n = ok;
+    int64_t huge[3] = {INT64_MAX / 2, INT64_MAX / 2, 2};
+    n.count = huge;
+    expect_bad(&n, 0, NT_ERANGE, "2^60");
+    n = ok;
+    n.p_tar = 0;
+    expect_bad(&n, 0, NT_EINVAL, "p_tar");
+    // The cost of a labelling checks sigma.
+    nt_cost_t c;
+    int twice[2] = {1, 1};
+    cr_assert_eq(nt_sparse_cost(&ok, 0, twice, &c), NT_EINVAL);
+    cr_assert(strstr(nt_last_error(), "injective"));
+}
+
+Test(match_sparse, bad_layouts_named)
+{
+    nt_sparse_counts_t out = {0};
+    nt_bc_layout_t s = {{2, 0, 2, 0}, {2, 0, 2, 0}, NULL}, t = s;
+    cr_assert_eq(nt_sparse_counts_bc(8, 8, &s, 4, &t, 4, &out), NT_OK);
+    nt_sparse_counts_free(&out);
+    nt_sparse_counts_free(&out); // twice is fine
+    cr_assert_eq(nt_sparse_counts_bc(8, 8, &s, 3, &t, 4, &out), NT_EINVAL);
+    cr_assert(strstr(nt_last_error(), "src"), "%s", nt_last_error());
+    t.rows.block = 0;
+    cr_assert_eq(nt_sparse_counts_bc(8, 8, &s, 4, &t, 4, &out), NT_EINVAL);
+    cr_assert(strstr(nt_last_error(), "dst rows"), "%s", nt_last_error());
+    t = s;
+    t.cols.src = 2;
+    cr_assert_eq(nt_sparse_counts_bc(8, 8, &s, 4, &t, 4, &out), NT_EINVAL);
+    cr_assert(strstr(nt_last_error(), "dst cols"), "%s", nt_last_error());
+    int labels[4] = {0, 1, 1, 3};
+    t = s;
+    t.labels = labels;
+    cr_assert_eq(nt_sparse_counts_bc(8, 8, &s, 4, &t, 4, &out), NT_EINVAL);
+    cr_assert(strstr(nt_last_error(), "labels[2]"), "%s", nt_last_error());
+    cr_assert_eq(nt_sparse_counts_bc(-1, 8, &s, 4, &s, 4, &out), NT_EINVAL);
+    cr_assert(strstr(nt_last_error(), "rows"), "%s", nt_last_error());
+    cr_assert_eq(nt_sparse_counts_bc(INT64_MAX, 8, &s, 4, &s, 4, &out), NT_ERANGE);
+    // Element-cyclic over a huge extent: too many pieces, refused before any allocation.
+    nt_bc_layout_t e = {{1, 0, 2, 0}, {1, 0, 2, 0}, NULL}, f = {{1, 0, 3, 0}, {1, 0, 3, 0},
+                                                                NULL};
+    cr_assert_eq(nt_sparse_counts_bc((int64_t)1 << 40, 1, &e, 4, &f, 9, &out), NT_OK,
+                 "periodic: %s", nt_last_error());
+    nt_sparse_counts_free(&out);
+    nt_bc_layout_t g = {{1, 0, 1 << 14, 0}, {1, 0, 1, 0}, NULL};
+    nt_bc_layout_t h = {{1, 0, (1 << 14) - 1, 0}, {1, 0, 1, 0}, NULL};
+    cr_assert_eq(nt_sparse_counts_bc((int64_t)1 << 40, 1, &g, 1 << 14, &h, 1 << 14, &out),
+                 NT_ERANGE);
+    cr_assert(strstr(nt_last_error(), "pieces"), "%s", nt_last_error());
+    cr_assert(out.start == NULL, "out untouched");
+    cr_assert_eq(nt_sparse_counts_tilemaps(NULL, NULL, NULL, &out), NT_EINVAL);
+}
