@@ -89,7 +89,10 @@ static nt_status walk_dim(const char *name, int64_t extent, const nt_bc_dim_t *s
     bool periodic = L > 0 && L <= extent;
     int64_t span = periodic ? L : extent, q = periodic ? extent / L : 1;
     int64_t rem = periodic ? extent - q * L : 0;
-    int64_t bound = span / s->block + span / t->block + 2;
+    // Pieces: one per block boundary of either owner inside the span, plus one; a span of k
+    // indices holds at most k / block + 1 boundaries of one owner (its first block may be
+    // partial, the offset shifting it).
+    int64_t bound = span / s->block + span / t->block + 3;
     if (bound > MAX_PIECES)
         return nt_fail(NT_ERANGE, "sparse counts: the %s walk has up to %lld pieces, more than "
                        "%lld (blocks too small for the extent and the grids)", name,
