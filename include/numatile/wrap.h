@@ -187,7 +187,9 @@ typedef struct nt_place_report {
  * the moves, says what they leave remote (pages_failed, local_fraction). For page-exact
  * placement advise the array (madvise(a, bytes, MADV_NOHUGEPAGE)) before first writing it, or
  * let nt_matrix_first_touch() do it. A page partly outside the matrix (the first and last of a
- * malloc'ed array) moves with it.
+ * malloc'ed array) moves with it. Automatic NUMA balancing (kernel.numa_balancing = 1) marks
+ * ranges of pages as hinting faults that move_pages reports absent and does not move (Linux
+ * 6.1), and later migrates pages toward their users: turn it off where placement matters.
  * @param[in,out] A     a matrix with memory on a physical or virtual topology.
  * @param[in]     flags 0, or a combination of ::nt_place_flags.
  * @param[out]    rep   the report (may be NULL); untouched on failure.
