@@ -22,30 +22,65 @@ enum { GLOBAL = R_NPROW, GLOBAL_END = R_J + 1 };
 
 // Communicators of ictxt's process sets, kept for the program's life: creating one per call
 // would cost a collective each time. Keyed by the member list (a context number can be reused
-// by BLACS for another set of processes).
-enum { CACHE = 16 };
+// by BLACS for another set of processes). Never evicted: a member that dropped an entry while
+// the others kept it would call MPI_Comm_create_group alone at the next call on that set (the
+// processes of different sets see different sequences of calls). Past CACHE_MAX entries (or
+// the environment variable NT_MPI_CACHE_MAX's, for tests), the members agree not to keep the
+// new one: it is made and freed per call.
+enum { CACHE_MAX = 256 };
 typedef struct cached {
     int n, *members;
     MPI_Comm comm;
 } cached;
-static cached cache[CACHE];
-static int ncache;
+static cached *cache;
+static int ncache, cache_cap;
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static nt_status ictxt_comm(int ictxt, MPI_Comm *out)
+// ictxt's processes (BLACS numbers = MPI_COMM_WORLD ranks), row-major; *w the caller's to free.
+static nt_status members(int ictxt, int **w, int *n)
 {
     int np, nq, myr, myc;
     Cblacs_gridinfo(ictxt, &np, &nq, &myr, &myc);
     if (myr < 0 || myc < 0 || np < 1 || nq < 1)
         return nt_mpi_fail(NT_EINVAL, "ictxt %d: the calling process is not in this BLACS "
                            "context", ictxt);
-    int n = np * nq;
-    int *w = malloc((size_t)n * sizeof *w);
-    if (!w)
+    *n = np * nq;
+    *w = malloc((size_t)*n * sizeof **w);
+    if (!*w)
         return nt_mpi_fail(NT_ENOMEM, "out of memory");
     for (int r = 0; r < np; r++)
         for (int c = 0; c < nq; c++)
-            w[r * nq + c] = Cblacs_pnum(ictxt, r, c);
+            (*w)[r * nq + c] = Cblacs_pnum(ictxt, r, c);
+    return NT_OK;
+}
+
+// Room for one more entry (the table grows up to CACHE_MAX).
+static bool cache_room(void)
+{
+    const char *e = getenv("NT_MPI_CACHE_MAX");
+    int max = e && *e ? atoi(e) : CACHE_MAX;
+    if (ncache >= (max < CACHE_MAX ? max : CACHE_MAX))
+        return false;
+    if (ncache < cache_cap)
+        return true;
+    int cap = cache_cap ? 2 * cache_cap : 16;
+    cached *t = realloc(cache, (size_t)cap * sizeof *t);
+    if (!t)
+        return false;
+    cache = t;
+    cache_cap = cap;
+    return true;
+}
+
+// The communicator of ictxt's processes (collective over them the first time). *temporary:
+// not kept, to free with release_comm() after the call.
+static nt_status ictxt_comm(int ictxt, MPI_Comm *out, bool *temporary)
+{
+    int n = 0, *w = NULL;
+    *temporary = false;
+    nt_status s = members(ictxt, &w, &n);
+    if (s)
+        return s;
     pthread_mutex_lock(&cache_lock);
     for (int i = 0; i < ncache; i++)
         if (cache[i].n == n && !memcmp(cache[i].members, w, (size_t)n * sizeof *w)) {
@@ -66,24 +101,28 @@ static nt_status ictxt_comm(int ictxt, MPI_Comm *out)
         }
         MPI_Group_free(&world);
     }
-    if (rc != MPI_SUCCESS || comm == MPI_COMM_NULL) {
-        pthread_mutex_unlock(&cache_lock);
-        free(w);
-        return nt_mpi_fail(NT_ESYS, "ictxt %d: cannot make its communicator", ictxt);
-    }
-    if (ncache < CACHE) {
+    int keep = rc == MPI_SUCCESS && comm != MPI_COMM_NULL && cache_room();
+    // Kept by every member or by none (see CACHE_MAX).
+    if (comm != MPI_COMM_NULL)
+        MPI_Allreduce(MPI_IN_PLACE, &keep, 1, MPI_INT, MPI_MIN, comm);
+    if (keep) {
         cache[ncache++] = (cached){n, w, comm};
-        w = NULL;
-    } else {
-        // Full: the oldest entry gives way (its communicator stays valid for MPI_Finalize).
-        free(cache[0].members);
-        memmove(cache, cache + 1, (CACHE - 1) * sizeof cache[0]);
-        cache[CACHE - 1] = (cached){n, w, comm};
         w = NULL;
     }
     pthread_mutex_unlock(&cache_lock);
+    free(w);
+    if (rc != MPI_SUCCESS || comm == MPI_COMM_NULL)
+        return nt_mpi_fail(NT_ESYS, "ictxt %d: cannot make its communicator", ictxt);
+    *temporary = !keep;
     *out = comm;
     return NT_OK;
+}
+
+// The end of a call on a communicator that was not kept (collective over its processes).
+static void release_comm(MPI_Comm *comm, bool temporary)
+{
+    if (temporary && *comm != MPI_COMM_NULL)
+        MPI_Comm_free(comm);
 }
 
 // What this process knows of one grid, with the corner (i, j) it passes for it.
@@ -236,7 +275,8 @@ nt_status nt_mpi_pgemr2d_op(size_t elem_size, int m, int n, const void *a, int i
     if (m < 0 || n < 0)
         return nt_mpi_fail(NT_EINVAL, "m = %d, n = %d must be >= 0", m, n);
     MPI_Comm comm = MPI_COMM_NULL;
-    nt_status s = ictxt_comm(ictxt, &comm);
+    bool temporary;
+    nt_status s = ictxt_comm(ictxt, &comm, &temporary);
     if (s)
         return s;
     int size;
@@ -266,6 +306,7 @@ nt_status nt_mpi_pgemr2d_op(size_t elem_size, int m, int n, const void *a, int i
                              stats);
     }
     free(ranks);
+    release_comm(&comm, temporary);
     return s;
 }
 
@@ -281,7 +322,8 @@ nt_status nt_mpi_grid_from_desc(const int *desc, int ictxt, nt_mpi_grid_t *grid,
     if (!desc || !grid || (!ranks && ranks_cap > 0))
         return nt_mpi_fail(NT_EINVAL, "nt_mpi_grid_from_desc: NULL argument");
     MPI_Comm comm = MPI_COMM_NULL;
-    nt_status s = ictxt_comm(ictxt, &comm);
+    bool temporary;
+    nt_status s = ictxt_comm(ictxt, &comm, &temporary);
     if (s)
         return s;
     int size, np, nq, myr, myc;
@@ -316,6 +358,7 @@ nt_status nt_mpi_grid_from_desc(const int *desc, int ictxt, nt_mpi_grid_t *grid,
     }
     free(all);
     free(cells);
+    release_comm(&comm, temporary);
     return s;
 }
 
