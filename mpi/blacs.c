@@ -26,8 +26,9 @@ enum { GLOBAL = R_NPROW, GLOBAL_END = R_J + 1 };
 // the others kept it would call MPI_Comm_create_group alone at the next call on that set (the
 // processes of different sets see different sequences of calls). Past CACHE_MAX entries (or
 // the environment variable NT_MPI_CACHE_MAX's, for tests), the members agree not to keep the
-// new one: it is made and freed per call.
-enum { CACHE_MAX = 256 };
+// new one: it is made and freed per call. Each kept communicator holds one of the engine's 64
+// live contexts (mpi/cache.c), so at most half of them.
+enum { CACHE_MAX = 32 };
 typedef struct cached {
     int n, *members;
     MPI_Comm comm;
@@ -36,22 +37,33 @@ static cached *cache;
 static int ncache, cache_cap;
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
-// ictxt's processes (BLACS numbers = MPI_COMM_WORLD ranks), row-major; *w the caller's to free.
+// ictxt's processes as MPI_COMM_WORLD ranks, in its cells' row-major order; *w the caller's
+// to free. Collective over ictxt (a BLACS sum): BLACS's own process numbers (Cblacs_pnum) are
+// positions in the context's grid, world ranks only for a grid over all processes in order
+// (Cblacs_gridinit), not for one made by Cblacs_gridmap.
 static nt_status members(int ictxt, int **w, int *n)
 {
-    int np, nq, myr, myc;
+    int np, nq, myr, myc, me;
     Cblacs_gridinfo(ictxt, &np, &nq, &myr, &myc);
-    if (myr < 0 || myc < 0 || np < 1 || nq < 1)
+    if (myr < 0 || myc < 0 || myr >= np || myc >= nq || np < 1 || nq < 1)
         return nt_mpi_fail(NT_EINVAL, "ictxt %d: the calling process is not in this BLACS "
                            "context", ictxt);
     *n = np * nq;
     *w = malloc((size_t)*n * sizeof **w);
-    if (!*w)
-        return nt_mpi_fail(NT_ENOMEM, "out of memory");
-    for (int r = 0; r < np; r++)
-        for (int c = 0; c < nq; c++)
-            (*w)[r * nq + c] = Cblacs_pnum(ictxt, r, c);
-    return NT_OK;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    // In chunks of a stack buffer, so that every member makes the same calls whether its
+    // allocation succeeded or not.
+    enum { CHUNK_CELLS = 64 };
+    int mine = myr * nq + myc;
+    for (int base = 0; base < *n; base += CHUNK_CELLS) {
+        int k = *n - base < CHUNK_CELLS ? *n - base : CHUNK_CELLS, v[CHUNK_CELLS] = {0};
+        if (mine >= base && mine < base + k)
+            v[mine - base] = me + 1;
+        Cigsum2d(ictxt, "All", " ", k, 1, v, k, -1, -1);
+        for (int i = 0; *w && i < k; i++)
+            (*w)[base + i] = v[i] - 1;
+    }
+    return *w ? NT_OK : nt_mpi_fail(NT_ENOMEM, "out of memory");
 }
 
 // Room for one more entry (the table grows up to CACHE_MAX).
@@ -326,9 +338,8 @@ nt_status nt_mpi_grid_from_desc(const int *desc, int ictxt, nt_mpi_grid_t *grid,
     nt_status s = ictxt_comm(ictxt, &comm, &temporary);
     if (s)
         return s;
-    int size, np, nq, myr, myc;
+    int size;
     MPI_Comm_size(comm, &size);
-    Cblacs_gridinfo(ictxt, &np, &nq, &myr, &myc);
     int mine[2 * REC] = {0};
     describe(desc, 1, 1, mine);
     int *all = malloc((size_t)size * 2 * REC * sizeof *all);
@@ -350,9 +361,13 @@ nt_status nt_mpi_grid_from_desc(const int *desc, int ictxt, nt_mpi_grid_t *grid,
         s = nt_mpi_fail(NT_ERANGE, "ranks_cap = %d, the grid has %d x %d processes", ranks_cap,
                         g.nprow, g.npcol);
     if (!s) {
-        // Process k of the ictxt communicator is ictxt's cell k (row-major): its BLACS number.
-        for (int c = 0; c < g.nprow * g.npcol; c++)
-            ranks[c] = Cblacs_pnum(ictxt, cells[c] / nq, cells[c] % nq);
+        // cells[c] is a process of the ictxt communicator: its MPI_COMM_WORLD rank.
+        MPI_Group gc, gw;
+        MPI_Comm_group(comm, &gc);
+        MPI_Comm_group(MPI_COMM_WORLD, &gw);
+        MPI_Group_translate_ranks(gc, g.nprow * g.npcol, cells, gw, ranks);
+        MPI_Group_free(&gc);
+        MPI_Group_free(&gw);
         g.ranks = ranks;
         *grid = g;
     }

@@ -12,6 +12,8 @@ void Cblacs_gridinfo(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);
 int Cblacs_pnum(int ctxt, int prow, int pcol);
 void Cblacs_gridexit(int ctxt);
 void Cblacs_exit(int notdone);
+void Cigsum2d(int ctxt, const char *scope, const char *top, int m, int n, int *a, int lda,
+              int rdest, int cdest);
 void pdgemr2d_(const int *m, const int *n, const double *a, const int *ia, const int *ja,
                const int *desca, double *b, const int *ib, const int *jb, const int *descb,
                const int *ctxt);

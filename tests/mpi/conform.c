@@ -61,6 +61,8 @@ typedef struct kase {
     int alpha[2], beta[2]; // small integers (real, imaginary)
     mat A, B;
     int gctxt;
+    bool own_ctx;  // gctxt made for this case: the union of both grids' processes only
+    bool in_ctx;   // this process belongs to gctxt (else it does not call)
     bool zero_lld; // LLD = 0 where a process has no row
 } kase;
 
@@ -345,6 +347,39 @@ static void draw_sub(kase *g)
     g->op = "TC"[rnd(0, 1)];
 }
 
+// Sometimes (a REDIST case) the enclosing context is only the processes of the two grids, in
+// a random order, 1 x k: the others do not call (every such set is a new communicator for
+// numatile, which must stay in step on processes that see different sequences of sets).
+static void union_context(kase *g, int R)
+{
+    g->in_ctx = true;
+    g->own_ctx = g->kind != KIND_TRAN && rnd(0, 2) == 0;
+    if (!g->own_ctx)
+        return;
+    int set[MAXR], k = 0;
+    for (int r = 0; r < R; r++) {
+        bool in = false;
+        for (int i = 0; i < g->A.p * g->A.q; i++)
+            in |= g->A.map[i] == r;
+        for (int i = 0; i < g->B.p * g->B.q; i++)
+            in |= g->B.map[i] == r;
+        if (in)
+            set[k++] = r;
+    }
+    for (int i = k - 1; i > 0; i--) {
+        int j = rnd(0, i), t = set[i];
+        set[i] = set[j];
+        set[j] = t;
+    }
+    int ctxt, np, nq, myr = -1, myc = -1;
+    Cblacs_get(-1, 0, &ctxt);
+    Cblacs_gridmap(&ctxt, set, 1, 1, k);
+    if (ctxt >= 0)
+        Cblacs_gridinfo(ctxt, &np, &nq, &myr, &myc);
+    g->in_ctx = myr >= 0 && myr < 1 && myc < k;
+    g->gctxt = g->in_ctx ? ctxt : -1;
+}
+
 typedef void (*gemr_f)(const int *, const int *, const void *, const int *, const int *,
                        const int *, void *, const int *, const int *, const int *, const int *);
 typedef void (*trmr_f)(const char *, const char *, const int *, const int *, const void *,
@@ -410,7 +445,7 @@ static void call_tran(const kase *g, const void *a, void *b)
 }
 
 typedef struct tally {
-    long cases, empty, trmr, tran, dtype, cnames, zero_lld, outside, bad_b, bad_a;
+    long cases, empty, trmr, tran, dtype, cnames, zero_lld, outside, own_ctx, bad_b, bad_a;
 } tally;
 
 // One case: draw, make the grids, call, check, print the digest, count.
@@ -430,6 +465,7 @@ static void run_case(int k, int rank, int R, const int *gctx, int ngctx, bool ve
     }
     make_desc(&g.B, g.dtype_b, g.zero_lld, pad_b);
     draw_sub(&g);
+    union_context(&g, R);
     void *a = fill(&g.A, g.type, a_val), *b = fill(&g.B, g.type, b_val);
     void *a0 = fill(&g.A, g.type, a_val);
     bool empty = g.m == 0 || g.n == 0;
@@ -438,7 +474,7 @@ static void run_case(int k, int rank, int R, const int *gctx, int ngctx, bool ve
     if (g.kind == KIND_TRAN) {
         if (g.A.myrow >= 0) // PBLAS: only the grid's processes call
             call_tran(&g, a, b);
-    } else if (!empty || rank % 2 == 0) {
+    } else if (g.in_ctx && (!empty || rank % 2 == 0)) {
         // Empty: only the even processes call (ScaLAPACK does not communicate then).
         if (g.kind == KIND_GEMR)
             call_gemr(&g, a, b, g.A.desc, g.B.desc, ia, ja, ib, jb);
@@ -485,6 +521,9 @@ static void run_case(int k, int rank, int R, const int *gctx, int ngctx, bool ve
         Cblacs_gridexit(g.A.ctxt);
     if (g.kind != KIND_TRAN && g.B.ctxt >= 0)
         Cblacs_gridexit(g.B.ctxt);
+    if (g.own_ctx && g.gctxt >= 0)
+        Cblacs_gridexit(g.gctxt);
+    t->own_ctx += g.own_ctx;
 }
 
 // Which library answers pdgemr2d_: "dropin" (libnumatile_scalapack) or "plain".
@@ -550,11 +589,11 @@ int main(int argc, char **argv)
     if (rank == 0) {
         fail = s[0] || s[1] || s[2];
         printf("conform: %d ranks, %ld cases (seed %ld; %ld trmr2d, %ld tran, %ld empty, %ld "
-               "DTYPE 2, %ld C names, %ld with LLD 0, %ld with processes outside a grid) in "
-               "%.1f s, answered by %s (expected %s): B mismatches vs oracle %ld, A changed "
-               "%ld: %s\n", R, t.cases, seed, t.trmr, t.tran, t.empty, t.dtype, t.cnames,
-               t.zero_lld, t.outside, MPI_Wtime() - t0, answering(), expect, s[0], s[1],
-               fail ? "FAIL" : "PASS");
+               "DTYPE 2, %ld C names, %ld with LLD 0, %ld with processes outside a grid, %ld in "
+               "a context of the grids' processes only) in %.1f s, answered by %s (expected "
+               "%s): B mismatches vs oracle %ld, A changed %ld: %s\n", R, t.cases, seed,
+               t.trmr, t.tran, t.empty, t.dtype, t.cnames, t.zero_lld, t.outside, t.own_ctx,
+               MPI_Wtime() - t0, answering(), expect, s[0], s[1], fail ? "FAIL" : "PASS");
     }
     MPI_Bcast(&fail, 1, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Finalize();

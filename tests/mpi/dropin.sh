@@ -48,3 +48,12 @@ echo "dropin.sh: an engine failure falls back on every process, results unchange
 env "$@" -np 4 "$t/bench_dropin" --n 300 --reps 1 --nb 1,7,64 > "$out/bench" ||
     { cat "$out/bench"; fail "bench_dropin failed"; }
 tail -n 1 "$out/bench"
+# Communicators not kept (NT_MPI_CACHE_MAX=1: every other context's is made and freed per
+# call), on processes that see different sequences of contexts: still in step, same digests.
+NT_MPI_CACHE_MAX=1 env "$@" -x NT_MPI_CACHE_MAX -np 5 "$t/conform_dropin" --expect dropin \
+    --cases "$cases" --seed 5 > "$out/dropin" || fail "conform_dropin, communicators not kept"
+env "$@" -np 5 "$t/conform_plain" --expect plain --cases "$cases" --seed 5 > "$out/plain"
+grep '^case' "$out/plain" > "$out/p"
+grep '^case' "$out/dropin" > "$out/d"
+cmp -s "$out/p" "$out/d" || fail "digests differ with communicators not kept"
+tail -n 1 "$out/dropin"
