@@ -21,9 +21,10 @@
  * this library in the program's symbol lookup (dlsym(RTLD_NEXT)); the result is then
  * ScaLAPACK's, including its error messages and aborts on bad arguments. That is: a
  * descriptor whose DTYPE is not 1 (dense) on some process (agreed over the context first, so
- * every process takes the same path); any call numatile's engine refuses or fails (it leaves
- * B unchanged and agrees on its status over the context, so again every process falls back);
- * and the triangular copies and transpositions, until the engine has them. With the
+ * every process takes the same path); and any call numatile's engine refuses or fails (it
+ * leaves B unchanged and agrees on its status over the context, so again every process falls
+ * back). p?gemr2d run on nt_pgemr2d(), p?trmr2d on nt_ptrmr2d(), p?tran on nt_ptran(); an
+ * empty p?tran goes to PBLAS, which checks its arguments even then. With the
  * environment variable NT_SCALAPACK_VERBOSE set to 1, each process says so on stderr, once
  * per routine, with the reason. When no ScaLAPACK routine follows this library, a fallback
  * prints why on stderr and ends the job with MPI_Abort (ScaLAPACK's own reaction to an error:

@@ -2,8 +2,9 @@
 # The drop-in's tests (make test-mpi): on 1..6 processes, the conformance driver built with
 # libnumatile_scalapack first and against ScaLAPACK alone gives the same digest for every case
 # (and each run passes its own oracle); the Fortran program's outputs are the same both ways;
-# the fallback is taken and announced for a DTYPE other than 1 and for a failure of the
-# engine (NT_MPI_FAIL_RANK), with results still ScaLAPACK's.
+# the relinked Fortran program's calls run in numatile (no fallback announced); the fallback is
+# taken and announced for a DTYPE other than 1 and for a failure of the engine
+# (NT_MPI_FAIL_RANK), with results still ScaLAPACK's.
 # usage: dropin.sh BUILD_DIR CASES "NPS" MPIRUN...   (NPS: e.g. "1 2 3 4 5 6")
 set -eu
 build=$1 cases=$2 nps=$3
@@ -32,7 +33,10 @@ for np in $nps; do
 done
 for np in $nps; do
     env "$@" -np "$np" "$t/fdrop_plain" > "$out/fp" || fail "fdrop_plain on $np processes failed"
-    env "$@" -np "$np" "$t/fdrop_dropin" > "$out/fd" || fail "fdrop_dropin on $np processes failed"
+    NT_SCALAPACK_VERBOSE=1 env "$@" -x NT_SCALAPACK_VERBOSE -np "$np" "$t/fdrop_dropin" \
+        > "$out/fd" 2> "$out/err" || fail "fdrop_dropin on $np processes failed"
+    # pdgemr2d_ and pdtran_ ran in numatile's engine: nothing fell back.
+    ! grep 'falls back' "$out/err" || fail "fdrop_dropin fell back on $np processes"
     cmp -s "$out/fp" "$out/fd" || { diff "$out/fp" "$out/fd"; fail "fdrop differs on $np"; }
 done
 echo "dropin.sh: fdrop, plain and relinked, the same on $nps processes: $(tail -n 1 "$out/fd")"
