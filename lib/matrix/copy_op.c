@@ -320,6 +320,22 @@ static void row_block_t(const nt_copy_op *k, char *dst, size_t ldd, const char *
     }
 }
 
+// beta reads the target: ask for the lines of the stripe's next 8 columns (rows [s0, s1)) one
+// step ahead; the prefetchers do not follow runs of a few lines spread over columns. Measured
+// (redist --op T --alpha 2 --beta 0.5, 8192^2 doubles, 512 x 512 tiles, 2 threads, binaries
+// alternated, load 12-14): 0.87 s without, 0.36 s with (medians of 5).
+static void prefetch_next(const char *dst, size_t ldd, int64_t s0, int64_t s1, int64_t j,
+                          int64_t cols, size_t es)
+{
+#if HAVE_SSE2
+    for (int64_t c = j; c < j + 8 && c < cols; c++)
+        for (int64_t i = s0; i < s1; i += LINE / (int64_t)es)
+            _mm_prefetch(dst + (size_t)c * ldd + (size_t)i * es, _MM_HINT_T0);
+#else
+    (void)dst, (void)ldd, (void)s0, (void)s1, (void)j, (void)cols, (void)es;
+#endif
+}
+
 // op T or C: stripes of STRIPE target row blocks of one line each (aligned on column 0's
 // lines), walked 8 target columns at a time: each target column gets STRIPE consecutive lines
 // and each source column one line per step. Measured (bench/micro-style, one thread, 512 x 512
@@ -339,6 +355,8 @@ static void block_t(const nt_copy_op *k, char *dst, size_t ldd, const char *src,
             s1 = row_block_end(s1, head, per, rows);
         for (int64_t j = 0; j < cols; j += 8) {
             int64_t w = cols - j < 8 ? cols - j : 8;
+            if (!k->beta0)
+                prefetch_next(dst, ldd, s0, s1, j + 8, cols, k->es);
             for (int64_t i0 = s0, i1; i0 < s1; i0 = i1) {
                 i1 = row_block_end(i0, head, per, rows);
                 row_block_t(k, dst, ldd, src, lds, i0, i1, j, w, x0, y0, stream, lines, t);
