@@ -492,8 +492,10 @@ typedef struct nt_mpi_transfer {
                                    (its tiles' memory is written through tiles[].ptr) */
     int64_t rows;             /**< submatrix rows, >= 0 */
     int64_t cols;             /**< submatrix columns, >= 0 */
-    int64_t ia, ja;           /**< its corner in the source (0-based), inside it */
-    int64_t ib, jb;           /**< its corner in the target (0-based), inside it */
+    int64_t ia;               /**< its first row in the source (0-based) */
+    int64_t ja;               /**< its first column in the source (0-based) */
+    int64_t ib;               /**< its first row in the target (0-based) */
+    int64_t jb;               /**< its first column in the target (0-based) */
     size_t elem_size;         /**< bytes per element, >= 1 (both matrices) */
 } nt_mpi_transfer_t;
 
