@@ -21,6 +21,7 @@
 #include "numatile/kernels.h"
 #include "numatile/profile.h"
 #include "numatile/advise.h"
+#include "numatile/tiers.h"
 #include "numatile/task.h"
 #include "numatile/wrap.h"
 #include "numatile/convert.h"

@@ -2,6 +2,7 @@
 #ifndef NUMATILE_NUMA_INTERNAL_H
 #define NUMATILE_NUMA_INTERNAL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -45,5 +46,36 @@ int nt_numa_node_count(void);
 // What left memory nodes out of a topology, in words, for error messages ("the cgroup cpuset",
 // "the process's memory binding (numactl --membind)" or both).
 const char *nt_topo_memory_limit_text(const nt_topo_t *t);
+
+// numa/memattr.c: what hwloc says of every node's memory (subtypes, memory attributes), read
+// once per load. Per node index (the topology's node array): kind, how it was decided, hwloc's
+// subtype (or NULL), the nearest node with cpus (itself when it has cpus, -1 when
+// none has); bw and lat are nnodes x nnodes, [initiator node * nnodes + target node], 0 when
+// unknown; initiators are the nodes with cpus.
+typedef struct nt_memattrs {
+    int nnodes;
+    nt_mem_kind *kind;
+    const char **kind_from;
+    char **subtype;
+    int *init_node;
+    uint64_t *bw, *lat;
+    nt_attr_source source;
+} nt_memattrs;
+
+// Read them from a loaded hwloc topology; has_cpus[i] says whether node i (logical index) has
+// cpus the domains use, node_dist is the node distance matrix (for the nearest initiator).
+nt_status nt_memattrs_read(struct hwloc_topology *h, int nnodes, const bool *has_cpus,
+                           const uint32_t *node_dist, nt_memattrs *m);
+void nt_memattrs_free(nt_memattrs *m);
+
+// The cost distances of nt_topo_cost_distances() for D domains (dom_node: domain -> node
+// index), from the bandwidths when every pair needed has one (*from_bw true), else a copy of
+// dist. *out is allocated here.
+nt_status nt_memattrs_cost(const nt_memattrs *m, const int *dom_node, int D,
+                           const uint32_t *dist, uint32_t **out, bool *from_bw);
+
+// topo.c's side: the topology's attributes, and a domain's node index.
+const nt_memattrs *nt_topo_memattrs(const nt_topo_t *t);
+int nt_topo_domain_node_index(const nt_topo_t *t, int domain);
 
 #endif

@@ -47,6 +47,9 @@ struct nt_topo {
     domain_desc *domains;
     uint32_t *node_dist;   // nnodes x nnodes
     uint32_t *dist;        // ndomains x ndomains
+    nt_memattrs attrs;     // kinds, bandwidths and latencies of the nodes (memattr.c)
+    uint32_t *cost;        // ndomains x ndomains: nt_topo_cost_distances()
+    bool cost_bw;          // cost comes from the bandwidths
 };
 
 void nt_topo_destroy(nt_topo_t *t)
@@ -63,6 +66,8 @@ void nt_topo_destroy(nt_topo_t *t)
     free(t->domains);
     free(t->node_dist);
     free(t->dist);
+    free(t->cost);
+    nt_memattrs_free(&t->attrs);
     free(t->source_text);
     free(t->left_cpus);
     free(t->left_nodes);
@@ -188,6 +193,25 @@ static nt_status read_nodes(nt_topo_t *t, hwloc_topology_t h, const nt_allowed *
         nd->core_first[nd->ncores] = k;
     }
     free(pu_node);
+    return st;
+}
+
+// Kinds and attributes of the nodes (memattr.c), and the cost distances from them.
+static nt_status read_attrs(nt_topo_t *t, hwloc_topology_t h)
+{
+    bool *has = malloc((size_t)t->nnodes * sizeof *has);
+    int *dn = malloc((size_t)t->ndomains * sizeof *dn);
+    nt_status st = has && dn ? NT_OK : nt_fail(NT_ENOMEM, "topology: out of memory");
+    for (int i = 0; st == NT_OK && i < t->nnodes; i++)
+        has[i] = t->nodes[i].npus > 0;
+    for (int d = 0; st == NT_OK && d < t->ndomains; d++)
+        dn[d] = t->domains[d].node;
+    if (st == NT_OK)
+        st = nt_memattrs_read(h, t->nnodes, has, t->node_dist, &t->attrs);
+    if (st == NT_OK)
+        st = nt_memattrs_cost(&t->attrs, dn, t->ndomains, t->dist, &t->cost, &t->cost_bw);
+    free(has);
+    free(dn);
     return st;
 }
 
@@ -587,6 +611,8 @@ static nt_status build(hwloc_topology_t h, int domains, nt_topo_source src, char
     }
     if (st == NT_OK)
         st = domain_distances(t);
+    if (st == NT_OK)
+        st = read_attrs(t, h);
     if (st != NT_OK) {
         nt_topo_destroy(t);
         return st;
@@ -751,6 +777,10 @@ const char *nt_topo_source_name(nt_topo_source s)
     return "unknown";
 }
 const uint32_t *nt_topo_distances(const nt_topo_t *t) { return t ? t->dist : NULL; }
+const uint32_t *nt_topo_cost_distances(const nt_topo_t *t) { return t ? t->cost : NULL; }
+bool nt_topo_cost_from_bandwidth(const nt_topo_t *t) { return t->cost_bw; }
+const nt_memattrs *nt_topo_memattrs(const nt_topo_t *t) { return &t->attrs; }
+int nt_topo_domain_node_index(const nt_topo_t *t, int d) { return t->domains[d].node; }
 
 const char *nt_topo_kind_name(nt_topo_kind k)
 {

@@ -20,7 +20,14 @@ int topo_map_holds(const nt_topo_t *t, const topo_map *m, int64_t *tiles, int64_
     int D = nt_topo_ndomains(t);
     int64_t mt = (m->m + m->mb - 1) / m->mb, nt = (m->n + m->nb - 1) / m->nb;
     nt_tilemap_t *map;
-    nt_status st = nt_tilemap_from_spec(m->dist, mt, nt, 0, &map);
+    nt_tier_opts_t to;
+    nt_matrix_shape_t sh = {m->m, m->n, m->mb, m->nb, (size_t)m->elem};
+    // A tier placement depends on the machine: built from the topology (numatile/tiers.h).
+    bool tier = !strncmp(m->dist, "tier:", 5);
+    nt_status st = tier ? nt_tier_parse(m->dist, &to) : nt_tilemap_from_spec(m->dist, mt, nt, 0,
+                                                                             &map);
+    if (tier && st == NT_OK)
+        st = nt_tier_tilemap(t, &sh, &to, &map);
     // random and balanced need the count: the topology's.
     if (st == NT_EINVAL && (!strncmp(m->dist, "random:", 7) || !strncmp(m->dist, "balanced:", 9)))
         st = nt_tilemap_from_spec(m->dist, mt, nt, D, &map);
@@ -81,17 +88,21 @@ static bool write_data(const nt_topo_t *t, const char *path, const int64_t *tile
     for (int d = 0; bytes && d < D; d++)
         total += bytes[d];
     fprintf(f, "# numatile topo --draw: one line per domain\n"
-               "# domain node x y cpus memory_bytes tiles bytes share memory_allowed\n");
+               "# domain node x y cpus memory_bytes tiles bytes share memory_allowed kind "
+               "bandwidth_mibs\n");
     for (int d = 0; d < D; d++) {
         nt_domain_info_t info;
         nt_topo_domain(t, d, &info);
         char cpus[512];
         cpu_ranges(info.cpus, info.ncpus, cpus, sizeof cpus);
-        fprintf(f, "%d %d %d %d \"%s\" %llu %lld %lld %.6f %d\n", d, info.node, d % cols,
+        nt_domain_memory_t dm;
+        nt_topo_domain_memory(t, d, &dm);
+        fprintf(f, "%d %d %d %d \"%s\" %llu %lld %lld %.6f %d %s %llu\n", d, info.node, d % cols,
                 d / cols, cpus, (unsigned long long)info.memory_bytes,
                 (long long)(tiles ? tiles[d] : 0), (long long)(bytes ? bytes[d] : 0),
                 total > 0 ? (double)bytes[d] / (double)total : 0.0,
-                nt_topo_node_memory_allowed(t, info.node));
+                nt_topo_node_memory_allowed(t, info.node), nt_mem_kind_name(dm.kind),
+                (unsigned long long)dm.bandwidth_mibs);
     }
     return fclose(f) == 0;
 }
@@ -158,7 +169,9 @@ static bool write_script(const nt_topo_t *t, const char *gp, const char *dat, co
             "\\\n"
             "  f using 3:($4 - 0.12):(sprintf('cpus %%s', strcol(5))) with labels, \\\n"
             "  f using 3:($4 + 0.02):(sprintf('%%.1f GiB%%s', $6 / 2.0**30, $10 > 0 ? '' : "
-            "' (not allowed)')) with labels%s\n",
+            "' (not allowed)')) with labels, \\\n"
+            "  f using 3:($4 + 0.34):(sprintf('%%s%%s', strcol(11), $12 > 0 ? "
+            "sprintf(', %%.1f GB/s', $12 * 2.0**20 / 1e9) : '')) with labels%s\n",
             dat, extra);
     return fclose(f) == 0;
 }

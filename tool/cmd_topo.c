@@ -32,7 +32,11 @@ static const char *help =
     "                    distance_source, oversubscribed, source, source_text, allowed {limited_by,\n"
     "                    cpus_left_out, memory_nodes_left_out, omp_note}, memory_limits\n"
     "                    {nodes_free, mem_available, cgroup_limit, cgroup_room,\n"
-    "                    address_space_limit, address_space_room, room, binding}; probe rows add\n"
+    "                    address_space_limit, address_space_room, room, binding},\n"
+    "                    memattr_source, bandwidth_mibs, latency_ns (initiator x target, null\n"
+    "                    when hwloc has none), cost_distances, cost_source; domain rows add\n"
+    "                    memory_kind, kind_from, subtype, initiator, bandwidth_mibs,\n"
+    "                    latency_ns; probe rows add\n"
     "                    cpus_ran (cpus the domain's thread was seen on); with --map, map {dist,\n"
     "                    m, n, mb, nb, elem, tiles, bytes}; with --draw, draw (after the\n"
     "                    envelope of docs/json.md)\n"
@@ -99,6 +103,57 @@ static json_t *limits_json(void)
     return j;
 }
 
+// An attribute, or null when hwloc has none (0).
+static json_t *attr_json(uint64_t v)
+{
+    return v ? json_integer((json_int_t)v) : json_null();
+}
+
+// A domain's memory: kind, where the kind came from, hwloc's subtype, initiator, bandwidth and
+// latency from it (nt_topo_domain_memory()).
+static void memory_fields(const nt_topo_t *t, int d, json_t *jd)
+{
+    nt_domain_memory_t m;
+    nt_topo_domain_memory(t, d, &m);
+    json_object_set_new(jd, "memory_kind", json_string(nt_mem_kind_name(m.kind)));
+    json_object_set_new(jd, "kind_from", json_string(m.kind_from));
+    json_object_set_new(jd, "subtype", m.subtype ? json_string(m.subtype) : json_null());
+    json_object_set_new(jd, "initiator", json_integer(m.initiator));
+    json_object_set_new(jd, "bandwidth_mibs", attr_json(m.bandwidth_mibs));
+    json_object_set_new(jd, "latency_ns", attr_json(m.latency_ns));
+}
+
+// Bandwidth and latency of every initiator (row) and target (column), null where unknown; the
+// cost distances and where they came from.
+static void memattr_json(const nt_topo_t *t, json_t *j)
+{
+    int D = nt_topo_ndomains(t);
+    nt_attr_source src = nt_topo_memattr_source(t);
+    json_t *bw = json_array(), *lat = json_array(), *cost = json_array();
+    const uint32_t *c = nt_topo_cost_distances(t);
+    for (int i = 0; i < D; i++) {
+        json_t *rb = json_array(), *rl = json_array(), *rc = json_array();
+        for (int k = 0; k < D; k++) {
+            uint64_t b, l;
+            nt_topo_pair_memattr(t, i, k, &b, &l);
+            json_array_append_new(rb, attr_json(b));
+            json_array_append_new(rl, attr_json(l));
+            json_array_append_new(rc, json_integer(c[i * D + k]));
+        }
+        json_array_append_new(bw, rb);
+        json_array_append_new(lat, rl);
+        json_array_append_new(cost, rc);
+    }
+    json_object_set_new(j, "memattr_source", json_string(nt_attr_source_name(src)));
+    json_object_set_new(j, "bandwidth_mibs", src == NT_ATTR_NONE ? (json_decref(bw), json_null())
+                                                                  : bw);
+    json_object_set_new(j, "latency_ns", src == NT_ATTR_NONE ? (json_decref(lat), json_null())
+                                                              : lat);
+    json_object_set_new(j, "cost_distances", cost);
+    json_object_set_new(j, "cost_source", json_string(nt_topo_cost_from_bandwidth(t)
+                                                          ? "bandwidth" : "distances"));
+}
+
 static json_t *topo_json(const nt_topo_t *t)
 {
     int D = nt_topo_ndomains(t);
@@ -114,6 +169,7 @@ static json_t *topo_json(const nt_topo_t *t)
                                "memory_bytes", (json_int_t)info.memory_bytes);
         json_object_set_new(jd, "memory_allowed",
                             json_boolean(nt_topo_node_memory_allowed(t, info.node)));
+        memory_fields(t, d, jd);
         json_array_append_new(doms, jd);
         json_t *row = json_array();
         for (int e = 0; e < D; e++)
@@ -130,6 +186,7 @@ static json_t *topo_json(const nt_topo_t *t)
     json_object_set_new(j, "source_text", json_string(nt_topo_source_text(t)));
     json_object_set_new(j, "allowed", allowed_json(t));
     json_object_set_new(j, "memory_limits", limits_json());
+    memattr_json(t, j);
     return j;
 }
 
@@ -377,6 +434,41 @@ static void print_limits(void)
     printf("\n");
 }
 
+// Kinds and attributes, only where there is something to say: hwloc gave attributes or a
+// domain is not plain DRAM (a machine without either prints as before).
+static void print_memory_kinds(const nt_topo_t *t, int shown)
+{
+    bool any = nt_topo_memattr_source(t) != NT_ATTR_NONE;
+    for (int d = 0; d < shown && !any; d++) {
+        nt_domain_memory_t m;
+        nt_topo_domain_memory(t, d, &m);
+        any = m.kind != NT_MEMKIND_DRAM;
+    }
+    if (!any)
+        return;
+    printf("memory kinds and attributes (%s; bandwidth and latency from the initiator):\n",
+           nt_attr_source_name(nt_topo_memattr_source(t)));
+    printf("  %-7s %-8s %-9s %-10s %-9s %12s %10s\n", "domain", "kind", "from", "subtype",
+           "initiator", "bandwidth", "latency");
+    for (int d = 0; d < shown; d++) {
+        nt_domain_memory_t m;
+        nt_topo_domain_memory(t, d, &m);
+        printf("  %-7d %-8s %-9s %-10s %-9d ", d, nt_mem_kind_name(m.kind), m.kind_from,
+               m.subtype ? m.subtype : "-", m.initiator);
+        if (m.bandwidth_mibs)
+            printf("%7.1f GB/s ", (double)m.bandwidth_mibs * (1 << 20) / 1e9);
+        else
+            printf("%12s ", "-");
+        if (m.latency_ns)
+            printf("%7llu ns\n", (unsigned long long)m.latency_ns);
+        else
+            printf("%10s\n", "-");
+    }
+    if (nt_topo_cost_from_bandwidth(t))
+        printf("costs are weighted by the bandwidths (10 = the best local bandwidth; the "
+               "matrix as cost_distances with --json)\n");
+}
+
 static void topo_print(const nt_topo_t *t)
 {
     int D = nt_topo_ndomains(t);
@@ -388,6 +480,7 @@ static void topo_print(const nt_topo_t *t)
         printf("described by %s: not this machine, for planning only\n", nt_topo_source_text(t));
     bool big = isatty(STDOUT_FILENO) && D > TERM_DOMAINS;
     print_domain_rows(t, big ? TERM_DOMAINS : D, isatty(STDOUT_FILENO));
+    print_memory_kinds(t, big ? TERM_DOMAINS : D);
     print_allowed(t);
     print_limits();
     print_distances(t, big);

@@ -360,6 +360,118 @@ typedef nt_status (*nt_team_fn)(int domain, int rank, void *arg);
  */
 nt_status nt_team_run(const nt_topo_t *topo, int threads_per_domain, nt_team_fn fn, void *arg);
 
+/** \name Memory kinds and attributes (hwloc's subtypes and memory attributes, ACPI HMAT)
+ *  @{ */
+
+/** \brief What a domain's memory is. */
+typedef enum nt_mem_kind {
+    NT_MEMKIND_DRAM = 0,    /**< ordinary memory: no subtype (or "DRAM") and nothing says
+                                 otherwise */
+    NT_MEMKIND_HBM = 1,     /**< high-bandwidth memory (hwloc subtype "HBM" or "MCDRAM") */
+    NT_MEMKIND_CXL_NVM = 2, /**< a slow tier: CXL-attached or non-volatile memory (subtypes
+                                 starting with "CXL", "NVM", "SPM"), or a memory-only node whose
+                                 bandwidth from its nearest initiator is below half of the best
+                                 local bandwidth of a node with cpus */
+    NT_MEMKIND_GPU = 3      /**< a GPU's memory seen as a NUMA node (subtype "GPUMemory") */
+} nt_mem_kind;
+
+/**
+ * \brief Name of a memory kind, as the tool prints it.
+ * @param[in] kind any value.
+ * @return "dram", "hbm", "cxl_nvm" or "gpu" ("unknown" otherwise); static, never NULL.
+ */
+const char *nt_mem_kind_name(nt_mem_kind kind);
+
+/** \brief Where the memory attributes of a topology came from. */
+typedef enum nt_attr_source {
+    NT_ATTR_NONE = 0, /**< hwloc has no bandwidth or latency per initiator and target */
+    NT_ATTR_HWLOC = 1 /**< hwloc's memory attributes (ACPI HMAT on Linux, or an XML file
+                           carrying them) */
+} nt_attr_source;
+
+/**
+ * \brief Name of an attribute source, as the tool prints it.
+ * @param[in] src any value.
+ * @return "none" or "hwloc" ("unknown" otherwise); static, never NULL.
+ */
+const char *nt_attr_source_name(nt_attr_source src);
+
+/** \brief The memory of one domain, as returned by nt_topo_domain_memory(). */
+typedef struct nt_domain_memory {
+    nt_mem_kind kind;        /**< what the memory is */
+    const char *kind_from;   /**< how the kind was decided: "subtype", "memattrs" or "default";
+                                  static */
+    const char *subtype;     /**< hwloc's subtype of the node (e.g. "GPUMemory"), or NULL;
+                                  owned by the topology */
+    uint64_t capacity_bytes; /**< hwloc's Capacity of the node (its memory); for virtual
+                                  domains the node's share, as nt_domain_info_t.memory_bytes */
+    int initiator;           /**< the domain whose threads access this memory and run its
+                                  tasks: the domain itself when it has cpus, else the nearest
+                                  domain with cpus (distance matrix, lowest index on ties);
+                                  -1 when no domain has cpus */
+    uint64_t bandwidth_mibs; /**< bandwidth from that initiator in MiB/s (hwloc's Bandwidth,
+                                  else the mean of ReadBandwidth and WriteBandwidth), 0 when
+                                  unknown */
+    uint64_t latency_ns;     /**< latency from that initiator in ns (Latency, else the mean of
+                                  ReadLatency and WriteLatency), 0 when unknown */
+} nt_domain_memory_t;
+
+/**
+ * \brief Where the memory attributes came from: ::NT_ATTR_HWLOC when hwloc gave a bandwidth
+ *        or a latency for at least one initiator and target.
+ * @param[in] topo a loaded topology (not NULL).
+ * @return the source of nt_topo_pair_memattr() and of the bandwidths of
+ *         nt_topo_domain_memory().
+ */
+nt_attr_source nt_topo_memattr_source(const nt_topo_t *topo);
+
+/**
+ * \brief Describe the memory of one domain: kind, capacity, initiator and the bandwidth and
+ *        latency from it.
+ * @param[in]  topo   a loaded topology.
+ * @param[in]  domain 0..ndomains-1.
+ * @param[out] out    filled on success; its strings stay valid until nt_topo_destroy().
+ * @retval NT_OK success. @retval NT_EINVAL topo or out NULL, or domain out of range.
+ */
+nt_status nt_topo_domain_memory(const nt_topo_t *topo, int domain, nt_domain_memory_t *out);
+
+/**
+ * \brief Bandwidth and latency of accesses by the cpus of one domain to the memory of another
+ *        (hwloc's memory attributes; domains on the same node share its values).
+ * @param[in]  topo           a loaded topology.
+ * @param[in]  initiator      the domain whose cpus access, 0..ndomains-1 (a domain without
+ *                            cpus has no values: both 0).
+ * @param[in]  target         the domain whose memory is accessed, 0..ndomains-1.
+ * @param[out] bandwidth_mibs MiB/s, 0 when unknown; may be NULL.
+ * @param[out] latency_ns     ns, 0 when unknown; may be NULL.
+ * @retval NT_OK success (values may be 0). @retval NT_EINVAL topo NULL or a domain out of
+ *         range.
+ */
+nt_status nt_topo_pair_memattr(const nt_topo_t *topo, int initiator, int target,
+                               uint64_t *bandwidth_mibs, uint64_t *latency_ns);
+
+/**
+ * \brief The distances costs are weighted by, row-major ndomains x ndomains, owned by the
+ *        topology: with hwloc bandwidths for every pair needed, the distance from a to b is
+ *        10 x B / min(bw(I_b -> a), bw(I_b -> b)), rounded, at least 10 off the diagonal,
+ *        where I_b is b's initiator (nt_topo_domain_memory()), bw the pair bandwidth and B the
+ *        best local bandwidth of a domain with cpus (so that B costs 10, as SLIT's local
+ *        distance); otherwise exactly nt_topo_distances(). Plans' dist_volume and the
+ *        ::NT_MATCH_DISTANCE relabelling use it.
+ * @param[in] topo a loaded topology, or NULL.
+ * @return the matrix (valid until nt_topo_destroy()), or NULL if topo is NULL.
+ */
+const uint32_t *nt_topo_cost_distances(const nt_topo_t *topo);
+
+/**
+ * \brief Whether nt_topo_cost_distances() come from hwloc's bandwidths (true) or are the
+ *        distance matrix (false).
+ * @param[in] topo a loaded topology (not NULL).
+ * @return as described.
+ */
+bool nt_topo_cost_from_bandwidth(const nt_topo_t *topo);
+/** @} */
+
 #ifdef __cplusplus
 }
 #endif

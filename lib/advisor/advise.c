@@ -186,6 +186,68 @@ void nt_advice_destroy(nt_advice_t *a)
     free(a);
 }
 
+// Pair rates relative to the local one from hwloc's bandwidths, for every pair (i memory,
+// j reader): rd = bw(I_j -> i) / bw(I_j -> j), cp = min(bw(I_j -> i), bw(I_j -> j)) / bw(I_j
+// -> j), I_j the initiator of j. False when a bandwidth is missing.
+static bool attr_ratios(const nt_topo_t *t, int D, double *rd, double *cp)
+{
+    for (int j = 0; j < D; j++) {
+        nt_domain_memory_t m;
+        uint64_t bjj = 0, bij = 0;
+        nt_topo_domain_memory(t, j, &m);
+        if (m.initiator < 0 || nt_topo_pair_memattr(t, m.initiator, j, &bjj, NULL) || !bjj)
+            return false;
+        for (int i = 0; i < D; i++) {
+            if (nt_topo_pair_memattr(t, m.initiator, i, &bij, NULL) || !bij)
+                return false;
+            rd[i * D + j] = (double)bij / (double)bjj;
+            cp[i * D + j] = (double)(bij < bjj ? bij : bjj) / (double)bjj;
+        }
+    }
+    return true;
+}
+
+// For a described machine whose hwloc attributes give every pair a bandwidth, a copy of the
+// profile whose remote rates follow them: the profile was measured elsewhere and cannot know
+// this machine's pairs, so its local rates are kept and each pair scaled by the bandwidth
+// ratio. *out stays NULL otherwise (on this machine the profile's measured pairs win).
+static nt_status profile_with_attrs(const nt_profile_t *p, const nt_topo_t *t,
+                                    nt_profile_t **out)
+{
+    *out = NULL;
+    int D = p->ndomains;
+    if (nt_topo_get_kind(t) != NT_TOPO_SYNTHETIC || nt_topo_memattr_source(t) != NT_ATTR_HWLOC)
+        return NT_OK;
+    double *rd = malloc((size_t)D * (size_t)D * sizeof *rd);
+    double *cp = malloc((size_t)D * (size_t)D * sizeof *cp);
+    nt_profile_t *q = NULL;
+    nt_status st = rd && cp ? NT_OK : nt_fail(NT_ENOMEM, "nt_advise: out of memory");
+    if (!st && attr_ratios(t, D, rd, cp) && !(st = nt_profile_create(D, &q))) {
+        nt_profile_t keep = *q;
+        *q = *p; // scalars and strings; the arrays are q's own, copied below
+        q->copy_gbs = keep.copy_gbs;
+        q->read_gbs = keep.read_gbs;
+        q->fault_gbs = keep.fault_gbs;
+        memcpy(q->fault_gbs, p->fault_gbs, (size_t)D * sizeof *q->fault_gbs);
+        for (int k = 0; k < NT_TK_COUNT; k++) {
+            q->tile_seconds[k] = keep.tile_seconds[k];
+            memcpy(q->tile_seconds[k], p->tile_seconds[k], (size_t)D * sizeof(double));
+        }
+        for (int i = 0; i < D; i++)
+            for (int j = 0; j < D; j++) {
+                q->copy_gbs[i * D + j] = p->copy_gbs[j * D + j] * cp[i * D + j];
+                q->read_gbs[i * D + j] = p->read_gbs[j * D + j] * rd[i * D + j];
+            }
+        *out = q;
+    }
+    free(rd);
+    free(cp);
+    return st;
+}
+
+static nt_status advise_with(const nt_profile_t *p, const nt_matrix_t *cur,
+                             const nt_advise_opts_t *opts, nt_advice_t **out);
+
 nt_status nt_advise(const nt_profile_t *p, const nt_matrix_t *cur, const nt_advise_opts_t *opts,
                     nt_advice_t **out)
 {
@@ -194,8 +256,19 @@ nt_status nt_advise(const nt_profile_t *p, const nt_matrix_t *cur, const nt_advi
     if (!cur->topo)
         return nt_fail(NT_EINVAL, "nt_advise: the current matrix has no topology");
     nt_status st = nt_profile_check(p, cur->topo);
-    if (st)
-        return st;
+    nt_profile_t *q = NULL;
+    if (!st)
+        st = profile_with_attrs(p, cur->topo, &q);
+    if (!st)
+        st = advise_with(q ? q : p, cur, opts, out);
+    nt_profile_destroy(q);
+    return st;
+}
+
+static nt_status advise_with(const nt_profile_t *p, const nt_matrix_t *cur,
+                             const nt_advise_opts_t *opts, nt_advice_t **out)
+{
+    nt_status st;
     nt_advise_opts_t o = opts ? *opts : (nt_advise_opts_t){0};
     if (o.kernel != NT_ADVISE_GEMM && o.kernel != NT_ADVISE_QR)
         return nt_fail(NT_EINVAL, "nt_advise: unknown kernel %d", (int)o.kernel);

@@ -13,6 +13,7 @@
 #include "numatile/pool.h"
 #include "partition/nt_partition.h"
 #include "numatile/mem.h"
+#include "numatile/tiers.h"
 
 // Small tiles are packed at this alignment (a cache line) inside their domain's buffer.
 #define SMALL_ALIGN 64
@@ -386,6 +387,17 @@ void nt_matrix_owner_discard(nt_owner_state_t *old)
     *old = (nt_owner_state_t){0};
 }
 
+// A "tier:..." spec (numatile/tiers.h): the map depends on the machine, so it needs one.
+static nt_status tier_map(const nt_topo_t *topo, const nt_matrix_shape_t *shape,
+                          const char *spec, nt_tilemap_t **map)
+{
+    nt_tier_opts_t o;
+    if (!topo)
+        return nt_fail(NT_EINVAL, "nt_matrix_create_spec: '%s' needs a topology", spec);
+    nt_status st = nt_tier_parse(spec, &o);
+    return st ? st : nt_tier_tilemap(topo, shape, &o, map);
+}
+
 nt_status nt_matrix_create_spec(const nt_topo_t *topo, const nt_matrix_shape_t *shape,
                                 const char *spec, int ndomains, nt_layout layout,
                                 unsigned flags, nt_matrix_t **out)
@@ -400,8 +412,10 @@ nt_status nt_matrix_create_spec(const nt_topo_t *topo, const nt_matrix_shape_t *
         (!strncmp(spec, "random:", 7) || !strncmp(spec, "balanced:", 9)))
         ndomains = nt_topo_ndomains(topo);
     nt_tilemap_t *map;
-    nt_status st = nt_tilemap_from_spec(spec, ceil_div(shape->m, shape->mb),
-                                        ceil_div(shape->n, shape->nb), ndomains, &map);
+    nt_status st = !strncmp(spec, "tier:", 5)
+                       ? tier_map(topo, shape, spec, &map)
+                       : nt_tilemap_from_spec(spec, ceil_div(shape->m, shape->mb),
+                                              ceil_div(shape->n, shape->nb), ndomains, &map);
     if (st)
         return st;
     st = nt_matrix_create(topo, shape, map, layout, flags, out);

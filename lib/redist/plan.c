@@ -150,12 +150,12 @@ void nt_plan_destroy(nt_plan_t *p)
     free(p);
 }
 
-// Distances of the topology as int64 (NULL without a topology).
+// Cost distances of the topology as int64 (NULL without a topology).
 static int64_t *topo_dist(const nt_topo_t *topo, int D)
 {
     if (!topo)
         return NULL;
-    const uint32_t *d32 = nt_topo_distances(topo);
+    const uint32_t *d32 = nt_topo_cost_distances(topo); // bandwidth-weighted where known
     int64_t *d = malloc((size_t)D * (size_t)D * sizeof *d);
     if (d)
         for (size_t x = 0; x < (size_t)D * (size_t)D; x++)
