@@ -396,6 +396,10 @@ class Check:
 
     def doc_command(self, rel, line, cap, work):
         args = shlex.split(self.shrink(line, cap))[1:]
+        # Files of the tree the docs name from its top (tests/topologies/*.xml): the command
+        # runs in a work directory, so they are given by their full path.
+        args = [os.path.join(ROOT, a) if a.startswith("tests/") and
+                os.path.exists(os.path.join(ROOT, a)) else a for a in args]
         if "--instance" in args and args.index("--instance") + 1 < len(args):
             inst = os.path.join(work, args[args.index("--instance") + 1])
             if not os.path.exists(inst) and self.data:

@@ -11,10 +11,12 @@
 #include "commands.h"
 #include "harness.h"
 #include "cli_topo_draw.h"
+#include "cli_topo_interleave.h"
 
 static const char *help =
     "usage: numatile topo [--domains D] [--synthetic DESC] [--probe MIB] [--json]\n"
     "                     [--map MBxNB@DIST --m M --n N [--elem BYTES]] [--draw FILE.png]\n"
+    "                     [--interleave MIB [--weights bandwidth|equal|W0,W1,...]]\n"
     "  --domains D       split this machine into D domains (0 = one per NUMA node)\n"
     "  --synthetic DESC  plan for a described machine: an hwloc synthetic description such as\n"
     "                    \"pack:4 numa:2 core:8 pu:1\", or an hwloc XML file (*.xml)\n"
@@ -27,6 +29,11 @@ static const char *help =
     "  --draw FILE.png   an lstopo-style picture with gnuplot: a box per domain with its cpus\n"
     "                    and memory, and with --map its tiles and bytes (shade = share of\n"
     "                    the bytes); FILE.dat (the data drawn) and FILE.gp are left beside it\n"
+    "  --interleave MIB  place MIB MiB interleaved page by page across the domains in the\n"
+    "                    ratios of --weights, and count the pages on each node (move_pages)\n"
+    "  --weights W       bandwidth (default: hwloc's bandwidths from the first domain with\n"
+    "                    cpus, equal shares without them; no GPU memory), equal, or one\n"
+    "                    weight per domain, comma-separated\n"
     "  --json            one JSON object: topology, physical_nodes, domains, domain_list\n"
     "                    [{id, node, cpus, memory_bytes, memory_allowed}], distances,\n"
     "                    distance_source, oversubscribed, source, source_text, allowed {limited_by,\n"
@@ -36,7 +43,9 @@ static const char *help =
     "                    memattr_source, bandwidth_mibs, latency_ns (initiator x target, null\n"
     "                    when hwloc has none), cost_distances, cost_source; domain rows add\n"
     "                    memory_kind, kind_from, subtype, initiator, bandwidth_mibs,\n"
-    "                    latency_ns; probe rows add\n"
+    "                    latency_ns; with --interleave, interleave {bytes, pages,\n"
+    "                    weights_from, method, nodes [{node, asked_share, pages, share}],\n"
+    "                    moved, misplaced, max_error}; probe rows add\n"
     "                    cpus_ran (cpus the domain's thread was seen on); with --map, map {dist,\n"
     "                    m, n, mb, nb, elem, tiles, bytes}; with --draw, draw (after the\n"
     "                    envelope of docs/json.md)\n"
@@ -492,6 +501,7 @@ typedef struct topo_args {
     int probe_mib;         // --probe MIB, 0 = no probe
     const char *draw;      // --draw FILE.png
     topo_map map;          // --map MBxNB@DIST --m M --n N [--elem BYTES]
+    topo_interleave il;    // --interleave MIB [--weights W]
 } topo_args;
 
 static const struct option topo_options[] = {
@@ -505,6 +515,8 @@ static const struct option topo_options[] = {
     {"m", required_argument, 0, 'm'},
     {"n", required_argument, 0, 'n'},
     {"elem", required_argument, 0, 'e'},
+    {"interleave", required_argument, 0, 'i'},
+    {"weights", required_argument, 0, 'w'},
     {0, 0, 0, 0}};
 
 // MBxNB@DIST or MB@DIST, as plan and redist take --from and --to.
@@ -568,6 +580,14 @@ static int parse_args(int argc, char **argv, topo_args *a)
                 return cli_usage("topo", "--probe: '%s' is not a size in MiB (1..1048576)",
                                  optarg);
             break;
+        case 'i':
+            if (!cli_parse_int(optarg, 1, 1 << 20, &a->il.mib))
+                return cli_usage("topo", "--interleave: '%s' is not a size in MiB (1..1048576)",
+                                 optarg);
+            break;
+        case 'w':
+            a->il.weights = optarg;
+            break;
         case 'D':
             if (!ends_png(optarg) || strchr(optarg, '\''))
                 return cli_usage("topo", "--draw: '%s' is not a FILE.png name (without quotes)",
@@ -598,9 +618,11 @@ static int parse_args(int argc, char **argv, topo_args *a)
     }
     if ((rc = cli_no_operands("topo", argc, argv)) != CLI_OK)
         return rc;
-    if (a->probe_mib && a->synthetic)
-        return cli_usage("topo", "--probe needs this machine; a --synthetic topology has no "
-                         "memory to place");
+    if ((a->probe_mib || a->il.mib) && a->synthetic)
+        return cli_usage("topo", "--%s needs this machine; a --synthetic topology has no "
+                         "memory to place", a->probe_mib ? "probe" : "interleave");
+    if (a->il.weights && !a->il.mib)
+        return cli_usage("topo", "--weights are the shares of --interleave: give --interleave");
     return check_map_args(a, have_m, have_n, have_elem);
 }
 
@@ -642,6 +664,9 @@ static int run(const topo_args *a)
         bytes = calloc((size_t)D, sizeof *bytes);
         rc = tiles && bytes ? topo_map_holds(t, &a->map, tiles, bytes) : CLI_RUNTIME;
     }
+    topo_interleave il = a->il;
+    if (rc == CLI_OK && il.mib && (rc = topo_interleave_check(il.weights, D)) == CLI_OK)
+        rc = topo_interleave_run(t, &il);
     probe_row *rows = NULL;
     if (rc == CLI_OK && a->probe_mib)
         rc = probe_room(t, a->probe_mib);
@@ -655,6 +680,8 @@ static int run(const topo_args *a)
             json_object_set_new(j, "probe", probe_json(t, a->probe_mib, rows));
         if (tiles)
             json_object_set_new(j, "map", map_json(a, D, tiles, bytes));
+        if (il.mib)
+            json_object_set_new(j, "interleave", topo_interleave_json(&il));
         if (a->draw)
             json_object_set_new(j, "draw", json_string(a->draw));
         rc = cli_print_json(j);
@@ -664,6 +691,8 @@ static int run(const topo_args *a)
             probe_print(t, a->probe_mib, rows);
         if (tiles)
             map_print(a, D, tiles, bytes);
+        if (il.mib)
+            topo_interleave_print(&il);
         if (a->draw)
             printf("picture: %s\n", a->draw);
     }

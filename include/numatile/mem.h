@@ -196,6 +196,56 @@ typedef struct nt_migrate_report {
  */
 nt_status nt_mem_migrate(void *ptr, size_t bytes, int node, nt_migrate_report_t *rep);
 
+/** \brief Outcome of nt_mem_alloc_weighted(). */
+typedef struct nt_interleave_report {
+    int64_t pages;        /**< pages of the buffer */
+    int64_t placed;       /**< pages on their asked node after the first touch */
+    int64_t moved;        /**< pages found elsewhere and moved to their node (move_pages) */
+    int64_t misplaced;    /**< pages left on another node (a full node) */
+} nt_interleave_report_t;
+
+/**
+ * \brief Allocate bytes interleaved page by page across domains in the ratios of weights, and
+ *        touch them (zero-filled).
+ *
+ * Page k goes to the domain with the largest deficit (k + 1) x w_d / sum(w) - pages so far, so
+ * that after any number of pages every domain holds its share within one page. The calling
+ * thread faults each domain's pages in under a preferred policy for that domain's node (its
+ * own memory policy is restored afterwards), with transparent huge pages advised off (a huge
+ * page would put 512 pages on one node); pages that land elsewhere are then moved with
+ * move_pages(2). numatile places the pages itself because the kernel's
+ * MPOL_WEIGHTED_INTERLEAVE (Linux 6.9) takes its weights from a system-wide table
+ * (/sys/kernel/mm/mempolicy/weighted_interleave) that a process should not rewrite.
+ * @param[in]  topo    a physical or virtual topology.
+ * @param[in]  weights ndomains entries, each >= 0 and finite, at least one > 0 (e.g. from
+ *                     nt_tier_weights()); a domain of weight > 0 must be on a node whose
+ *                     memory the process may use.
+ * @param[in]  bytes   > 0; rounded up to whole pages.
+ * @param[in]  flags   0 or ::NT_MEM_STRICT (then any page left on another node fails the
+ *                     call with ::NT_ESYS, the buffer freed).
+ * @param[out] out     the buffer, to free with nt_mem_free(out, bytes); untouched on failure.
+ * @param[out] report  what happened, or NULL.
+ * @retval NT_OK success. @retval NT_EINVAL NULL topo, weights or out, bytes 0, a bad weight,
+ *         an unknown flag, or weight on a node the process may not use.
+ * @retval NT_ERANGE bytes overflows when rounded to pages. @retval NT_ENOTSUP synthetic
+ *         topology. @retval NT_ENOMEM the mapping or its page tables failed.
+ * @retval NT_ESYS the memory policy could not be set, or (strict) a page landed elsewhere.
+ */
+nt_status nt_mem_alloc_weighted(const nt_topo_t *topo, const double *weights, size_t bytes,
+                                unsigned flags, void **out, nt_interleave_report_t *report);
+
+/**
+ * \brief The domain of each page of a weighted interleave, as nt_mem_alloc_weighted() lays
+ *        it out (largest deficit first, lowest domain on ties).
+ * @param[in]  weights ndomains entries, >= 0 and finite, at least one > 0.
+ * @param[in]  ndomains >= 1.
+ * @param[in]  pages   >= 0.
+ * @param[out] domain  pages entries.
+ * @retval NT_OK success. @retval NT_EINVAL NULL argument, a bad weight or count.
+ */
+nt_status nt_mem_interleave_layout(const double *weights, int ndomains, int64_t pages,
+                                   int *domain);
+
 #ifdef __cplusplus
 }
 #endif
