@@ -113,7 +113,7 @@ static void decide_kinds(nt_memattrs *m, const bool *has_cpus)
     }
 }
 
-nt_status nt_memattrs_read(struct hwloc_topology *h, int nn, const bool *has_cpus,
+nt_status nt_memattrs_read(struct hwloc_topology *h, int nn, const int *lg, const bool *has_cpus,
                            const uint32_t *node_dist, nt_memattrs *m)
 {
     nt_status st = alloc_attrs(m, nn);
@@ -121,7 +121,7 @@ nt_status nt_memattrs_read(struct hwloc_topology *h, int nn, const bool *has_cpu
         return st;
     m->source = NT_ATTR_NONE;
     for (int t = 0; t < nn; t++) {
-        hwloc_obj_t o = hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, (unsigned)t);
+        hwloc_obj_t o = hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, (unsigned)lg[t]);
         if (o->subtype && !(m->subtype[t] = strdup(o->subtype))) {
             nt_memattrs_free(m);
             return nt_fail(NT_ENOMEM, "topology: out of memory for memory attributes");
@@ -129,7 +129,7 @@ nt_status nt_memattrs_read(struct hwloc_topology *h, int nn, const bool *has_cpu
         for (int i = 0; i < nn; i++) {
             if (!has_cpus[i])
                 continue;
-            hwloc_obj_t in = hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, (unsigned)i);
+            hwloc_obj_t in = hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, (unsigned)lg[i]);
             size_t x = (size_t)i * (size_t)nn + (size_t)t;
             m->bw[x] = get_attr(h, o, in, HWLOC_MEMATTR_ID_BANDWIDTH,
                                 HWLOC_MEMATTR_ID_READ_BANDWIDTH, HWLOC_MEMATTR_ID_WRITE_BANDWIDTH);

@@ -33,6 +33,9 @@ nt_status nt_topo_xml_check_size(const char *path);
 FILE *nt_numa_fs_open(const char *path);
 uint64_t nt_numa_fs_field(const char *path, const char *key);
 uint64_t nt_numa_node_room(int node);
+// Only MemFree (libnuma's free count without node meminfo): what can be placed on a node at
+// once without reclaiming, which tmpfs pages on the file lists would not give.
+uint64_t nt_numa_node_free(int node);
 
 // Refuse a synthetic description of pus processing units and numa nodes (the size check's
 // estimates) that hwloc cannot build within NT_TOPO_MAX_LOAD_SECONDS (NT_ERANGE) or crashes
@@ -62,10 +65,11 @@ typedef struct nt_memattrs {
     nt_attr_source source;
 } nt_memattrs;
 
-// Read them from a loaded hwloc topology; has_cpus[i] says whether node i (logical index) has
-// cpus the domains use, node_dist is the node distance matrix (for the nearest initiator).
-nt_status nt_memattrs_read(struct hwloc_topology *h, int nnodes, const bool *has_cpus,
-                           const uint32_t *node_dist, nt_memattrs *m);
+// Read them from a loaded hwloc topology; node index i is hwloc's NUMA node of logical index
+// lg[i], has_cpus[i] says whether it has cpus the domains use, node_dist is the node distance
+// matrix (for the nearest initiator).
+nt_status nt_memattrs_read(struct hwloc_topology *h, int nnodes, const int *lg,
+                           const bool *has_cpus, const uint32_t *node_dist, nt_memattrs *m);
 void nt_memattrs_free(nt_memattrs *m);
 
 // The cost distances of nt_topo_cost_distances() for D domains (dom_node: domain -> node

@@ -25,7 +25,8 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 // reclaims (node meminfo), else libnuma's free count; UINT64_MAX when nothing says. With one
 // node the machine's own meminfo is that node: some VMs (this project's, with memory added
 // after boot) leave most of it out of node0/meminfo (6.9 of 24 GB here).
-uint64_t nt_numa_node_room(int node)
+// nkeys = 1: MemFree only.
+static uint64_t node_meminfo(int node, size_t nkeys)
 {
     char path[96], line[160];
     if (nt_numa_node_count() == 1)
@@ -38,7 +39,7 @@ uint64_t nt_numa_node_room(int node)
     int found = 0;
     if (f) {
         while (fgets(line, sizeof line, f)) {
-            for (size_t k = 0; k < 3; k++) {
+            for (size_t k = 0; k < nkeys; k++) {
                 char *p = strstr(line, keys[k]);
                 if (p) {
                     sum += strtoull(p + strlen(keys[k]), NULL, 10) * 1024;
@@ -55,6 +56,16 @@ uint64_t nt_numa_node_room(int node)
         fr >= 0)
         return (uint64_t)fr;
     return UINT64_MAX;
+}
+
+uint64_t nt_numa_node_room(int node)
+{
+    return node_meminfo(node, 3);
+}
+
+uint64_t nt_numa_node_free(int node)
+{
+    return node_meminfo(node, 1);
 }
 
 // The binding limit as a message names it: "the cgroup memory limit (12.0 GiB)".

@@ -42,7 +42,8 @@ struct nt_topo {
     nt_distance_source dist_source;
     bool oversubscribed;
     int nnodes;
-    node_desc *nodes;
+    node_desc *nodes;      // in OS index order
+    int *lg, *rank;        // node array index -> hwloc logical index, and back
     int ndomains;
     domain_desc *domains;
     uint32_t *node_dist;   // nnodes x nnodes
@@ -63,6 +64,8 @@ void nt_topo_destroy(nt_topo_t *t)
     for (int d = 0; d < t->ndomains; d++)
         free(t->domains[d].cpus);
     free(t->nodes);
+    free(t->lg);
+    free(t->rank);
     free(t->domains);
     free(t->node_dist);
     free(t->dist);
@@ -131,6 +134,37 @@ static nt_status read_left_out(nt_topo_t *t, hwloc_topology_t h, const nt_allowe
     return st;
 }
 
+static int cmp_os(const void *a, const void *b, void *arg)
+{
+    hwloc_topology_t h = arg;
+    unsigned x = hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, (unsigned)*(const int *)a)->os_index;
+    unsigned y = hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, (unsigned)*(const int *)b)->os_index;
+    return (x > y) - (x < y);
+}
+
+// Nodes in OS index order, so that physical domain d is node d as numactl numbers them, also
+// where hwloc's logical order differs (it lists a memory-only node that HMAT gives an initiator
+// beside that initiator's DRAM, before the next socket's).
+static nt_status node_order(nt_topo_t *t, hwloc_topology_t h, int nn)
+{
+    t->lg = malloc((size_t)nn * sizeof *t->lg);
+    t->rank = malloc((size_t)nn * sizeof *t->rank);
+    if (!t->lg || !t->rank)
+        return nt_fail(NT_ENOMEM, "topology: out of memory for %d nodes", nn);
+    for (int i = 0; i < nn; i++)
+        t->lg[i] = i;
+    qsort_r(t->lg, (size_t)nn, sizeof *t->lg, cmp_os, h);
+    for (int i = 0; i < nn; i++)
+        t->rank[t->lg[i]] = i;
+    return NT_OK;
+}
+
+// The NUMA node of node array index i.
+static hwloc_obj_t node_obj(const nt_topo_t *t, hwloc_topology_t h, int i)
+{
+    return hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, (unsigned)t->lg[i]);
+}
+
 // Fill t->nodes from the hwloc topology: every NUMA node with the cpus the process may use,
 // grouped by core.
 static nt_status read_nodes(nt_topo_t *t, hwloc_topology_t h, const nt_allowed *a)
@@ -146,6 +180,9 @@ static nt_status read_nodes(nt_topo_t *t, hwloc_topology_t h, const nt_allowed *
                        "the limits are %d nodes and %d processing units", nn, np,
                        NT_TOPO_MAX_DOMAINS, NT_TOPO_MAX_PUS);
     t->nnodes = nn;
+    nt_status st = node_order(t, h, nn);
+    if (st)
+        return st;
     t->nodes = calloc((size_t)nn, sizeof *t->nodes);
     int *pu_node = malloc((size_t)np * sizeof *pu_node);
     if (!t->nodes || !pu_node) {
@@ -153,7 +190,7 @@ static nt_status read_nodes(nt_topo_t *t, hwloc_topology_t h, const nt_allowed *
         return nt_fail(NT_ENOMEM, "topology: out of memory for %d nodes", nn);
     }
     for (int i = 0; i < nn; i++) {
-        hwloc_obj_t o = hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, (unsigned)i);
+        hwloc_obj_t o = node_obj(t, h, i);
         t->nodes[i].os_index = (int)o->os_index;
         t->nodes[i].mem_allowed = hwloc_bitmap_isset(a->nodes, o->os_index);
         t->nodes[i].memory = o->attr->numanode.local_memory;
@@ -163,12 +200,11 @@ static nt_status read_nodes(nt_topo_t *t, hwloc_topology_t h, const nt_allowed *
         hwloc_obj_t m = local_node_of(pu);
         // A cpu left out belongs to no node's list, hence to no domain.
         pu_node[p] = !hwloc_bitmap_isset(a->cpus, pu->os_index) ? -1
-                     : m                                         ? (int)m->logical_index
+                     : m                                         ? t->rank[m->logical_index]
                                                                  : 0;
         if (pu_node[p] >= 0)
             t->nodes[pu_node[p]].npus++;
     }
-    nt_status st = NT_OK;
     for (int i = 0; i < nn && st == NT_OK; i++) {
         node_desc *nd = &t->nodes[i];
         nd->pus = malloc((size_t)(nd->npus + 1) * sizeof *nd->pus);
@@ -207,7 +243,7 @@ static nt_status read_attrs(nt_topo_t *t, hwloc_topology_t h)
     for (int d = 0; st == NT_OK && d < t->ndomains; d++)
         dn[d] = t->domains[d].node;
     if (st == NT_OK)
-        st = nt_memattrs_read(h, t->nnodes, has, t->node_dist, &t->attrs);
+        st = nt_memattrs_read(h, t->nnodes, t->lg, has, t->node_dist, &t->attrs);
     if (st == NT_OK)
         st = nt_memattrs_cost(&t->attrs, dn, t->ndomains, t->dist, &t->cost, &t->cost_bw);
     free(has);
@@ -217,12 +253,12 @@ static nt_status read_attrs(nt_topo_t *t, hwloc_topology_t h)
 
 // Distance between two nodes of a described machine: 10 to itself, else 10 + 10 x the levels
 // from the deeper node's parent up to the common ancestor (at least one level).
-static uint32_t hierarchy_distance(hwloc_topology_t h, int a, int b)
+static uint32_t hierarchy_distance(const nt_topo_t *t, hwloc_topology_t h, int a, int b)
 {
     if (a == b)
         return 10;
-    hwloc_obj_t pa = hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, (unsigned)a)->parent;
-    hwloc_obj_t pb = hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, (unsigned)b)->parent;
+    hwloc_obj_t pa = node_obj(t, h, a)->parent;
+    hwloc_obj_t pb = node_obj(t, h, b)->parent;
     hwloc_obj_t c = hwloc_get_common_ancestor_obj(h, pa, pb);
     int up = pa->depth - c->depth;
     if (pb->depth - c->depth > up)
@@ -246,8 +282,7 @@ static nt_status read_distances(nt_topo_t *t, hwloc_topology_t h, bool synthetic
         bool complete = true;
         for (int i = 0; i < nn && complete; i++) {
             for (int j = 0; j < nn; j++) {
-                hwloc_obj_t oi = hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, (unsigned)i);
-                hwloc_obj_t oj = hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, (unsigned)j);
+                hwloc_obj_t oi = node_obj(t, h, i), oj = node_obj(t, h, j);
                 int xi = hwloc_distances_obj_index(dm, oi), xj = hwloc_distances_obj_index(dm, oj);
                 if (xi < 0 || xj < 0) {
                     complete = false;
@@ -266,7 +301,7 @@ static nt_status read_distances(nt_topo_t *t, hwloc_topology_t h, bool synthetic
     if (synthetic) {
         for (int i = 0; i < nn; i++)
             for (int j = 0; j < nn; j++)
-                t->node_dist[i * nn + j] = hierarchy_distance(h, i, j);
+                t->node_dist[i * nn + j] = hierarchy_distance(t, h, i, j);
         t->dist_source = NT_DISTANCE_HIERARCHY;
         return NT_OK;
     }

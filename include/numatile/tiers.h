@@ -51,7 +51,8 @@ typedef struct nt_tier_opts {
     uint64_t limit_bytes;  /**< at most this many bytes on each domain (0: no limit); the
                                 room of a domain is the least of this, its memory
                                 (nt_domain_info_t.memory_bytes) and, on this machine, its
-                                node's free and reclaimable memory shared among the node's
+                                node's free memory (MemFree, less 1/64 of the node and at
+                                least 48 MiB kept for the kernel) shared among the node's
                                 domains */
 } nt_tier_opts_t;
 
@@ -94,10 +95,11 @@ nt_status nt_tier_tilemap(const nt_topo_t *topo, const nt_matrix_shape_t *shape,
 
 /**
  * \brief Interleave weights by bandwidth: for each domain, its bandwidth from an initiator
- *        domain's cpus (nt_topo_pair_memattr()) as a share of the sum over the candidate
- *        domains (GPU memory only with ::NT_TIER_ALLOW_GPU, memory the process may use only);
- *        the others get 0. Without bandwidths for every candidate, the candidates share
- *        equally.
+ *        domain's cpus (nt_topo_pair_memattr()), else from the domain's own initiator
+ *        (nt_domain_memory_t.bandwidth_mibs: Linux gives hwloc only each node's best
+ *        initiator), as a share of the sum over the candidate domains (GPU memory only with
+ *        ::NT_TIER_ALLOW_GPU, memory the process may use only); the others get 0. Without a
+ *        bandwidth for every candidate, the candidates share equally.
  * @param[in]  topo      the topology.
  * @param[in]  initiator the domain whose cpus will access the buffer (it must have cpus).
  * @param[in]  flags     ::NT_TIER_ALLOW_GPU or 0.

@@ -101,7 +101,9 @@ static bool candidate(const nt_topo_t *t, int d, nt_tier_policy policy, unsigned
 }
 
 // The room of a domain: its memory, the limit, and on this machine its node's free memory
-// shared among the node's domains.
+// (MemFree: the page cache counted reclaimable may be tmpfs) less a margin for the kernel's
+// watermarks and own allocations (1/64 of the node, at least 48 MiB: with 16 MiB, 6 MiB of a
+// 640 MiB matrix missed two 256 MiB guest nodes), shared among the node's domains.
 static uint64_t domain_room(const nt_topo_t *t, int d, uint64_t limit)
 {
     nt_domain_info_t info;
@@ -110,7 +112,11 @@ static uint64_t domain_room(const nt_topo_t *t, int d, uint64_t limit)
     if (limit && limit < r)
         r = limit;
     if (nt_topo_get_kind(t) != NT_TOPO_SYNTHETIC) {
-        uint64_t free_b = nt_numa_node_room(info.node);
+        uint64_t free_b = nt_numa_node_free(info.node);
+        uint64_t margin = info.memory_bytes / 64 > (48u << 20) ? info.memory_bytes / 64
+                                                                : 48u << 20;
+        if (free_b != UINT64_MAX)
+            free_b = free_b > margin ? free_b - margin : 0;
         int share = nt_topo_ndomains(t) / nt_topo_nphysical(t);
         if (free_b != UINT64_MAX && free_b / (uint64_t)(share > 0 ? share : 1) < r)
             r = free_b / (uint64_t)(share > 0 ? share : 1);
@@ -253,6 +259,8 @@ nt_status nt_tier_weights(const nt_topo_t *t, int init, unsigned flags, double *
         if (!candidate(t, d, NT_TIER_BANDWIDTH, flags, &dm))
             continue;
         nt_topo_pair_memattr(t, init, d, &bw, NULL);
+        // Linux gives hwloc only each node's best initiator (access0): that bandwidth then.
+        bw = bw ? bw : dm.bandwidth_mibs;
         all_bw = all_bw && bw > 0;
         w[d] = (double)bw;
         k++;

@@ -24,8 +24,8 @@ static nt_topo_t *load(const char *xml)
 // hwloc's own value for a target node from an initiator node's cpus (0 when none).
 static uint64_t hwloc_value(hwloc_topology_t h, hwloc_memattr_id_t id, int init, int target)
 {
-    hwloc_obj_t in = hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, (unsigned)init);
-    hwloc_obj_t tg = hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, (unsigned)target);
+    hwloc_obj_t in = hwloc_get_numanode_obj_by_os_index(h, (unsigned)init);
+    hwloc_obj_t tg = hwloc_get_numanode_obj_by_os_index(h, (unsigned)target);
     struct hwloc_location loc = {.type = HWLOC_LOCATION_TYPE_CPUSET};
     loc.location.cpuset = in->cpuset;
     hwloc_uint64_t v = 0;
@@ -46,18 +46,22 @@ Test(tiers, attributes_are_hwlocs_for_every_pair)
         cr_assert_eq(D, hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_NUMANODE));
         cr_assert_eq(nt_topo_memattr_source(t), NT_ATTR_HWLOC);
         for (int i = 0; i < D; i++) {
-            nt_domain_info_t info;
+            nt_domain_info_t info, ik;
             nt_topo_domain(t, i, &info);
+            cr_assert_eq(info.node, i, "physical domain %d is node %d", i, info.node);
             for (int k = 0; k < D; k++) {
                 uint64_t bw, lat;
+                nt_topo_domain(t, k, &ik);
                 cr_assert_eq(nt_topo_pair_memattr(t, i, k, &bw, &lat), NT_OK);
-                uint64_t hb = info.ncpus ? hwloc_value(h, HWLOC_MEMATTR_ID_BANDWIDTH, i, k) : 0;
-                uint64_t hl = info.ncpus ? hwloc_value(h, HWLOC_MEMATTR_ID_LATENCY, i, k) : 0;
+                uint64_t hb = info.ncpus ? hwloc_value(h, HWLOC_MEMATTR_ID_BANDWIDTH, info.node,
+                                                       ik.node) : 0;
+                uint64_t hl = info.ncpus ? hwloc_value(h, HWLOC_MEMATTR_ID_LATENCY, info.node,
+                                                       ik.node) : 0;
                 cr_assert_eq(bw, hb, "%s: bandwidth %d->%d: %llu, hwloc %llu", files[f], i, k,
                              (unsigned long long)bw, (unsigned long long)hb);
                 cr_assert_eq(lat, hl, "%s: latency %d->%d", files[f], i, k);
             }
-            hwloc_obj_t o = hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, (unsigned)i);
+            hwloc_obj_t o = hwloc_get_numanode_obj_by_os_index(h, (unsigned)info.node);
             nt_domain_memory_t m;
             cr_assert_eq(nt_topo_domain_memory(t, i, &m), NT_OK);
             cr_assert_eq(m.capacity_bytes, o->attr->numanode.local_memory);
@@ -73,9 +77,18 @@ Test(tiers, attributes_are_hwlocs_for_every_pair)
 Test(tiers, kinds_and_initiators_of_the_fixtures)
 {
     nt_topo_t *t = load(CXL);
-    static const nt_mem_kind cxl[] = {NT_MEMKIND_DRAM, NT_MEMKIND_CXL_NVM, NT_MEMKIND_DRAM,
+    // Nodes numbered as Linux does (DRAM 0, 1, CXL 2, 3) while hwloc lists each CXL node
+    // beside its socket's DRAM (logical order 0, 2, 1, 3): domains follow the OS numbers.
+    static const nt_mem_kind cxl[] = {NT_MEMKIND_DRAM, NT_MEMKIND_DRAM, NT_MEMKIND_CXL_NVM,
                                       NT_MEMKIND_CXL_NVM};
-    static const int init[] = {0, 0, 2, 2};
+    static const int init[] = {0, 1, 0, 1};
+    hwloc_topology_t h;
+    hwloc_topology_init(&h);
+    hwloc_topology_set_xml(h, CXL);
+    hwloc_topology_load(h);
+    cr_assert_eq(hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, 1)->os_index, 2,
+                 "the fixture lists node 2 second in hwloc's logical order");
+    hwloc_topology_destroy(h);
     for (int d = 0; d < 4; d++) {
         nt_domain_memory_t m;
         nt_topo_domain_memory(t, d, &m);
