@@ -12,23 +12,29 @@ echo 1 >/proc/sys/kernel/printk
 export LD_LIBRARY_PATH=/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib64:/lib:/usr/lib
 export OMP_WAIT_POLICY=passive
 
-NT_SHAPE=unknown NT_CPUS="" NT_MEM="" NT_DIST="" NT_ONLY="" NT_ADVISE=""
+NT_SHAPE=unknown NT_CPUS="" NT_MEM="" NT_DIST="" NT_HMAT="" NT_ONLY="" NT_ADVISE=""
 for w in $(cat /proc/cmdline); do
     case "$w" in
     nt.shape=*) NT_SHAPE=${w#nt.shape=} ;;
     nt.cpus=*) NT_CPUS=${w#nt.cpus=} ;;
     nt.mem=*) NT_MEM=${w#nt.mem=} ;;
     nt.dist=*) NT_DIST=${w#nt.dist=} ;;
+    nt.hmat=*) NT_HMAT=${w#nt.hmat=} ;;
     nt.only=*) NT_ONLY=${w#nt.only=} ;;
     nt.advise=*) NT_ADVISE=${w#nt.advise=} ;;
     esac
 done
-export NT_SHAPE NT_CPUS NT_MEM NT_DIST NT_ADVISE
+export NT_SHAPE NT_CPUS NT_MEM NT_DIST NT_HMAT NT_ADVISE
 [ -x /bin/numatile ] && export NT_TOOL=/bin/numatile
 
 nodes=$(ls -d /sys/devices/system/node/node* 2>/dev/null | wc -l)
 echo "guest: shape=$NT_SHAPE kernel $(uname -r), $nodes NUMA nodes, $(nproc) cpus"
-echo "guest: nt.cpus=$NT_CPUS nt.mem=$NT_MEM nt.dist=$NT_DIST"
+echo "guest: nt.cpus=$NT_CPUS nt.mem=$NT_MEM nt.dist=$NT_DIST nt.hmat=$NT_HMAT"
+# What the kernel exposes of the HMAT (what hwloc reads): node0's access classes.
+for a in /sys/devices/system/node/node*/access[01]/initiators; do
+    [ -d "$a" ] && echo "guest: hmat: $a: $(cat "$a"/read_bandwidth 2>/dev/null) MB/s," \
+        "$(cat "$a"/read_latency 2>/dev/null) ns"
+done
 echo "guest: transparent hugepages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"
 [ -n "${NT_TOOL:-}" ] && "$NT_TOOL" topo
 

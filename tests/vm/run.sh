@@ -6,6 +6,7 @@
 #   NT_VM_APPEND="..."     extra kernel parameters (e.g. transparent_hugepage=never; for a
 #                          measurement, nt.only=advise runs one guest program and
 #                          nt.advise=N:NB:REPS sizes guest_advise's QR, see docs/vm.md)
+#   NT_VM_SHAPES="hmat3"   the memory-tier guest (HMAT; guest_tiers checks it page by page)
 # Exits non-zero when a check fails, a guest does not report, or QEMU cannot run.
 set -eu
 
@@ -43,9 +44,19 @@ shape_pair2() {
     DIST="0-1-20"
     SMP=2
 }
-SHAPES=${NT_VM_SHAPES:-"flat4 asym3 pair2"}
+# Memory tiers: two DRAM nodes and a slower memory-only node, with an ACPI HMAT (QEMU's
+# -machine hmat=on). HMAT lists INITIATOR-TARGET-LATENCY_NS-BANDWIDTH (QEMU's size suffixes,
+# bytes/s) for every pair; a memory-only node's best initiator is node 0.
+shape_hmat3() {
+    NODES="0-1:256 2-3:256 -:1024"
+    DIST="0-1-20 0-2-30 1-2-30"
+    HMAT="0-0-100-20G 0-1-200-10G 0-2-400-4G 1-0-200-10G 1-1-100-20G 1-2-450-3G"
+    SHAPE_TMO=300 # guest_tiers places 640 MiB: every program took 149 s at load 17
+}
+SHAPES=${NT_VM_SHAPES:-"flat4 asym3 pair2 hmat3"}
 for s in $SHAPES; do
-    command -v "shape_$s" >/dev/null 2>&1 || die "unknown shape '$s' (have: flat4 asym3 pair2)"
+    command -v "shape_$s" >/dev/null 2>&1 ||
+        die "unknown shape '$s' (have: flat4 asym3 pair2 hmat3)"
 done
 
 # --- Host tools: never skip silently.
@@ -181,6 +192,8 @@ failures=0
 run_shape() {
     name=$1
     SMP=4 # the shape may say otherwise
+    HMAT=""
+    SHAPE_TMO=""
     "shape_$name"
     set --
     k=0
@@ -192,7 +205,8 @@ run_shape() {
         m=${nd#*:}
         set -- "$@" -object "memory-backend-ram,id=m$k,size=${m}M"
         if [ "$c" = - ]; then
-            set -- "$@" -numa "node,nodeid=$k,memdev=m$k"
+            # With an HMAT, QEMU needs the initiator of a memory-only node.
+            set -- "$@" -numa "node,nodeid=$k,memdev=m$k${HMAT:+,initiator=0}"
         else
             set -- "$@" -numa "node,nodeid=$k,cpus=$c,memdev=m$k"
         fi
@@ -211,12 +225,24 @@ run_shape() {
         set -- "$@" -numa "dist,src=$src,dst=$dst,val=$val" -numa "dist,src=$dst,dst=$src,val=$val"
         dist="$dist${dist:+,}$dd"
     done
+    hmat=""
+    [ -n "$HMAT" ] && set -- "$@" -machine hmat=on
+    for h in $HMAT; do
+        i=${h%%-*} rest=${h#*-}
+        t=${rest%%-*} rest=${rest#*-}
+        lat=${rest%%-*} bw=${rest#*-}
+        set -- "$@" -numa "hmat-lb,initiator=$i,target=$t,hierarchy=memory,data-type=access-latency,latency=$lat" \
+            -numa "hmat-lb,initiator=$i,target=$t,hierarchy=memory,data-type=access-bandwidth,bandwidth=$bw"
+        hmat="$hmat${hmat:+,}$h"
+    done
     log=$VM/$name.log
     append="console=ttyS0 quiet panic=-1 nt.shape=$name nt.cpus=$cpus nt.mem=$mems"
-    append="$append nt.dist=${dist:-none} ${NT_VM_APPEND:-}"
+    append="$append nt.dist=${dist:-none} nt.hmat=${hmat:-none} ${NT_VM_APPEND:-}"
     t0=$(date +%s)
     rc=0
-    timeout -k 5 "$TMO" qemu-system-x86_64 -accel tcg -cpu max -m "${mib}M" -smp "$SMP" "$@" \
+    tmo=$TMO
+    [ -n "$SHAPE_TMO" ] && [ -z "${NT_VM_TIMEOUT:-}" ] && tmo=$SHAPE_TMO
+    timeout -k 5 "$tmo" qemu-system-x86_64 -accel tcg -cpu max -m "${mib}M" -smp "$SMP" "$@" \
         -kernel "$KERNEL" -initrd "$INITRD" -append "$append" \
         -nographic -nodefaults -serial stdio -no-reboot </dev/null >"$log.raw" 2>&1 || rc=$?
     secs=$(($(date +%s) - t0))
@@ -226,7 +252,7 @@ run_shape() {
     if [ -z "$line" ]; then
         failures=$((failures + 1))
         if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-            say "shape=$name FAIL: no summary after ${TMO}s (guest hung; log $log)"
+            say "shape=$name FAIL: no summary after ${tmo}s (guest hung; log $log)"
         elif [ "$rc" -ne 0 ]; then
             say "shape=$name FAIL: qemu-system-x86_64 exited with status $rc (log $log):"
         else
