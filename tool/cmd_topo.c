@@ -17,6 +17,7 @@ static const char *help =
     "usage: numatile topo [--domains D] [--synthetic DESC] [--probe MIB] [--json]\n"
     "                     [--map MBxNB@DIST --m M --n N [--elem BYTES]] [--draw FILE.png]\n"
     "                     [--interleave MIB [--weights bandwidth|equal|W0,W1,...]]\n"
+    "                     [--profile FILE]\n"
     "  --domains D       split this machine into D domains (0 = one per NUMA node)\n"
     "  --synthetic DESC  plan for a described machine: an hwloc synthetic description such as\n"
     "                    \"pack:4 numa:2 core:8 pu:1\", or an hwloc XML file (*.xml)\n"
@@ -34,6 +35,8 @@ static const char *help =
     "  --weights W       bandwidth (default: hwloc's bandwidths from the first domain with\n"
     "                    cpus, equal shares without them; no GPU memory), equal, or one\n"
     "                    weight per domain, comma-separated\n"
+    "  --profile FILE    pair bandwidths measured by numatile calibrate (initiator x target),\n"
+    "                    the pairs' source where hwloc has no memory attributes\n"
     "  --json            one JSON object: topology, physical_nodes, domains, domain_list\n"
     "                    [{id, node, cpus, memory_bytes, memory_allowed}], distances,\n"
     "                    distance_source, oversubscribed, source, source_text, allowed {limited_by,\n"
@@ -45,7 +48,8 @@ static const char *help =
     "                    memory_kind, kind_from, subtype, initiator, bandwidth_mibs,\n"
     "                    latency_ns; with --interleave, interleave {bytes, pages,\n"
     "                    weights_from, method, nodes [{node, asked_share, pages, share}],\n"
-    "                    moved, misplaced, max_error}; probe rows add\n"
+    "                    moved, misplaced, max_error}; pair_bandwidth_source, with --profile\n"
+    "                    profile_pairs {file, read_gbs, copy_gbs}; probe rows add\n"
     "                    cpus_ran (cpus the domain's thread was seen on); with --map, map {dist,\n"
     "                    m, n, mb, nb, elem, tiles, bytes}; with --draw, draw (after the\n"
     "                    envelope of docs/json.md)\n"
@@ -502,6 +506,7 @@ typedef struct topo_args {
     const char *draw;      // --draw FILE.png
     topo_map map;          // --map MBxNB@DIST --m M --n N [--elem BYTES]
     topo_interleave il;    // --interleave MIB [--weights W]
+    const char *profile;   // --profile FILE
 } topo_args;
 
 static const struct option topo_options[] = {
@@ -517,6 +522,7 @@ static const struct option topo_options[] = {
     {"elem", required_argument, 0, 'e'},
     {"interleave", required_argument, 0, 'i'},
     {"weights", required_argument, 0, 'w'},
+    {"profile", required_argument, 0, 'P'},
     {0, 0, 0, 0}};
 
 // MBxNB@DIST or MB@DIST, as plan and redist take --from and --to.
@@ -588,6 +594,9 @@ static int parse_args(int argc, char **argv, topo_args *a)
         case 'w':
             a->il.weights = optarg;
             break;
+        case 'P':
+            a->profile = optarg;
+            break;
         case 'D':
             if (!ends_png(optarg) || strchr(optarg, '\''))
                 return cli_usage("topo", "--draw: '%s' is not a FILE.png name (without quotes)",
@@ -649,6 +658,39 @@ static void map_print(const topo_args *a, int D, const int64_t *tiles, const int
                (long long)bytes[d]);
 }
 
+// A profile's pair matrix as initiator (the reading or copying domain, the profile's column) x
+// target (where the memory is, its row).
+static json_t *pair_matrix(const double *m, int D)
+{
+    json_t *rows = json_array();
+    for (int i = 0; i < D; i++) {
+        json_t *r = json_array();
+        for (int k = 0; k < D; k++)
+            json_array_append_new(r, json_real(m[k * D + i]));
+        json_array_append_new(rows, r);
+    }
+    return rows;
+}
+
+// Where the pairs' bandwidths come from: hwloc's attributes first, else a measured profile.
+static const char *pair_source(const nt_topo_t *t, const nt_profile_t *p)
+{
+    return nt_topo_memattr_source(t) == NT_ATTR_HWLOC ? "hwloc" : p ? "profile" : "none";
+}
+
+static void profile_print(const nt_topo_t *t, const nt_profile_t *p, const char *file)
+{
+    int D = p->ndomains;
+    printf("pair bandwidths (from %s; %s): one-thread read GB/s, initiator x target\n",
+           pair_source(t, p), file);
+    for (int i = 0; i < D; i++) {
+        printf(" ");
+        for (int k = 0; k < D; k++)
+            printf(" %7.2f", p->read_gbs[k * D + i]);
+        printf("\n");
+    }
+}
+
 static int run(const topo_args *a)
 {
     nt_topo_opts_t o = {.domains = a->co.domains, .synthetic = a->synthetic};
@@ -658,6 +700,9 @@ static int run(const topo_args *a)
         return cli_lib_error("topo", st);
     cli_json_topology(t);
     int D = nt_topo_ndomains(t), rc = CLI_OK;
+    nt_profile_t *prof = NULL;
+    if (a->profile && (st = nt_profile_read(a->profile, t, &prof)) != NT_OK)
+        rc = cli_lib_error("topo", st);
     int64_t *tiles = NULL, *bytes = NULL;
     if (a->map.dist) {
         tiles = calloc((size_t)D, sizeof *tiles);
@@ -682,6 +727,11 @@ static int run(const topo_args *a)
             json_object_set_new(j, "map", map_json(a, D, tiles, bytes));
         if (il.mib)
             json_object_set_new(j, "interleave", topo_interleave_json(&il));
+        json_object_set_new(j, "pair_bandwidth_source", json_string(pair_source(t, prof)));
+        if (prof)
+            json_object_set_new(j, "profile_pairs", json_pack(
+                "{s:s, s:o, s:o}", "file", a->profile, "read_gbs",
+                pair_matrix(prof->read_gbs, D), "copy_gbs", pair_matrix(prof->copy_gbs, D)));
         if (a->draw)
             json_object_set_new(j, "draw", json_string(a->draw));
         rc = cli_print_json(j);
@@ -693,12 +743,15 @@ static int run(const topo_args *a)
             map_print(a, D, tiles, bytes);
         if (il.mib)
             topo_interleave_print(&il);
+        if (prof)
+            profile_print(t, prof, a->profile);
         if (a->draw)
             printf("picture: %s\n", a->draw);
     }
     free(rows);
     free(tiles);
     free(bytes);
+    nt_profile_destroy(prof);
     nt_topo_destroy(t);
     return rc;
 }
