@@ -158,8 +158,8 @@ static nt_status place(const nt_topo_t *t, const double *w, char *p, int64_t pag
             done[node_of[d]] = true;
             st = touch_node(p, dom, node_of, pages, pg, node_of[d]);
         }
-    if (dom && node_of && set_mempolicy(old_mode, old_mode == MPOL_DEFAULT ? NULL : old_mask,
-                                        16 * 64) != 0 && !st)
+    // The default policy's mask is empty (as get_mempolicy left it): given, not NULL.
+    if (dom && node_of && set_mempolicy(old_mode, old_mask, 16 * 64) != 0 && !st)
         st = nt_fail(NT_ESYS, "nt_mem_alloc_weighted: restoring the memory policy: %s",
                      strerror(errno));
     if (!st)
