@@ -242,7 +242,8 @@ Test(convert, packing_pipeline_with_many_threads)
         }
 }
 
-// The out-of-place copies against the same oracle.
+// The out-of-place copies against the same oracle (by tiles, or by columns when a tile's
+// column piece is 256 bytes or more), half of them with streaming stores.
 Test(convert, copies_match_the_oracle)
 {
     nt_rng rng = {11};
@@ -253,6 +254,7 @@ Test(convert, copies_match_the_oracle)
         cr_assert(a && t && back);
         fill_lapack(a, &g, &rng);
         int th = (int)rnd(&rng, 0, 3);
+        nt_copy_test_stream_above(k % 2 ? 0 : -1); // streaming stores on small arrays too
         cr_assert_eq(nt_convert_lapack_to_tile_copy(a, t, &g, th), NT_OK, "%s", nt_last_error());
         cr_assert_eq(check_tiles(t, &g), 0);
         memset(back, 0x5A, bytes);
