@@ -160,10 +160,15 @@ static void permute_panel(char *base, const cv_panel *p, bool to_tile, uint64_t 
             continue;
         memcpy(carry, base + (size_t)s * ub, ub);
         while (nxt != s) {
+            // The unit after next is known now: fetch it while this one is copied (the
+            // cycle's addresses jump, so the hardware prefetchers cannot guess them).
+            int64_t after = from(p, nxt);
+            for (size_t o = 0; o < ub; o += 64)
+                __builtin_prefetch(base + (size_t)after * ub + o);
             unit_copy(base + (size_t)cur * ub, base + (size_t)nxt * ub, ub, stream);
             cur = nxt;
             bit_set(bits, cur);
-            nxt = from(p, cur);
+            nxt = after;
         }
         unit_copy(base + (size_t)cur * ub, carry, ub, stream);
     }
