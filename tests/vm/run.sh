@@ -2,7 +2,7 @@
 # The multi-NUMA test bed: boots Debian's own kernel under QEMU (software emulation) in several
 # NUMA shapes and runs the guest_*.c integration tests inside each guest.
 #   usage: sh tests/vm/run.sh BUILD_DIR        (from the top of the tree; `make test-vm`)
-#   NT_VM_SHAPES="flat4"   run only some shapes;  NT_VM_TIMEOUT=SECONDS  per guest (150)
+#   NT_VM_SHAPES="flat4"   run only some shapes;  NT_VM_TIMEOUT=SECONDS  per guest (300)
 #   NT_VM_APPEND="..."     extra kernel parameters (e.g. transparent_hugepage=never; for a
 #                          measurement, nt.only=advise runs one guest program and
 #                          nt.advise=N:NB:REPS sizes guest_advise's QR, see docs/vm.md)
@@ -22,7 +22,7 @@ BUILD=$1
 mkdir -p "$BUILD/vm"
 VM=$(cd "$BUILD/vm" && pwd)
 CC=${CC:-cc}
-TMO=${NT_VM_TIMEOUT:-150}
+TMO=${NT_VM_TIMEOUT:-300}
 
 # --- The shapes. One token per node: CPUS:MIB, CPUS in QEMU's cpus= syntax ("-" for a
 # memory-only node); DIST lists SRC-DST-VALUE pairs given to `-numa dist` (both directions;
