@@ -117,6 +117,18 @@ bool cli_op_placed(const cli_op *o)
     return o->op.beta_re != 0 || o->op.beta_im != 0 || o->op.uplo != NT_UPLO_ALL;
 }
 
+// A complex from its parts as C11 lays it out (two doubles): glibc's CMPLX needs the compiler's
+// __builtin_complex, which clang 14 (the fuzz build) lacks; re + im * I would turn an infinite
+// part into NaNs.
+static double complex cplx(double re, double im)
+{
+    double complex z;
+    double *p = (double *)&z;
+    p[0] = re;
+    p[1] = im;
+    return z;
+}
+
 // Element (r, c)'s value under the seed: each real part uniform in [-1, 1), from the pattern.
 static double complex value(nt_dtype t, uint64_t seed, int64_t r, int64_t c)
 {
@@ -127,7 +139,7 @@ static double complex value(nt_dtype t, uint64_t seed, int64_t r, int64_t c)
         re = (float)re;
         im = (float)im;
     }
-    return t == NT_DTYPE_S || t == NT_DTYPE_D ? CMPLX(re, 0.0) : CMPLX(re, im);
+    return t == NT_DTYPE_S || t == NT_DTYPE_D ? cplx(re, 0.0) : cplx(re, im);
 }
 
 static void store(nt_dtype t, void *e, double complex v)
@@ -147,10 +159,10 @@ static double complex load(nt_dtype t, const void *e)
     float f[2] = {0, 0};
     double d[2] = {0, 0};
     switch (t) {
-    case NT_DTYPE_S: memcpy(f, e, 4); return CMPLX(f[0], 0.0);
-    case NT_DTYPE_C: memcpy(f, e, 8); return CMPLX(f[0], f[1]);
-    case NT_DTYPE_D: memcpy(d, e, 8); return CMPLX(d[0], 0.0);
-    default: memcpy(d, e, 16); return CMPLX(d[0], d[1]);
+    case NT_DTYPE_S: memcpy(f, e, 4); return cplx(f[0], 0.0);
+    case NT_DTYPE_C: memcpy(f, e, 8); return cplx(f[0], f[1]);
+    case NT_DTYPE_D: memcpy(d, e, 8); return cplx(d[0], 0.0);
+    default: memcpy(d, e, 16); return cplx(d[0], d[1]);
     }
 }
 
@@ -213,8 +225,8 @@ static bool check_elem(const cli_op *o, const nt_matrix_t *S, const nt_sub_t *s,
     double complex b0 = placed ? value(t, seed + 1, r, c) : 0, g = load(t, got), want = b0;
     double mag = cabs(b0);
     if (in) {
-        double complex alpha = CMPLX(o->op.alpha_re, o->op.alpha_im);
-        double complex beta = CMPLX(o->op.beta_re, o->op.beta_im);
+        double complex alpha = cplx(o->op.alpha_re, o->op.alpha_im);
+        double complex beta = cplx(o->op.beta_re, o->op.beta_im);
         bool tr = o->op.op != NT_OP_N;
         double complex a = load(t, nt_matrix_elem(S, s->src_row + (tr ? y : x),
                                                   s->src_col + (tr ? x : y)));
