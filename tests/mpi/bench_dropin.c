@@ -1,5 +1,7 @@
 // bench_dropin: what relinking costs. On the same arrays, alternating in one run: ScaLAPACK's
-// own pdgemr2d (found in libscalapack by dlsym), pdgemr2d_ called by name (libnumatile_scalapack,
+// own pdgemr2d (its C routine Cpdgemr2d, found in libscalapack by dlsym: its Fortran
+// pdgemr2d_ tail-calls Cpdgemr2d through the PLT, which the drop-in interposes, so timing
+// libscalapack's pdgemr2d_ timed numatile), pdgemr2d_ called by name (libnumatile_scalapack,
 // linked first) and nt_pgemr2d called directly. Each call between barriers, its time the
 // slowest rank's; medians (min, max) of --reps calls; ratios of the same run: the drop-in over
 // nt_pgemr2d (what the drop-in's own work costs: its DTYPE agreement) and ScaLAPACK's over the
@@ -19,9 +21,7 @@
 
 #include "mpi/nt_blacs.h"
 
-typedef void (*gemr_f)(const int *, const int *, const double *, const int *, const int *,
-                       const int *, double *, const int *, const int *, const int *,
-                       const int *);
+typedef void (*gemr_f)(int, int, double *, int, int, int *, double *, int, int, int *, int);
 
 enum { MAXREPS = 64, MAXNB = 16 };
 
@@ -66,7 +66,7 @@ static double timed(int which, gemr_f own, int n, const grid *a, grid *b, int gc
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     if (which == 0)
-        own(&n, &n, a->v, &one, &one, a->desc, b->v, &one, &one, b->desc, &gctx);
+        own(n, n, a->v, 1, 1, (int *)a->desc, b->v, 1, 1, b->desc, gctx);
     else if (which == 1)
         pdgemr2d_(&n, &n, a->v, &one, &one, a->desc, b->v, &one, &one, b->desc, &gctx);
     else
@@ -112,7 +112,7 @@ int main(int argc, char **argv)
             nnb = -1;
     }
     void *lib = dlopen("libscalapack-openmpi.so.2.2", RTLD_NOW | RTLD_NOLOAD);
-    void *sym = lib ? dlsym(lib, "pdgemr2d_") : NULL;
+    void *sym = lib ? dlsym(lib, "Cpdgemr2d") : NULL;
     if (R != 4 || n < 1 || reps < 1 || reps > MAXREPS || nnb < 1 || !sym) {
         if (rank == 0)
             fprintf(stderr, "usage: mpirun -np 4 bench_dropin [--n N] [--reps 1..%d] [--nb "
