@@ -9,17 +9,6 @@
 #include "mpi/nt_blacs.h"
 #include "tool.h"
 
-// ScaLAPACK's routines (Debian's libscalapack-openmpi ships no header for them).
-void pdtrmr2d_(const char *uplo, const char *diag, const int *m, const int *n, const double *a,
-               const int *ia, const int *ja, const int *desca, double *b, const int *ib,
-               const int *jb, const int *descb, const int *ctxt);
-void pdtran_(const int *m, const int *n, const double *alpha, const double *a, const int *ia,
-             const int *ja, const int *desca, const double *beta, double *c, const int *ic,
-             const int *jc, const int *descc);
-void pztranc_(const int *m, const int *n, const double *alpha, const double *a, const int *ia,
-              const int *ja, const int *desca, const double *beta, double *c, const int *ic,
-              const int *jc, const int *descc);
-
 enum { OP_TRMR, OP_TRAN, OP_TRANC };
 static const char *const OP_NAME[] = {"pdtrmr2d", "pdtran", "pztranc"};
 

@@ -32,17 +32,6 @@
 #include "mpi/nt_blacs.h"
 #include "test_util.h"
 
-// ScaLAPACK's routines compared against (Debian's libscalapack-openmpi, C linkage).
-void pdtrmr2d_(const char *uplo, const char *diag, const int *m, const int *n, const double *a,
-               const int *ia, const int *ja, const int *desca, double *b, const int *ib,
-               const int *jb, const int *descb, const int *ctxt);
-void pdtran_(const int *m, const int *n, const double *alpha, const double *a, const int *ia,
-             const int *ja, const int *desca, const double *beta, double *c, const int *ic,
-             const int *jc, const int *descc);
-void pztranc_(const int *m, const int *n, const double *alpha, const double *a, const int *ia,
-              const int *ja, const int *desca, const double *beta, double *c, const int *ic,
-              const int *jc, const int *descc);
-
 typedef struct mat {
     int M, N, mb, nb, p, q, rsrc, csrc, pad, map[16];
     int ctxt, myrow, mycol, mloc, nloc, lld, desc[9];
