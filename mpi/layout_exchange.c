@@ -154,12 +154,6 @@ static nt_status exchange(MPI_Comm c, int size, const side *snd, const side *rcv
                                            "(the ranks may describe different matrices)");
 }
 
-static int injected(int me)
-{
-    const char *e = getenv("NT_MPI_FAIL_RANK");
-    return e && *e && atoi(e) == me;
-}
-
 nt_status nt_mpi_layout_redist(MPI_Comm comm, int count, const nt_mpi_transfer_t *xfer,
                                const nt_mpi_opts_t *opts, nt_mpi_stats_t *stats)
 {
@@ -184,7 +178,7 @@ nt_status nt_mpi_layout_redist(MPI_Comm comm, int count, const nt_mpi_transfer_t
         s.seconds_plan = t1 - t0;
         move_all(&snd, true, threads);
         st = exchange(ctx->comm, size, &snd, &rcv, &s);
-        if (!st && injected(me))
+        if (!st && nt_mpi_injected_rank() == me)
             st = nt_mpi_fail(NT_ESYS, "nt_mpi_layout_redist: injected failure (rank %d)", me);
         st = nt_mpi_agree(ctx->comm, st, me, NULL);
         double t2 = MPI_Wtime();

@@ -37,6 +37,9 @@ typedef struct nt_mpi_ctx {
 // attribute of comm (freed with it).
 nt_status nt_mpi_context(MPI_Comm comm, nt_mpi_ctx **out);
 
+// The rank NT_MPI_FAIL_RANK names (tests inject a failure there after the exchange), or -1.
+int nt_mpi_injected_rank(void);
+
 // Pack and unpack threads when the caller gives none (redist.c): OpenMP's count, at most this
 // rank's share of the cpus of its node.
 int nt_mpi_default_threads(const nt_mpi_ctx *ctx);

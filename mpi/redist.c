@@ -154,7 +154,7 @@ static nt_status make_pairs(int64_t rows, int64_t cols, const nt_mpi_dim ds[2],
     return st;
 }
 
-static int injected_rank(void)
+int nt_mpi_injected_rank(void)
 {
     const char *e = getenv("NT_MPI_FAIL_RANK");
     if (!e || !*e)
@@ -730,7 +730,7 @@ static nt_status exchange_all(run *r, const call *c, nt_mpi_stats_t *st)
         s = exchange(r, c->a, c->lda, st);
     if (!s)
         s = unpack_steps(r);
-    if (!s && injected_rank() == r->me)
+    if (!s && nt_mpi_injected_rank() == r->me)
         s = nt_mpi_fail(NT_ESYS, "injected failure (NT_MPI_FAIL_RANK=%d)", r->me);
     s = nt_mpi_agree(r->comm, s, r->me, NULL);
     // The other ranks' stores into this rank's window are visible from here on.
