@@ -3,11 +3,19 @@
 //
 // Why this algorithm: it is exact in integers and needs only O(p + nnz) memory, and on the
 // matrices of layout changes most source domains find their largest entry still free, so the
-// Dijkstra search of a row usually stops after scanning that row alone. A pure auction would
-// need epsilon scaling to be exact; here a bounded exact auction round (Jonker-Volgenant's
-// augmenting row reduction) only places the easy rows first, and the ties it cannot resolve
-// go to the exact shortest paths. Rows are scanned lazily, by decreasing value, so that a
-// search reads only the entries that can still lie on a shortest path.
+// Dijkstra search of a row usually stops after scanning that row alone. Three warm starts come
+// first, each leaving a state the exact searches accept (every arc at reduced cost >= 0, matched
+// arcs tight, free columns at potential 0):
+// - level 0: every row at its largest count, a maximum matching of the entries equal to it
+//   (depth-first passes with lookahead). Block-cyclic count matrices have few distinct values
+//   and many ties; this matching often settles every row at once (a product of the two
+//   dimensions' ties), where the auction below stalls;
+// - the same on the transposed matrix (columns at their largest count), solved instead when it
+//   leaves fewer rows free: which side matches better depends on the grids;
+// - a bounded exact auction round (Jonker-Volgenant's augmenting row reduction) for the easy
+//   rows left; the ties it cannot resolve go to the exact shortest paths.
+// Rows are scanned lazily, by decreasing value, so that a search reads only the entries that
+// can still lie on a shortest path.
 //
 // The flow model: every row (source domain) is routed either to a column (component) it has an
 // entry in, at cost -count, or to a "null" sink of unlimited capacity at cost 0 (the domain
@@ -292,7 +300,7 @@ static int bid(ssp *S, int i)
     return k;
 }
 
-// Bids of the free rows, in rounds, for at most about 2 bids per row (ties can make rows
+// Bids of the free rows, in rounds, for at most about 2 bids per free row (ties can make rows
 // displace each other without end); the rows still free are then routed by route().
 static nt_status auction(ssp *S)
 {
@@ -300,10 +308,11 @@ static nt_status auction(ssp *S)
     int *queue = malloc((size_t)p * sizeof *queue);
     if (!queue)
         return nt_fail(NT_ENOMEM, "sparse match: cannot allocate %d rows of scratch", p);
-    int head = 0, count = p;
+    int head = 0, count = 0;
     for (int i = 0; i < p; i++)
-        queue[i] = i;
-    for (int64_t bids = 0; count > 0 && bids < 2 * (int64_t)p; bids++) {
+        if (S->x[i] < 0)
+            queue[count++] = i;
+    for (int64_t bids = 0, most = 2 * (int64_t)count; count > 0 && bids < most; bids++) {
         int i = queue[head];
         head = head + 1 == p ? 0 : head + 1;
         count--;
@@ -314,6 +323,113 @@ static nt_status auction(ssp *S)
         }
     }
     free(queue);
+    return NT_OK;
+}
+
+// Level 0's tight entries as compressed rows (ts, tc), per-row cursors (look: the lookahead,
+// cur: the search), the path of rows being grown, the pass that last entered each column.
+typedef struct tight {
+    int64_t *ts, *look, *cur;
+    int *tc, *stack, *seen;
+} tight;
+
+static void tight_free(tight *t)
+{
+    free(t->ts);
+    free(t->tc);
+    free(t->look);
+    free(t->cur);
+    free(t->stack);
+    free(t->seen);
+}
+
+// One depth-first search from free row r along tight entries, each column entered once per
+// pass; augments and returns true when it reaches a free column.
+static bool tight_augment(ssp *S, tight *t, int r, int pass)
+{
+    int top = 0, found = -1;
+    t->stack[0] = r;
+    t->cur[r] = t->ts[r];
+    while (top >= 0 && found < 0) {
+        int i = t->stack[top], next = -1;
+        // A column matched once stays matched, so the lookahead never moves back.
+        for (; t->look[i] < t->ts[i + 1] && found < 0; t->look[i]++)
+            if (S->y[t->tc[t->look[i]]] < 0)
+                found = t->tc[t->look[i]];
+        while (found < 0 && next < 0 && t->cur[i] < t->ts[i + 1]) {
+            int j = t->tc[t->cur[i]++];
+            if (t->seen[j] != pass) {
+                t->seen[j] = pass;
+                next = S->y[j];
+            }
+        }
+        if (found >= 0)
+            break;
+        if (next >= 0) {
+            t->cur[next] = t->ts[next];
+            t->stack[++top] = next;
+        } else {
+            top--;
+        }
+    }
+    if (found < 0)
+        return false;
+    for (int j = found; top >= 0; top--) {
+        int i = t->stack[top], old = S->x[i];
+        S->x[i] = j;
+        S->y[j] = i;
+        j = old;
+    }
+    return true;
+}
+
+// Level 0: every row's potential at its largest count (columns at 0), and a maximum matching of
+// the tight entries (count = that largest one) by passes of depth-first searches from the free
+// rows, each first looking for a free tight column (Pothen and Fan's lookahead); passes repeat
+// until one augments nothing. Rows without a positive count go to null. *left: rows left free.
+static nt_status level0(ssp *S, int *left)
+{
+    const nt_sparse_counts_t *n = S->n;
+    int p = n->p_ini;
+    int64_t ntight = 0;
+    for (int i = 0; i < p; i++) {
+        int64_t top = 0;
+        for (int64_t e = n->start[i]; e < n->start[i + 1]; e++)
+            top = n->count[e] > top ? n->count[e] : top;
+        S->pr[i] = top;
+        for (int64_t e = n->start[i]; e < n->start[i + 1]; e++)
+            ntight += top > 0 && n->count[e] == top;
+    }
+    tight t = {malloc(((size_t)p + 1) * sizeof *t.ts), malloc((size_t)p * sizeof *t.look),
+               malloc((size_t)p * sizeof *t.cur), malloc((size_t)(ntight ? ntight : 1) *
+                                                          sizeof *t.tc),
+               malloc((size_t)p * sizeof *t.stack), calloc((size_t)S->pt, sizeof *t.seen)};
+    if (!t.ts || !t.look || !t.cur || !t.tc || !t.stack || !t.seen) {
+        tight_free(&t);
+        return nt_fail(NT_ENOMEM, "sparse match: cannot allocate %lld tight entries",
+                       (long long)ntight);
+    }
+    t.ts[0] = 0;
+    for (int i = 0; i < p; i++) {
+        int64_t k = t.ts[i];
+        for (int64_t e = n->start[i]; e < n->start[i + 1]; e++)
+            if (S->pr[i] > 0 && n->count[e] == S->pr[i])
+                t.tc[k++] = n->col[e];
+        t.ts[i + 1] = k;
+        t.look[i] = t.ts[i];
+        if (S->pr[i] == 0)
+            S->x[i] = S->null;
+    }
+    for (int pass = 1, aug = 1; aug > 0; pass++) {
+        aug = 0;
+        for (int r = 0; r < p; r++)
+            if (S->x[r] < 0)
+                aug += tight_augment(S, &t, r, pass);
+    }
+    *left = 0;
+    for (int i = 0; i < p; i++)
+        *left += S->x[i] < 0;
+    tight_free(&t);
     return NT_OK;
 }
 
@@ -336,6 +452,7 @@ static void ssp_free(ssp *S)
     free(S->len);
     free(S->ent);
     free(S->sorted);
+    *S = (ssp){0};
 }
 
 static nt_status ssp_init(ssp *S, const nt_sparse_counts_t *n)
@@ -358,11 +475,9 @@ static nt_status ssp_init(ssp *S, const nt_sparse_counts_t *n)
     S->rd = malloc(pi * sizeof *S->rd);
     S->cur = malloc(pi * sizeof *S->cur);
     S->len = malloc(pi * sizeof *S->len);
-    // Pages of ent are touched only for the rows a search settles.
-    S->ent = malloc((size_t)(n->nnz ? n->nnz : 1) * sizeof *S->ent);
     S->sorted = calloc(pi, 1);
     if (!S->pr || !S->pc || !S->x || !S->y || !S->d || !S->pred || !S->state || !S->heap ||
-        !S->pos || !S->touched || !S->srow || !S->sd || !S->rd || !S->cur || !S->len || !S->ent ||
+        !S->pos || !S->touched || !S->srow || !S->sd || !S->rd || !S->cur || !S->len ||
         !S->sorted) {
         ssp_free(S);
         return nt_fail(NT_ENOMEM, "sparse match: cannot allocate scratch for %d x %d",
@@ -377,20 +492,82 @@ static nt_status ssp_init(ssp *S, const nt_sparse_counts_t *n)
     return NT_OK;
 }
 
-// sigma from the matching: matched components on their row's domain, the others on the
-// unused domains in increasing order.
-static nt_status complete(const ssp *S, int pd, int *sigma)
+// The sorted copies of the rows, allocated once the warm starts are done (pages are touched
+// only for the rows a search settles).
+static nt_status ssp_alloc_ent(ssp *S)
+{
+    S->ent = malloc((size_t)(S->n->nnz ? S->n->nnz : 1) * sizeof *S->ent);
+    if (!S->ent)
+        return nt_fail(NT_ENOMEM, "sparse match: cannot allocate %lld sorted entries",
+                       (long long)S->n->nnz);
+    return NT_OK;
+}
+
+// The transposed matrix, positive counts only (components as rows, domains as columns).
+static nt_status transpose(const nt_sparse_counts_t *n, nt_sparse_counts_t *t)
+{
+    int64_t nnz = 0;
+    for (int64_t e = 0; e < n->nnz; e++)
+        nnz += n->count[e] > 0;
+    *t = (nt_sparse_counts_t){n->p_tar, n->p_ini, nnz, NULL, NULL, NULL};
+    t->start = calloc((size_t)n->p_tar + 1, sizeof *t->start);
+    t->col = malloc((size_t)(nnz ? nnz : 1) * sizeof *t->col);
+    t->count = malloc((size_t)(nnz ? nnz : 1) * sizeof *t->count);
+    if (!t->start || !t->col || !t->count) {
+        nt_sparse_counts_free(t);
+        return nt_fail(NT_ENOMEM, "sparse match: cannot allocate the transposed %lld entries",
+                       (long long)nnz);
+    }
+    for (int64_t e = 0; e < n->nnz; e++)
+        if (n->count[e] > 0)
+            t->start[n->col[e] + 1]++;
+    for (int j = 0; j < n->p_tar; j++)
+        t->start[j + 1] += t->start[j];
+    // Fill each transposed row from its end (walking the rows backwards): start[j + 1] moves
+    // down to row j's first entry, then every start is shifted back into place.
+    for (int i = n->p_ini - 1; i >= 0; i--)
+        for (int64_t e = n->start[i + 1] - 1; e >= n->start[i]; e--)
+            if (n->count[e] > 0) {
+                int64_t k = --t->start[n->col[e] + 1];
+                t->col[k] = i;
+                t->count[k] = n->count[e];
+            }
+    for (int j = 0; j < n->p_tar; j++)
+        t->start[j] = t->start[j + 1];
+    t->start[n->p_tar] = nnz;
+    return NT_OK;
+}
+
+// The rows left free by the warm starts (level 0, then the auction) in the orientation of n;
+// S is left initialised, in that state.
+static nt_status start(ssp *S, const nt_sparse_counts_t *n, int *left)
+{
+    nt_status st = ssp_init(S, n);
+    if (st == NT_OK && (st = level0(S, left)) == NT_OK && *left > 0 &&
+        (st = auction(S)) == NT_OK) {
+        *left = 0;
+        for (int i = 0; i < n->p_ini; i++)
+            *left += S->x[i] < 0;
+    }
+    if (st != NT_OK)
+        ssp_free(S);
+    return st;
+}
+
+// sigma from the component -> domain pairs of the matching (-1 for none): matched components
+// on their domain, the others on the unused domains in increasing order.
+static nt_status complete(const int *mate, int pt, int pd, int *sigma)
 {
     char *used = calloc((size_t)pd, 1);
     if (!used)
         return nt_fail(NT_ENOMEM, "sparse match: cannot allocate %d flags", pd);
-    for (int j = 0; j < S->pt; j++)
-        if (S->y[j] >= 0)
-            used[S->y[j]] = 1;
+    for (int j = 0; j < pt; j++)
+        if (mate[j] >= 0)
+            used[mate[j]] = 1;
     int k = 0;
-    for (int j = 0; j < S->pt; j++) {
-        if (S->y[j] >= 0) {
-            sigma[j] = S->y[j];
+    for (int j = 0; j < pt; j++) {
+        if (mate[j] >= 0) {
+            sigma[j] = mate[j];
             continue;
         }
         while (used[k])
@@ -399,6 +576,47 @@ static nt_status complete(const ssp *S, int pd, int *sigma)
     }
     free(used);
     return NT_OK;
+}
+
+// Solve n in the orientation the warm starts leave fewer rows free in; mate[j] (p_tar entries) gets
+// the domain of component j or -1.
+static nt_status solve(const nt_sparse_counts_t *n, int *mate)
+{
+    ssp S, T = {0};
+    nt_sparse_counts_t t = {0};
+    int left, tleft = 0;
+    nt_status st = start(&S, n, &left);
+    if (st != NT_OK)
+        return st;
+    bool flip = false;
+    // The other side is tried only when this one leaves many rows to the searches.
+    if (left > n->p_ini / 8) {
+        if ((st = transpose(n, &t)) == NT_OK && (st = start(&T, &t, &tleft)) == NT_OK &&
+            tleft < left)
+            flip = true;
+        if (st != NT_OK) {
+            ssp_free(&S);
+            nt_sparse_counts_free(&t);
+            return st;
+        }
+    }
+    ssp *U = flip ? &T : &S;
+    ssp_free(flip ? &S : &T);
+    if ((st = ssp_alloc_ent(U)) == NT_OK)
+        for (int s = 0; s < U->n->p_ini; s++)
+            if (U->x[s] < 0)
+                route(U, s);
+    if (st == NT_OK) {
+        if (!flip)
+            for (int j = 0; j < n->p_tar; j++)
+                mate[j] = U->y[j];
+        else // rows of the transposed matrix are the components
+            for (int j = 0; j < n->p_tar; j++)
+                mate[j] = U->x[j] < U->null ? U->x[j] : -1;
+    }
+    ssp_free(U);
+    nt_sparse_counts_free(&t);
+    return st;
 }
 
 nt_status nt_match_sparse_volume(const nt_sparse_counts_t *n, int p_dom, int *sigma,
@@ -411,22 +629,15 @@ nt_status nt_match_sparse_volume(const nt_sparse_counts_t *n, int p_dom, int *si
         return st;
     if (!sigma)
         return nt_fail(NT_EINVAL, "sparse match: sigma is NULL");
-    ssp S;
-    if ((st = ssp_init(&S, n)) != NT_OK)
-        return st;
-    if ((st = auction(&S)) != NT_OK) {
-        ssp_free(&S);
-        return st;
-    }
-    for (int s = 0; s < n->p_ini; s++)
-        if (S.x[s] < 0)
-            route(&S, s);
+    int *mate = malloc((size_t)n->p_tar * sizeof *mate);
     int *res = malloc((size_t)n->p_tar * sizeof *res);
-    if (!res)
+    if (!mate || !res)
         st = nt_fail(NT_ENOMEM, "sparse match: cannot allocate %d entries", n->p_tar);
     if (st == NT_OK)
-        st = complete(&S, pd, res);
-    ssp_free(&S);
+        st = solve(n, mate);
+    if (st == NT_OK)
+        st = complete(mate, n->p_tar, pd, res);
+    free(mate);
     nt_cost_t c;
     if (st == NT_OK && cost)
         st = nt_sparse_cost(n, pd, res, &c);
