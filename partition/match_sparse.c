@@ -32,13 +32,25 @@
 
 #define INF INT64_MAX
 
-// One entry of a row, for the sorted copies: its count w and its value key = w + pc[col] when
-// the row was sorted. Potentials only decrease, so base - key stays a lower bound of the
-// entry's reduced cost base - (w + pc[col]) ever after.
+// One entry of a row, for the sorted copies: its count w and key = w - off, an upper bound of
+// its value w + pc[col] (off <= -pc[col] when it was stored: potentials only decrease, so the
+// bound holds ever after, and capping off keeps it one). base - key is then a lower bound of
+// the entry's reduced cost base - (w + pc[col]). 16 bytes: the searches are bound by reading
+// these rows.
 typedef struct ent {
-    int64_t key, w;
+    int64_t w;
     int col;
+    uint32_t off;
 } ent;
+
+static inline int64_t key(const ent *e)
+{
+    return e->w - (int64_t)e->off;
+}
+
+// Entries sorted at a time when a row's sorted part runs out (the rest is only partitioned):
+// searches read a few of each row's largest entries, rarely the whole row.
+enum { SORT_CHUNK = 32 };
 
 // Heap nodes: columns 0..pt-1, null (= pt), then one node per row (pt + 1 + i) standing for
 // the unscanned entries of a settled row, keyed by a lower bound of what they can offer.
@@ -58,6 +70,7 @@ typedef struct ssp {
     int64_t *cur;        // next unscanned entry of each settled row (index into ent)
     ent *ent;            // rows sorted by decreasing count, each when first settled
     char *sorted;        // which rows of ent are filled
+    int *sl;             // entries of each filled row sorted so far (the first ones)
     int64_t *len;        // their entries (the non-zero counts)
 } ssp;
 
@@ -130,11 +143,11 @@ static bool relax(ssp *S, int v, int i, int64_t nd, int64_t lim)
 static void sort_desc(ent *a, int64_t k)
 {
     while (k > 16) {
-        int64_t piv = a[k / 2].key, lo = 0, hi = k - 1;
+        int64_t piv = key(&a[k / 2]), lo = 0, hi = k - 1;
         while (lo <= hi) {
-            while (a[lo].key > piv)
+            while (key(&a[lo]) > piv)
                 lo++;
-            while (a[hi].key < piv)
+            while (key(&a[hi]) < piv)
                 hi--;
             if (lo <= hi) {
                 ent t = a[lo];
@@ -155,10 +168,53 @@ static void sort_desc(ent *a, int64_t k)
     for (int64_t x = 1; x < k; x++) {
         ent v = a[x];
         int64_t y = x;
-        for (; y > 0 && a[y - 1].key < v.key; y--)
+        for (; y > 0 && key(&a[y - 1]) < key(&v); y--)
             a[y] = a[y - 1];
         a[y] = v;
     }
+}
+
+// Reorder a[0..k-1] so that its t largest keys come first (in any order), 0 < t < k.
+static void select_top(ent *a, int64_t k, int64_t t)
+{
+    int64_t lo = 0, hi = k - 1;
+    while (lo < hi) {
+        int64_t piv = key(&a[lo + (hi - lo) / 2]), l = lo, h = hi;
+        while (l <= h) {
+            while (key(&a[l]) > piv)
+                l++;
+            while (key(&a[h]) < piv)
+                h--;
+            if (l <= h) {
+                ent x = a[l];
+                a[l++] = a[h];
+                a[h--] = x;
+            }
+        }
+        // a[lo..h] >= piv >= a[l..hi], a[h+1..l-1] == piv.
+        if (t - 1 <= h)
+            hi = h;
+        else if (t - 1 >= l)
+            lo = l;
+        else
+            return;
+    }
+}
+
+// Sort the next part of row i (b its first entry) after its sorted part: the keys of the rest
+// are first tightened to the present potentials, which keeps them below the sorted ones.
+static void extend(ssp *S, int i, int64_t b)
+{
+    ent *a = S->ent + b + S->sl[i];
+    int64_t k = S->len[i] - S->sl[i];
+    for (int64_t e = 0; e < k; e++)
+        a[e].off = -S->pc[a[e].col] < UINT32_MAX ? (uint32_t)-S->pc[a[e].col] : UINT32_MAX;
+    if (k > 2 * SORT_CHUNK) {
+        select_top(a, k, SORT_CHUNK);
+        k = SORT_CHUNK;
+    }
+    sort_desc(a, k);
+    S->sl[i] += (int)k;
 }
 
 // Scan the entries of settled row i from its cursor while their lower bound di + pr[i] - key
@@ -167,17 +223,20 @@ static void sort_desc(ent *a, int64_t k)
 static int scan_row(ssp *S, int i, int64_t lim)
 {
     const nt_sparse_counts_t *n = S->n;
-    int64_t end = n->start[i] + S->len[i], base0 = S->rd[i] + S->pr[i];
+    int64_t b = n->start[i], end = b + S->len[i], base0 = S->rd[i] + S->pr[i];
     int found = -1;
     for (int64_t e = S->cur[i]; e < end; e++) {
-        int64_t lb = base0 - S->ent[e].key;
+        if (e == b + S->sl[i])
+            extend(S, i, b);
+        const ent *en = &S->ent[e];
+        int64_t lb = base0 - key(en);
         if (lb > lim) {
             S->cur[i] = e;
             heap_set(S, S->pt + 1 + i, lb);
             return found;
         }
-        int j = S->ent[e].col;
-        if (j != S->x[i] && relax(S, j, i, base0 - S->ent[e].w - S->pc[j], lim) && found < 0)
+        int j = en->col;
+        if (j != S->x[i] && relax(S, j, i, base0 - en->w - S->pc[j], lim) && found < 0)
             found = j;
     }
     S->cur[i] = end;
@@ -193,15 +252,13 @@ static int settle_row(ssp *S, int i, int64_t di)
     S->sd[S->nsr++] = di;
     S->rd[i] = di;
     int64_t b = n->start[i], k = n->start[i + 1] - b;
-    if (!S->sorted[i]) {
+    if (!S->sorted[i]) { // copied on first use, sorted by parts as scanned (extend())
         int64_t m = 0;
         for (int64_t e = 0; e < k; e++)
-            if (n->count[b + e] > 0) {
-                int j = n->col[b + e];
-                S->ent[b + m++] = (ent){n->count[b + e] + S->pc[j], n->count[b + e], j};
-            }
-        sort_desc(S->ent + b, m);
+            if (n->count[b + e] > 0)
+                S->ent[b + m++] = (ent){n->count[b + e], n->col[b + e], 0};
         S->len[i] = m;
+        S->sl[i] = 0;
         S->sorted[i] = 1;
     }
     S->cur[i] = b;
@@ -452,6 +509,7 @@ static void ssp_free(ssp *S)
     free(S->len);
     free(S->ent);
     free(S->sorted);
+    free(S->sl);
     *S = (ssp){0};
 }
 
@@ -476,9 +534,10 @@ static nt_status ssp_init(ssp *S, const nt_sparse_counts_t *n)
     S->cur = malloc(pi * sizeof *S->cur);
     S->len = malloc(pi * sizeof *S->len);
     S->sorted = calloc(pi, 1);
+    S->sl = malloc(pi * sizeof *S->sl);
     if (!S->pr || !S->pc || !S->x || !S->y || !S->d || !S->pred || !S->state || !S->heap ||
         !S->pos || !S->touched || !S->srow || !S->sd || !S->rd || !S->cur || !S->len ||
-        !S->sorted) {
+        !S->sorted || !S->sl) {
         ssp_free(S);
         return nt_fail(NT_ENOMEM, "sparse match: cannot allocate scratch for %d x %d",
                        n->p_ini, n->p_tar);
