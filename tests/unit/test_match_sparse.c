@@ -292,3 +292,88 @@ Test(match_sparse, bad_layouts_named)
     cr_assert(out.start == NULL, "out untouched");
     cr_assert_eq(nt_sparse_counts_tilemaps(NULL, NULL, NULL, &out), NT_EINVAL);
 }
+
+// Count matrices made like a block-cyclic change's: n[(a,b)][(c,d)] = r[a][c] * s[b][d] with small
+// factors (values few, ties everywhere, row maxima shared by many columns), the source and target
+// grids of different shapes, sometimes more domains than either side; the warm starts (level 0
+// on either side, the auction) then leave the searches long plateaus of equal values.
+Test(match_sparse, products_with_ties_against_dense)
+{
+    nt_rng r = {38};
+    for (int it = 0; it < 600 / SCALE; it++) {
+        int p = 1 + (int)nt_rng_below(&r, 8), q = 1 + (int)nt_rng_below(&r, 8);
+        int p2 = 1 + (int)nt_rng_below(&r, 8), q2 = 1 + (int)nt_rng_below(&r, 8);
+        int pi = p * q, pt = p2 * q2, mx = pi > pt ? pi : pt;
+        int pd = nt_rng_below(&r, 4) ? 0 : mx + (int)nt_rng_below(&r, 5);
+        uint64_t vals = 1 + nt_rng_below(&r, 4);
+        int64_t *rf = calloc((size_t)p * p2, sizeof *rf), *sf = calloc((size_t)q * q2, sizeof *sf);
+        for (int x = 0; x < p * p2; x++)
+            rf[x] = nt_rng_below(&r, 3) ? (int64_t)nt_rng_below(&r, vals + 1) : 0;
+        for (int x = 0; x < q * q2; x++)
+            sf[x] = nt_rng_below(&r, 3) ? (int64_t)nt_rng_below(&r, vals + 1) : 0;
+        int64_t *n = calloc((size_t)pi * pt, sizeof *n);
+        for (int a = 0; a < p; a++)
+            for (int b = 0; b < q; b++)
+                for (int c = 0; c < p2; c++)
+                    for (int d = 0; d < q2; d++)
+                        n[(a * q + b) * pt + c * q2 + d] = rf[a * p2 + c] * sf[b * q2 + d];
+        char what[96];
+        snprintf(what, sizeof what, "product %d (%dx%d -> %dx%d on %d)", it, p, q, p2, q2, pd);
+        check_both(n, pi, pt, pd, it % 7 == 0, what);
+        free(n);
+        free(rf);
+        free(sf);
+    }
+}
+
+// Degenerate shapes: every count equal, one row or column, one column everyone prefers (level 0
+// matches one row of all), the same transposed, a permutation with all other counts one less.
+// (The transposed solve is checked by the random tests: breaking it fails most of them.)
+Test(match_sparse, degenerate_against_dense)
+{
+    for (int p = 1; p <= 40; p += 3) {
+        int64_t *n = calloc((size_t)p * p, sizeof *n), *t = calloc((size_t)p * p, sizeof *t);
+        char what[64];
+        for (int x = 0; x < p * p; x++)
+            n[x] = 5;
+        snprintf(what, sizeof what, "all equal, P = %d", p);
+        check_both(n, p, p, 0, false, what);
+        check_both(n, 1, p, p, false, "one row");
+        check_both(n, p, 1, 0, false, "one column");
+        for (int i = 0; i < p; i++)
+            for (int j = 0; j < p; j++) {
+                n[i * p + j] = j == 0 ? 10 : j == (i + 1) % p ? 9 : (i + j) % 3 == 0 ? 4 : 0;
+                t[j * p + i] = n[i * p + j];
+            }
+        snprintf(what, sizeof what, "one preferred column, P = %d", p);
+        check_both(n, p, p, 0, false, what);
+        snprintf(what, sizeof what, "one preferred row, P = %d", p);
+        check_both(t, p, p, p + 2, false, what);
+        for (int i = 0; i < p; i++)
+            for (int j = 0; j < p; j++)
+                n[i * p + j] = j == (2 * p - 1 - i + 3) % p ? 6 : 5;
+        snprintf(what, sizeof what, "hidden permutation, P = %d", p);
+        int64_t v = check_both(n, p, p, 0, false, what);
+        cr_assert_eq(v, 5 * (int64_t)p * (p - 1), "%s: the permutation is the optimum", what);
+        free(n);
+        free(t);
+    }
+}
+
+// Tiny instances with few values against exhaustive search, more domains than either side.
+Test(match_sparse, tiny_ties_against_brute_force)
+{
+    nt_rng r = {3838};
+    for (int it = 0; it < 1500 / SCALE; it++) {
+        int pi = 1 + (int)nt_rng_below(&r, 6), pt = 1 + (int)nt_rng_below(&r, 6);
+        int pd = (pi > pt ? pi : pt) + (int)nt_rng_below(&r, 2);
+        int64_t *n = calloc((size_t)pi * pt, sizeof *n);
+        for (int x = 0; x < pi * pt; x++)
+            n[x] = (int64_t)nt_rng_below(&r, 3);
+        char what[64];
+        snprintf(what, sizeof what, "tiny ties %d (%dx%d on %d)", it, pi, pt, pd);
+        int64_t v = check_both(n, pi, pt, pd, it % 3 == 0, what);
+        cr_assert_eq(v, brute_volume(n, pi, pt, pd), "%s: not the brute-force optimum", what);
+        free(n);
+    }
+}

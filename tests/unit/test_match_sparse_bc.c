@@ -207,3 +207,24 @@ Test(match_sparse_bc, grid_changes_4096, .timeout = 600)
         grid_change(3000, 3000, bc2d(60, 60, 4, 4), bc2d(64, 64, 4, 4));
     }
 }
+
+// Random grid changes of 64 to 1024 domains whose block sizes share factors or not (few
+// distinct counts, many ties: the hard case at scale), same or different domain counts.
+Test(match_sparse_bc, grid_changes_random_large, .timeout = 600)
+{
+    nt_rng r = {65536};
+    static const int64_t blocks[] = {1, 2, 3, 4, 6, 8, 12, 16, 20, 24, 32, 48, 50};
+    for (int it = 0; it < 40 / SCALE; it++) {
+        int p = 8 << nt_rng_below(&r, 3), q = 8 << nt_rng_below(&r, 3);
+        int p2 = 4 + (int)nt_rng_below(&r, 29), q2 = 4 + (int)nt_rng_below(&r, 29);
+        if (nt_rng_below(&r, 2)) { // the same count of domains, another shape
+            p2 = p * 2 <= 64 ? p * 2 : p / 2;
+            q2 = p * q / p2;
+        }
+        int64_t b[4];
+        for (int k = 0; k < 4; k++)
+            b[k] = blocks[nt_rng_below(&r, sizeof blocks / sizeof *blocks)];
+        int64_t m = 200 + (int64_t)nt_rng_below(&r, 3000), n = 200 + (int64_t)nt_rng_below(&r, 3000);
+        grid_change(m, n, bc2d(p, q, b[0], b[1]), bc2d(p2, q2, b[2], b[3]));
+    }
+}
