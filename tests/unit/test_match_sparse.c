@@ -327,8 +327,8 @@ Test(match_sparse, products_with_ties_against_dense)
 }
 
 // Degenerate shapes: every count equal, one row or column, one column everyone prefers (level 0
-// matches one row of all), the same transposed, a permutation with all other counts one less.
-// (The transposed solve is checked by the random tests: breaking it fails most of them.)
+// matches one row of all), the same transposed, two columns tied for everyone, a permutation
+// with all other counts one less.
 Test(match_sparse, degenerate_against_dense)
 {
     for (int p = 1; p <= 40; p += 3) {
@@ -349,6 +349,15 @@ Test(match_sparse, degenerate_against_dense)
         check_both(n, p, p, 0, false, what);
         snprintf(what, sizeof what, "one preferred row, P = %d", p);
         check_both(t, p, p, p + 2, false, what);
+        // Two columns everyone prefers equally, then a shifted diagonal: the rows' level 0 matches
+        // two rows and the auction stalls on the tie, the columns' level 0 matches all (the
+        // transposed problem is solved).
+        for (int i = 0; i < p; i++)
+            for (int j = 0; j < p; j++)
+                n[i * p + j] = j < 2 ? 2 : j == (i + 2) % p ? 1 : 0;
+        snprintf(what, sizeof what, "two preferred columns, P = %d", p);
+        int64_t v2 = check_both(n, p, p, 0, false, what);
+        cr_assert_eq(v2, 4 * (int64_t)p - 4, "%s: the last two rows on the tied columns", what);
         for (int i = 0; i < p; i++)
             for (int j = 0; j < p; j++)
                 n[i * p + j] = j == (2 * p - 1 - i + 3) % p ? 6 : 5;
