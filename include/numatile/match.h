@@ -388,11 +388,16 @@ nt_status nt_sparse_counts_dense(const nt_sparse_counts_t *n, int64_t *counts);
  *        (with weights >= 0, a maximum matching of the non-zero entries completed by zero
  *        pairs is a maximum perfect matching of the padded p_dom x p_dom matrix).
  *
- * Successive shortest augmenting paths with potentials (Dijkstra on the sparse residual graph,
+ * Warm starts first: every domain at its largest count and a maximum matching of the entries
+ * equal to it (ties, frequent in block-cyclic counts, are matched at once), the same on the
+ * transposed matrix when that side matches far more, a bounded exact auction round. Then
+ * successive shortest augmenting paths with potentials (Dijkstra on the sparse residual graph,
  * a heap, stopping at the first free component), one source domain at a time; a domain may
  * also stay without a component of its own at cost 0, so paths are short where most domains
  * keep their largest entry. Exact in int64. Time O(p_ini (nnz + p) log p) in the worst case,
- * near O(nnz log p) on block-cyclic grid changes (docs/benchmarks.md).
+ * near O(nnz log p) on most block-cyclic grid changes (docs/benchmarks.md). Scratch: about
+ * 16 bytes per entry read by the searches, plus a transposed copy (12 bytes per entry) when the
+ * transposed side is tried.
  * @param[in]  n     the count matrix (not NULL), checked: offsets, columns in range and not
  *                   repeated in a row, counts >= 0, total <= 2^60.
  * @param[in]  p_dom machine domains: 0 = max(p_ini, p_tar), else >= both.
