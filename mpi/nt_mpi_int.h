@@ -178,8 +178,9 @@ typedef struct nt_mpi_clip {
 
 // Pack a column group's messages from A' = A^T: element (r, c) of A' is A's local (c, r), at
 // a + (c + r * lda) * es. Blocks of consecutive columns of A' (rows of A) are read together.
+// lines: whole lines of the messages go out with streaming stores (see nt_mpi_lines_wanted).
 void nt_mpi_pack_group_t(const nt_mpi_steps *st, const nt_mpi_pieces *cp, const char *a,
-                         int64_t lda, size_t es, int threads);
+                         int64_t lda, size_t es, int threads, bool lines);
 
 // Index in B's submatrix of local index l of a dimension: block b, p processes, this process
 // kp away from the first block's, the submatrix from global index off.

@@ -332,7 +332,7 @@ static nt_status pack_all(run *r, const void *a, int64_t lda, bool send, nt_mpi_
         if (s)
             break;
         if (r->op && r->op->trans)
-            nt_mpi_pack_group_t(&ps, &r->src.cols[tc], a, lda, r->es, r->threads);
+            nt_mpi_pack_group_t(&ps, &r->src.cols[tc], a, lda, r->es, r->threads, r->lines);
         else if (r->op && r->op->band)
             nt_mpi_pack_group_band(&ps, &r->src.cols[tc], a, lda, r->es, r->threads, &r->clip,
                                    tc, r->lines);
