@@ -13,9 +13,9 @@
 #include "lib/matrix/nt_lines.h"
 #include "nt_mpi_int.h"
 
-// Columns of A' a transposing walk takes at once (inside one piece of the group's columns):
-// each tile column of the transposition then runs down this many rows of A.
-enum { TW = 1024 };
+// Columns of A' a walk with a plain local part takes at once; A's columns a transposing walk
+// reads together (a chunk of a step), down every row of A the thread has.
+enum { TW = 64, KC = 16 };
 
 // Elements of es bytes from p to the next 64-byte boundary, below t (0: p is on one, or its
 // elements cannot line up with one).
@@ -26,6 +26,11 @@ static inline int64_t to_line(const char *p, size_t es, int64_t t)
 }
 
 #if defined(__SSE2__)
+static inline __m128i load16(const char *p)
+{
+    return _mm_loadu_si128((const __m128i *)(const void *)p);
+}
+
 // 16 bytes to p, with a streaming store when the caller writes p's whole line.
 static inline void put16(char *p, __m128i v, bool stream)
 {
@@ -40,32 +45,40 @@ static inline void put16(char *p, __m128i v, bool stream)
 // d + k * es + x * ds. Whole tiles of 8-byte elements (8 x 8) move in 2 x 2 register
 // transposes, of 16-byte ones (4 x 4) element by element, with 16-byte loads and stores: no
 // arithmetic, the bits move unchanged (NaNs included). stream: a whole tile whose target
-// lines are whole aligned lines, written with streaming stores.
+// lines are whole aligned lines, written with streaming stores. conj (16-byte elements,
+// complex doubles): the imaginary part's sign flipped, which is what -x does.
 static inline void tile(char *d, int64_t ds, const char *s, int64_t ss, size_t es, int64_t nx,
-                        int64_t nk, bool stream)
+                        int64_t nk, bool stream, bool conj)
 {
 #if defined(__SSE2__)
     if (es == 8 && nx == 8 && nk == 8) {
         for (int x = 0; x < 8; x += 2)
             for (int k = 0; k < 8; k += 2) {
-                const char *p = s + 8 * x + k * ss;
-                __m128i c0 = _mm_loadu_si128((const __m128i *)(const void *)p);
-                __m128i c1 = _mm_loadu_si128((const __m128i *)(const void *)(p + ss));
+                __m128i c0 = load16(s + 8 * x + k * ss), c1 = load16(s + 8 * x + (k + 1) * ss);
                 put16(d + 8 * k + x * ds, _mm_unpacklo_epi64(c0, c1), stream);
                 put16(d + 8 * k + (x + 1) * ds, _mm_unpackhi_epi64(c0, c1), stream);
             }
         return;
     }
     if (es == 16 && nx == 4 && nk == 4) {
+        __m128i m = _mm_set_epi64x(conj ? INT64_MIN : 0, 0);
         for (int x = 0; x < 4; x++)
             for (int k = 0; k < 4; k++)
-                put16(d + 16 * k + x * ds,
-                      _mm_loadu_si128((const __m128i *)(const void *)(s + 16 * x + k * ss)),
-                      stream);
+                put16(d + 16 * k + x * ds, _mm_xor_si128(load16(s + 16 * x + k * ss), m), stream);
         return;
     }
 #endif
     (void)stream;
+    if (conj) {
+        for (int64_t x = 0; x < nx; x++)
+            for (int64_t k = 0; k < nk; k++) {
+                double z[2];
+                memcpy(z, s + 16 * x + k * ss, sizeof z);
+                z[1] = -z[1];
+                memcpy(d + 16 * k + x * ds, z, sizeof z);
+            }
+        return;
+    }
     // Constant sizes, so that each memcpy is one load and one store.
     for (int64_t x = 0; x < nx; x++) {
         char *dx = d + x * ds;
@@ -91,11 +104,11 @@ static inline void tile(char *d, int64_t ds, const char *s, int64_t ss, size_t e
 // edges on the source's, so that every line is read or written whole within a tile or two
 // consecutive ones; a column of tiles runs down the source's columns (t streams the
 // prefetchers follow). stream: whole target lines (ds a multiple of 64) go out with streaming
-// stores, so they are not read first (fence before publishing them). On 2048 x 2048 doubles,
+// stores, so they are not read first (fence before publishing them). conj: see tile(). On 2048 x 2048 doubles,
 // lld 2048 (bench/micro/transpose.c): 64 x 16 tiles with ordinary stores moved 1.3-1.8 GB/s,
 // this walk 3.6-4.1 GB/s streaming, memcpy 4.9-5.8 GB/s.
 static void transpose_block(char *d, int64_t ds, const char *s, int64_t ss, size_t es,
-                            int64_t nx, int64_t nk, bool stream)
+                            int64_t nx, int64_t nk, bool stream, bool conj)
 {
     int64_t t = es == 4 ? 16 : es == 16 ? 4 : 8;
     int64_t hx = to_line(s, es, t), hk = to_line(d, es, t);
@@ -108,23 +121,19 @@ static void transpose_block(char *d, int64_t ds, const char *s, int64_t ss, size
             int64_t x1 = x == 0 && hx ? hx : x + t;
             x1 = x1 < nx ? x1 : nx;
             tile(d + (size_t)k * es + x * ds, ds, s + (size_t)x * es + k * ss, ss, es, x1 - x,
-                 k1 - k, stream && k1 - k == t);
+                 k1 - k, stream && k1 - k == t, conj);
             x = x1;
         }
         k = k1;
     }
 }
 
-// Columns c .. c + w - 1 of the group (consecutive rows sj.. of A) into their messages.
-static void pack_block_t(const nt_mpi_steps *st, const char *a, int64_t lda, size_t es,
-                         int64_t c, int64_t sj, int64_t w, bool stream)
+// The end of the chunk of a step's k0.. (of len): KC elements, the first one ending where the
+// target's column (at d) reaches a 64-byte line, so that the chunks' tiles write whole lines.
+static inline int64_t chunk_end(const char *d, size_t es, int64_t k0, int64_t len)
 {
-    for (int64_t e = 0; e < st->n; e++) {
-        const nt_mpi_step *v = &st->v[e];
-        transpose_block((char *)v->msg + (size_t)(c * v->stride), v->stride,
-                        a + (size_t)(sj + v->s * lda) * es, lda * (int64_t)es, es, w, v->len,
-                        stream);
-    }
+    int64_t h = k0 == 0 ? to_line(d, es, KC) : 0, k1 = h ? h : k0 + KC;
+    return k1 < len ? k1 : len;
 }
 
 void nt_mpi_pack_group_t(const nt_mpi_steps *st, const nt_mpi_pieces *cp, const char *a,
@@ -133,15 +142,28 @@ void nt_mpi_pack_group_t(const nt_mpi_steps *st, const nt_mpi_pieces *cp, const 
 #pragma omp parallel num_threads(threads)
     {
         int64_t c0, c1, sj, dj;
-        nt_mpi_cursor u = nt_mpi_thread_share(cp, &c0, &c1);
-        for (int64_t c = c0; c < c1;) {
-            nt_mpi_cursor_col(&u, c, &sj, &dj);
-            // The block stays inside the cursor's piece, where rows of A are consecutive.
-            int64_t left = u.cp->v[u.k].len - (c - u.base), w = c1 - c;
-            w = w < left ? w : left;
-            w = w < TW ? w : TW;
-            pack_block_t(st, a, lda, es, c, sj, w, lines);
-            c += w;
+        nt_mpi_cursor u0 = nt_mpi_thread_share(cp, &c0, &c1);
+        // Step by step, KC of A's columns at a time down all of the thread's rows of A (piece
+        // by piece): the chunk's columns are read in order, each target column's pages
+        // visited once per chunk. Piece by piece with every step inside instead (pieces of
+        // 30-60 rows when block sizes differ) read each page of A for a few lines only.
+        for (int64_t e = 0; e < st->n; e++) {
+            const nt_mpi_step *v = &st->v[e];
+            const char *d0 = v->msg + (size_t)(c0 * v->stride);
+            for (int64_t k0 = 0, k1; k0 < v->len; k0 = k1) {
+                k1 = chunk_end(d0, es, k0, v->len);
+                nt_mpi_cursor u = u0;
+                for (int64_t c = c0; c < c1;) {
+                    nt_mpi_cursor_col(&u, c, &sj, &dj);
+                    // Inside the cursor's piece, where rows of A are consecutive.
+                    int64_t left = u.cp->v[u.k].len - (c - u.base), w = c1 - c;
+                    w = w < left ? w : left;
+                    transpose_block((char *)v->msg + (size_t)(c * v->stride + k0 * (int64_t)es),
+                                    v->stride, a + (size_t)(sj + (v->s + k0) * lda) * es,
+                                    lda * (int64_t)es, es, w, k1 - k0, lines, false);
+                    c += w;
+                }
+            }
         }
         if (lines)
             nt_lines_fence(); // before the agreement that publishes them
@@ -227,9 +249,10 @@ static void unpack_col_op(const nt_mpi_steps *st, const int64_t *lim, const char
 }
 
 // The local part of a transposed unpack: step v (rows v->s.. of A', A's columns) across the
-// block's columns, transposed in line tiles (transpose_block). An element op (scale,
-// conjugate) transposes BK x BX pieces into a buffer in the first-level cache and applies
-// itself to the buffer's contiguous runs; a band keeps the element walk, which clips.
+// block's columns, transposed in line tiles (transpose_block), which also conjugate complex
+// doubles. Another element op (scale, conjugating complex floats) transposes BK x BX pieces
+// into a buffer in the first-level cache and applies itself to the buffer's contiguous runs;
+// a band keeps the element walk, which clips.
 enum { BX = 32, BK = 16 };
 static void unpack_local_t(const nt_mpi_step *v, const char *a, int64_t lda, char *b,
                            int64_t ldb, size_t es, const block *bk, const nt_mpi_op *op,
@@ -238,8 +261,8 @@ static void unpack_local_t(const nt_mpi_step *v, const char *a, int64_t lda, cha
     char *d = b + (size_t)((bk->dj + bk->x0) * ldb + v->d) * es;
     const char *s = a + (size_t)(v->s * lda + bk->sj + bk->x0) * es;
     int64_t nx = bk->x1 - bk->x0, sb = lda * (int64_t)es, db = ldb * (int64_t)es;
-    if (!op->band && !op->scale && !op->conj) {
-        transpose_block(d, db, s, sb, es, nx, v->len, stream);
+    if (!op->band && !op->scale && (!op->conj || es == 16)) {
+        transpose_block(d, db, s, sb, es, nx, v->len, stream, op->conj);
         return;
     }
     if (op->band || es > 16) {
@@ -255,7 +278,7 @@ static void unpack_local_t(const nt_mpi_step *v, const char *a, int64_t lda, cha
         for (int64_t x0 = 0; x0 < nx; x0 += BX) {
             int64_t xn = nx - x0 < BX ? nx - x0 : BX;
             transpose_block(buf, kn * (int64_t)es, s + (size_t)x0 * es + k0 * sb, sb, es, xn,
-                            kn, false);
+                            kn, false, false);
             for (int64_t x = 0; x < xn; x++)
                 nt_mpi_run_op(d + (x0 + x) * db + (size_t)k0 * es, buf + (size_t)(x * kn) * es,
                               (int64_t)es, kn, es, op);
@@ -263,26 +286,91 @@ static void unpack_local_t(const nt_mpi_step *v, const char *a, int64_t lda, cha
     }
 }
 
-// A block of columns: with a plain local part column by column; with a transposed one (rows
-// of A' across A's columns) step by step, the messages' runs whole, the local part in tiles.
-static void unpack_block_op(const nt_mpi_steps *st, const int64_t *lim, const char *a,
-                            int64_t ars, int64_t acs, char *b, int64_t ldb, size_t es,
-                            const block *bk, const nt_mpi_op *op, const nt_mpi_clip *cl,
-                            bool lines, bool stream)
+// len elements of 8 or 16 bytes from s to d, complex doubles conjugated when conj (as tile());
+// stream: the whole lines of d with streaming stores. The messages of a transposition arrive
+// in B's order: copied here (pztranc's conjugated), not read first.
+static void copy_run(char *d, const char *s, int64_t len, size_t es, bool conj, bool stream)
 {
-    if (ars == 1) {
-        for (int64_t x = bk->x0; x < bk->x1; x++)
-            unpack_col_op(st, lim, a, acs, b, ldb, es, bk, x, op, cl, lines);
-        return;
+    int64_t k = 0;
+#if defined(__SSE2__)
+    if (stream && (uintptr_t)d % es == 0) {
+        __m128i m = _mm_set_epi64x(conj ? INT64_MIN : 0, 0);
+        int64_t per = 64 / (int64_t)es;
+        k = to_line(d, es, per);
+        k = k < len ? k : len;
+        tile(d, 0, s, (int64_t)es, es, 1, k, false, conj); // up to d's first whole line
+        for (; k + per <= len; k += per)
+            for (int i = 0; i < 4; i++)
+                put16(d + (size_t)k * es + 16 * i,
+                      _mm_xor_si128(load16(s + (size_t)k * es + 16 * i), m), true);
     }
+#endif
+    (void)stream;
+    if (conj)
+        tile(d + (size_t)k * es, 0, s + (size_t)k * es, (int64_t)es, es, 1, len - k, false, true);
+    else
+        nt_mpi_copy_elems(d + (size_t)k * es, s + (size_t)k * es, len - k, es);
+}
+
+// A block of columns with a plain local part, column by column.
+static void unpack_block_op(const nt_mpi_steps *st, const int64_t *lim, const char *a,
+                            int64_t acs, char *b, int64_t ldb, size_t es, const block *bk,
+                            const nt_mpi_op *op, const nt_mpi_clip *cl, bool lines)
+{
+    for (int64_t x = bk->x0; x < bk->x1; x++)
+        unpack_col_op(st, lim, a, acs, b, ldb, es, bk, x, op, cl, lines);
+}
+
+// Step v (or a chunk of a local one) of a transposed unpack in a block's columns: a message's
+// runs whole (streamed, complex doubles conjugated as asked), the local part in tiles.
+static void unpack_step_t(const nt_mpi_step *v, const char *a, int64_t lda, char *b,
+                          int64_t ldb, size_t es, const block *bk, const nt_mpi_op *op,
+                          const nt_mpi_clip *cl, bool stream)
+{
+    if (!v->msg) {
+        unpack_local_t(v, a, lda, b, ldb, es, bk, op, cl, stream);
+    } else if ((es == 16 || (es == 8 && !op->conj)) && !op->band && !op->scale) {
+        for (int64_t x = bk->x0; x < bk->x1; x++)
+            copy_run(b + (size_t)((bk->dj + x) * ldb + v->d) * es,
+                     v->msg + (size_t)((bk->c + x) * v->stride), v->len, es, op->conj, stream);
+    } else {
+        for (int64_t x = bk->x0; x < bk->x1; x++)
+            unpack_run(v, a, lda, 1, b, ldb, es, bk, x, 0, v->len, op, cl, op->band);
+    }
+}
+
+// A thread's columns [c0, c1) of a transposed unpack (u0: the cursor at c0), step by step,
+// the local part KC of A's columns at a time down all the thread's rows of A (as
+// nt_mpi_pack_group_t), B's columns [d0, d1) only.
+static void unpack_share_t(const nt_mpi_steps *st, nt_mpi_cursor u0, int64_t c0, int64_t c1,
+                           const char *a, int64_t lda, char *b, int64_t ldb, size_t es,
+                           int64_t d0, int64_t d1, const nt_mpi_op *op, const nt_mpi_clip *cl,
+                           bool stream)
+{
+    int64_t sj, dj;
+    if (c1 <= c0)
+        return;
+    nt_mpi_cursor u = u0;
+    nt_mpi_cursor_col(&u, c0, &sj, &dj);
     for (int64_t e = 0; e < st->n; e++) {
         const nt_mpi_step *v = &st->v[e];
-        if (!v->msg) {
-            unpack_local_t(v, a, ars, b, ldb, es, bk, op, cl, stream);
-            continue;
+        const char *bd = b + (size_t)(dj * ldb + v->d) * es; // the chunks' first target column
+        for (int64_t k0 = 0, k1; k0 < v->len; k0 = k1) {
+            k1 = v->msg ? v->len : chunk_end(bd, es, k0, v->len);
+            nt_mpi_step p = *v;
+            p.s += k0, p.d += k0;
+            p.len = k1 - k0;
+            u = u0;
+            for (int64_t c = c0; c < c1;) {
+                nt_mpi_cursor_col(&u, c, &sj, &dj);
+                int64_t left = u.cp->v[u.k].len - (c - u.base), w = c1 - c;
+                w = w < left ? w : left;
+                block bk = {c, sj, dj, d0 > dj ? d0 - dj : 0, d1 - dj < w ? d1 - dj : w};
+                if (bk.x1 > bk.x0)
+                    unpack_step_t(&p, a, lda, b, ldb, es, &bk, op, cl, stream);
+                c += w;
+            }
         }
-        for (int64_t x = bk->x0; x < bk->x1; x++)
-            unpack_run(v, a, ars, acs, b, ldb, es, bk, x, 0, v->len, op, cl, op->band);
     }
 }
 
@@ -300,7 +388,9 @@ void nt_mpi_unpack_group_op(const nt_mpi_steps *st, const nt_mpi_pieces *cp, con
     {
         int64_t c0, c1, sj, dj;
         nt_mpi_cursor u = nt_mpi_thread_share(cp, &c0, &c1);
-        for (int64_t c = c0; c < c1;) {
+        if (ars != 1)
+            unpack_share_t(st, u, c0, c1, a, ars, b, ldb, es, d0, d1, op, clip, stream);
+        for (int64_t c = c0; ars == 1 && c < c1;) {
             nt_mpi_cursor_col(&u, c, &sj, &dj);
             int64_t left = u.cp->v[u.k].len - (c - u.base), w = c1 - c;
             w = w < left ? w : left;
@@ -308,7 +398,7 @@ void nt_mpi_unpack_group_op(const nt_mpi_steps *st, const nt_mpi_pieces *cp, con
             // Only B's columns [d0, d1) (this domain's share).
             block bk = {c, sj, dj, d0 > dj ? d0 - dj : 0, d1 - dj < w ? d1 - dj : w};
             if (bk.x1 > bk.x0)
-                unpack_block_op(st, lim, a, ars, acs, b, ldb, es, &bk, op, clip, lines, stream);
+                unpack_block_op(st, lim, a, acs, b, ldb, es, &bk, op, clip, lines);
             c += w;
         }
         if (lines || stream)
