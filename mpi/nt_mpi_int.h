@@ -211,7 +211,8 @@ void nt_mpi_pack_group_band(const nt_mpi_steps *st, const nt_mpi_pieces *cp, con
 
 // Unpack a column group into B's local columns [d0, d1) applying op (clip: where B's elements
 // sit, for op->band). The local part reads A' at a + (r * ars + c * acs) * es. lines: a plain
-// band of 8-byte elements (B 8-byte aligned) writes whole lines with streaming stores.
+// band of 8-byte elements (B 8-byte aligned) writes whole lines with streaming stores, and so
+// do a transposition's local part and message runs (8- and 16-byte elements, no scaling).
 void nt_mpi_unpack_group_op(const nt_mpi_steps *st, const nt_mpi_pieces *cp, const char *a,
                             int64_t ars, int64_t acs, char *b, int64_t ldb, size_t es,
                             int64_t d0, int64_t d1, int threads, const nt_mpi_op *op,

@@ -349,14 +349,14 @@ static void unpack_share_t(const nt_mpi_steps *st, nt_mpi_cursor u0, int64_t c0,
                            int64_t d0, int64_t d1, const nt_mpi_op *op, const nt_mpi_clip *cl,
                            bool stream)
 {
-    int64_t sj, dj;
+    int64_t sj, dj, dj0;
     if (c1 <= c0)
         return;
     nt_mpi_cursor u = u0;
-    nt_mpi_cursor_col(&u, c0, &sj, &dj);
+    nt_mpi_cursor_col(&u, c0, &sj, &dj0);
     for (int64_t e = 0; e < st->n; e++) {
         const nt_mpi_step *v = &st->v[e];
-        const char *bd = b + (size_t)(dj * ldb + v->d) * es; // the chunks' first target column
+        const char *bd = b + (size_t)(dj0 * ldb + v->d) * es; // the chunks' first target column
         for (int64_t k0 = 0, k1; k0 < v->len; k0 = k1) {
             k1 = v->msg ? v->len : chunk_end(bd, es, k0, v->len);
             nt_mpi_step p = *v;
