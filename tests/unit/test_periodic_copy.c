@@ -130,8 +130,11 @@ static int64_t ahead_case(int64_t n, int64_t smb, int64_t tmb, nt_sub_t s)
     cr_assert_eq(nt_plan_execute(p, S, T, &(nt_exec_opts_t){.order = NT_ORDER_GLOBAL}, NULL),
                  NT_OK, "%s", nt_last_error());
     int64_t used = nt_exec_test_ahead(-1);
-    cr_assert_eq(nt_exec_test_lines(-1), 1, "%lld -> %lld: no line writers", (long long)smb,
-                 (long long)tmb);
+    // Without AVX-512 the writers take runs of NT_LINES_RUN elements on average (lines_init()):
+    // the 64-row blocks' runs are that long, the 8- and 6-row blocks' are not.
+    int64_t lines = nt_exec_test_lines(-1);
+    if (nt_lines_avx512() || smb >= 64)
+        cr_assert_eq(lines, 1, "%lld -> %lld: no line writers", (long long)smb, (long long)tmb);
     check_and_free(S, T, p, &s, 13, -1);
     return used;
 }
