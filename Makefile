@@ -580,6 +580,8 @@ test-mpi: $(MPI_TEST) $(MPI_TEST_RL) check-abi-mpi test-mpi-dropin test-packagin
 	  --seed $$np || exit 1; done
 	NT_MPI_NO_SHM=1 $(MPIRUN) -x NT_MPI_NO_SHM -np 3 $(MPI_TEST) --cases $(MPI_TEST_CASES) \
 	  --seed 5
+	NT_MPI_NO_SHM=1 NT_MPI_DATATYPES=0 $(MPIRUN) -x NT_MPI_NO_SHM -x NT_MPI_DATATYPES -np 4 \
+	  $(MPI_TEST) --cases $(MPI_TEST_CASES) --seed 6
 	NT_MPI_LINES=1 $(MPIRUN) -x NT_MPI_LINES -x OMP_NUM_THREADS=3 -np 4 $(MPI_TEST) \
 	  --cases $(MPI_TEST_CASES) --seed 7
 	NT_MPI_LINES=1 NT_MPI_NO_SHM=1 $(MPIRUN) -x NT_MPI_LINES -x NT_MPI_NO_SHM -np 3 \

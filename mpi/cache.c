@@ -88,7 +88,8 @@ static nt_status ensure_self_key(void)
 }
 
 // The node communicator and the rank translation; shm stays off if any step fails or
-// NT_MPI_NO_SHM is set (then every message goes through point-to-point).
+// NT_MPI_NO_SHM is set (then every message goes through point-to-point, and node_rank still
+// says which peers share this node: redist.c sends to them through datatypes).
 static void setup_node(nt_mpi_ctx *c)
 {
     int size;
@@ -102,31 +103,39 @@ static void setup_node(nt_mpi_ctx *c)
     if (MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &c->node) !=
         MPI_SUCCESS) {
         c->node = MPI_COMM_NULL;
+        free(c->node_rank);
+        c->node_rank = NULL;
         return;
     }
     // Counted even without shm: the threads of ranks sharing cpus are capped by it.
     MPI_Comm_size(c->node, &c->node_ranks);
-    if (!want) {
-        MPI_Comm_free(&c->node);
-        c->node = MPI_COMM_NULL;
-        return;
-    }
     MPI_Group g, gn;
     MPI_Comm_group(c->comm, &g);
     MPI_Comm_group(c->node, &gn);
     int *all = malloc((size_t)size * sizeof *all);
-    if (all) {
+    if (all && c->node_rank) {
         for (int i = 0; i < size; i++)
             all[i] = i;
         MPI_Group_translate_ranks(g, size, all, gn, c->node_rank);
         for (int i = 0; i < size; i++)
             if (c->node_rank[i] == MPI_UNDEFINED)
                 c->node_rank[i] = -1;
-        c->shm = true;
+        c->shm = want;
+    } else {
+        free(c->node_rank);
+        c->node_rank = NULL;
     }
     free(all);
     MPI_Group_free(&g);
     MPI_Group_free(&gn);
+    // The window is collective over the node, and redist.c's order of checks follows it.
+    int shm = c->shm;
+    MPI_Allreduce(MPI_IN_PLACE, &shm, 1, MPI_INT, MPI_MIN, c->comm);
+    c->shm = shm;
+    if (!c->shm) {
+        MPI_Comm_free(&c->node);
+        c->node = MPI_COMM_NULL;
+    }
 }
 
 nt_status nt_mpi_context(MPI_Comm comm, nt_mpi_ctx **out)
@@ -155,6 +164,11 @@ nt_status nt_mpi_context(MPI_Comm comm, nt_mpi_ctx **out)
     }
     MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
     setup_node(c);
+    // The same on every rank, as redist.c checks an injected failure before the exchange when
+    // messages may be received straight into B.
+    const char *dt = getenv("NT_MPI_DATATYPES");
+    c->datatypes = !dt || !*dt ? 1 : !strcmp(dt, "0") ? 0 : !strcmp(dt, "all") ? 2 : 1;
+    MPI_Allreduce(MPI_IN_PLACE, &c->datatypes, 1, MPI_INT, MPI_MIN, c->comm);
     if (nlive == MAX_CTX || ensure_self_key() != NT_OK ||
         MPI_Comm_set_attr(comm, comm_key, c) != MPI_SUCCESS) {
         free_ctx(c);

@@ -28,6 +28,8 @@ typedef struct nt_mpi_ctx {
     int *node_rank; // comm rank -> rank in node, -1 on another node
     int node_ranks; // how many ranks of comm share this rank's node (its cpus), shm or not
     bool shm;       // same-node messages are packed straight into the receiver's window
+    int datatypes;  // point-to-point messages through datatypes over A and B (NT_MPI_DATATYPES):
+                    // 0 never, 1 to and from ranks of this node (default), 2 every peer
     MPI_Win win;    // the shared window (MPI_WIN_NULL until first needed), lock_all held
     char *base;     // this rank's segment of it
     size_t cap;     // its size
@@ -78,6 +80,18 @@ typedef struct nt_mpi_dim {
 // nt_cyclic_intersect(); *out is empty (v NULL) when nothing crosses.
 nt_status nt_mpi_dim_pieces(int64_t count, const nt_mpi_dim *s, int ks, const nt_mpi_dim *t,
                             int kt, nt_mpi_pieces *out);
+
+// The elements of one message in a local array of leading dimension ld (elements of es bytes):
+// the rows of rp and the columns of cp, at their source (src) or target offsets, in the
+// message's order (columns of cp in order, in each the rows of rp in order), as one committed
+// datatype for a count of 1 at the array's start. NT_ERANGE or NT_ENOMEM (message set) when
+// MPI cannot describe it; *out is then MPI_DATATYPE_NULL.
+nt_status nt_mpi_piece_type(const nt_mpi_pieces *rp, const nt_mpi_pieces *cp, bool src,
+                            int64_t ld, size_t es, MPI_Datatype *out);
+
+// The average length in bytes of the runs of p on its source (src) or target side, pieces
+// adjacent on that side merged; 0 when p is empty.
+int64_t nt_mpi_run_bytes(const nt_mpi_pieces *p, bool src, size_t es);
 
 // How many of the indices 0..count-1 process ks (of s) sends to process kt (of t).
 nt_status nt_mpi_dim_count(int64_t count, const nt_mpi_dim *s, int ks, const nt_mpi_dim *t,

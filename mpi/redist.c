@@ -172,6 +172,10 @@ typedef struct msg {
     int64_t bytes, off;
     bool direct;
     const nt_mpi_pieces *rp, *cp;
+    // MPI_DATATYPE_NULL: packed (sent from the send buffer, received into the receive
+    // segment); else the message's elements in A (outgoing) or in B (incoming), which MPI's
+    // transport copies itself (nt_mpi_piece_type)
+    MPI_Datatype type;
 } msg;
 
 typedef struct run {
@@ -201,6 +205,10 @@ typedef struct run {
     nt_mpi_clip clip;      // where B's local elements sit, for op->band
     bool a2a;              // one MPI_Alltoallv
     nt_schedule_t *sched;  // the phases (steps)
+    int64_t lda, ldb;      // the call's leading dimensions (the datatypes over A and B)
+    bool into_b;           // messages may arrive straight into B (the same on every rank)
+    int types;             // messages through datatypes: 0 none, 1 with ranks of this node,
+                           // 2 every peer (ctx->datatypes; 0 for steps, alltoallv, ops, topo)
 } run;
 
 static int64_t parts(int64_t bytes)
@@ -231,6 +239,26 @@ static bool shares_memory(const run *r, int rank)
     return r->shm && r->ctx->node_rank[rank] >= 0;
 }
 
+// Runs shorter than this on one side (bytes, on average) are packed and unpacked by our walks:
+// MPI's convertor copies run by run, and measured on 2x2 -> 2x2 nb 1 -> 2 (8-byte runs) typed
+// messages were 1.2x slower than packed ones, at nb >= 8 (64 bytes and more) faster.
+enum { TYPED_RUN = 64 };
+
+// Whether a point-to-point message to or from peer goes through a datatype over A (src) or B:
+// on one node without the window, MPI's shared-memory transport copies every byte into its
+// buffers and out again, so those copies can be the pack and the unpack (docs/benchmarks.md,
+// "point to point through datatypes"); between nodes the packed message travels by the
+// network's own copy (RDMA) and is packed by this rank's threads rather than by MPI's one
+// convertor (not measured: one machine here). Each side decides alone (a packed send matches
+// a typed receive of the same bytes), but only below CHUNK, where a packed message is one send
+// too.
+static bool typed(const run *r, int peer, int64_t bytes, const nt_mpi_pieces *rp, bool src)
+{
+    return r->types && bytes <= CHUNK &&
+           (r->types == 2 || (r->ctx->node_rank && r->ctx->node_rank[peer] >= 0)) &&
+           nt_mpi_run_bytes(rp, src, r->es) >= TYPED_RUN;
+}
+
 // The messages and the buffers; every size checked for overflow.
 static nt_status plan_messages(run *r)
 {
@@ -250,9 +278,17 @@ static nt_status plan_messages(run *r)
         if (bytes == 0 || dest == r->me)
             continue;
         bool direct = shares_memory(r, dest);
+        MPI_Datatype t = MPI_DATATYPE_NULL;
+        if (!direct && typed(r, dest, bytes, rp, true)) {
+            nt_status s = nt_mpi_piece_type(rp, cp, true, r->lda, r->es, &t);
+            if (s)
+                return s;
+        }
         r->out[r->nout++] = (msg){dest, c, bytes, direct ? direct_offset(r, c, dest) : sbytes,
-                                  direct, rp, cp};
-        if (!direct) {
+                                  direct, rp, cp, t};
+        if (t != MPI_DATATYPE_NULL)
+            nreq++;
+        else if (!direct) {
             sbytes += bytes;
             nreq += parts(bytes);
         }
@@ -268,7 +304,17 @@ static nt_status plan_messages(run *r)
         if (bytes == 0 || from == r->me)
             continue;
         bool direct = shares_memory(r, from);
-        r->in[r->nin++] = (msg){from, c, bytes, rbytes, direct, rp, cp};
+        MPI_Datatype t = MPI_DATATYPE_NULL;
+        if (!direct && typed(r, from, bytes, rp, false)) {
+            nt_status s = nt_mpi_piece_type(rp, cp, false, r->ldb, r->es, &t);
+            if (s)
+                return s;
+        }
+        r->in[r->nin++] = (msg){from, c, bytes, rbytes, direct, rp, cp, t};
+        if (t != MPI_DATATYPE_NULL) {
+            nreq++;
+            continue;
+        }
         rbytes += bytes;
         nreq += direct ? 0 : parts(bytes);
     }
@@ -317,6 +363,8 @@ static nt_status pack_all(run *r, const void *a, int64_t lda, bool send, nt_mpi_
         return NT_OK;
     for (int i = 0; i < r->nout && !s; i++) {
         const msg *m = &r->out[i];
+        if (m->type != MPI_DATATYPE_NULL)
+            continue;
         char *base = m->direct ? nt_mpi_window_of(r->ctx, m->rank) : r->sbuf;
         if (!base)
             s = nt_mpi_fail(NT_ESYS, "MPI_Win_shared_query of rank %d failed", m->rank);
@@ -331,19 +379,20 @@ static nt_status pack_all(run *r, const void *a, int64_t lda, bool send, nt_mpi_
                               (const char *const *)(r->ptab + tc * gb->nprow), -1, r->es, &ps);
         if (s)
             break;
-        if (r->op && r->op->trans)
+        // No steps: every message of the group is typed, MPI reads A itself.
+        if (ps.n > 0 && r->op && r->op->trans)
             nt_mpi_pack_group_t(&ps, &r->src.cols[tc], a, lda, r->es, r->threads, r->lines);
-        else if (r->op && r->op->band)
+        else if (ps.n > 0 && r->op && r->op->band)
             nt_mpi_pack_group_band(&ps, &r->src.cols[tc], a, lda, r->es, r->threads, &r->clip,
                                    tc, r->lines);
-        else
+        else if (ps.n > 0)
             nt_mpi_pack_group(&ps, &r->src.cols[tc], a, lda, r->es, r->threads, r->lines);
         nt_mpi_steps_free(&ps);
         for (int i = 0; i < r->nout && !s; i++) {
             const msg *m = &r->out[i];
             if (m->cell % gb->npcol != tc)
                 continue;
-            if (send && !m->direct)
+            if (send && !m->direct && m->type == MPI_DATATYPE_NULL)
                 s = post(r, m, r->sbuf, true);
             if (send)
                 st->messages_sent += m->direct ? 1 : parts(m->bytes);
@@ -355,12 +404,30 @@ static nt_status pack_all(run *r, const void *a, int64_t lda, bool send, nt_mpi_
 }
 
 // Receives posted first, then the messages packed (pack_all) and sent; all completed here.
-static nt_status exchange(run *r, const void *a, int64_t lda, nt_mpi_stats_t *st)
+static nt_status exchange(run *r, const void *a, int64_t lda, void *b, nt_mpi_stats_t *st)
 {
     nt_status s = NT_OK;
-    for (int i = 0; i < r->nin && !s; i++)
-        if (!r->in[i].direct)
-            s = post(r, &r->in[i], r->rbase, false);
+    for (int i = 0; i < r->nin && !s; i++) {
+        const msg *m = &r->in[i];
+        if (m->type != MPI_DATATYPE_NULL) {
+            if (MPI_Irecv(b, 1, m->type, m->rank, TAG, r->comm, &r->req[r->nreq]) !=
+                MPI_SUCCESS)
+                s = nt_mpi_fail(NT_ESYS, "MPI_Irecv from rank %d into B failed", m->rank);
+            else
+                r->nreq++;
+        } else if (!m->direct)
+            s = post(r, m, r->rbase, false);
+    }
+    // The typed sends first: MPI copies them while this rank packs the others.
+    for (int i = 0; i < r->nout && !s; i++) {
+        const msg *m = &r->out[i];
+        if (m->type == MPI_DATATYPE_NULL)
+            continue;
+        if (MPI_Isend(a, 1, m->type, m->rank, TAG, r->comm, &r->req[r->nreq]) != MPI_SUCCESS)
+            s = nt_mpi_fail(NT_ESYS, "MPI_Isend from A to rank %d failed", m->rank);
+        else
+            r->nreq++;
+    }
     if (!s)
         s = pack_all(r, a, lda, true, st);
     // Requests already posted complete even after a failure, so nothing is left in flight.
@@ -513,6 +580,12 @@ static nt_status exchange_alltoallv(run *r, const void *a, int64_t lda, nt_mpi_s
 
 static void cleanup(run *r)
 {
+    for (int i = 0; i < r->nout; i++)
+        if (r->out[i].type != MPI_DATATYPE_NULL)
+            MPI_Type_free(&r->out[i].type);
+    for (int i = 0; i < r->nin; i++)
+        if (r->in[i].type != MPI_DATATYPE_NULL)
+            MPI_Type_free(&r->in[i].type);
     free_pairs(&r->src);
     free_pairs(&r->dst);
     free(r->out);
@@ -624,6 +697,8 @@ static nt_status unpack_steps(run *r)
         return NT_OK;
     for (int i = 0; i < r->nin; i++) {
         const msg *m = &r->in[i];
+        if (m->type != MPI_DATATYPE_NULL)
+            continue;
         r->utab[(m->cell % ga->npcol) * ga->nprow + m->cell / ga->npcol] = r->rbase + m->off;
     }
     r->usteps = calloc((size_t)ga->npcol, sizeof *r->usteps);
@@ -691,11 +766,19 @@ static nt_status setup(run *r, const call *c)
     r->steps = opts && opts->steps;
     r->a2a = opts && opts->alltoallv && !r->steps;
     r->shm = r->ctx->shm && !r->steps && !r->a2a;
+    r->types = c->op || r->steps || r->a2a || (opts && opts->topo) ? 0 : r->ctx->datatypes;
+    r->lda = c->lda;
+    r->ldb = c->ldb;
+    r->into_b = r->types == 2 || (r->types == 1 && !r->shm);
     MPI_Comm_rank(r->comm, &r->me);
     MPI_Comm_size(r->comm, &r->size);
     r->lines = nt_mpi_lines_wanted(node_bytes(r, c->rows, c->cols));
     nt_status s = prepare(r, c->rows, c->cols, c->a, c->lda, c->ia, c->ja, c->ga, c->b, c->ldb,
                           c->ib, c->jb, c->gb);
+    // Received straight into B, the messages leave no moment after the exchange when B is
+    // still untouched: an injected failure comes before it.
+    if (!s && has_elements(c) && r->into_b && nt_mpi_injected_rank() == r->me)
+        s = nt_mpi_fail(NT_ESYS, "injected failure (NT_MPI_FAIL_RANK=%d)", r->me);
     int grow = !s && has_elements(c) && r->shm && (size_t)r->rbytes > r->ctx->cap;
     s = nt_mpi_agree(r->comm, s, r->me, &grow);
     if (!s && grow) {
@@ -727,10 +810,10 @@ static nt_status exchange_all(run *r, const call *c, nt_mpi_stats_t *st)
     else if (r->a2a)
         s = exchange_alltoallv(r, c->a, c->lda, st);
     else
-        s = exchange(r, c->a, c->lda, st);
+        s = exchange(r, c->a, c->lda, c->b, st);
     if (!s)
         s = unpack_steps(r);
-    if (!s && nt_mpi_injected_rank() == r->me)
+    if (!s && !r->into_b && nt_mpi_injected_rank() == r->me)
         s = nt_mpi_fail(NT_ESYS, "injected failure (NT_MPI_FAIL_RANK=%d)", r->me);
     s = nt_mpi_agree(r->comm, s, r->me, NULL);
     // The other ranks' stores into this rank's window are visible from here on.

@@ -141,7 +141,10 @@ typedef struct nt_mpi_stats {
  *         message names it and the rank). @retval NT_ERANGE a size overflows.
  * @retval NT_ENOMEM a buffer could not be allocated on some rank. @retval NT_ESYS an MPI call
  *         failed (or an injected failure). Every rank returns the same status; on failure B
- *         is unchanged everywhere.
+ *         is unchanged everywhere, except after an MPI call failed inside the exchange of a
+ *         call that receives messages straight into B through datatypes (point to point
+ *         between ranks of one node without the shared window, NT_MPI_DATATYPES): B may then
+ *         hold part of the result.
  */
 nt_status nt_mpi_redist(MPI_Comm comm, int64_t rows, int64_t cols, size_t elem_size,
                         const void *a, int64_t lda, int64_t ia, int64_t ja,
