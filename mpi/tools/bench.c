@@ -1,6 +1,7 @@
 // `numatile-mpi bench` (see main.c): pdgemr2d, nt_mpi_redist through one MPI_Alltoallv and
-// nt_pgemr2d on the same geometries, alternating in the same run, beside a copy floor; then
-// the operation rows of bench_ops.c.
+// nt_pgemr2d on the same geometries, alternating in the same run, beside a copy floor; with the
+// shared window off (the path between nodes, point to point) nt_mpi_redist through datatypes
+// and packed; then the operation rows of bench_ops.c.
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,10 +136,61 @@ typedef struct geom_run {
     double tv[TOOL_MAX_REPS]; // nt_mpi_redist through one MPI_Alltoallv (opts.alltoallv)
     double tn[TOOL_MAX_REPS]; // nt_pgemr2d
     double tf[TOOL_MAX_REPS]; // the copy floor
+    double tw[TOOL_MAX_REPS]; // nt_mpi_redist, window off (point to point, datatypes)
+    double tk[TOOL_MAX_REPS]; // nt_mpi_redist, window off, packed (NT_MPI_DATATYPES=0)
     floor_buf fb;
     bool floor_ok;
-    int64_t bad_pd, bad_av, bad_nt, crossed, local; // this rank's
+    int64_t bad_pd, bad_av, bad_nt, bad_w, bad_k, crossed, local; // this rank's
 } geom_run;
+
+// Communicators whose numatile context was made with the shared window off (NT_MPI_NO_SHM),
+// and with datatypes off too: the point-to-point paths, timed in the same run.
+static MPI_Comm off_comm = MPI_COMM_NULL, packed_comm = MPI_COMM_NULL;
+
+// numatile reads NT_MPI_NO_SHM and NT_MPI_DATATYPES once per communicator, on its first call:
+// an empty redistribution on a duplicate of MPI_COMM_WORLD makes its context with them set.
+static MPI_Comm comm_with(const char *datatypes)
+{
+    MPI_Comm c;
+    MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    const char *old = getenv("NT_MPI_NO_SHM"), *oldd = getenv("NT_MPI_DATATYPES");
+    char *keep = old ? strdup(old) : NULL, *keepd = oldd ? strdup(oldd) : NULL;
+    setenv("NT_MPI_NO_SHM", "1", 1);
+    if (datatypes)
+        setenv("NT_MPI_DATATYPES", datatypes, 1);
+    nt_mpi_grid_t g = {0, 0, 1, 1, 0, 0, 1, 1, NULL};
+    nt_mpi_redist(c, 0, 0, 8, NULL, 1, 0, 0, &g, NULL, 1, 0, 0, &g, NULL, NULL);
+    if (keep)
+        setenv("NT_MPI_NO_SHM", keep, 1);
+    else
+        unsetenv("NT_MPI_NO_SHM");
+    if (keepd)
+        setenv("NT_MPI_DATATYPES", keepd, 1);
+    else if (datatypes)
+        unsetenv("NT_MPI_DATATYPES");
+    free(keep);
+    free(keepd);
+    return c;
+}
+
+// One nt_mpi_redist on comm between barriers: its time, B checked after the first repetition
+// and set back to its initial values.
+static nt_status timed_redist(geom_run *x, MPI_Comm comm, int k, double *t, int64_t *bad)
+{
+    const int *s = x->s;
+    side *a = &x->a, *b = &x->b;
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    nt_status st = nt_mpi_redist(comm, s[0], s[1], 8, a->d.a, a->d.lld, s[2], s[3], &x->gva,
+                                 b->d.a, b->d.lld, s[4], s[5], &x->gvb, NULL, NULL);
+    MPI_Barrier(MPI_COMM_WORLD);
+    t[k] = MPI_Wtime() - t0;
+    if (k == 0 && b->d.a && !st) {
+        *bad = dmat_check(&b->d, 8, 1, x->sub);
+        dmat_fill(&b->d, 8, 2);
+    }
+    return st;
+}
 
 // Repetition k of the three copies (and the floor) between barriers. pdgemr2d's and the
 // Alltoallv's results are checked after their first run, B set back to its initial values
@@ -171,6 +223,11 @@ static nt_status geom_rep(geom_run *x, int k, int gctx)
         return st;
     if (k == 0 && b->d.a)
         dmat_fill(&b->d, 8, 2);
+    st = timed_redist(x, off_comm, k, x->tw, &x->bad_w);
+    if (!st)
+        st = timed_redist(x, packed_comm, k, x->tk, &x->bad_k);
+    if (st)
+        return st;
     nt_mpi_stats_t ms;
     MPI_Barrier(MPI_COMM_WORLD);
     t0 = MPI_Wtime();
@@ -208,6 +265,17 @@ static json_t *geom_row(const geom *g, int n, int reps, geom_run *x, const int64
     json_object_set_new(row, "alltoallv_min", json_real(x->tv[0]));
     json_object_set_new(row, "alltoallv_max", json_real(x->tv[reps - 1]));
     json_object_set_new(row, "alltoallv_verify", json_boolean(sums[4] == 0));
+    double p2p = tool_median(x->tw, reps), packed = tool_median(x->tk, reps);
+    json_object_set_new(row, "p2p_seconds", json_real(p2p));
+    json_object_set_new(row, "p2p_min", json_real(x->tw[0]));
+    json_object_set_new(row, "p2p_max", json_real(x->tw[reps - 1]));
+    json_object_set_new(row, "p2p_speedup", json_real(p2p > 0 ? pd / p2p : 0.0));
+    json_object_set_new(row, "p2p_verify", json_boolean(sums[5] == 0));
+    json_object_set_new(row, "packed_seconds", json_real(packed));
+    json_object_set_new(row, "packed_min", json_real(x->tk[0]));
+    json_object_set_new(row, "packed_max", json_real(x->tk[reps - 1]));
+    json_object_set_new(row, "packed_speedup", json_real(packed > 0 ? pd / packed : 0.0));
+    json_object_set_new(row, "packed_verify", json_boolean(sums[6] == 0));
     if (x->floor_ok) {
         double fl = tool_median(x->tf, reps);
         json_object_set_new(row, "floor_seconds", json_real(fl));
@@ -215,6 +283,9 @@ static json_t *geom_row(const geom *g, int n, int reps, geom_run *x, const int64
         json_object_set_new(row, "floor_max", json_real(x->tf[reps - 1]));
         json_object_set_new(row, "floor_ratio", json_real(nt > 0 ? fl / nt : 0.0));
         json_object_set_new(row, "speedup_ceiling", json_real(fl > 0 ? pd / fl : 0.0));
+        json_object_set_new(row, "p2p_floor_ratio", json_real(p2p > 0 ? fl / p2p : 0.0));
+        json_object_set_new(row, "packed_floor_ratio",
+                            json_real(packed > 0 ? fl / packed : 0.0));
     }
     return row;
 }
@@ -239,8 +310,8 @@ static json_t *bench_geom(const geom *g, int n, int reps, int gctx, bool *fail)
     // numatile's result is checked after its last run (pdgemr2d's after its first).
     if (ok && !st && x.b.d.a)
         x.bad_nt = dmat_check(&x.b.d, 8, 1, x.sub);
-    int64_t sums[5] = {x.bad_pd, x.bad_nt, x.crossed, x.local, x.bad_av};
-    MPI_Allreduce(MPI_IN_PLACE, sums, 5, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    int64_t sums[7] = {x.bad_pd, x.bad_nt, x.crossed, x.local, x.bad_av, x.bad_w, x.bad_k};
+    MPI_Allreduce(MPI_IN_PLACE, sums, 7, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     free_side(&x.a);
     free_side(&x.b);
     if (!ok || st) {
@@ -250,9 +321,31 @@ static json_t *bench_geom(const geom *g, int n, int reps, int gctx, bool *fail)
                     !ok ? "out of memory" : nt_mpi_last_error());
         return NULL;
     }
-    if (sums[0] || sums[1] || sums[4])
+    if (sums[0] || sums[1] || sums[4] || sums[5] || sums[6])
         *fail = true;
     return geom_row(g, n, reps, &x, sums);
+}
+
+// One geometry's line of the text table.
+static void print_row(const char *name, json_t *row)
+{
+    printf("%-26s %12.1f %11.4f %11.4f %8.2f %11.4f %8.4f %7.4f %8.2f %9.2f %8.4f  "
+           "%s/%s/%s/%s/%s\n", name,
+           json_integer_value(json_object_get(row, "bytes_crossing")) / 1e6,
+           json_real_value(json_object_get(row, "pdgemr2d_seconds")),
+           json_real_value(json_object_get(row, "numatile_seconds")),
+           json_real_value(json_object_get(row, "speedup")),
+           json_real_value(json_object_get(row, "alltoallv_seconds")),
+           json_real_value(json_object_get(row, "floor_seconds")),
+           json_real_value(json_object_get(row, "p2p_seconds")),
+           json_real_value(json_object_get(row, "p2p_speedup")),
+           json_real_value(json_object_get(row, "p2p_floor_ratio")),
+           json_real_value(json_object_get(row, "packed_seconds")),
+           json_is_true(json_object_get(row, "pdgemr2d_verify")) ? "ok" : "FAIL",
+           json_is_true(json_object_get(row, "numatile_verify")) ? "ok" : "FAIL",
+           json_is_true(json_object_get(row, "alltoallv_verify")) ? "ok" : "FAIL",
+           json_is_true(json_object_get(row, "p2p_verify")) ? "ok" : "FAIL",
+           json_is_true(json_object_get(row, "packed_verify")) ? "ok" : "FAIL");
 }
 
 int tool_bench(int argc, char **argv)
@@ -293,24 +386,22 @@ int tool_bench(int argc, char **argv)
     int len;
     MPI_Get_library_version(lib, &len);
     lib[strcspn(lib, ",\n")] = '\0';
+    if (copies) {
+        off_comm = comm_with(NULL);
+        packed_comm = comm_with("0");
+    }
     if (tool_rank == 0 && !json)
         printf("bench mpi-redist: %d ranks, N = %ld doubles, %ld repetitions (median, slowest "
-               "rank), %s\n%-26s %12s %11s %11s %8s %11s  verify\n", tool_nranks, n, reps, lib,
-               "geometry", "crossing MB", "pdgemr2d s", "numatile s", "speedup", "alltoallv s");
+               "rank), %s; window off: p2p (datatypes), packed\n%-26s %12s %11s %11s %8s %11s "
+               "%8s %7s %8s %9s %8s  verify\n", tool_nranks, n, reps, lib, "geometry",
+               "crossing MB", "pdgemr2d s", "numatile s", "speedup", "alltoallv s", "floor s",
+               "p2p s", "pd/p2p", "fl/p2p", "packed s");
     for (int k = 0; copies && k < NGEOMS; k++) {
         json_t *row = bench_geom(&GEOMS[k], (int)n, (int)reps, gctx, &fail);
         if (!row)
             break;
         if (tool_rank == 0 && !json)
-            printf("%-26s %12.1f %11.4f %11.4f %8.2f %11.4f  %s/%s/%s\n", GEOMS[k].name,
-                   json_integer_value(json_object_get(row, "bytes_crossing")) / 1e6,
-                   json_real_value(json_object_get(row, "pdgemr2d_seconds")),
-                   json_real_value(json_object_get(row, "numatile_seconds")),
-                   json_real_value(json_object_get(row, "speedup")),
-                   json_real_value(json_object_get(row, "alltoallv_seconds")),
-                   json_is_true(json_object_get(row, "pdgemr2d_verify")) ? "ok" : "FAIL",
-                   json_is_true(json_object_get(row, "numatile_verify")) ? "ok" : "FAIL",
-                   json_is_true(json_object_get(row, "alltoallv_verify")) ? "ok" : "FAIL");
+            print_row(GEOMS[k].name, row);
         if (tool_rank == 0)
             fflush(stdout);
         json_array_append_new(rows, row);
@@ -326,5 +417,9 @@ int tool_bench(int argc, char **argv)
     else
         json_decref(rows), json_decref(op_rows);
     Cblacs_gridexit(gctx);
+    if (off_comm != MPI_COMM_NULL)
+        MPI_Comm_free(&off_comm);
+    if (packed_comm != MPI_COMM_NULL)
+        MPI_Comm_free(&packed_comm);
     return rc ? rc : fail ? 1 : 0;
 }
