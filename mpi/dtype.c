@@ -121,13 +121,17 @@ nt_status nt_mpi_piece_type(const nt_mpi_pieces *rp, const nt_mpi_pieces *cp, bo
     return NT_OK;
 }
 
-int64_t nt_mpi_run_bytes(const nt_mpi_pieces *p, bool src, size_t es)
+int64_t nt_mpi_run_bytes(const nt_mpi_pieces *p, bool src, size_t es, bool *regular)
 {
-    int64_t n = 0;
-    for (int64_t i = 0; i < p->n; i++) {
-        int64_t o = src ? p->v[i].s : p->v[i].d;
-        if (i == 0 || o != (src ? p->v[i - 1].s : p->v[i - 1].d) + p->v[i - 1].len)
-            n++;
+    runs r = {0};
+    int64_t avg = 0;
+    *regular = false;
+    if (make_runs(p, src, &r) && r.n > 0) {
+        avg = p->sum * (int64_t)es / r.n;
+        *regular = true;
+        for (int64_t i = 1; i < r.n && *regular; i++)
+            *regular = r.len[i] == r.len[0] && r.off[i] - r.off[i - 1] == r.off[1] - r.off[0];
     }
-    return n ? p->sum * (int64_t)es / n : 0;
+    free_runs(&r);
+    return avg;
 }

@@ -90,8 +90,9 @@ nt_status nt_mpi_piece_type(const nt_mpi_pieces *rp, const nt_mpi_pieces *cp, bo
                             int64_t ld, size_t es, MPI_Datatype *out);
 
 // The average length in bytes of the runs of p on its source (src) or target side, pieces
-// adjacent on that side merged; 0 when p is empty.
-int64_t nt_mpi_run_bytes(const nt_mpi_pieces *p, bool src, size_t es);
+// adjacent on that side merged; 0 when p is empty (or out of memory). *regular: the runs are
+// equal and equally spaced (nt_mpi_piece_type makes a vector of them, else an index list).
+int64_t nt_mpi_run_bytes(const nt_mpi_pieces *p, bool src, size_t es, bool *regular);
 
 // How many of the indices 0..count-1 process ks (of s) sends to process kt (of t).
 nt_status nt_mpi_dim_count(int64_t count, const nt_mpi_dim *s, int ks, const nt_mpi_dim *t,

@@ -239,24 +239,41 @@ static bool shares_memory(const run *r, int rank)
     return r->shm && r->ctx->node_rank[rank] >= 0;
 }
 
-// Runs shorter than this on one side (bytes, on average) are packed and unpacked by our walks:
-// MPI's convertor copies run by run, and measured on 2x2 -> 2x2 nb 1 -> 2 (8-byte runs) typed
-// messages were 1.2x slower than packed ones, at nb >= 8 (64 bytes and more) faster.
-enum { TYPED_RUN = 64 };
+// When a message goes typed. MPI's convertor copies message by message, run by run (an index
+// list's runs slower than a vector's), where our walks read each column of A once and write each
+// column of B once, whatever the messages: where B's rows come from several messages in short
+// runs, typed receives write each of B's lines in parts, once per message. And only a message
+// typed on both sides saves a copy (a typed send into a packed receive is copied into MPI's
+// buffers, out into the receive segment, then unpacked: three copies, as packed). So the
+// receiver takes a datatype when B's runs are long, the sender when A's runs are long too.
+// Both see the same pieces, so each knows what the other does. One run each (load 3-5,
+// docs/benchmarks.md): typed sends of 64-byte runs with B's 32- and 64-byte runs interleaved
+// between two messages (nb 8 -> 12, 2x2 -> 4x1) 1.1-1.3x slower than packed; typed both ways,
+// 64-byte runs in A and whole columns in B (nb 8) 1.2-1.6x faster; 8-byte runs in A packed
+// into typed receives of whole columns (nb 1) 1.1-1.3x faster; 8-byte runs typed both ways
+// (nb 1 -> 2, 2x2) 1.2x slower.
+enum { TYPED_SEND_RUN = 64, TYPED_LIST_RUN = 256, TYPED_RECV_RUN = 256 };
 
-// Whether a point-to-point message to or from peer goes through a datatype over A (src) or B:
+static bool runs_long(const run *r, const nt_mpi_pieces *rp, bool src)
+{
+    bool regular;
+    int64_t len = nt_mpi_run_bytes(rp, src, r->es, &regular);
+    return len >= (!regular ? TYPED_LIST_RUN : src ? TYPED_SEND_RUN : TYPED_RECV_RUN);
+}
+
+// Whether a point-to-point message to (send) or from peer goes through a datatype over A or B:
 // on one node without the window, MPI's shared-memory transport copies every byte into its
 // buffers and out again, so those copies can be the pack and the unpack (docs/benchmarks.md,
 // "point to point through datatypes"); between nodes the packed message travels by the
 // network's own copy (RDMA) and is packed by this rank's threads rather than by MPI's one
-// convertor (not measured: one machine here). Each side decides alone (a packed send matches
-// a typed receive of the same bytes), but only below CHUNK, where a packed message is one send
-// too.
-static bool typed(const run *r, int peer, int64_t bytes, const nt_mpi_pieces *rp, bool src)
+// convertor (not measured: one machine here). Only below CHUNK, where a packed message is one
+// send too (a packed send matches a typed receive of the same bytes).
+static bool typed(const run *r, int peer, int64_t bytes, const nt_mpi_pieces *rp, bool send)
 {
-    return r->types && bytes <= CHUNK &&
-           (r->types == 2 || (r->ctx->node_rank && r->ctx->node_rank[peer] >= 0)) &&
-           nt_mpi_run_bytes(rp, src, r->es) >= TYPED_RUN;
+    if (!r->types || bytes > CHUNK ||
+        !(r->types == 2 || (r->ctx->node_rank && r->ctx->node_rank[peer] >= 0)))
+        return false;
+    return runs_long(r, rp, false) && (!send || runs_long(r, rp, true));
 }
 
 // The messages and the buffers; every size checked for overflow.
