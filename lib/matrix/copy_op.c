@@ -8,6 +8,7 @@
 // stores. Transposed blocks are walked by target row blocks of one line, so every target line
 // is written once, whole, and every source line is read once.
 #include <stdalign.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #if defined(__SSE2__)
@@ -16,12 +17,26 @@
 #else
 #define HAVE_SSE2 0
 #endif
+// The AVX2 8 x 8 transpose, compiled for the cpus that have it (x86-64, GCC or Clang) and
+// chosen at run time (nt_copy_op_init()).
+#if HAVE_SSE2 && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define HAVE_AVX2 1
+#else
+#define HAVE_AVX2 0
+#endif
 
 #include "nt_copy.h"
 #include "nt_copy_op.h"
 #include "nt_lines.h"
 
 #define LINE 64
+
+static _Atomic int isa_level = -1;
+
+void nt_copy_op_test_isa(int level)
+{
+    atomic_store(&isa_level, level);
+}
 
 void nt_copy_op_init(nt_copy_op *k, const nt_plan_op_t *op, nt_dtype dtype, size_t es,
                      int64_t m, int64_t n)
@@ -35,6 +50,9 @@ void nt_copy_op_init(nt_copy_op *k, const nt_plan_op_t *op, nt_dtype dtype, size
     k->beta0 = k->br == 0 && k->bi == 0;
     k->alpha0 = k->ar == 0 && k->ai == 0;
     k->move = k->ar == 1 && k->ai == 0 && k->beta0 && !k->conj;
+#if HAVE_AVX2
+    k->avx2 = atomic_load(&isa_level) != 0 && __builtin_cpu_supports("avx2");
+#endif
 }
 
 void nt_copy_op_rows(const nt_copy_op *k, int64_t y, int64_t *lo, int64_t *hi)
@@ -233,39 +251,96 @@ static void block_n(const nt_copy_op *k, char *dst, size_t ldd, const char *src,
 }
 
 #if HAVE_SSE2
-// An 8 x 8 block of 8-byte elements, transposed in registers by 2 x 2 pairs: target columns
-// jj, jj+1 (rows ii, ii+1) from source columns ii, ii+1 (rows jj, jj+1). Every source line is
-// read once and every target line written once, whole: 0.54 of a streamed copy's speed here,
-// against 0.34 for one element at a time into a line buffer (one thread, 512 x 512 doubles, CPU
-// time, medians of 15 on a loaded machine). Doubles are scaled here; other 8-byte types only
-// move (k->move).
+// An 8 x 8 block of 8-byte elements, transposed in registers: target columns jj, jj+1 from
+// two elements of each of the 8 source columns, then each target column's line written by
+// consecutive stores. Every source line is read once and every target line written once,
+// whole and in one go: streamed lines written in 16-byte pieces alternating between two
+// columns ran at 0.24-0.33 of a streamed copy, whole in turn 0.47-0.53 (2 threads, 512 x 512
+// doubles, CPU time, medians of 5, load 3-4). Doubles are scaled here; other 8-byte types only
+// move (k->move). Multiply and add stay separate operations: the same rounding as combine_d().
 static void t8x8(const nt_copy_op *k, char *d, size_t ldd, const char *s, size_t lds,
                  bool stream)
 {
     __m128d al = _mm_set1_pd(k->ar), be = _mm_set1_pd(k->br);
-    for (int jj = 0; jj < 8; jj += 2)
+    for (int jj = 0; jj < 8; jj += 2) {
+        __m128d lo[4], hi[4];
         for (int ii = 0; ii < 8; ii += 2) {
             __m128d a = _mm_loadu_pd((const double *)(const void *)(s + jj * 8 + ii * lds));
             __m128d b = _mm_loadu_pd((const double *)(const void *)(s + jj * 8 + (ii + 1) * lds));
-            __m128d lo = _mm_unpacklo_pd(a, b), hi = _mm_unpackhi_pd(a, b);
-            double *p = (double *)(void *)(d + jj * ldd + ii * 8);
-            double *q = (double *)(void *)(d + (jj + 1) * ldd + ii * 8);
-            if (!k->move) {
-                lo = _mm_mul_pd(al, lo);
-                hi = _mm_mul_pd(al, hi);
+            lo[ii / 2] = _mm_unpacklo_pd(a, b);
+            hi[ii / 2] = _mm_unpackhi_pd(a, b);
+        }
+        double *p = (double *)(void *)(d + jj * ldd);
+        double *q = (double *)(void *)(d + (jj + 1) * ldd);
+        if (!k->move)
+            for (int x = 0; x < 4; x++) {
+                lo[x] = _mm_mul_pd(al, lo[x]);
+                hi[x] = _mm_mul_pd(al, hi[x]);
                 if (!k->beta0) {
-                    lo = _mm_add_pd(lo, _mm_mul_pd(be, _mm_loadu_pd(p)));
-                    hi = _mm_add_pd(hi, _mm_mul_pd(be, _mm_loadu_pd(q)));
+                    lo[x] = _mm_add_pd(lo[x], _mm_mul_pd(be, _mm_loadu_pd(p + 2 * x)));
+                    hi[x] = _mm_add_pd(hi[x], _mm_mul_pd(be, _mm_loadu_pd(q + 2 * x)));
+                }
+            }
+        for (int x = 0; x < 4; x++)
+            if (stream)
+                _mm_stream_pd(p + 2 * x, lo[x]);
+            else
+                _mm_storeu_pd(p + 2 * x, lo[x]);
+        for (int x = 0; x < 4; x++)
+            if (stream)
+                _mm_stream_pd(q + 2 * x, hi[x]);
+            else
+                _mm_storeu_pd(q + 2 * x, hi[x]);
+    }
+}
+#endif
+
+#if HAVE_AVX2
+// The same with AVX2 (k->avx2): four 4 x 4 transposes in 256-bit registers, each target line
+// two consecutive 32-byte stores. 0.78-0.86 of a streamed copy against t8x8()'s 0.47-0.53 in
+// the same runs (see t8x8()). No FMA: the rounding stays combine_d()'s.
+__attribute__((target("avx2"))) static inline void t4x4_avx2(const char *s, size_t lds, __m256d *o)
+{
+    __m256d a = _mm256_loadu_pd((const double *)(const void *)s);
+    __m256d b = _mm256_loadu_pd((const double *)(const void *)(s + lds));
+    __m256d c = _mm256_loadu_pd((const double *)(const void *)(s + 2 * lds));
+    __m256d e = _mm256_loadu_pd((const double *)(const void *)(s + 3 * lds));
+    __m256d t0 = _mm256_unpacklo_pd(a, b), t1 = _mm256_unpackhi_pd(a, b);
+    __m256d t2 = _mm256_unpacklo_pd(c, e), t3 = _mm256_unpackhi_pd(c, e);
+    o[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
+    o[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
+    o[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
+    o[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+}
+
+__attribute__((target("avx2"))) static inline void
+t8x8_avx2(const nt_copy_op *k, char *d, size_t ldd, const char *s, size_t lds, bool stream)
+{
+    __m256d al = _mm256_set1_pd(k->ar), be = _mm256_set1_pd(k->br);
+    for (int h = 0; h < 2; h++) { // target columns 4h .. 4h + 3: source rows 4h .. 4h + 3
+        __m256d lo[4], hi[4];     // their rows 0..3 and 4..7: source columns 0..3 and 4..7
+        t4x4_avx2(s + 32 * h, lds, lo);
+        t4x4_avx2(s + 32 * h + 4 * lds, lds, hi);
+        for (int c = 0; c < 4; c++) {
+            double *p = (double *)(void *)(d + (size_t)(4 * h + c) * ldd);
+            __m256d x = lo[c], y = hi[c];
+            if (!k->move) {
+                x = _mm256_mul_pd(al, x);
+                y = _mm256_mul_pd(al, y);
+                if (!k->beta0) {
+                    x = _mm256_add_pd(x, _mm256_mul_pd(be, _mm256_loadu_pd(p)));
+                    y = _mm256_add_pd(y, _mm256_mul_pd(be, _mm256_loadu_pd(p + 4)));
                 }
             }
             if (stream) {
-                _mm_stream_pd(p, lo);
-                _mm_stream_pd(q, hi);
+                _mm256_stream_pd(p, x);
+                _mm256_stream_pd(p + 4, y);
             } else {
-                _mm_storeu_pd(p, lo);
-                _mm_storeu_pd(q, hi);
+                _mm256_storeu_pd(p, x);
+                _mm256_storeu_pd(p + 4, y);
             }
         }
+    }
 }
 #endif
 
@@ -303,9 +378,16 @@ static void row_block_t(const nt_copy_op *k, char *dst, size_t ldd, const char *
     size_t es = k->es;
 #if HAVE_SSE2
     if (i1 - i0 == 8 && w == 8 && fast8(k, x0, y0, j, i0)) {
-        t8x8(k, dst + (size_t)j * ldd + (size_t)i0 * es, ldd,
-             src + (size_t)i0 * lds + (size_t)j * es, lds,
-             lines && ((uintptr_t)(dst + (size_t)i0 * es) & (LINE - 1)) == 0);
+        char *d = dst + (size_t)j * ldd + (size_t)i0 * es;
+        const char *s = src + (size_t)i0 * lds + (size_t)j * es;
+        bool st = lines && ((uintptr_t)(dst + (size_t)i0 * es) & (LINE - 1)) == 0;
+#if HAVE_AVX2
+        if (k->avx2) {
+            t8x8_avx2(k, d, ldd, s, lds, st);
+            return;
+        }
+#endif
+        t8x8(k, d, ldd, s, lds, st);
         return;
     }
 #else
@@ -336,12 +418,86 @@ static void prefetch_next(const char *dst, size_t ldd, int64_t s0, int64_t s1, i
 #endif
 }
 
+// The source of the next stripe, asked for in address order a few lines per step of the
+// current one: its columns are short sequential runs (one target line of each source column a
+// step) that the prefetchers pick up late, and in address order the lines come from one DRAM
+// page after another. Measured with t8x8_avx2() (2 threads, 512 x 512 doubles, CPU time
+// against a streamed copy, medians of 5, load 3-4): 0.66 without, 0.78 with.
+typedef struct src_ahead {
+    const char *src;    // the block's source
+    size_t lds;         // its column stride, bytes
+    uintptr_t cur, end; // lines left in column i: [cur, end]
+    int64_t i, i1;      // columns left: [i, i1)
+    size_t bytes;       // bytes per source column
+    int64_t quota;      // lines per step
+} src_ahead;
+
+static void src_ahead_column(src_ahead *p)
+{
+    uintptr_t a = (uintptr_t)(p->src + (size_t)p->i * p->lds);
+    p->cur = a & ~(uintptr_t)(LINE - 1);
+    p->end = a + p->bytes - 1;
+}
+
+// Source columns [i0, i1) over `steps` steps.
+static void src_ahead_start(src_ahead *p, const char *src, size_t lds, size_t bytes, int64_t i0,
+                            int64_t i1, int64_t steps)
+{
+    *p = (src_ahead){.src = src, .lds = lds, .i = i0, .i1 = i1, .bytes = bytes};
+    int64_t lines = (i1 - i0) * (int64_t)((bytes + 2 * LINE - 2) / LINE);
+    p->quota = steps > 0 ? (lines + steps - 1) / steps : lines;
+    if (p->i < p->i1)
+        src_ahead_column(p);
+}
+
+static void src_ahead_step(src_ahead *p)
+{
+#if HAVE_SSE2
+    for (int64_t q = 0; q < p->quota && p->i < p->i1; q++) {
+        _mm_prefetch((const char *)p->cur, _MM_HINT_T0);
+        p->cur += LINE;
+        if (p->cur > p->end && ++p->i < p->i1)
+            src_ahead_column(p);
+    }
+#else
+    (void)p;
+#endif
+}
+
 // op T or C: stripes of STRIPE target row blocks of one line each (aligned on column 0's
 // lines), walked 8 target columns at a time: each target column gets STRIPE consecutive lines
-// and each source column one line per step. Measured (bench/micro-style, one thread, 512 x 512
-// doubles, CPU time against a streamed copy, loaded machine, medians of 15): stripes of one
-// line 0.54, of four 0.65, of eight 0.54.
-#define STRIPE 4
+// and each source column one line per step. Measured with t8x8() (bench/micro-style, one
+// thread, 512 x 512 doubles, CPU time against a streamed copy, loaded machine, medians of 15):
+// stripes of one line 0.54, of four 0.65, of eight 0.54; with t8x8_avx2() and src_ahead (2
+// threads, medians of 5): stripes of two lines 0.78-0.86, of four 0.62-0.70: the source of a
+// stripe (16 columns of 4 KiB) then stays in the first-level cache.
+#ifndef STRIPE
+#define STRIPE 2
+#endif
+
+#if HAVE_AVX2
+// A stripe of whole 8 x 8 blocks (rows [s0, s0 + 8 * nb), every column of it in the op's
+// block): block_t()'s walk over columns [0, cols8) in one loop, without row_block_t()'s
+// checks per block: 0.68-0.73 of a streamed copy through row_block_t(), 0.77-0.83 in one loop
+// (2 threads, same runs as above).
+__attribute__((target("avx2"))) static void
+stripe_avx2(const nt_copy_op *k, char *dst, size_t ldd, const char *src, size_t lds, int64_t s0,
+            int nb, int64_t cols8, int64_t cols, bool lines, src_ahead *ahead)
+{
+    size_t es = k->es;
+    for (int64_t j = 0; j < cols8; j += 8) {
+        if (!k->beta0)
+            prefetch_next(dst, ldd, s0, s0 + 8 * nb, j + 8, cols, es);
+        src_ahead_step(ahead);
+        for (int b = 0; b < nb; b++) {
+            int64_t i0 = s0 + 8 * b;
+            char *d = dst + (size_t)j * ldd + (size_t)i0 * es;
+            bool st = lines && ((uintptr_t)(dst + (size_t)i0 * es) & (LINE - 1)) == 0;
+            t8x8_avx2(k, d, ldd, src + (size_t)i0 * lds + (size_t)j * es, lds, st);
+        }
+    }
+}
+#endif
 static void block_t(const nt_copy_op *k, char *dst, size_t ldd, const char *src, size_t lds,
                     int64_t rows, int64_t cols, int64_t x0, int64_t y0, bool stream)
 {
@@ -349,14 +505,30 @@ static void block_t(const nt_copy_op *k, char *dst, size_t ldd, const char *src,
     // Streamed 8 x 8 blocks need every column's line aligned, as column 0's is.
     bool lines = stream && ldd % LINE == 0;
     alignas(LINE) char t[LINE]; // elements of more than a line take block_t_wide()
+    src_ahead ahead;
     for (int64_t s0 = 0, s1; s0 < rows; s0 = s1) {
         s1 = s0;
         for (int b = 0; b < STRIPE && s1 < rows; b++)
             s1 = row_block_end(s1, head, per, rows);
-        for (int64_t j = 0; j < cols; j += 8) {
+        int64_t s2 = s1;
+        for (int b = 0; b < STRIPE && s2 < rows; b++)
+            s2 = row_block_end(s2, head, per, rows);
+        src_ahead_start(&ahead, src, lds, (size_t)cols * k->es, s1, s2, (cols + 7) / 8);
+        int64_t j0 = 0;
+#if HAVE_AVX2
+        // Whole blocks of 8 rows (and the stripe's start one of them) in a 8-byte type the
+        // register path takes, no trapezoid: the AVX2 loop over the whole 8-column groups.
+        if (k->avx2 && k->uplo == NT_UPLO_ALL && (s1 - s0) % 8 == 0 &&
+            (s0 > 0 || head == 0) && fast8(k, x0, y0, 0, s0)) {
+            j0 = cols - cols % 8;
+            stripe_avx2(k, dst, ldd, src, lds, s0, (int)((s1 - s0) / 8), j0, cols, lines, &ahead);
+        }
+#endif
+        for (int64_t j = j0; j < cols; j += 8) {
             int64_t w = cols - j < 8 ? cols - j : 8;
             if (!k->beta0)
                 prefetch_next(dst, ldd, s0, s1, j + 8, cols, k->es);
+            src_ahead_step(&ahead);
             for (int64_t i0 = s0, i1; i0 < s1; i0 = i1) {
                 i1 = row_block_end(i0, head, per, rows);
                 row_block_t(k, dst, ldd, src, lds, i0, i1, j, w, x0, y0, stream, lines, t);
