@@ -296,9 +296,85 @@ static void t8x8(const nt_copy_op *k, char *d, size_t ldd, const char *s, size_t
 #endif
 
 #if HAVE_AVX2
-// The same with AVX2 (k->avx2): four 4 x 4 transposes in 256-bit registers, each target line
-// two consecutive 32-byte stores. 0.78-0.86 of a streamed copy against t8x8()'s 0.47-0.53 in
-// the same runs (see t8x8()). No FMA: the rounding stays combine_d()'s.
+// The scalars of the AVX2 kernels, broadcast once per block: alpha and beta's real and
+// imaginary parts, and the sign mask of conjugation (imaginary parts negated).
+typedef struct vscal {
+    __m256d ar, ai, br, bi, conj;
+} vscal;
+
+__attribute__((target("avx2"))) static inline vscal vscal_of(const nt_copy_op *k)
+{
+    vscal v;
+    if (k->dtype == NT_DTYPE_C) {
+        v.ar = _mm256_castps_pd(_mm256_set1_ps((float)k->ar));
+        v.ai = _mm256_castps_pd(_mm256_set1_ps((float)k->ai));
+        v.br = _mm256_castps_pd(_mm256_set1_ps((float)k->br));
+        v.bi = _mm256_castps_pd(_mm256_set1_ps((float)k->bi));
+        v.conj = _mm256_castps_pd(_mm256_setr_ps(0.0f, -0.0f, 0.0f, -0.0f, 0.0f, -0.0f, 0.0f,
+                                                 -0.0f));
+    } else {
+        v.ar = _mm256_set1_pd(k->ar);
+        v.ai = _mm256_set1_pd(k->ai);
+        v.br = _mm256_set1_pd(k->br);
+        v.bi = _mm256_set1_pd(k->bi);
+        v.conj = _mm256_setr_pd(0.0, -0.0, 0.0, -0.0);
+    }
+    if (!k->conj)
+        v.conj = _mm256_setzero_pd();
+    return v;
+}
+
+// 32 bytes of a target line: x (from A, transposed) combined with B's p as combine_*() does,
+// in the same order of operations (no FMA), so that every path rounds alike. Complex products
+// as (ar*xr - ai*xi, ar*xi + ai*xr): one product by the real parts, one by the imaginary parts
+// of the swapped pairs, joined by addsub.
+__attribute__((target("avx2"))) static inline __m256d vop(const nt_copy_op *k, const vscal *v,
+                                                          __m256d x, const double *p)
+{
+    if (k->move)
+        return x;
+    if (k->dtype == NT_DTYPE_D) {
+        x = _mm256_mul_pd(v->ar, x);
+        return k->beta0 ? x : _mm256_add_pd(x, _mm256_mul_pd(v->br, _mm256_loadu_pd(p)));
+    }
+    if (k->dtype == NT_DTYPE_Z) {
+        x = _mm256_xor_pd(x, v->conj);
+        x = _mm256_addsub_pd(_mm256_mul_pd(v->ar, x),
+                             _mm256_mul_pd(v->ai, _mm256_permute_pd(x, 0x5)));
+        if (k->beta0)
+            return x;
+        __m256d b = _mm256_loadu_pd(p);
+        return _mm256_add_pd(x, _mm256_addsub_pd(_mm256_mul_pd(v->br, b),
+                                                 _mm256_mul_pd(v->bi, _mm256_permute_pd(b, 0x5))));
+    }
+    __m256 y = _mm256_castpd_ps(_mm256_xor_pd(x, v->conj)); // NT_DTYPE_C
+    __m256 ar = _mm256_castpd_ps(v->ar), ai = _mm256_castpd_ps(v->ai);
+    y = _mm256_addsub_ps(_mm256_mul_ps(ar, y), _mm256_mul_ps(ai, _mm256_permute_ps(y, 0xB1)));
+    if (!k->beta0) {
+        __m256 b = _mm256_loadu_ps((const float *)(const void *)p);
+        __m256 br = _mm256_castpd_ps(v->br), bi = _mm256_castpd_ps(v->bi);
+        y = _mm256_add_ps(y, _mm256_addsub_ps(_mm256_mul_ps(br, b),
+                                              _mm256_mul_ps(bi, _mm256_permute_ps(b, 0xB1))));
+    }
+    return _mm256_castps_pd(y);
+}
+
+// A whole target line (d, 32-byte halves x and y): streamed or stored.
+__attribute__((target("avx2"))) static inline void vline(double *d, __m256d x, __m256d y,
+                                                         bool stream)
+{
+    if (stream) {
+        _mm256_stream_pd(d, x);
+        _mm256_stream_pd(d + 4, y);
+    } else {
+        _mm256_storeu_pd(d, x);
+        _mm256_storeu_pd(d + 4, y);
+    }
+}
+
+// The same as t8x8() with AVX2 (k->avx2), for d and c (and any 8-byte move): four 4 x 4
+// transposes in 256-bit registers, each target line two consecutive 32-byte stores. 0.68-0.73
+// of a streamed copy against t8x8()'s 0.39-0.63 in the same runs (see t8x8()).
 __attribute__((target("avx2"))) static inline void t4x4_avx2(const char *s, size_t lds, __m256d *o)
 {
     __m256d a = _mm256_loadu_pd((const double *)(const void *)s);
@@ -316,46 +392,55 @@ __attribute__((target("avx2"))) static inline void t4x4_avx2(const char *s, size
 __attribute__((target("avx2"))) static inline void
 t8x8_avx2(const nt_copy_op *k, char *d, size_t ldd, const char *s, size_t lds, bool stream)
 {
-    __m256d al = _mm256_set1_pd(k->ar), be = _mm256_set1_pd(k->br);
+    vscal v = vscal_of(k);
     for (int h = 0; h < 2; h++) { // target columns 4h .. 4h + 3: source rows 4h .. 4h + 3
         __m256d lo[4], hi[4];     // their rows 0..3 and 4..7: source columns 0..3 and 4..7
         t4x4_avx2(s + 32 * h, lds, lo);
         t4x4_avx2(s + 32 * h + 4 * lds, lds, hi);
         for (int c = 0; c < 4; c++) {
             double *p = (double *)(void *)(d + (size_t)(4 * h + c) * ldd);
-            __m256d x = lo[c], y = hi[c];
-            if (!k->move) {
-                x = _mm256_mul_pd(al, x);
-                y = _mm256_mul_pd(al, y);
-                if (!k->beta0) {
-                    x = _mm256_add_pd(x, _mm256_mul_pd(be, _mm256_loadu_pd(p)));
-                    y = _mm256_add_pd(y, _mm256_mul_pd(be, _mm256_loadu_pd(p + 4)));
-                }
-            }
-            if (stream) {
-                _mm256_stream_pd(p, x);
-                _mm256_stream_pd(p + 4, y);
-            } else {
-                _mm256_storeu_pd(p, x);
-                _mm256_storeu_pd(p + 4, y);
-            }
+            vline(p, vop(k, &v, lo[c], p), vop(k, &v, hi[c], p + 4), stream);
         }
+    }
+}
+
+// A 4 x 8 block of 16-byte elements (z, or any 16-byte move): target columns 0..7 of one
+// target line (4 elements) from 4 source columns, each element one 128-bit half.
+__attribute__((target("avx2"))) static inline void
+t4x8z_avx2(const nt_copy_op *k, char *d, size_t ldd, const char *s, size_t lds, bool stream)
+{
+    vscal v = vscal_of(k);
+    for (int c = 0; c < 8; c++) { // target column c: source row c of source columns 0..3
+        const char *q = s + 16 * c;
+        __m256d x = _mm256_insertf128_pd(
+            _mm256_castpd128_pd256(_mm_loadu_pd((const double *)(const void *)q)),
+            _mm_loadu_pd((const double *)(const void *)(q + lds)), 1);
+        __m256d y = _mm256_insertf128_pd(
+            _mm256_castpd128_pd256(_mm_loadu_pd((const double *)(const void *)(q + 2 * lds))),
+            _mm_loadu_pd((const double *)(const void *)(q + 3 * lds)), 1);
+        double *p = (double *)(void *)(d + (size_t)c * ldd);
+        vline(p, vop(k, &v, x, p), vop(k, &v, y, p + 4), stream);
     }
 }
 #endif
 
-// Whether block columns [j, j + 8) of the row block [i0, i0 + 8) can take t8x8(): 8-byte
-// elements that only move or are doubles scaled by a real alpha, alpha != 0 (which must not
-// read A), and the whole 8 x 8 inside the trapezoid.
+// Whether block columns [j, j + 8) of the row block [i0, i0 + per) (one target line) can take
+// a register transpose: t8x8() for 8-byte elements that only move or are doubles scaled by a
+// real alpha; with AVX2 (k->avx2) also c, and z or 16-byte moves (t4x8z_avx2()); alpha != 0
+// (which must not read A), and the whole block inside the trapezoid.
 static bool fast8(const nt_copy_op *k, int64_t x0, int64_t y0, int64_t j, int64_t i0)
 {
-    if (!HAVE_SSE2 || k->es != 8 || (!k->move && (k->dtype != NT_DTYPE_D || k->alpha0)))
+    if (!HAVE_SSE2 || (k->es != 8 && !(k->es == 16 && k->avx2)))
+        return false;
+    if (!k->move && (k->alpha0 || !(k->dtype == NT_DTYPE_D || (k->avx2 && (k->dtype == NT_DTYPE_C ||
+                                                                         k->dtype == NT_DTYPE_Z)))))
         return false;
     if (k->uplo == NT_UPLO_ALL)
         return true;
+    int64_t per = LINE / (int64_t)k->es;
     for (int64_t c = j; c < j + 8; c++) {
         int64_t a, b;
-        if (!col_rows(k, x0, y0, c, i0, i0 + 8, &a, &b) || a != i0 || b != i0 + 8)
+        if (!col_rows(k, x0, y0, c, i0, i0 + per, &a, &b) || a != i0 || b != i0 + per)
             return false;
     }
     return true;
@@ -377,11 +462,15 @@ static void row_block_t(const nt_copy_op *k, char *dst, size_t ldd, const char *
 {
     size_t es = k->es;
 #if HAVE_SSE2
-    if (i1 - i0 == 8 && w == 8 && fast8(k, x0, y0, j, i0)) {
+    if ((i1 - i0) * (int64_t)es == LINE && w == 8 && fast8(k, x0, y0, j, i0)) {
         char *d = dst + (size_t)j * ldd + (size_t)i0 * es;
         const char *s = src + (size_t)i0 * lds + (size_t)j * es;
         bool st = lines && ((uintptr_t)(dst + (size_t)i0 * es) & (LINE - 1)) == 0;
 #if HAVE_AVX2
+        if (k->avx2 && es == 16) {
+            t4x8z_avx2(k, d, ldd, s, lds, st);
+            return;
+        }
         if (k->avx2) {
             t8x8_avx2(k, d, ldd, s, lds, st);
             return;
@@ -476,24 +565,29 @@ static void src_ahead_step(src_ahead *p)
 #endif
 
 #if HAVE_AVX2
-// A stripe of whole 8 x 8 blocks (rows [s0, s0 + 8 * nb), every column of it in the op's
-// block): block_t()'s walk over columns [0, cols8) in one loop, without row_block_t()'s
-// checks per block: 0.68-0.73 of a streamed copy through row_block_t(), 0.77-0.83 in one loop
-// (2 threads, same runs as above).
+// A stripe of nb whole register blocks of one target line each (rows [s0, s0 + nb lines),
+// every column of it in the op's block): block_t()'s walk over columns [0, cols8) in one loop,
+// without row_block_t()'s checks per block (8.4-8.7 GB/s against 7.6-7.7 through
+// row_block_t(), 2 threads, same runs as above).
 __attribute__((target("avx2"))) static void
 stripe_avx2(const nt_copy_op *k, char *dst, size_t ldd, const char *src, size_t lds, int64_t s0,
             int nb, int64_t cols8, int64_t cols, bool lines, src_ahead *ahead)
 {
     size_t es = k->es;
+    int64_t per = LINE / (int64_t)es;
     for (int64_t j = 0; j < cols8; j += 8) {
         if (!k->beta0)
-            prefetch_next(dst, ldd, s0, s0 + 8 * nb, j + 8, cols, es);
+            prefetch_next(dst, ldd, s0, s0 + per * nb, j + 8, cols, es);
         src_ahead_step(ahead);
         for (int b = 0; b < nb; b++) {
-            int64_t i0 = s0 + 8 * b;
+            int64_t i0 = s0 + per * b;
             char *d = dst + (size_t)j * ldd + (size_t)i0 * es;
+            const char *s = src + (size_t)i0 * lds + (size_t)j * es;
             bool st = lines && ((uintptr_t)(dst + (size_t)i0 * es) & (LINE - 1)) == 0;
-            t8x8_avx2(k, d, ldd, src + (size_t)i0 * lds + (size_t)j * es, lds, st);
+            if (es == 16)
+                t4x8z_avx2(k, d, ldd, s, lds, st);
+            else
+                t8x8_avx2(k, d, ldd, s, lds, st);
         }
     }
 }
@@ -516,12 +610,13 @@ static void block_t(const nt_copy_op *k, char *dst, size_t ldd, const char *src,
         src_ahead_start(&ahead, src, lds, (size_t)cols * k->es, s1, s2, (cols + 7) / 8);
         int64_t j0 = 0;
 #if HAVE_AVX2
-        // Whole blocks of 8 rows (and the stripe's start one of them) in a 8-byte type the
-        // register path takes, no trapezoid: the AVX2 loop over the whole 8-column groups.
-        if (k->avx2 && k->uplo == NT_UPLO_ALL && (s1 - s0) % 8 == 0 &&
+        // Whole lines (and the stripe's start one of them) of a type the AVX2 register path
+        // takes, no trapezoid: the AVX2 loop over the whole 8-column groups.
+        if (k->avx2 && k->uplo == NT_UPLO_ALL && (s1 - s0) % per == 0 &&
             (s0 > 0 || head == 0) && fast8(k, x0, y0, 0, s0)) {
             j0 = cols - cols % 8;
-            stripe_avx2(k, dst, ldd, src, lds, s0, (int)((s1 - s0) / 8), j0, cols, lines, &ahead);
+            stripe_avx2(k, dst, ldd, src, lds, s0, (int)((s1 - s0) / per), j0, cols, lines,
+                        &ahead);
         }
 #endif
         for (int64_t j = j0; j < cols; j += 8) {
