@@ -6,7 +6,11 @@
 // written with one streaming store when it is a whole line and beta = 0 (the target is then
 // never read, and streaming spares the read for ownership of its lines), else with ordinary
 // stores. Transposed blocks are walked by target row blocks of one line, so every target line
-// is written once, whole, and every source line is read once.
+// is written once, whole, and every source line is read once; where the type allows, a block
+// of one target line by 8 target columns is transposed in registers (SSE2 for d, AVX2 for every
+// type when the cpu has it) and each of its lines written whole by consecutive stores: a line
+// streamed in pieces interleaved with other lines' pieces costs about as much as its read for
+// ownership would.
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -255,8 +259,8 @@ static void block_n(const nt_copy_op *k, char *dst, size_t ldd, const char *src,
 // two elements of each of the 8 source columns, then each target column's line written by
 // consecutive stores. Every source line is read once and every target line written once,
 // whole and in one go: streamed lines written in 16-byte pieces alternating between two
-// columns ran at 0.24-0.33 of a streamed copy, whole in turn 0.47-0.53 (2 threads, 512 x 512
-// doubles, CPU time, medians of 5, load 3-4). Doubles are scaled here; other 8-byte types only
+// columns ran at 0.42-0.43 of a streamed copy, whole in turn 0.47-0.53 (stripes of two lines,
+// 2 threads, 512 x 512 doubles, CPU time, medians of 5, load 3-4). Doubles are scaled here; other 8-byte types only
 // move (k->move). Multiply and add stay separate operations: the same rounding as combine_d().
 static void t8x8(const nt_copy_op *k, char *d, size_t ldd, const char *s, size_t lds,
                  bool stream)
@@ -305,7 +309,7 @@ typedef struct vscal {
 __attribute__((target("avx2"))) static inline vscal vscal_of(const nt_copy_op *k)
 {
     vscal v;
-    if (k->dtype == NT_DTYPE_C) {
+    if (k->dtype == NT_DTYPE_C || k->dtype == NT_DTYPE_S) {
         v.ar = _mm256_castps_pd(_mm256_set1_ps((float)k->ar));
         v.ai = _mm256_castps_pd(_mm256_set1_ps((float)k->ai));
         v.br = _mm256_castps_pd(_mm256_set1_ps((float)k->br));
@@ -346,6 +350,13 @@ __attribute__((target("avx2"))) static inline __m256d vop(const nt_copy_op *k, c
         __m256d b = _mm256_loadu_pd(p);
         return _mm256_add_pd(x, _mm256_addsub_pd(_mm256_mul_pd(v->br, b),
                                                  _mm256_mul_pd(v->bi, _mm256_permute_pd(b, 0x5))));
+    }
+    if (k->dtype == NT_DTYPE_S) {
+        __m256 y = _mm256_mul_ps(_mm256_castpd_ps(v->ar), _mm256_castpd_ps(x));
+        if (!k->beta0)
+            y = _mm256_add_ps(y, _mm256_mul_ps(_mm256_castpd_ps(v->br),
+                                               _mm256_loadu_ps((const float *)(const void *)p)));
+        return _mm256_castps_pd(y);
     }
     __m256 y = _mm256_castpd_ps(_mm256_xor_pd(x, v->conj)); // NT_DTYPE_C
     __m256 ar = _mm256_castpd_ps(v->ar), ai = _mm256_castpd_ps(v->ai);
@@ -404,6 +415,44 @@ t8x8_avx2(const nt_copy_op *k, char *d, size_t ldd, const char *s, size_t lds, b
     }
 }
 
+// 8 x 8 4-byte elements: o[c] is row c of the 8 source columns at s (8 elements each).
+__attribute__((target("avx2"))) static inline void t8x8s_avx2(const char *s, size_t lds,
+                                                              __m256d *o)
+{
+    __m256 r[8], t[8], u[8];
+    for (int q = 0; q < 8; q++)
+        r[q] = _mm256_loadu_ps((const float *)(const void *)(s + (size_t)q * lds));
+    for (int q = 0; q < 8; q += 2) {
+        t[q] = _mm256_unpacklo_ps(r[q], r[q + 1]);
+        t[q + 1] = _mm256_unpackhi_ps(r[q], r[q + 1]);
+    }
+    for (int q = 0; q < 8; q += 4) { // u[q..q+3]: rows 0, 1, 2, 3 (and 4..7) of columns q..q+3
+        u[q] = _mm256_shuffle_ps(t[q], t[q + 2], 0x44);
+        u[q + 1] = _mm256_shuffle_ps(t[q], t[q + 2], 0xEE);
+        u[q + 2] = _mm256_shuffle_ps(t[q + 1], t[q + 3], 0x44);
+        u[q + 3] = _mm256_shuffle_ps(t[q + 1], t[q + 3], 0xEE);
+    }
+    for (int c = 0; c < 4; c++) {
+        o[c] = _mm256_castps_pd(_mm256_permute2f128_ps(u[c], u[c + 4], 0x20));
+        o[c + 4] = _mm256_castps_pd(_mm256_permute2f128_ps(u[c], u[c + 4], 0x31));
+    }
+}
+
+// A 16 x 8 block of 4-byte elements (s, or any 4-byte move): target columns 0..7 of one
+// target line (16 elements) from 16 source columns, as two 8 x 8 transposes.
+__attribute__((target("avx2"))) static inline void
+t16x8s_avx2(const nt_copy_op *k, char *d, size_t ldd, const char *s, size_t lds, bool stream)
+{
+    vscal v = vscal_of(k);
+    __m256d lo[8], hi[8]; // target rows 0..7 and 8..15: source columns 0..7 and 8..15
+    t8x8s_avx2(s, lds, lo);
+    t8x8s_avx2(s + 8 * lds, lds, hi);
+    for (int c = 0; c < 8; c++) {
+        double *p = (double *)(void *)(d + (size_t)c * ldd);
+        vline(p, vop(k, &v, lo[c], p), vop(k, &v, hi[c], p + 4), stream);
+    }
+}
+
 // A 4 x 8 block of 16-byte elements (z, or any 16-byte move): target columns 0..7 of one
 // target line (4 elements) from 4 source columns, each element one 128-bit half.
 __attribute__((target("avx2"))) static inline void
@@ -426,14 +475,15 @@ t4x8z_avx2(const nt_copy_op *k, char *d, size_t ldd, const char *s, size_t lds, 
 
 // Whether block columns [j, j + 8) of the row block [i0, i0 + per) (one target line) can take
 // a register transpose: t8x8() for 8-byte elements that only move or are doubles scaled by a
-// real alpha; with AVX2 (k->avx2) also c, and z or 16-byte moves (t4x8z_avx2()); alpha != 0
+// real alpha; with AVX2 (k->avx2) every type: c, s or 4-byte moves (t16x8s_avx2()), z or 16-byte
+// moves (t4x8z_avx2()); alpha != 0
 // (which must not read A), and the whole block inside the trapezoid.
 static bool fast8(const nt_copy_op *k, int64_t x0, int64_t y0, int64_t j, int64_t i0)
 {
-    if (!HAVE_SSE2 || (k->es != 8 && !(k->es == 16 && k->avx2)))
+    if (!HAVE_SSE2 || (k->es != 8 && !((k->es == 16 || k->es == 4) && k->avx2)))
         return false;
-    if (!k->move && (k->alpha0 || !(k->dtype == NT_DTYPE_D || (k->avx2 && (k->dtype == NT_DTYPE_C ||
-                                                                         k->dtype == NT_DTYPE_Z)))))
+    if (!k->move &&
+        (k->alpha0 || !(k->dtype == NT_DTYPE_D || (k->avx2 && k->dtype != NT_DTYPE_NONE))))
         return false;
     if (k->uplo == NT_UPLO_ALL)
         return true;
@@ -469,6 +519,10 @@ static void row_block_t(const nt_copy_op *k, char *dst, size_t ldd, const char *
 #if HAVE_AVX2
         if (k->avx2 && es == 16) {
             t4x8z_avx2(k, d, ldd, s, lds, st);
+            return;
+        }
+        if (k->avx2 && es == 4) {
+            t16x8s_avx2(k, d, ldd, s, lds, st);
             return;
         }
         if (k->avx2) {
@@ -510,8 +564,9 @@ static void prefetch_next(const char *dst, size_t ldd, int64_t s0, int64_t s1, i
 // The source of the next stripe, asked for in address order a few lines per step of the
 // current one: its columns are short sequential runs (one target line of each source column a
 // step) that the prefetchers pick up late, and in address order the lines come from one DRAM
-// page after another. Measured with t8x8_avx2() (2 threads, 512 x 512 doubles, CPU time
-// against a streamed copy, medians of 5, load 3-4): 0.66 without, 0.78 with.
+// page after another. Measured on a stand-alone copy of this loop with t8x8_avx2() (2
+// threads, 512 x 512 doubles, CPU time against a streamed copy, medians of 5, load 3-4): 0.66
+// without, 0.78 with.
 typedef struct src_ahead {
     const char *src;    // the block's source
     size_t lds;         // its column stride, bytes
@@ -553,16 +608,18 @@ static void src_ahead_step(src_ahead *p)
 #endif
 }
 
-// op T or C: stripes of STRIPE target row blocks of one line each (aligned on column 0's
-// lines), walked 8 target columns at a time: each target column gets STRIPE consecutive lines
-// and each source column one line per step. Measured with t8x8() (bench/micro-style, one
+// op T or C: stripes of stripe_lines() target row blocks of one line each (aligned on column
+// 0's lines), walked 8 target columns at a time: each target column gets that many consecutive
+// lines and each source column one line per step. Measured with t8x8() (bench/micro-style, one
 // thread, 512 x 512 doubles, CPU time against a streamed copy, loaded machine, medians of 15):
-// stripes of one line 0.54, of four 0.65, of eight 0.54; with t8x8_avx2() and src_ahead (2
-// threads, medians of 5): stripes of two lines 0.78-0.86, of four 0.62-0.70: the source of a
-// stripe (16 columns of 4 KiB) then stays in the first-level cache.
-#ifndef STRIPE
-#define STRIPE 2
-#endif
+// stripes of one line 0.54, of four 0.65, of eight 0.54. With the AVX2 blocks and src_ahead
+// (2 threads, medians of 5, load 3-6): d 0.61-0.71 with two lines, 0.54-0.60 with four; z
+// 0.77-0.83 with two, 0.69 with four, 0.70-0.72 with one; s 0.55-0.57 with two, 0.63-0.64
+// with one line (16 source columns a stripe, as two lines of d).
+static int stripe_lines(size_t es)
+{
+    return es == 4 ? 1 : 2;
+}
 
 #if HAVE_AVX2
 // A stripe of nb whole register blocks of one target line each (rows [s0, s0 + nb lines),
@@ -586,6 +643,8 @@ stripe_avx2(const nt_copy_op *k, char *dst, size_t ldd, const char *src, size_t 
             bool st = lines && ((uintptr_t)(dst + (size_t)i0 * es) & (LINE - 1)) == 0;
             if (es == 16)
                 t4x8z_avx2(k, d, ldd, s, lds, st);
+            else if (es == 4)
+                t16x8s_avx2(k, d, ldd, s, lds, st);
             else
                 t8x8_avx2(k, d, ldd, s, lds, st);
         }
@@ -600,12 +659,13 @@ static void block_t(const nt_copy_op *k, char *dst, size_t ldd, const char *src,
     bool lines = stream && ldd % LINE == 0;
     alignas(LINE) char t[LINE]; // elements of more than a line take block_t_wide()
     src_ahead ahead;
+    int stripe = stripe_lines(k->es);
     for (int64_t s0 = 0, s1; s0 < rows; s0 = s1) {
         s1 = s0;
-        for (int b = 0; b < STRIPE && s1 < rows; b++)
+        for (int b = 0; b < stripe && s1 < rows; b++)
             s1 = row_block_end(s1, head, per, rows);
         int64_t s2 = s1;
-        for (int b = 0; b < STRIPE && s2 < rows; b++)
+        for (int b = 0; b < stripe && s2 < rows; b++)
             s2 = row_block_end(s2, head, per, rows);
         src_ahead_start(&ahead, src, lds, (size_t)cols * k->es, s1, s2, (cols + 7) / 8);
         int64_t j0 = 0;

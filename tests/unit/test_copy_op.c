@@ -261,27 +261,29 @@ Test(copy_op, transposed_singles_match_the_oracle_bit_for_bit)
 }
 
 // The benchmark's geometry: whole 512 x 512 tiles on whole lines, streamed (beta = 0, B of
-// NaN) and read (beta = 0.5), doubles with alpha 2 and complex doubles conjugated, on both
-// instruction sets; also a 512 x 512 block at an odd offset and leading dimensions.
+// NaN) and read (beta = 0.5), real types with alpha 2 and complex ones conjugated with a
+// complex alpha, on both instruction sets; also a 512 x 512 block at an odd offset and leading
+// dimensions.
 Test(copy_op, tiles_of_512_match_the_oracle_bit_for_bit)
 {
+    static const nt_dtype types[] = {NT_DTYPE_D, NT_DTYPE_Z, NT_DTYPE_S, NT_DTYPE_C};
     nt_rng g = {512};
     for (int isa = -1; isa <= 0; isa++) {
         nt_copy_op_test_isa(isa);
-        for (int z = 0; z < 2; z++)
+        for (int z = 0; z < 4; z++)
             for (int beta = 0; beta < 2; beta++)
                 for (int odd = 0; odd < 2; odd++) {
-                    kcase c = {.t = z ? NT_DTYPE_Z : NT_DTYPE_D, .op = NT_PLAN_OP_INIT,
-                               .rows = 512, .cols = 512, .ldd = odd ? 515 : 512,
-                               .lds = odd ? 517 : 512, .off = odd ? 3 : 0, .m = 512, .n = 512,
-                               .stream = true, .nan = !beta};
-                    c.op.op = z ? NT_OP_C : NT_OP_T;
+                    bool cplx = types[z] == NT_DTYPE_Z || types[z] == NT_DTYPE_C;
+                    kcase c = {.t = types[z], .op = NT_PLAN_OP_INIT, .rows = 512, .cols = 512,
+                               .ldd = odd ? 515 : 512, .lds = odd ? 517 : 512, .off = odd ? 3 : 0,
+                               .m = 512, .n = 512, .stream = true, .nan = !beta};
+                    c.op.op = cplx ? NT_OP_C : NT_OP_T;
                     c.op.alpha_re = 2;
-                    c.op.alpha_im = z ? 0.5 : 0;
+                    c.op.alpha_im = cplx ? 0.5 : 0;
                     c.op.beta_re = beta ? 0.5 : 0;
                     int64_t bad = run_kernel_case(&g, &c);
                     cr_assert_eq(bad, 0, "isa %d %s beta %d odd %d: %lld wrong", isa,
-                                 z ? "z" : "d", beta, odd, (long long)bad);
+                                 nt_dtype_name(types[z]), beta, odd, (long long)bad);
                 }
     }
     nt_copy_op_test_isa(-1);
