@@ -61,13 +61,16 @@ static nt_status measure(const nt_topo_t *t, const nt_matrix_shape_t *sh, const 
     return st;
 }
 
-// QR size, tile size and repetitions: 256, 32, 3 (the test suite), or nt.advise=N:NB:REPS on
+// QR size, tile size and repetitions: 256, 32, 1 (the test suite), or nt.advise=N:NB:REPS on
 // the kernel command line (NT_ADVISE; a longer measurement, REPS odd, at most MAX_REPS).
 enum { MAX_REPS = 15, REDIST_X = 4 };
 static int64_t qr_n = 256, qr_nb = 32;
 // Moves measured redist_x times as often as the factorisation: REDIST_X in the measurement
 // mode, 1 in the test suite (whose time in the flat4 guest is close to run.sh's timeout).
-static int reps = 3, redist_x = 1;
+// The test suite asserts only what holds anywhere (every candidate runs) and its timings are
+// not read: one repetition of two placements (a chunk and a random one; 161 s of flat4's 224 s
+// went here with three repetitions of six, 2026-12-02), all six in the measurement mode.
+static int reps = 1, redist_x = 1;
 
 static void read_sizes(void)
 {
@@ -272,7 +275,8 @@ int main(void)
     static pool pl;
     const char *specs[] = {"chunk:%d:1", "random:2", "chunk:%d:3", "random:4", "chunk:%d:5",
                            "random:6"};
-    for (int s = 0; s < (int)(sizeof specs / sizeof *specs); s++) {
+    int nspecs = redist_x == 1 ? 2 : (int)(sizeof specs / sizeof *specs);
+    for (int s = 0; s < nspecs; s++) {
         char spec[32];
         snprintf(spec, sizeof spec, specs[s], D);
         advise_one(t, p, spec, &within, &runs, &pl);

@@ -43,8 +43,12 @@ for g in /bin/guest_*; do
     name=${g#/bin/guest_}
     # nt.only=NAME runs one program (a measurement, not the test suite).
     [ -n "$NT_ONLY" ] && [ "$name" != "$NT_ONLY" ] && continue
+    read -r t0 _ </proc/uptime
     { "$g"; echo "$?" >/tmp/rc; } 2>&1 | tee /tmp/out
     rc=$(cat /tmp/rc)
+    read -r t1 _ </proc/uptime
+    # Where a shape's minutes go (make test's time budget).
+    echo "guest: $name took $((${t1%.*} - ${t0%.*})) s"
     sum=$(grep "^guest: $name tests=" /tmp/out | tail -n 1)
     if [ -z "$sum" ]; then
         echo "guest: $name crashed (exit status $rc, no summary line)"
