@@ -38,6 +38,15 @@ static void free_runs(runs *r)
     free(r->len);
 }
 
+// Two runs or more, all equal and equally spaced (a vector describes them).
+static bool runs_regular(const runs *r)
+{
+    bool regular = r->n > 1;
+    for (int64_t i = 1; i < r->n && regular; i++)
+        regular = r->len[i] == r->len[0] && r->off[i] - r->off[i - 1] == r->off[1] - r->off[0];
+    return regular;
+}
+
 // Runs of elements of `unit` bytes' extent: one block, a vector when the runs are equal and
 // equally spaced, else an indexed list. MPI_SUCCESS or an error code.
 static int runs_type(const runs *r, MPI_Aint unit, MPI_Datatype elem, MPI_Datatype *out)
@@ -47,9 +56,7 @@ static int runs_type(const runs *r, MPI_Aint unit, MPI_Datatype elem, MPI_Dataty
     for (int64_t i = 0; i < r->n; i++)
         if (r->len[i] > INT_MAX)
             return MPI_ERR_COUNT;
-    bool regular = r->n > 1;
-    for (int64_t i = 1; i < r->n && regular; i++)
-        regular = r->len[i] == r->len[0] && r->off[i] - r->off[i - 1] == r->off[1] - r->off[0];
+    bool regular = runs_regular(r);
     MPI_Datatype t;
     int rc;
     if (r->n == 1 || regular) {
@@ -128,9 +135,7 @@ int64_t nt_mpi_run_bytes(const nt_mpi_pieces *p, bool src, size_t es, bool *regu
     *regular = false;
     if (make_runs(p, src, &r) && r.n > 0) {
         avg = p->sum * (int64_t)es / r.n;
-        *regular = true;
-        for (int64_t i = 1; i < r.n && *regular; i++)
-            *regular = r.len[i] == r.len[0] && r.off[i] - r.off[i - 1] == r.off[1] - r.off[0];
+        *regular = r.n == 1 || runs_regular(&r);
     }
     free_runs(&r);
     return avg;
