@@ -267,6 +267,26 @@ static int settle_row(ssp *S, int i, int64_t di)
     return found >= 0 ? found : f;
 }
 
+// Start loading what the heap's top will need when popped next: the row settled behind a
+// matched column, or a row's waiting entries. A settled row's first entries are a cache miss
+// (random rows of a large array) that otherwise stalls the search; this overlaps it with the
+// node being processed.
+static void prefetch_top(const ssp *S)
+{
+    if (S->nh == 0)
+        return;
+    int v = S->heap[0], i = v > S->null ? v - S->null - 1 : v < S->null ? S->y[v] : -1;
+    if (i < 0)
+        return;
+    int64_t e = v > S->null ? S->cur[i] : S->n->start[i];
+    if (v > S->null || S->sorted[i]) {
+        __builtin_prefetch(&S->ent[e]);
+    } else {
+        __builtin_prefetch(&S->n->count[e]);
+        __builtin_prefetch(&S->n->col[e]);
+    }
+}
+
 // Route row s: Dijkstra to the nearest sink, new potentials, then the augmentation.
 static void route(ssp *S, int s)
 {
@@ -280,6 +300,7 @@ static void route(ssp *S, int s)
     while (sink < 0) {
         int u = heap_pop(S); // null is always in the heap, so the heap is never empty here
         S->state[u] = 2;
+        prefetch_top(S);
         if (u > S->null) // a row's waiting entries: the next ones at this bound
             sink = scan_row(S, u - S->null - 1, S->d[u]);
         else if (is_sink(S, u))
@@ -555,7 +576,7 @@ static nt_status ssp_init(ssp *S, const nt_sparse_counts_t *n)
 // only for the rows a search settles).
 static nt_status ssp_alloc_ent(ssp *S)
 {
-    S->ent = malloc((size_t)(S->n->nnz ? S->n->nnz : 1) * sizeof *S->ent);
+    S->ent = nt_sparse_alloc((size_t)S->n->nnz * sizeof *S->ent);
     if (!S->ent)
         return nt_fail(NT_ENOMEM, "sparse match: cannot allocate %lld sorted entries",
                        (long long)S->n->nnz);

@@ -113,4 +113,8 @@ nt_status nt_sparse_from_triples(const char *who, const char *what, int p_rows, 
                                  int64_t n, const int *row, const int *col, const int64_t *w,
                                  nt_sparse_counts_t *out);
 
+// A large array (bytes >= 8 MiB) in transparent huge pages where the kernel grants them, else
+// malloc(); release it with free() (sparse_mem.c). NULL when out of memory.
+void *nt_sparse_alloc(size_t bytes);
+
 #endif

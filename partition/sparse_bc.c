@@ -154,8 +154,8 @@ static nt_status product(const nt_sparse_counts_t *R, const nt_sparse_counts_t *
                        "than %lld entries", (long long)R->nnz, (long long)C->nnz,
                        (long long)NT_SPARSE_MAX_NNZ);
     m.start = calloc((size_t)p_ini + 1, sizeof *m.start);
-    m.col = malloc((size_t)(nnz ? nnz : 1) * sizeof *m.col);
-    m.count = malloc((size_t)(nnz ? nnz : 1) * sizeof *m.count);
+    m.col = nt_sparse_alloc((size_t)nnz * sizeof *m.col);
+    m.count = nt_sparse_alloc((size_t)nnz * sizeof *m.count);
     if (!m.start || !m.col || !m.count) {
         nt_sparse_counts_free(&m);
         return nt_fail(NT_ENOMEM, "sparse counts: cannot allocate %lld entries", (long long)nnz);
