@@ -326,6 +326,40 @@ Test(match_sparse, products_with_ties_against_dense)
     }
 }
 
+// Products of factors with ties, as above, but with rows of 33-400 entries: the solver keeps
+// only each row's 32 best entries at first and copies the rest when a search reads past them
+// (grow()), so these rows take that path; the factors' values are few (ties everywhere) or
+// spread.
+Test(match_sparse, long_rows_against_dense)
+{
+    nt_rng r = {4096};
+    for (int it = 0; it < 240 / SCALE; it++) {
+        int p = 2 + (int)nt_rng_below(&r, 12), q = 2 + (int)nt_rng_below(&r, 12);
+        int p2 = 3 + (int)nt_rng_below(&r, 18), q2 = 3 + (int)nt_rng_below(&r, 18);
+        int pi = p * q, pt = p2 * q2, mx = pi > pt ? pi : pt;
+        int pd = nt_rng_below(&r, 4) ? 0 : mx + (int)nt_rng_below(&r, 5);
+        uint64_t vals = it % 2 ? 2 + nt_rng_below(&r, 3) : 1000;
+        int64_t *rf = calloc((size_t)p * p2, sizeof *rf), *sf = calloc((size_t)q * q2, sizeof *sf);
+        for (int x = 0; x < p * p2; x++)
+            rf[x] = nt_rng_below(&r, 4) ? (int64_t)nt_rng_below(&r, vals) + 1 : 0;
+        for (int x = 0; x < q * q2; x++)
+            sf[x] = nt_rng_below(&r, 4) ? (int64_t)nt_rng_below(&r, vals) + 1 : 0;
+        int64_t *n = calloc((size_t)pi * pt, sizeof *n);
+        for (int a = 0; a < p; a++)
+            for (int b = 0; b < q; b++)
+                for (int c = 0; c < p2; c++)
+                    for (int d = 0; d < q2; d++)
+                        n[(a * q + b) * pt + c * q2 + d] = rf[a * p2 + c] * sf[b * q2 + d];
+        char what[96];
+        snprintf(what, sizeof what, "long rows %d (%dx%d -> %dx%d on %d)", it, p, q, p2, q2,
+                 pd);
+        check_both(n, pi, pt, pd, it % 7 == 0, what);
+        free(n);
+        free(rf);
+        free(sf);
+    }
+}
+
 // Degenerate shapes: every count equal, one row or column, one column everyone prefers (level 0
 // matches one row of all), the same transposed, two columns tied for everyone, a permutation
 // with all other counts one less.
