@@ -69,7 +69,8 @@ nt_status nt_mpi_steps_make(const nt_mpi_pieces *rows, int nr, bool by_target,
             first[v[i].list] = i;
         contig = contig && (i == 0 || v[i].d == v[i - 1].d + v[i - 1].len);
     }
-    *out = (nt_mpi_steps){v, n, elems, nr, first, contig};
+    *out = (nt_mpi_steps){v, n, elems, nr, first, contig, NULL, 0};
+    nt_mpi_steps_group(out);
     return NT_OK;
 }
 
@@ -77,6 +78,7 @@ void nt_mpi_steps_free(nt_mpi_steps *s)
 {
     free(s->v);
     free(s->first);
+    free(s->g);
     *s = (nt_mpi_steps){0};
 }
 
@@ -165,6 +167,12 @@ static bool use_lines(const nt_mpi_steps *st, size_t es, bool lines, bool *avx51
 {
     *avx512 = nt_lines_avx512();
     int64_t min_run = *avx512 ? NT_LINES_RUN_AVX512 : NT_LINES_RUN;
+    // Short regular steps go faster as groups (docs/benchmarks.md), unless the line writers
+    // are forced on (tests of them).
+    const char *e = getenv("NT_MPI_LINES");
+    bool forced = e && *e && strcmp(e, "0") != 0;
+    if (st->g && st->elems < NT_MPI_GROUP_RUN * st->n && !forced)
+        return false;
     return lines && es == 8 && st->n > 0 && st->elems >= min_run * st->n;
 }
 
@@ -187,6 +195,10 @@ void nt_mpi_pack_group(const nt_mpi_steps *st, const nt_mpi_pieces *cp, const ch
             const char *scol = a + (size_t)(sj * lda) * es;
             if (w) {
                 pack_col(st, w, scol, c, avx512);
+                continue;
+            }
+            if (st->g) {
+                nt_mpi_groups_pack(st, scol, c, es);
                 continue;
             }
             for (int64_t e = 0; e < n; e++)
@@ -218,6 +230,10 @@ void nt_mpi_unpack_group(const nt_mpi_steps *st, const nt_mpi_pieces *cp, const 
             const char *scol = a ? a + (size_t)(sj * lda) * es : NULL;
             if (ln) {
                 unpack_col(st, dcol, scol, c, avx512);
+                continue;
+            }
+            if (st->g) {
+                nt_mpi_groups_unpack(st, dcol, scol, c, es);
                 continue;
             }
             for (int64_t e = 0; e < n; e++) {

@@ -32,8 +32,10 @@
  * communicator is collective in one more way (MPI_Comm_dup) and later calls fault no pages in.
  * When the call's bytes that go through a node's memory cannot stay in its caches (32 MiB or
  * more) and elements are 8 bytes, messages and target columns are written in whole 64-byte
- * lines with streaming stores (a target line is then not read before it is written); the
- * environment variable NT_MPI_LINES set to 1 or 0 forces this on or off (tests, measurements).
+ * lines with streaming stores (a target line is then not read before it is written), except
+ * short pieces at a fixed spacing (blocks under 32 elements), copied by strided loops; the
+ * environment variable NT_MPI_LINES set to 1 or 0 forces the lines on (those pieces too) or
+ * off (tests, measurements).
  *
  * Transactional: the target is not written before every rank has received everything; an
  * agreement (MPI_Allreduce of the statuses) ends the exchange, so every rank returns the same
