@@ -135,9 +135,9 @@ typedef struct nt_mpi_steps {
 // NT_MPI_GROUP_MIN steps on average: they pay for the short steps of small blocks, where a copy
 // loop per step costs more than the copy. No memory: st stays without groups.
 // Groups are also preferred to line writers while the steps average fewer than
-// NT_MPI_GROUP_RUN elements (measured: 1.2-3x faster for blocks of 4-16 doubles, about even at
-// 32, slower from 64 on).
-enum { NT_MPI_GROUP_MIN = 4, NT_MPI_GROUP_RUN = 32 };
+// NT_MPI_GROUP_RUN elements (measured on 4 ranks, 2x2 -> 4x1: 1.2-3x faster for blocks of
+// 1-16 doubles, 1.1-1.2x at 32, 0.86-0.96x at 64).
+enum { NT_MPI_GROUP_MIN = 4, NT_MPI_GROUP_RUN = 64 };
 void nt_mpi_steps_group(nt_mpi_steps *st);
 
 // Column c of st's groups: pack (b NULL: into the messages, from A's column scol) or unpack

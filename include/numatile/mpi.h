@@ -33,7 +33,7 @@
  * When the call's bytes that go through a node's memory cannot stay in its caches (32 MiB or
  * more) and elements are 8 bytes, messages and target columns are written in whole 64-byte
  * lines with streaming stores (a target line is then not read before it is written), except
- * short pieces at a fixed spacing (blocks under 32 elements), copied by strided loops; the
+ * short pieces at a fixed spacing (blocks under 64 elements), copied by strided loops; the
  * environment variable NT_MPI_LINES set to 1 or 0 forces the lines on (those pieces too) or
  * off (tests, measurements).
  *
