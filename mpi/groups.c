@@ -2,7 +2,8 @@
 // layout gives one-element pieces that alternate between messages) copied by one loop per group
 // with the piece's size known to the compiler, instead of a loop per piece that reloads the
 // step and dispatches on its length. Within a column the groups of different lists are copied
-// one after the other: the column is read (pack) or written (unpack) once per list, from cache.
+// one after the other: the column is read (pack) or written (unpack) once per list, from cache
+// while it is small enough (NT_MPI_GROUP_COLUMN; with one list, once in all).
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,37 +37,43 @@ static void add(nt_mpi_group *g, const nt_mpi_step *e)
     g->count++;
 }
 
-void nt_mpi_steps_group(nt_mpi_steps *st)
+// Whether grouping can pay: a column read or written once per message stays in cache only
+// while it is small (one message: read once anyway).
+static bool worth(const nt_mpi_steps *st, size_t es)
+{
+    int lists = 0;
+    for (int k = 0; k < st->nl; k++)
+        lists += st->first[k] >= 0;
+    return st->n >= NT_MPI_GROUP_MIN &&
+           (lists == 1 || st->elems * (int64_t)es <= NT_MPI_GROUP_COLUMN);
+}
+
+void nt_mpi_steps_group(nt_mpi_steps *st, size_t es)
 {
     st->g = NULL;
     st->ng = 0;
-    if (st->n < NT_MPI_GROUP_MIN)
+    if (!worth(st, es))
         return;
-    // The steps of each list in st's order: one pass per list over st (few lists: the
-    // process rows of one grid).
+    // One pass in st's order, each list's open group in open[list]; given up as soon as the
+    // groups cannot average NT_MPI_GROUP_MIN steps.
     nt_mpi_group *g = malloc((size_t)st->n * sizeof *g);
-    if (!g)
-        return;
+    int64_t *open = malloc((size_t)st->nl * sizeof *open);
     int64_t ng = 0;
-    for (int k = 0; k < st->nl; k++) {
-        if (st->first[k] < 0)
+    bool ok = g && open;
+    for (int k = 0; ok && k < st->nl; k++)
+        open[k] = -1;
+    for (int64_t e = 0; ok && e < st->n && ng * NT_MPI_GROUP_MIN <= st->n; e++) {
+        const nt_mpi_step *v = &st->v[e];
+        int64_t o = open[v->list];
+        if (o >= 0 && extends(&g[o], v)) {
+            add(&g[o], v);
             continue;
-        int64_t open = -1;
-        for (int64_t e = st->first[k]; e < st->n; e++) {
-            const nt_mpi_step *v = &st->v[e];
-            if (v->list != k)
-                continue;
-            if (open >= 0 && extends(&g[open], v)) {
-                add(&g[open], v);
-                continue;
-            }
-            open = ng++;
-            start(&g[open], v);
         }
-        if (ng * NT_MPI_GROUP_MIN > st->n)
-            break;
+        open[v->list] = ng;
+        start(&g[ng++], v);
     }
-    if (ng * NT_MPI_GROUP_MIN > st->n) {
+    free(open);
+    if (!ok || ng * NT_MPI_GROUP_MIN > st->n) {
         free(g);
         return;
     }

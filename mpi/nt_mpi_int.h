@@ -130,18 +130,20 @@ typedef struct nt_mpi_steps {
     int64_t ng;
 } nt_mpi_steps;
 
-// Group the steps of st (nt_mpi_steps_make): per list, in st's order, runs of steps with equal
-// lengths and equal spacing. Kept (st->g) only when the groups hold at least
-// NT_MPI_GROUP_MIN steps on average: they pay for the short steps of small blocks, where a copy
-// loop per step costs more than the copy. No memory: st stays without groups.
+// Group the steps of st (nt_mpi_steps_make, elements of es bytes): per list, in st's order,
+// runs of steps with equal lengths and equal spacing. Kept (st->g) only when the groups hold
+// at least NT_MPI_GROUP_MIN steps on average: they pay for the short steps of small blocks,
+// where a copy loop per step costs more than the copy; and, with several messages, only while
+// a column's part (elems * es bytes) stays within NT_MPI_GROUP_COLUMN, as the groups read or
+// write it once per message. No memory: st stays without groups.
 // Groups are also preferred to line writers while the steps average fewer than
 // NT_MPI_GROUP_RUN elements (measured on 4 ranks, 2x2 -> 4x1: 1.2-3x faster for blocks of
 // 1-16 doubles, 1.1-1.2x at 32, 0.86-0.96x at 64).
-enum { NT_MPI_GROUP_MIN = 4, NT_MPI_GROUP_RUN = 64 };
-void nt_mpi_steps_group(nt_mpi_steps *st);
+enum { NT_MPI_GROUP_MIN = 4, NT_MPI_GROUP_RUN = 64, NT_MPI_GROUP_COLUMN = 256 << 10 };
+void nt_mpi_steps_group(nt_mpi_steps *st, size_t es);
 
-// Column c of st's groups: pack (b NULL: into the messages, from A's column scol) or unpack
-// (into B's column dcol, from the messages or scol).
+// Column c of st's groups: nt_mpi_groups_pack copies from A's column scol into the messages,
+// nt_mpi_groups_unpack into B's column dcol from the messages (or scol, A's own part).
 void nt_mpi_groups_pack(const nt_mpi_steps *st, const char *scol, int64_t c, size_t es);
 void nt_mpi_groups_unpack(const nt_mpi_steps *st, char *dcol, const char *scol, int64_t c,
                           size_t es);

@@ -70,7 +70,7 @@ nt_status nt_mpi_steps_make(const nt_mpi_pieces *rows, int nr, bool by_target,
         contig = contig && (i == 0 || v[i].d == v[i - 1].d + v[i - 1].len);
     }
     *out = (nt_mpi_steps){v, n, elems, nr, first, contig, NULL, 0};
-    nt_mpi_steps_group(out);
+    nt_mpi_steps_group(out, es);
     return NT_OK;
 }
 
@@ -84,12 +84,17 @@ void nt_mpi_steps_free(nt_mpi_steps *s)
 
 typedef nt_mpi_cursor cursor;
 
-bool nt_mpi_lines_wanted(int64_t bytes)
+// NT_MPI_LINES: 1 (forced on), 0 (off) or -1 (unset).
+static int lines_env(void)
 {
     const char *e = getenv("NT_MPI_LINES");
-    if (e && *e)
-        return strcmp(e, "0") != 0;
-    return bytes >= NT_MPI_LINES_MIN;
+    return e && *e ? strcmp(e, "0") != 0 : -1;
+}
+
+bool nt_mpi_lines_wanted(int64_t bytes)
+{
+    int f = lines_env();
+    return f >= 0 ? f : bytes >= NT_MPI_LINES_MIN;
 }
 
 // Line writers (nt_lines.h) turn the pieces written in order into streaming stores of whole
@@ -169,9 +174,7 @@ static bool use_lines(const nt_mpi_steps *st, size_t es, bool lines, bool *avx51
     int64_t min_run = *avx512 ? NT_LINES_RUN_AVX512 : NT_LINES_RUN;
     // Short regular steps go faster as groups (docs/benchmarks.md), unless the line writers
     // are forced on (tests of them).
-    const char *e = getenv("NT_MPI_LINES");
-    bool forced = e && *e && strcmp(e, "0") != 0;
-    if (st->g && st->elems < NT_MPI_GROUP_RUN * st->n && !forced)
+    if (st->g && st->elems < NT_MPI_GROUP_RUN * st->n && lines_env() != 1)
         return false;
     return lines && es == 8 && st->n > 0 && st->elems >= min_run * st->n;
 }
