@@ -126,12 +126,14 @@ typedef struct nt_mpi_steps {
     int nl;         // lists (nr)
     int64_t *first; // [nl]: the first step of each list, -1 when it has none
     bool contig;    // by_target: each step's target rows follow the previous step's
-    nt_mpi_group *g; // the steps as groups, or NULL when they hold too few steps each
+    nt_mpi_group *g; // the steps as groups (nt_mpi_steps_group), or NULL
     int64_t ng;
 } nt_mpi_steps;
 
-// Group the steps of st (nt_mpi_steps_make, elements of es bytes): per list, in st's order,
-// runs of steps with equal lengths and equal spacing. Kept (st->g) only when the groups hold
+// Group the steps of st (nt_mpi_steps_make, elements of es bytes) for nt_mpi_pack_group and
+// nt_mpi_unpack_group, which read the groups (the op walks read the steps alone, so their
+// callers leave them ungrouped): per list, in st's order, runs of steps with equal lengths and
+// equal spacing. Kept (st->g) only when the groups hold
 // at least NT_MPI_GROUP_MIN steps on average: they pay for the short steps of small blocks,
 // where a copy loop per step costs more than the copy; and, with several messages, only while
 // a column's part (elems * es bytes) stays within NT_MPI_GROUP_COLUMN, as the groups read or

@@ -402,8 +402,10 @@ static nt_status pack_all(run *r, const void *a, int64_t lda, bool send, nt_mpi_
         else if (ps.n > 0 && r->op && r->op->band)
             nt_mpi_pack_group_band(&ps, &r->src.cols[tc], a, lda, r->es, r->threads, &r->clip,
                                    tc, r->lines);
-        else if (ps.n > 0)
+        else if (ps.n > 0) {
+            nt_mpi_steps_group(&ps, r->es);
             nt_mpi_pack_group(&ps, &r->src.cols[tc], a, lda, r->es, r->threads, r->lines);
+        }
         nt_mpi_steps_free(&ps);
         for (int i = 0; i < r->nout && !s; i++) {
             const msg *m = &r->out[i];
@@ -687,16 +689,23 @@ static nt_status prepare(run *r, int64_t rows, int64_t cols, const void *a, int6
 // Write B's local columns [d0, d1) from every received message and from this rank's own part
 // of A, the columns of one process column of A together (nt_mpi_unpack_group: each column of
 // B written once, in row order).
+// Whether process column sc of A unpacks as the copy does (nt_mpi_unpack_group): without an
+// op, or a plain transposition's group without this rank's own part of A (its messages are
+// packed in B's order).
+static bool unpacks_as_copy(const run *r, int sc)
+{
+    if (!r->op)
+        return true;
+    bool plain = r->op->trans && !r->op->scale && !r->op->conj && !r->op->band;
+    return plain && !(r->a.cell >= 0 && r->a.pcol == sc);
+}
+
 static void unpack_cols(const run *r, const void *a, int64_t lda, void *b, int64_t ldb,
                         int64_t d0, int64_t d1, int threads)
 {
     bool tr = r->op && r->op->trans;
-    // A plain transposition's messages are packed in B's order: a group without this rank's
-    // own part of A unpacks as the copy does (line writers included).
-    bool plain = tr && !r->op->scale && !r->op->conj && !r->op->band;
     for (int sc = 0; sc < r->a.g->npcol; sc++) {
-        bool own = r->a.cell >= 0 && r->a.pcol == sc;
-        if (r->dst.cols[sc].sum > 0 && r->op && !(plain && !own))
+        if (r->dst.cols[sc].sum > 0 && !unpacks_as_copy(r, sc))
             nt_mpi_unpack_group_op(&r->usteps[sc], &r->dst.cols[sc], a, tr ? lda : 1,
                                    tr ? 1 : lda, b, ldb, r->es, d0, d1, threads, r->op,
                                    &r->clip, r->lines && ((uintptr_t)b & 7) == 0);
@@ -726,6 +735,8 @@ static nt_status unpack_steps(run *r)
         int local = r->a.cell >= 0 && r->a.pcol == sc ? r->a.prow : -1;
         s = nt_mpi_steps_make(r->dst.rows, r->dst.nr, true, r->utab + sc * ga->nprow, local,
                               r->es, &r->usteps[sc]);
+        if (!s && unpacks_as_copy(r, sc)) // the op walks read the steps one by one
+            nt_mpi_steps_group(&r->usteps[sc], r->es);
     }
     return s;
 }

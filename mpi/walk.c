@@ -70,7 +70,6 @@ nt_status nt_mpi_steps_make(const nt_mpi_pieces *rows, int nr, bool by_target,
         contig = contig && (i == 0 || v[i].d == v[i - 1].d + v[i - 1].len);
     }
     *out = (nt_mpi_steps){v, n, elems, nr, first, contig, NULL, 0};
-    nt_mpi_steps_group(out, es);
     return NT_OK;
 }
 
