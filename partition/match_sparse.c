@@ -216,6 +216,14 @@ static void copy_row(const ssp *S, int i, ent *a)
             a[m++] = (ent){n->count[e], n->col[e], 0};
 }
 
+// The keys of a[0..k-1] at the present column potentials (off = -pc, capped to 32 bits: the
+// key stays an upper bound of the entry's value).
+static void tighten(const ssp *S, ent *a, int64_t k)
+{
+    for (int64_t e = 0; e < k; e++)
+        a[e].off = -S->pc[a[e].col] < UINT32_MAX ? (uint32_t)-S->pc[a[e].col] : UINT32_MAX;
+}
+
 // Row i whole, at the end of ent: its sorted prefix first, then its other entries (the columns
 // not in the prefix, which holds each column at most once).
 static void grow(ssp *S, int i)
@@ -242,8 +250,7 @@ static void extend(ssp *S, int i)
         grow(S, i);
     ent *a = S->ent + S->base[i] + S->sl[i];
     int64_t k = S->len[i] - S->sl[i];
-    for (int64_t e = 0; e < k; e++)
-        a[e].off = -S->pc[a[e].col] < UINT32_MAX ? (uint32_t)-S->pc[a[e].col] : UINT32_MAX;
+    tighten(S, a, k);
     if (k > 2 * SORT_CHUNK) {
         select_top(a, k, SORT_CHUNK);
         k = SORT_CHUNK;
@@ -297,8 +304,7 @@ static void fill(ssp *S, int i)
     }
     ent *a = S->tmp;
     copy_row(S, i, a);
-    for (int64_t e = 0; e < m; e++)
-        a[e].off = -S->pc[a[e].col] < UINT32_MAX ? (uint32_t)-S->pc[a[e].col] : UINT32_MAX;
+    tighten(S, a, m);
     select_top(a, m, PREFIX);
     sort_desc(a, PREFIX);
     memcpy(S->ent + S->base[i], a, PREFIX * sizeof *a);
