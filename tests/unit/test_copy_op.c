@@ -16,20 +16,11 @@
 #include "lib/matrix/nt_copy.h"
 #include "lib/matrix/nt_copy_op.h"
 #include "nt_core.h"
+#include "trapezoid_util.h"
 
 static int64_t rnd(nt_rng *g, int64_t lo, int64_t hi)
 {
     return lo + (int64_t)nt_rng_below(g, (uint64_t)(hi - lo + 1));
-}
-
-// p?trmr2d's trapezoid of an m x n submatrix, from its definition (as in test_redist_op.c).
-static bool kept(nt_uplo uplo, bool unit, int64_t x, int64_t y, int64_t m, int64_t n)
-{
-    if (uplo == NT_UPLO_UPPER)
-        return x < (m > n ? m - n : 0) + y + (unit ? 0 : 1);
-    if (uplo == NT_UPLO_LOWER)
-        return x >= y - (n > m ? n - m : 0) + (unit ? 1 : 0);
-    return true;
 }
 
 // A value of one real part: uniform in [-1, 1), rounded to float for s and c.

@@ -297,6 +297,20 @@ Test(match_sparse, bad_layouts_named)
 // factors (values few, ties everywhere, row maxima shared by many columns), the source and target
 // grids of different shapes, sometimes more domains than either side; the warm starts (level 0
 // on either side, the auction) then leave the searches long plateaus of equal values.
+// The counts of a block-cyclic change from its two dimensions' factors: rows (a, b) of a p x q
+// grid, columns (c, d) of a p2 x q2 one, count rf[a][c] * sf[b][d] (calloc'd, the caller frees).
+static int64_t *product(const int64_t *rf, const int64_t *sf, int p, int q, int p2, int q2)
+{
+    int pt = p2 * q2;
+    int64_t *n = calloc((size_t)p * q * pt, sizeof *n);
+    for (int a = 0; a < p; a++)
+        for (int b = 0; b < q; b++)
+            for (int c = 0; c < p2; c++)
+                for (int d = 0; d < q2; d++)
+                    n[(a * q + b) * pt + c * q2 + d] = rf[a * p2 + c] * sf[b * q2 + d];
+    return n;
+}
+
 Test(match_sparse, products_with_ties_against_dense)
 {
     nt_rng r = {38};
@@ -311,12 +325,7 @@ Test(match_sparse, products_with_ties_against_dense)
             rf[x] = nt_rng_below(&r, 3) ? (int64_t)nt_rng_below(&r, vals + 1) : 0;
         for (int x = 0; x < q * q2; x++)
             sf[x] = nt_rng_below(&r, 3) ? (int64_t)nt_rng_below(&r, vals + 1) : 0;
-        int64_t *n = calloc((size_t)pi * pt, sizeof *n);
-        for (int a = 0; a < p; a++)
-            for (int b = 0; b < q; b++)
-                for (int c = 0; c < p2; c++)
-                    for (int d = 0; d < q2; d++)
-                        n[(a * q + b) * pt + c * q2 + d] = rf[a * p2 + c] * sf[b * q2 + d];
+        int64_t *n = product(rf, sf, p, q, p2, q2);
         char what[96];
         snprintf(what, sizeof what, "product %d (%dx%d -> %dx%d on %d)", it, p, q, p2, q2, pd);
         check_both(n, pi, pt, pd, it % 7 == 0, what);
@@ -344,12 +353,7 @@ Test(match_sparse, long_rows_against_dense)
             rf[x] = nt_rng_below(&r, 4) ? (int64_t)nt_rng_below(&r, vals) + 1 : 0;
         for (int x = 0; x < q * q2; x++)
             sf[x] = nt_rng_below(&r, 4) ? (int64_t)nt_rng_below(&r, vals) + 1 : 0;
-        int64_t *n = calloc((size_t)pi * pt, sizeof *n);
-        for (int a = 0; a < p; a++)
-            for (int b = 0; b < q; b++)
-                for (int c = 0; c < p2; c++)
-                    for (int d = 0; d < q2; d++)
-                        n[(a * q + b) * pt + c * q2 + d] = rf[a * p2 + c] * sf[b * q2 + d];
+        int64_t *n = product(rf, sf, p, q, p2, q2);
         char what[96];
         snprintf(what, sizeof what, "long rows %d (%dx%d -> %dx%d on %d)", it, p, q, p2, q2,
                  pd);

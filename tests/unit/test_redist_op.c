@@ -14,6 +14,7 @@
 #include "lib/matrix/nt_copy.h"
 #include "numatile.h"
 #include "nt_core.h"
+#include "trapezoid_util.h"
 
 #ifdef __SANITIZE_ADDRESS__
 #define NCASES 60
@@ -92,18 +93,6 @@ static void fill_fn(int64_t r, int64_t c, void *e, size_t es, void *arg)
     const fill *f = arg;
     (void)es;
     put(f->t, e, f->nan ? CMPLX(NAN, NAN) : val(f->t, f->seed, r, c));
-}
-
-// p?trmr2d's trapezoid of an m x n submatrix (REDIST/SRC/p?trmr2.c, insidemat): upper keeps
-// column y's rows up to max(m - n, 0) + y (diagonal included unless unit), lower from
-// y - max(n - m, 0) (plus one when unit).
-static bool kept(nt_uplo uplo, bool unit, int64_t x, int64_t y, int64_t m, int64_t n)
-{
-    if (uplo == NT_UPLO_UPPER)
-        return x < (m > n ? m - n : 0) + y + (unit ? 0 : 1);
-    if (uplo == NT_UPLO_LOWER)
-        return x >= y - (n > m ? n - m : 0) + (unit ? 1 : 0);
-    return true;
 }
 
 typedef struct op_case {
