@@ -246,6 +246,24 @@ static nt_status geom_rep(geom_run *x, int k, int gctx)
 
 // The row of geometry g: sums are the mismatches of pdgemr2d, nt_pgemr2d, the bytes crossing
 // ranks and staying, the mismatches of the Alltoallv, over every rank.
+// A window-off variant's fields NAME_seconds (median of t, which it sorts), _min, _max,
+// _speedup over pdgemr2d's median pd and _verify; returns the median.
+static double window_off(json_t *row, const char *name, double *t, int reps, double pd,
+                         bool ok)
+{
+    double med = tool_median(t, reps);
+    char key[32];
+    static const char *const field[] = {"seconds", "min", "max", "speedup"};
+    double val[] = {med, t[0], t[reps - 1], med > 0 ? pd / med : 0.0};
+    for (int f = 0; f < 4; f++) {
+        snprintf(key, sizeof key, "%s_%s", name, field[f]);
+        json_object_set_new(row, key, json_real(val[f]));
+    }
+    snprintf(key, sizeof key, "%s_verify", name);
+    json_object_set_new(row, key, json_boolean(ok));
+    return med;
+}
+
 static json_t *geom_row(const geom *g, int n, int reps, geom_run *x, const int64_t *sums)
 {
     const int *s = x->s;
@@ -265,17 +283,8 @@ static json_t *geom_row(const geom *g, int n, int reps, geom_run *x, const int64
     json_object_set_new(row, "alltoallv_min", json_real(x->tv[0]));
     json_object_set_new(row, "alltoallv_max", json_real(x->tv[reps - 1]));
     json_object_set_new(row, "alltoallv_verify", json_boolean(sums[4] == 0));
-    double p2p = tool_median(x->tw, reps), packed = tool_median(x->tk, reps);
-    json_object_set_new(row, "p2p_seconds", json_real(p2p));
-    json_object_set_new(row, "p2p_min", json_real(x->tw[0]));
-    json_object_set_new(row, "p2p_max", json_real(x->tw[reps - 1]));
-    json_object_set_new(row, "p2p_speedup", json_real(p2p > 0 ? pd / p2p : 0.0));
-    json_object_set_new(row, "p2p_verify", json_boolean(sums[5] == 0));
-    json_object_set_new(row, "packed_seconds", json_real(packed));
-    json_object_set_new(row, "packed_min", json_real(x->tk[0]));
-    json_object_set_new(row, "packed_max", json_real(x->tk[reps - 1]));
-    json_object_set_new(row, "packed_speedup", json_real(packed > 0 ? pd / packed : 0.0));
-    json_object_set_new(row, "packed_verify", json_boolean(sums[6] == 0));
+    double p2p = window_off(row, "p2p", x->tw, reps, pd, sums[5] == 0);
+    double packed = window_off(row, "packed", x->tk, reps, pd, sums[6] == 0);
     if (x->floor_ok) {
         double fl = tool_median(x->tf, reps);
         json_object_set_new(row, "floor_seconds", json_real(fl));
