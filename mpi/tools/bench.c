@@ -244,8 +244,6 @@ static nt_status geom_rep(geom_run *x, int k, int gctx)
     return st;
 }
 
-// The row of geometry g: sums are the mismatches of pdgemr2d, nt_pgemr2d, the bytes crossing
-// ranks and staying, the mismatches of the Alltoallv, over every rank.
 // A window-off variant's fields NAME_seconds (median of t, which it sorts), _min, _max,
 // _speedup over pdgemr2d's median pd and _verify; returns the median.
 static double window_off(json_t *row, const char *name, double *t, int reps, double pd,
@@ -264,6 +262,9 @@ static double window_off(json_t *row, const char *name, double *t, int reps, dou
     return med;
 }
 
+// The row of geometry g: sums are the mismatches of pdgemr2d, nt_pgemr2d, the bytes crossing
+// ranks and staying, the mismatches of the Alltoallv and of the two window-off variants, over
+// every rank.
 static json_t *geom_row(const geom *g, int n, int reps, geom_run *x, const int64_t *sums)
 {
     const int *s = x->s;
