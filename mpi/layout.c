@@ -1,5 +1,5 @@
-// Matrices of any tile map across ranks: their checks, the pieces one rank sends or receives,
-// and the relabelling over several transfers. A piece is the intersection of a source tile
+// Matrices of any tile map across ranks: the pieces one rank sends or receives, and the
+// relabelling over several transfers (their checks: layout_check.c). A piece is the intersection of a source tile
 // with a target tile inside the submatrix; each side finds its own pieces from its own tiles
 // and the other matrix's splits (binary search), so no rank builds a table of the other
 // ranks' pieces.
@@ -29,110 +29,6 @@ int64_t nt_lay_tile_of(const nt_lay_dim *d, int64_t x)
             hi = mid - 1;
     }
     return lo;
-}
-
-static nt_status bad(int k, const char *side, const char *what, int me)
-{
-    return nt_mpi_fail(NT_EINVAL, "nt_mpi_layout_redist: transfer %d: %s%s (rank %d)", k, side,
-                       what, me);
-}
-
-// One dimension: a split from 0 to n, non-decreasing, or a tile size matching the count.
-static nt_status check_dim(int k, const char *side, const nt_lay_dim *d, bool rows, int me)
-{
-    char w[160];
-    const char *sp = rows ? "row_split" : "col_split", *bs = rows ? "mb" : "nb";
-    if (d->n < 0 || d->count < 0) {
-        snprintf(w, sizeof w, "->%s = %" PRId64 ", ->%s = %" PRId64 ": must be >= 0",
-                 rows ? "m" : "n", d->n, rows ? "mt" : "nt", d->count);
-        return bad(k, side, w, me);
-    }
-    if (!d->split) {
-        int64_t want = d->b >= 1 ? d->n / d->b + (d->n % d->b != 0) : -1;
-        if (want == d->count)
-            return NT_OK;
-        snprintf(w, sizeof w, "->%s = %" PRId64 " with no %s: %s tile %s of %" PRId64 " (>= 1) "
-                 "for %" PRId64 " of them", bs, d->b, sp, rows ? "mt" : "nt",
-                 rows ? "rows" : "columns", d->n, d->count);
-        return bad(k, side, w, me);
-    }
-    bool ok = d->split[0] == 0 && d->split[d->count] == d->n;
-    for (int64_t t = 0; ok && t < d->count; t++)
-        ok = d->split[t] <= d->split[t + 1];
-    if (ok)
-        return NT_OK;
-    snprintf(w, sizeof w, "->%s: must go from 0 to %" PRId64 " without decreasing", sp, d->n);
-    return bad(k, side, w, me);
-}
-
-// Owners are ranks; this rank's tiles exist with a leading dimension that holds their rows.
-static nt_status check_tiles(int k, const char *side, const nt_mpi_layout_t *L, int me, int size,
-                             bool tiles)
-{
-    char w[160];
-    nt_lay_dim dr = nt_lay_dim_of(L, true);
-    int64_t own = 0;
-    for (int64_t t = 0; t < L->mt * L->nt; t++) {
-        if (L->owner[t] < 0 || L->owner[t] >= size) {
-            snprintf(w, sizeof w, "->owner[%" PRId64 "] = %d is not a rank of comm (%d ranks)",
-                     t, L->owner[t], size);
-            return bad(k, side, w, me);
-        }
-        if (L->owner[t] != me || !tiles)
-            continue;
-        int64_t rows = nt_lay_hi(&dr, t / L->nt) - nt_lay_lo(&dr, t / L->nt);
-        const nt_mpi_tile_t *x = L->tiles ? &L->tiles[own] : NULL;
-        if (!x || !x->ptr || x->ld < (rows > 1 ? rows : 1)) {
-            snprintf(w, sizeof w, "->tiles[%" PRId64 "] (tile %" PRId64 "): %s", own, t,
-                     !x ? "tiles is NULL" : !x->ptr ? "ptr is NULL" : "ld below the tile's rows");
-            return bad(k, side, w, me);
-        }
-        own++;
-    }
-    return NT_OK;
-}
-
-static nt_status check_layout(int k, const char *side, const nt_mpi_layout_t *L, int me,
-                              int size, bool tiles)
-{
-    if (!L)
-        return bad(k, side, " is NULL", me);
-    nt_lay_dim d[2] = {nt_lay_dim_of(L, true), nt_lay_dim_of(L, false)};
-    nt_status st;
-    if ((st = check_dim(k, side, &d[0], true, me)) || (st = check_dim(k, side, &d[1], false, me)))
-        return st;
-    if (L->mt > 0 && L->nt > INT64_MAX / L->mt)
-        return nt_mpi_fail(NT_ERANGE, "nt_mpi_layout_redist: transfer %d: %s->mt * nt overflows",
-                           k, side);
-    if (L->mt * L->nt > 0 && !L->owner)
-        return bad(k, side, "->owner is NULL", me);
-    return check_tiles(k, side, L, me, size, tiles);
-}
-
-nt_status nt_lay_check(int count, const nt_mpi_transfer_t *x, int me, int size, bool tiles)
-{
-    if (count < 0 || (count > 0 && !x))
-        return nt_mpi_fail(NT_EINVAL, "nt_mpi_layout_redist: count = %d%s (rank %d)", count,
-                           count < 0 ? " must be >= 0" : " with xfer NULL", me);
-    for (int k = 0; k < count; k++) {
-        const nt_mpi_transfer_t *t = &x[k];
-        nt_status st;
-        if ((st = check_layout(k, "a", t->a, me, size, tiles)) ||
-            (st = check_layout(k, "b", t->b, me, size, tiles)))
-            return st;
-        if (t->elem_size < 1)
-            return bad(k, "", "elem_size = 0", me);
-        if (t->rows < 0 || t->cols < 0 || t->ia < 0 || t->ja < 0 || t->ib < 0 || t->jb < 0 ||
-            t->ia > t->a->m - t->rows || t->ja > t->a->n - t->cols ||
-            t->ib > t->b->m - t->rows || t->jb > t->b->n - t->cols) {
-            char w[200];
-            snprintf(w, sizeof w, "submatrix %" PRId64 "x%" PRId64 " at (%" PRId64 ",%" PRId64
-                     ") -> (%" PRId64 ",%" PRId64 ") is negative or outside a or b", t->rows,
-                     t->cols, t->ia, t->ja, t->ib, t->jb);
-            return bad(k, "", w, me);
-        }
-    }
-    return NT_OK;
 }
 
 static nt_status add(nt_lay_pieces *p, const nt_lay_piece *x)
@@ -176,7 +72,7 @@ typedef struct walk {
     const nt_mpi_layout_t *L, *O;
     nt_lay_dim d[2], o[2];
     int64_t c[2], oc[2]; // submatrix corners in L and in O
-    int k;
+    int k, me, size;
     bool send;
 } walk;
 
@@ -202,7 +98,11 @@ static nt_status tile_pieces(const walk *w, int64_t i, int64_t j, const nt_mpi_t
             if (e >= f)
                 continue;
             int64_t mine = i * w->L->nt + j, theirs = oi * w->O->nt + oj;
-            nt_lay_piece p = {.peer = w->O->owner[theirs], .xfer = w->k,
+            int peer = w->O->owner[theirs];
+            if (peer < 0 || peer >= w->size) // unchecked when O gives an index
+                return nt_lay_bad_owner(w->k, w->send ? "b" : "a", theirs, peer, w->size,
+                                        w->me);
+            nt_lay_piece p = {.peer = peer, .xfer = w->k,
                               .src_tile = w->send ? mine : theirs,
                               .dst_tile = w->send ? theirs : mine, .rows = b - a,
                               .cols = f - e, .ld = tile->ld, .es = es,
@@ -217,18 +117,28 @@ static nt_status tile_pieces(const walk *w, int64_t i, int64_t j, const nt_mpi_t
     return NT_OK;
 }
 
-static nt_status transfer_pieces(const nt_mpi_transfer_t *x, int k, int me, bool send,
-                                 nt_lay_pieces *out)
+static nt_status transfer_pieces(const nt_mpi_transfer_t *x, int k, int me, int size,
+                                 bool send, nt_lay_pieces *out)
 {
     const nt_mpi_layout_t *L = send ? x->a : x->b, *O = send ? x->b : x->a;
     walk w = {x, L, O, {nt_lay_dim_of(L, true), nt_lay_dim_of(L, false)},
               {nt_lay_dim_of(O, true), nt_lay_dim_of(O, false)},
               {send ? x->ia : x->ib, send ? x->ja : x->jb},
-              {send ? x->ib : x->ia, send ? x->jb : x->ja}, k, send};
+              {send ? x->ib : x->ia, send ? x->jb : x->ja}, k, me, size, send};
     if (x->rows == 0 || x->cols == 0)
         return NT_OK;
     // Without tiles (a relabelling counts bytes only) the pieces have no addresses.
     const nt_mpi_tile_t none = {NULL, 1};
+    if (nt_lay_indexed(L)) { // checked: increasing, this rank's, tiles[q] is tile mine[q]
+        for (int64_t q = 0; q < L->nmine; q++) {
+            int64_t t = L->mine[q];
+            nt_status st = tile_pieces(&w, t / L->nt, t % L->nt, L->tiles ? &L->tiles[q] : &none,
+                                       out);
+            if (st)
+                return st;
+        }
+        return NT_OK;
+    }
     int64_t own = 0;
     for (int64_t t = 0; t < L->mt * L->nt; t++) {
         if (L->owner[t] != me)
@@ -253,11 +163,11 @@ static int by_message(const void *pa, const void *pb)
     return a->dst_tile < b->dst_tile ? -1 : a->dst_tile > b->dst_tile;
 }
 
-nt_status nt_lay_pieces_make(int count, const nt_mpi_transfer_t *x, int me, bool send,
-                             nt_lay_pieces *out)
+nt_status nt_lay_pieces_make(int count, const nt_mpi_transfer_t *x, int me, int size,
+                             bool send, nt_lay_pieces *out)
 {
     for (int k = 0; k < count; k++) {
-        nt_status st = transfer_pieces(&x[k], k, me, send, out);
+        nt_status st = transfer_pieces(&x[k], k, me, size, send, out);
         if (st)
             return st;
     }
@@ -281,8 +191,10 @@ nt_status nt_mpi_layout_relabel(MPI_Comm comm, int count, const nt_mpi_transfer_
     if (comm == MPI_COMM_NULL || MPI_Comm_rank(comm, &me) != MPI_SUCCESS ||
         MPI_Comm_size(comm, &size) != MPI_SUCCESS)
         return nt_mpi_fail(NT_EINVAL, "nt_mpi_layout_relabel: comm is not a communicator");
-    nt_status st = perm ? nt_lay_check(count, xfer, me, size, false)
+    int64_t *own = NULL;
+    nt_status st = perm ? nt_lay_check(count, xfer, me, size, false, &own)
                         : nt_mpi_fail(NT_EINVAL, "nt_mpi_layout_relabel: perm is NULL");
+    bool checked = st == NT_OK;
     if (!st && (obj < NT_MATCH_CANONICAL || obj > NT_MATCH_LEX))
         st = nt_mpi_fail(NT_EINVAL, "nt_mpi_layout_relabel: obj = %d is not canonical, volume, "
                          "steps or lex", (int)obj);
@@ -294,12 +206,12 @@ nt_status nt_mpi_layout_relabel(MPI_Comm comm, int count, const nt_mpi_transfer_
         st = nt_mpi_fail(NT_ENOMEM, "nt_mpi_layout_relabel: out of memory");
     nt_lay_pieces p = {0};
     if (!st)
-        st = nt_lay_pieces_make(count, xfer, me, true, &p);
+        st = nt_lay_pieces_make(count, xfer, me, size, true, &p);
     for (int64_t k = 0; !st && k < p.n; k++)
         counts[(size_t)me * (size_t)size + (size_t)p.v[k].peer] +=
             p.v[k].rows * p.v[k].cols * (int64_t)p.v[k].es;
     nt_lay_pieces_free(&p);
-    if ((st = nt_mpi_agree(comm, st, me, NULL)) == NT_OK &&
+    if ((st = nt_lay_agree(comm, st, checked, count, xfer, own, me)) == NT_OK &&
         MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, counts, size, MPI_INT64_T, comm) !=
             MPI_SUCCESS)
         st = nt_mpi_fail(NT_ESYS, "nt_mpi_layout_relabel: MPI_Allgather failed");

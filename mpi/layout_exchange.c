@@ -104,8 +104,8 @@ static nt_status prepare(int count, const nt_mpi_transfer_t *x, int me, int size
                          side *rcv)
 {
     nt_status st;
-    if ((st = nt_lay_pieces_make(count, x, me, true, &snd->p)) ||
-        (st = nt_lay_pieces_make(count, x, me, false, &rcv->p)) ||
+    if ((st = nt_lay_pieces_make(count, x, me, size, true, &snd->p)) ||
+        (st = nt_lay_pieces_make(count, x, me, size, false, &rcv->p)) ||
         (st = lay_out(snd, me, size)) || (st = lay_out(rcv, me, size)))
         return st;
     if (snd->self != rcv->self || snd->nown != rcv->nown)
@@ -170,10 +170,12 @@ nt_status nt_mpi_layout_redist(MPI_Comm comm, int count, const nt_mpi_transfer_t
     MPI_Comm_size(ctx->comm, &size);
     int threads = opts && opts->threads > 0 ? opts->threads : nt_mpi_default_threads(ctx);
     side snd = {0}, rcv = {0};
-    st = nt_lay_check(count, xfer, me, size, true);
+    int64_t *own;
+    st = nt_lay_check(count, xfer, me, size, true, &own);
+    bool checked = st == NT_OK;
     if (!st)
         st = prepare(count, xfer, me, size, &snd, &rcv);
-    if ((st = nt_mpi_agree(ctx->comm, st, me, NULL)) == NT_OK) {
+    if ((st = nt_lay_agree(ctx->comm, st, checked, count, xfer, own, me)) == NT_OK) {
         double t1 = MPI_Wtime();
         s.seconds_plan = t1 - t0;
         move_all(&snd, true, threads);

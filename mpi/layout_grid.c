@@ -26,11 +26,14 @@ nt_status nt_mpi_layout_from_grid(const nt_mpi_grid_t *g, int me, void *local, i
     if (mt > 0 && nt > (INT64_MAX / (int64_t)sizeof(int)) / mt)
         return nt_mpi_fail(NT_ERANGE, "nt_mpi_layout_from_grid: %lld x %lld blocks",
                            (long long)mt, (long long)nt);
-    int *owner = malloc((size_t)(mt * nt > 0 ? mt * nt : 1) * sizeof *owner);
-    nt_mpi_tile_t *tiles = malloc((size_t)(mt * nt > 0 ? mt * nt : 1) * sizeof *tiles);
-    if (!owner || !tiles) {
+    size_t all = (size_t)(mt * nt > 0 ? mt * nt : 1);
+    int *owner = malloc(all * sizeof *owner);
+    nt_mpi_tile_t *tiles = malloc(all * sizeof *tiles);
+    int64_t *mine = malloc(all * sizeof *mine);
+    if (!owner || !tiles || !mine) {
         free(owner);
         free(tiles);
+        free(mine);
         return nt_mpi_fail(NT_ENOMEM, "nt_mpi_layout_from_grid: out of memory");
     }
     int64_t own = 0, lrows = 0;
@@ -44,6 +47,7 @@ nt_status nt_mpi_layout_from_grid(const nt_mpi_grid_t *g, int me, void *local, i
             int64_t li = i / g->nprow, lj = j / g->npcol;
             int64_t rows = (i + 1) * g->mb < g->m ? g->mb : g->m - i * g->mb;
             lrows = li * g->mb + rows > lrows ? li * g->mb + rows : lrows;
+            mine[own] = i * nt + j;
             tiles[own++] = (nt_mpi_tile_t){local ? (char *)local + (li * g->mb + lj * g->nb *
                                                                     lld) * (int64_t)elem_size
                                                  : NULL,
@@ -52,10 +56,16 @@ nt_status nt_mpi_layout_from_grid(const nt_mpi_grid_t *g, int me, void *local, i
     if (own > 0 && (!local || lld < (lrows > 1 ? lrows : 1))) {
         free(owner);
         free(tiles);
+        free(mine);
         return fail(!local ? "local is NULL but this rank holds blocks"
                            : "lld is below this rank's local rows");
     }
-    *out = (nt_mpi_layout_t){g->m, g->n, mt, nt, NULL, NULL, g->mb, g->nb, owner, tiles};
+    // Only this rank's tiles are kept (a shrinking realloc that fails keeps the block).
+    size_t keep = (size_t)(own > 0 ? own : 1);
+    nt_mpi_tile_t *t2 = realloc(tiles, keep * sizeof *tiles);
+    int64_t *m2 = realloc(mine, keep * sizeof *mine);
+    *out = (nt_mpi_layout_t){g->m, g->n, mt, nt, NULL, NULL, g->mb, g->nb, owner,
+                             t2 ? t2 : tiles, m2 ? m2 : mine, own};
     return NT_OK;
 }
 
@@ -65,6 +75,9 @@ void nt_mpi_layout_free(nt_mpi_layout_t *L)
         return;
     free((void *)L->owner);
     free((void *)L->tiles);
+    free((void *)L->mine);
     L->owner = NULL;
     L->tiles = NULL;
+    L->mine = NULL;
+    L->nmine = 0;
 }

@@ -35,9 +35,30 @@ nt_lay_dim nt_lay_dim_of(const nt_mpi_layout_t *L, bool rows);
 // at or before x, so empty tiles are skipped).
 int64_t nt_lay_tile_of(const nt_lay_dim *d, int64_t x);
 
+// Whether a layout gives an index of this rank's tiles (mine[], nmine).
+static inline bool nt_lay_indexed(const nt_mpi_layout_t *L)
+{
+    return L->mine || L->nmine;
+}
+
 // Check every transfer on this rank (me of size ranks), and this rank's tiles when tiles is
-// set; the message names the transfer, the field and the rank.
-nt_status nt_lay_check(int count, const nt_mpi_transfer_t *x, int me, int size, bool tiles);
+// set; the message names the transfer, the field and the rank. A layout with an index has only
+// its own entries read (the piece walk checks the others it reads). *own (allocated even on
+// failure, NULL only when count is bad; nt_lay_agree frees it) gets the own tiles of each
+// side: a of transfer k at k, b at count + k.
+nt_status nt_lay_check(int count, const nt_mpi_transfer_t *x, int me, int size, bool tiles,
+                       int64_t **own);
+
+// The agreement on st over c (collective), then, when some rank gave an index and every rank
+// passed nt_lay_check (checked), that the own tiles of each matrix add up to its mt * nt over
+// the ranks (that failure first). Frees own.
+nt_status nt_lay_agree(MPI_Comm c, nt_status st, bool checked, int count,
+                       const nt_mpi_transfer_t *x, int64_t *own, int me);
+
+// NT_EINVAL naming transfer k, its side ("a", "b", "") with what, and rank me.
+nt_status nt_lay_bad(int k, const char *side, const char *what, int me);
+// NT_EINVAL: side's owner[t] = r is not one of size ranks.
+nt_status nt_lay_bad_owner(int k, const char *side, int64_t t, int r, int size, int me);
 
 // A rectangle of one transfer that moves between two ranks. Sent pieces are generated in the
 // order (transfer, source tile, target tile) for each peer; received ones are sorted so.
@@ -58,9 +79,11 @@ typedef struct nt_lay_pieces {
 
 // The pieces this rank sends (send = true: of its source tiles) or receives (of its target
 // tiles), appended to out and sorted by peer and message order. Without tiles[] on the side
-// read, the pieces' addresses are NULL (byte counts only).
-nt_status nt_lay_pieces_make(int count, const nt_mpi_transfer_t *x, int me, bool send,
-                             nt_lay_pieces *out);
+// read, the pieces' addresses are NULL (byte counts only). The transfers are checked
+// (nt_lay_check); owners of the other side outside 0 .. size-1 fail as the walk reads them.
+// Its own tiles come from the index when the side gives one, else from a scan of owner[].
+nt_status nt_lay_pieces_make(int count, const nt_mpi_transfer_t *x, int me, int size,
+                             bool send, nt_lay_pieces *out);
 void nt_lay_pieces_free(nt_lay_pieces *p);
 
 #endif

@@ -488,6 +488,14 @@ typedef struct nt_mpi_layout {
                                    owner[i * nt + j] holds tile (i, j) */
     const nt_mpi_tile_t *tiles; /**< the calling rank's tiles, one per tile it owns, in
                                    row-major order of the tile grid; NULL when it owns none */
+    const int64_t *mine;      /**< optional index of the calling rank's tiles: nmine tile
+                                   numbers (i * nt + j), increasing, every tile owner[] gives
+                                   this rank and no other; mine[k] is the tile of tiles[k].
+                                   Given, planning reads only these tiles and the owner
+                                   entries its pieces meet: O(own tiles + pieces) instead of
+                                   O(mt * nt). NULL: owner[] is scanned. Not NULL (any
+                                   address) with nmine = 0 for a rank that owns none. */
+    int64_t nmine;            /**< entries of mine[] (0 when mine is NULL) */
 } nt_mpi_layout_t;
 
 /** \brief One redistribution of several done in one exchange (nt_mpi_layout_redist()). */
@@ -510,10 +518,14 @@ typedef struct nt_mpi_transfer {
  *        (point-to-point, messages above 1 GiB in parts), copies what stays on it directly,
  *        and writes the targets only once every rank has received everything (an agreement
  *        ends the exchange; on failure no target is written anywhere). Collective over comm:
- *        every rank calls it with the same transfers (its own tiles[]). Planning costs this
- *        rank O(tiles of the maps it scans + its pieces): each owner table is read once, the
- *        pieces are found by binary search in the splits. The targets must not overlap the
- *        sources' memory.
+ *        every rank calls it with the same transfers (its own tiles[] and mine[]). Planning
+ *        costs this rank O(tiles of the maps it scans + its pieces): a layout without mine[]
+ *        has its owner table read once; one with mine[] has only its own tiles checked and
+ *        walked, and each owner entry a piece meets checked when read, so with mine[] on both
+ *        sides planning costs O(own tiles + pieces) however many tiles the matrices have. The
+ *        pieces are found by binary search in the splits. When some rank gives mine[], one
+ *        more all-reduce checks that the ranks' own tiles add up to every tile of each
+ *        matrix. The targets must not overlap the sources' memory.
  * @param[in]  comm   the communicator whose ranks the owners name (not MPI_COMM_NULL).
  * @param[in]  count  transfers, >= 0 (0: nothing to do, still collective).
  * @param[in]  xfer   count transfers (not NULL when count > 0); the same on every rank but
@@ -522,7 +534,11 @@ typedef struct nt_mpi_transfer {
  *                    nt_mpi_redist() chooses).
  * @param[out] stats  this rank's statistics, or NULL.
  * @retval NT_OK success on every rank. @retval NT_EINVAL a bad description on some rank (the
- *         message names the transfer, the field and the rank). @retval NT_ERANGE a size
+ *         message names the transfer, the field and the rank), among them a bad mine[]: nmine
+ *         > 0 with mine NULL, an entry outside the tiles, not increasing, or naming a tile
+ *         owner[] gives another rank; or own tiles (mine[] or the scan) that do not add up to
+ *         mt * nt over the ranks (an index misses a tile, or the owner tables differ).
+ *         @retval NT_ERANGE a size
  *         overflows. @retval NT_ENOMEM a buffer could not be allocated on some rank.
  * @retval NT_ESYS an MPI call failed (or an injected failure, NT_MPI_FAIL_RANK). Every rank
  *         returns the same status.
@@ -539,7 +555,8 @@ nt_status nt_mpi_layout_redist(MPI_Comm comm, int count, const nt_mpi_transfer_t
  * @param[in]  local  this rank's local array (column-major), or NULL when it holds no block.
  * @param[in]  lld    its leading dimension, >= its local rows (>= 1).
  * @param[in]  elem_size bytes per element, >= 1.
- * @param[out] out    the layout; its owner[] and tiles[] are allocated: free them with
+ * @param[out] out    the layout; its owner[], tiles[] and mine[] (this rank's tiles, so
+ *                    planning with it walks only them) are allocated: free them with
  *                    nt_mpi_layout_free(). Untouched on failure.
  * @retval NT_OK success. @retval NT_EINVAL a bad grid, local NULL where this rank holds
  *         blocks, lld too small, out NULL. @retval NT_ERANGE too many tiles. @retval NT_ENOMEM.
@@ -561,7 +578,8 @@ void nt_mpi_layout_free(nt_mpi_layout_t *L);
  *        every target tile to rank perm[owner] (and its memory there) before
  *        nt_mpi_layout_redist(). Collective over comm (each rank counts its own bytes; one
  *        all-gather); the same perm on every rank.
- * @param[in]  comm, count, xfer as nt_mpi_layout_redist() (tiles[] not read).
+ * @param[in]  comm, count, xfer as nt_mpi_layout_redist() (tiles[] not read; mine[] read
+ *                    and checked as there).
  * @param[in]  obj    NT_MATCH_CANONICAL (perm = identity), NT_MATCH_VOLUME, NT_MATCH_STEPS or
  *                    NT_MATCH_LEX.
  * @param[out] perm   ranks of comm entries: target rank k becomes perm[k]. Untouched on

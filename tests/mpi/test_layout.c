@@ -5,18 +5,23 @@
 // every element is a function of (matrix, row, column, byte), so each rank checks each of its
 // target elements against the source element the submatrix maps to it, and the elements
 // outside the submatrix against their untouched value. The relabelling against brute force over
-// every permutation of the ranks with a per-element owner count. Bad input and an injected
-// failure: the same status everywhere, no target written.
+// every permutation of the ranks with a per-element owner count. Every geometry runs again
+// with indexes of the ranks' own tiles (mine[]: all layouts, or some per rank): the same
+// pieces as the owner-table scan, field by field, and the same results; the index
+// nt_mpi_layout_from_grid() makes against the test's own scan. Bad input (owners, indexes) and
+// an injected failure: the same status everywhere, naming the field and the rank, no target
+// written.
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "numatile/mpi.h"
+#include "nt_mpi_layout.h" // nt_lay_pieces_make: the pieces with and without an index
 #include "test_util.h"
 
 static int me, nranks;
-static long failures;
+static long failures, bad_runs; // bad owners and indexes tried
 
 #define CHECK(cond, ...)                                                                        \
     do {                                                                                        \
@@ -53,7 +58,28 @@ typedef struct mat {
     nt_mpi_grid_t g;
     int ranks[16];
     int64_t lld, lcols;
+    int64_t *idx, nidx;       // this rank's tiles by the test's own scan of owner[]
+    const int64_t *lib_mine;  // nt_mpi_layout_from_grid()'s index (block-cyclic)
 } mat;
+
+// The test's index of this rank's tiles: a scan of the owner table.
+static void own_index(mat *x)
+{
+    int64_t all = x->L.mt * x->L.nt;
+    free(x->idx);
+    x->idx = malloc((size_t)(all > 0 ? all : 1) * sizeof *x->idx);
+    x->nidx = 0;
+    for (int64_t t = 0; t < all; t++)
+        if (x->owner[t] == me)
+            x->idx[x->nidx++] = t;
+}
+
+// Index on (the library's for block-cyclic matrices, the test's for the others) or off.
+static void use_index(mat *x, bool on)
+{
+    x->L.mine = on ? (x->bc ? x->lib_mine : x->idx) : NULL;
+    x->L.nmine = on ? x->nidx : 0;
+}
 
 static int64_t *random_split(int64_t n, int64_t *count)
 {
@@ -171,6 +197,7 @@ static void place(mat *x)
     free(ro);
     free(co);
     L->tiles = x->tiles;
+    own_index(x);
 }
 
 // Element (r, c) of this rank's copy, or NULL when another rank holds it.
@@ -258,12 +285,22 @@ static void make_bc(mat *x, int64_t m, int64_t n, size_t es, int id)
         exit(1);
     }
     x->owner = (int *)x->L.owner;
+    own_index(x);
+    x->lib_mine = x->L.mine;
+    bool same = x->L.nmine == x->nidx && x->L.mine;
+    for (int64_t e = 0; same && e < x->nidx; e++)
+        same = x->L.mine[e] == x->idx[e];
+    CHECK(same, "nt_mpi_layout_from_grid: its index of %lld tiles differs from the scan's %lld",
+          (long long)x->L.nmine, (long long)x->nidx);
 }
 
 static void free_mat(mat *x)
 {
+    free(x->idx);
     if (x->bc) {
+        x->L.mine = x->lib_mine;
         nt_mpi_layout_free(&x->L);
+        CHECK(!x->L.mine && !x->L.owner && !x->L.tiles && !x->L.nmine, "nt_mpi_layout_free");
         free(x->blocks[0]);
         free(x->blocks);
         return;
@@ -313,6 +350,17 @@ static void random_geo(geo *g)
         x->b = &g->b[k].L;
         fill(&g->a[k], g->a[k].id);
         fill(&g->b[k], g->b[k].id);
+    }
+}
+
+// Indexes: mode 0 none (the owner-table scan), 1 every layout, 2 some layouts, chosen per
+// rank and case (a hash: the random stream stays the same on every rank).
+static void index_mode(geo *g, int mode, int k0)
+{
+    for (int k = 0; k < g->count; k++) {
+        uint64_t h = ((uint64_t)k0 * 131 + (uint64_t)k * 7 + (uint64_t)me * 29) * 0x9e3779b9u;
+        use_index(&g->a[k], mode == 1 || (mode == 2 && (h >> 7) % 2));
+        use_index(&g->b[k], mode == 1 || (mode == 2 && (h >> 9) % 2));
     }
 }
 
@@ -400,6 +448,7 @@ static void test_relabel(geo *g, int k0)
 {
     int perm[8];
     int64_t moved[2];
+    index_mode(g, k0 / 10 % 3, k0);
     nt_status st = nt_mpi_layout_relabel(MPI_COMM_WORLD, g->count, g->x, NT_MATCH_VOLUME, perm,
                                          moved);
     CHECK(st == NT_OK, "case %d: relabel: %s", k0, nt_mpi_last_error());
@@ -426,6 +475,7 @@ static void test_relabel(geo *g, int k0)
         place(b);
         fill(b, b->id);
     }
+    index_mode(g, k0 / 10 % 3, k0); // the new owners' indexes
     nt_mpi_stats_t s;
     st = nt_mpi_layout_redist(MPI_COMM_WORLD, g->count, g->x, NULL, &s);
     CHECK(st == NT_OK, "case %d: relabelled redist: %s", k0, nt_mpi_last_error());
@@ -468,10 +518,121 @@ static void against_redist(const geo *g, int k0)
     }
 }
 
-// A bad owner on one rank's description, then an injected failure: the same status on every
-// rank and no target written.
+// The pieces this rank sends and receives, planned with the indexes of mode and by the
+// owner-table scan: the same, field by field.
+static void same_pieces(geo *g, int mode, int k0)
+{
+    for (int send = 0; send < 2; send++) {
+        nt_lay_pieces p[2] = {{0}, {0}};
+        nt_status st[2];
+        for (int v = 0; v < 2; v++) {
+            index_mode(g, v ? mode : 0, k0);
+            st[v] = nt_lay_pieces_make(g->count, g->x, me, nranks, send, &p[v]);
+        }
+        CHECK(!st[0] && !st[1] && p[0].n == p[1].n, "case %d: %lld pieces by the scan, %lld "
+              "with indexes (mode %d)", k0, (long long)p[0].n, (long long)p[1].n, mode);
+        for (int64_t q = 0; !st[0] && !st[1] && q < p[0].n && q < p[1].n; q++) {
+            const nt_lay_piece *u = &p[0].v[q], *w = &p[1].v[q];
+            CHECK(u->peer == w->peer && u->xfer == w->xfer && u->src_tile == w->src_tile &&
+                  u->dst_tile == w->dst_tile && u->rows == w->rows && u->cols == w->cols &&
+                  u->at == w->at && u->ld == w->ld && u->es == w->es,
+                  "case %d: %s piece %lld differs with indexes (mode %d)", k0,
+                  send ? "sent" : "received", (long long)q, mode);
+        }
+        nt_lay_pieces_free(&p[0]);
+        nt_lay_pieces_free(&p[1]);
+    }
+}
+
+// Every rank fails with NT_EINVAL, the message naming want and rank bad.
+static void expect_bad(geo *g, int k0, const char *what, const char *want, int bad)
+{
+    char rk[24];
+    snprintf(rk, sizeof rk, "(rank %d)", bad);
+    nt_status st = nt_mpi_layout_redist(MPI_COMM_WORLD, g->count, g->x, NULL, NULL);
+    bad_runs++;
+    CHECK(st == NT_EINVAL && strstr(nt_mpi_last_error(), want) &&
+              strstr(nt_mpi_last_error(), rk),
+          "case %d: %s: %d \"%s\", expected %s %s", k0, what, st, nt_mpi_last_error(), want,
+          rk);
+}
+
+// An owner entry this rank reads only as a piece meets it: the source tile of the submatrix's
+// first element, on the rank that receives it, with every layout indexed.
+static void bad_read_owner(geo *g, int k0)
+{
+    const nt_mpi_transfer_t *x = &g->x[0];
+    if (x->rows == 0 || x->cols == 0)
+        return;
+    index_mode(g, 1, k0);
+    int r = owner_at(x->b, x->ib, x->jb);
+    const nt_mpi_layout_t *A = x->a;
+    int64_t i = 0, j = 0;
+    while (hi_of(A->row_split, A->mb, A->m, i) <= x->ia)
+        i++;
+    while (hi_of(A->col_split, A->nb, A->n, j) <= x->ja)
+        j++;
+    int *o = (int *)&A->owner[i * A->nt + j], keep = *o;
+    if (me == r)
+        *o = nranks + 1;
+    char want[64];
+    snprintf(want, sizeof want, "a->owner[%lld]", (long long)(i * A->nt + j));
+    expect_bad(g, k0, "bad owner read by a piece", want, r);
+    *o = keep;
+}
+
+// A bad index on the last rank: decreasing, a tile another rank owns, one tile missing (found
+// only by the collective count), an entry outside the tiles, mine NULL, or a tile twice (and
+// one missing: the counts still add up).
+static void bad_index(geo *g, int k0)
+{
+    mat *x = k0 / 10 % 2 ? &g->a[0] : &g->b[0];
+    const char *side = x == &g->a[0] ? "a" : "b";
+    int last = nranks - 1, kind = k0 / 20 % 6;
+    int64_t all = x->L.mt * x->L.nt, n = 0, other = -1;
+    for (int64_t t = 0; t < all; t++) { // the last rank's tiles, and one it does not own
+        n += x->owner[t] == last;
+        other = other < 0 && x->owner[t] != last ? t : other;
+    }
+    if (((kind == 0 || kind == 5) && n < 2) || (kind == 1 && other < 0) || (kind >= 2 && n < 1))
+        return;
+    index_mode(g, 1, k0);
+    int64_t *v = malloc((size_t)(n + 1) * sizeof *v), nv = 0;
+    for (int64_t t = 0; t < all; t++)
+        if (x->owner[t] == last || (kind == 1 && t == other))
+            v[nv++] = t;
+    if (kind == 0) {
+        int64_t y = v[0];
+        v[0] = v[1];
+        v[1] = y;
+    }
+    if (kind == 5)
+        v[1] = v[0];
+    if (kind == 3)
+        v[nv - 1] = all;
+    nv -= kind == 2;
+    char want[64];
+    snprintf(want, sizeof want, "%s->%s", side,
+             kind == 0 || kind == 5 ? "mine[1]" : kind == 1 ? "owner[" : kind == 2 ? "nmine" :
+             kind == 3 ? "mine[" : "nmine");
+    if (kind == 1)
+        snprintf(want, sizeof want, "%s->owner[%lld]", side, (long long)other);
+    if (me == last) {
+        x->L.mine = kind == 4 ? NULL : v;
+        x->L.nmine = nv;
+    }
+    expect_bad(g, k0, "bad index", want, last);
+    free(v);
+    index_mode(g, 0, k0);
+}
+
+// Bad owners and indexes on one rank's description, then an injected failure: the same status
+// on every rank and no target written.
 static void test_failures(geo *g, int k0)
 {
+    bad_read_owner(g, k0);
+    bad_index(g, k0);
+    index_mode(g, 0, k0); // the scan reads every owner entry
     mat *b = &g->b[0];
     if (b->L.mt * b->L.nt > 0 && me == nranks - 1) {
         int keep = b->owner[0];
@@ -522,12 +683,25 @@ int main(int argc, char **argv)
         } else if (k % 10 == 8) {
             test_relabel(&g, (int)k);
         } else {
-            nt_mpi_stats_t s;
+            nt_mpi_stats_t s, si;
+            index_mode(&g, 0, (int)k);
             nt_status st = nt_mpi_layout_redist(MPI_COMM_WORLD, g.count, g.x, NULL, &s);
             CHECK(st == NT_OK, "case %d: %s", (int)k, nt_mpi_last_error());
             check_targets(&g, st == NT_OK, (int)k, "redist");
             against_redist(&g, (int)k);
             bytes += s.bytes_sent + s.bytes_local;
+            // Again with indexes: the same pieces, the same statistics, the same targets.
+            int mode = 1 + (int)(k % 2);
+            same_pieces(&g, mode, (int)k);
+            for (int q = 0; q < g.count; q++)
+                fill(&g.b[q], g.b[q].id);
+            index_mode(&g, mode, (int)k);
+            st = nt_mpi_layout_redist(MPI_COMM_WORLD, g.count, g.x, NULL, &si);
+            CHECK(st == NT_OK, "case %d, indexes: %s", (int)k, nt_mpi_last_error());
+            CHECK(si.pieces == s.pieces && si.bytes_sent == s.bytes_sent &&
+                      si.bytes_local == s.bytes_local && si.bytes_received == s.bytes_received,
+                  "case %d: statistics differ with indexes", (int)k);
+            check_targets(&g, st == NT_OK, (int)k, "redist with indexes");
         }
         free_geo(&g);
     }
@@ -535,9 +709,10 @@ int main(int argc, char **argv)
     MPI_Allreduce(MPI_IN_PLACE, &f, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     if (me == 0)
-        printf("test_layout: %d ranks, %ld geometries (1-3 transfers each; every 10th a relabelling, "
-               "every 10th failures), %lld bytes checked: %s (%ld failed checks)\n",
-               nranks, cases, (long long)bytes, f ? "FAILED" : "ok", f);
+        printf("test_layout: %d ranks, %ld geometries (1-3 transfers each, again with indexes; "
+               "every 10th a relabelling, every 10th failures: %ld bad owners and indexes), "
+               "%lld bytes checked: %s (%ld failed checks)\n",
+               nranks, cases, bad_runs, (long long)bytes, f ? "FAILED" : "ok", f);
     MPI_Finalize();
     return f ? 1 : 0;
 }
