@@ -653,9 +653,18 @@ $(MPI_TEST_LAYOUT): $(BUILD)/obj/tests/mpi/test_layout.o $(MPI_LIB_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(LDFLAGS) -o $@ $^ $(MPI_LIBS)
 test-mpi: test-mpi-layout
-test-mpi-layout: $(MPI_TEST_LAYOUT)
+test-mpi-layout: $(MPI_TEST_LAYOUT) $(BUILD)/tests/bench_layout_plan
 	for np in 2 3 4; do $(MPIRUN) -np $$np $(MPI_TEST_LAYOUT) --cases $(MPI_LAYOUT_CASES) \
 	  --seed $$np || exit 1; done
+	$(BUILD)/tests/bench_layout_plan --p 8 --q 8 --tiles 200 --me 9 --reps 1
+# Planning one rank's part of an any-layout transfer with and without the index of its tiles
+# (no MPI call: a simulated communicator; docs/benchmarks.md).
+all: $(BUILD)/tests/bench_layout_plan
+-include $(BUILD)/obj/tests/mpi/bench_layout_plan.d
+$(BUILD)/tests/bench_layout_plan: $(BUILD)/obj/tests/mpi/bench_layout_plan.o $(MPI_LIB_A) \
+  $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(LDFLAGS) -o $@ $^ $(MPI_LIBS)
 endif
 
 clean:

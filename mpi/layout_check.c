@@ -94,8 +94,11 @@ static nt_status index_tiles(int k, const char *side, const nt_mpi_layout_t *L, 
     char w[200];
     int64_t all = L->mt * L->nt;
     if (!L->mine || L->nmine < 0 || L->nmine > all) {
-        snprintf(w, sizeof w, "->nmine = %" PRId64 "%s%" PRId64, L->nmine,
-                 !L->mine ? " with mine NULL (mt * nt = " : ": must be 0 .. mt * nt = ", all);
+        if (!L->mine)
+            snprintf(w, sizeof w, "->nmine = %" PRId64 " with mine NULL", L->nmine);
+        else
+            snprintf(w, sizeof w, "->nmine = %" PRId64 ": must be 0 .. mt * nt = %" PRId64,
+                     L->nmine, all);
         return nt_lay_bad(k, side, w, me);
     }
     for (int64_t q = 0; q < L->nmine; q++) {
