@@ -1,8 +1,8 @@
 // Matrices of any tile map across ranks: the pieces one rank sends or receives, and the
-// relabelling over several transfers (their checks: layout_check.c). A piece is the intersection of a source tile
-// with a target tile inside the submatrix; each side finds its own pieces from its own tiles
-// and the other matrix's splits (binary search), so no rank builds a table of the other
-// ranks' pieces.
+// relabelling over several transfers (their checks: layout_check.c). A piece is the
+// intersection of a source tile with a target tile inside the submatrix; each side finds its
+// own pieces from its own tiles (its index, or a scan of the owner table) and the other
+// matrix's splits (binary search), so no rank builds a table of the other ranks' pieces.
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
