@@ -216,7 +216,8 @@ endif
 
 # The micro benchmarks (bench/micro/, each a program of its own, not part of the tool): built by
 # `make micro` and in `make test`, so that they keep compiling. periodic_* link the library,
-# copy_kernels only the copy kernels (lib/matrix/copy.c), the others nothing of numatile.
+# copy_kernels and copy_op only the copy kernels (lib/matrix/copy.c, copy_op.c), the others
+# nothing of numatile.
 MICRO_SRC := $(sort $(wildcard bench/micro/*.c))
 MICRO_OBJ := $(MICRO_SRC:%.c=$(BUILD)/obj/%.o)
 MICRO     := $(MICRO_SRC:bench/micro/%.c=$(BUILD)/bin/%)
@@ -232,7 +233,12 @@ $(BUILD)/bin/copy_kernels: $(BUILD)/obj/bench/micro/copy_kernels.o $(BUILD)/obj/
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^
 
-$(filter-out $(MICRO_LIB) $(BUILD)/bin/copy_kernels,$(MICRO)): $(BUILD)/bin/%: \
+$(BUILD)/bin/copy_op: $(BUILD)/obj/bench/micro/copy_op.o $(BUILD)/obj/lib/matrix/copy_op.o \
+  $(BUILD)/obj/lib/matrix/copy.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^
+
+$(filter-out $(MICRO_LIB) $(BUILD)/bin/copy_kernels $(BUILD)/bin/copy_op,$(MICRO)): $(BUILD)/bin/%: \
   $(BUILD)/obj/bench/micro/%.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^

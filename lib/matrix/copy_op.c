@@ -7,9 +7,10 @@
 // never read, and streaming spares the read for ownership of its lines), else with ordinary
 // stores. Transposed blocks are walked by target row blocks of one line, so every target line
 // is written once, whole, and every source line is read once; where the type allows, a block
-// of one target line by 8 target columns is transposed in registers (SSE2 for d, AVX2 for every
-// type when the cpu has it) and each of its lines written whole by consecutive stores (lines
-// streamed in pieces interleaved with other lines' pieces were measured slower, see t8x8()).
+// of one target line by 8 target columns is transposed in registers (SSE2 for d, AVX2 or
+// AVX-512 for every type when the cpu has it) and each of its lines written whole by
+// consecutive stores, or one with AVX-512 (lines streamed in pieces interleaved with other
+// lines' pieces were measured slower, see t8x8()).
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -20,17 +21,18 @@
 #else
 #define HAVE_SSE2 0
 #endif
-// The AVX2 8 x 8 transpose, compiled for the cpus that have it (x86-64, GCC or Clang) and
-// chosen at run time (nt_copy_op_init()).
+#include "nt_copy.h"
+#include "nt_copy_op.h"
+#include "nt_lines.h"
+
+// The AVX2 and AVX-512 transposes, compiled for the cpus that have them (x86-64, GCC or
+// Clang) and chosen at run time (nt_copy_op_init()).
 #if HAVE_SSE2 && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define HAVE_AVX2 1
 #else
 #define HAVE_AVX2 0
 #endif
-
-#include "nt_copy.h"
-#include "nt_copy_op.h"
-#include "nt_lines.h"
+#define HAVE_AVX512 (HAVE_AVX2 && NT_LINES_AVX512)
 
 #define LINE 64
 
@@ -53,9 +55,19 @@ void nt_copy_op_init(nt_copy_op *k, const nt_plan_op_t *op, nt_dtype dtype, size
     k->beta0 = k->br == 0 && k->bi == 0;
     k->alpha0 = k->ar == 0 && k->ai == 0;
     k->move = k->ar == 1 && k->ai == 0 && k->beta0 && !k->conj;
+    int cap = atomic_load(&isa_level);
 #if HAVE_AVX2
-    k->avx2 = atomic_load(&isa_level) != 0 && __builtin_cpu_supports("avx2");
+    k->avx2 = cap != 0 && __builtin_cpu_supports("avx2");
 #endif
+#if HAVE_AVX512
+    k->avx512 = k->avx2 && (cap < 0 || cap >= 2) && nt_lines_avx512();
+#endif
+    (void)cap;
+}
+
+int nt_copy_op_isa(const nt_copy_op *k)
+{
+    return k->avx512 ? 2 : k->avx2 ? 1 : 0;
 }
 
 void nt_copy_op_rows(const nt_copy_op *k, int64_t y, int64_t *lo, int64_t *hi)
@@ -422,18 +434,22 @@ AVX2_INLINE void t8x8_avx2(const vscal *v, char *d, size_t ldd, const char *s, s
 AVX2_INLINE void t8x8s_avx2(const char *s, size_t lds, __m256d *o)
 {
     __m256 r[8], t[8], u[8];
+    _Pragma("GCC unroll 8")
     for (int q = 0; q < 8; q++)
         r[q] = _mm256_loadu_ps((const float *)(const void *)(s + (size_t)q * lds));
+    _Pragma("GCC unroll 8")
     for (int q = 0; q < 8; q += 2) {
         t[q] = _mm256_unpacklo_ps(r[q], r[q + 1]);
         t[q + 1] = _mm256_unpackhi_ps(r[q], r[q + 1]);
     }
+    _Pragma("GCC unroll 8")
     for (int q = 0; q < 8; q += 4) { // u[q..q+3]: rows 0, 1, 2, 3 (and 4..7) of columns q..q+3
         u[q] = _mm256_shuffle_ps(t[q], t[q + 2], 0x44);
         u[q + 1] = _mm256_shuffle_ps(t[q], t[q + 2], 0xEE);
         u[q + 2] = _mm256_shuffle_ps(t[q + 1], t[q + 3], 0x44);
         u[q + 3] = _mm256_shuffle_ps(t[q + 1], t[q + 3], 0xEE);
     }
+    _Pragma("GCC unroll 8")
     for (int c = 0; c < 4; c++) {
         o[c] = _mm256_castps_pd(_mm256_permute2f128_ps(u[c], u[c + 4], 0x20));
         o[c + 4] = _mm256_castps_pd(_mm256_permute2f128_ps(u[c], u[c + 4], 0x31));
@@ -448,6 +464,7 @@ AVX2_INLINE void t16x8s_avx2(const vscal *v, char *d, size_t ldd, const char *s,
     __m256d lo[8], hi[8]; // target rows 0..7 and 8..15: source columns 0..7 and 8..15
     t8x8s_avx2(s, lds, lo);
     t8x8s_avx2(s + 8 * lds, lds, hi);
+    _Pragma("GCC unroll 8")
     for (int c = 0; c < 8; c++) {
         double *p = (double *)(void *)(d + (size_t)c * ldd);
         vline(p, vop(v, lo[c], p), vop(v, hi[c], p + 4), stream);
@@ -459,6 +476,7 @@ AVX2_INLINE void t16x8s_avx2(const vscal *v, char *d, size_t ldd, const char *s,
 AVX2_INLINE void t4x8z_avx2(const vscal *v, char *d, size_t ldd, const char *s, size_t lds,
                             bool stream)
 {
+    _Pragma("GCC unroll 8")
     for (int c = 0; c < 8; c++) { // target column c: source row c of source columns 0..3
         const char *q = s + 16 * c;
         __m256d x = _mm256_insertf128_pd(
@@ -469,6 +487,188 @@ AVX2_INLINE void t4x8z_avx2(const vscal *v, char *d, size_t ldd, const char *s, 
             _mm_loadu_pd((const double *)(const void *)(q + 3 * lds)), 1);
         double *p = (double *)(void *)(d + (size_t)c * ldd);
         vline(p, vop(v, x, p), vop(v, y, p + 4), stream);
+    }
+}
+#endif
+
+#if HAVE_AVX512
+// The AVX-512 kernels: a target line is one 512-bit register, written by one store (streamed
+// when beta = 0), where the AVX2 kernels write it in two halves. Their loops over registers,
+// and those of the AVX2 kernels they share, are unrolled by pragma: left as loops, GCC kept
+// the arrays of registers on the stack, and d with alpha 2 ran at 0.57 of a streamed copy
+// against 0.84 unrolled (bench/micro/copy_op.c, 2 threads, four-line stripes).
+typedef struct wscal {
+    __m512d ar, ai, br, bi;
+    __m512i conj, negre; // sign masks: imaginary parts (conjugation), real parts (products)
+    nt_dtype dtype;
+    bool move, beta0;
+} wscal;
+
+#define AVX512_INLINE __attribute__((target("avx512f"), always_inline)) static inline
+
+AVX512_INLINE wscal wscal_of(const nt_copy_op *k)
+{
+    wscal v = {.dtype = k->dtype, .move = k->move, .beta0 = k->beta0};
+    if (k->dtype == NT_DTYPE_C || k->dtype == NT_DTYPE_S) {
+        v.ar = _mm512_castps_pd(_mm512_set1_ps((float)k->ar));
+        v.ai = _mm512_castps_pd(_mm512_set1_ps((float)k->ai));
+        v.br = _mm512_castps_pd(_mm512_set1_ps((float)k->br));
+        v.bi = _mm512_castps_pd(_mm512_set1_ps((float)k->bi));
+        v.negre = _mm512_set1_epi64((int64_t)0x80000000u);
+    } else {
+        v.ar = _mm512_set1_pd(k->ar);
+        v.ai = _mm512_set1_pd(k->ai);
+        v.br = _mm512_set1_pd(k->br);
+        v.bi = _mm512_set1_pd(k->bi);
+        v.negre = _mm512_set_epi64(0, INT64_MIN, 0, INT64_MIN, 0, INT64_MIN, 0, INT64_MIN);
+    }
+    v.conj = _mm512_setzero_si512();
+    if (k->conj)
+        v.conj = k->dtype == NT_DTYPE_C ? _mm512_slli_epi64(v.negre, 32)
+                                        : _mm512_set_epi64(INT64_MIN, 0, INT64_MIN, 0,
+                                                           INT64_MIN, 0, INT64_MIN, 0);
+    return v;
+}
+
+AVX512_INLINE __m512d wxor(__m512d x, __m512i m)
+{
+    return _mm512_castsi512_pd(_mm512_xor_si512(_mm512_castpd_si512(x), m));
+}
+
+// alpha * x for complex x, alpha = (re, im) broadcast: re*x plus im*x with each pair swapped
+// and its real parts negated (AVX-512 has no addsub), which rounds as addsub and the scalar
+// (ar*xr - ai*xi, ar*xi + ai*xr) do: negation is exact.
+AVX512_INLINE __m512d wcmul_d(__m512d re, __m512d im, __m512i negre, __m512d x)
+{
+    return _mm512_add_pd(_mm512_mul_pd(re, x),
+                         wxor(_mm512_mul_pd(im, _mm512_permute_pd(x, 0x55)), negre));
+}
+
+AVX512_INLINE __m512d wcmul_s(__m512d re, __m512d im, __m512i negre, __m512d x)
+{
+    __m512 y = _mm512_castpd_ps(x);
+    __m512 a = _mm512_mul_ps(_mm512_castpd_ps(re), y);
+    __m512 b = _mm512_mul_ps(_mm512_castpd_ps(im), _mm512_permute_ps(y, 0xB1));
+    return _mm512_castps_pd(_mm512_add_ps(a, _mm512_castpd_ps(wxor(_mm512_castps_pd(b), negre))));
+}
+
+// vop() on a whole target line (x from A, transposed; p B's line).
+AVX512_INLINE __m512d wop(const wscal *v, __m512d x, const double *p)
+{
+    if (v->move)
+        return x;
+    if (v->dtype == NT_DTYPE_D) {
+        x = _mm512_mul_pd(v->ar, x);
+        return v->beta0 ? x : _mm512_add_pd(x, _mm512_mul_pd(v->br, _mm512_loadu_pd(p)));
+    }
+    if (v->dtype == NT_DTYPE_S) {
+        __m512 y = _mm512_mul_ps(_mm512_castpd_ps(v->ar), _mm512_castpd_ps(x));
+        if (!v->beta0)
+            y = _mm512_add_ps(y, _mm512_mul_ps(_mm512_castpd_ps(v->br),
+                                               _mm512_loadu_ps((const float *)(const void *)p)));
+        return _mm512_castps_pd(y);
+    }
+    bool z = v->dtype == NT_DTYPE_Z;
+    x = wxor(x, v->conj);
+    x = z ? wcmul_d(v->ar, v->ai, v->negre, x) : wcmul_s(v->ar, v->ai, v->negre, x);
+    if (v->beta0)
+        return x;
+    __m512d b = _mm512_loadu_pd(p);
+    b = z ? wcmul_d(v->br, v->bi, v->negre, b) : wcmul_s(v->br, v->bi, v->negre, b);
+    return z ? _mm512_add_pd(x, b)
+             : _mm512_castps_pd(_mm512_add_ps(_mm512_castpd_ps(x), _mm512_castpd_ps(b)));
+}
+
+AVX512_INLINE void wline(double *d, __m512d x, bool stream)
+{
+    if (stream)
+        _mm512_stream_pd(d, x);
+    else
+        _mm512_storeu_pd(d, x);
+}
+
+// 8 x 8 8-byte elements: the 8 source columns at s (one line each) into the 8 target lines
+// o[c] (row c of the source block): pairs, then quadruples, then halves.
+AVX512_INLINE void t8x8_w(const char *s, size_t lds, __m512d *o)
+{
+    __m512d r[8], t[8], u[8];
+    _Pragma("GCC unroll 8")
+    for (int q = 0; q < 8; q++)
+        r[q] = _mm512_loadu_pd((const double *)(const void *)(s + (size_t)q * lds));
+    _Pragma("GCC unroll 8")
+    for (int q = 0; q < 8; q += 2) { // t[q]: rows 0, 2, 4, 6 of q, q+1; t[q+1]: rows 1, 3, 5, 7
+        t[q] = _mm512_unpacklo_pd(r[q], r[q + 1]);
+        t[q + 1] = _mm512_unpackhi_pd(r[q], r[q + 1]);
+    }
+    const __m512i lo = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
+    const __m512i hi = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
+    _Pragma("GCC unroll 8")
+    for (int q = 0; q < 8; q += 4) { // u[q + x]: rows x, x + 4 (x = 0, 2, 1, 3) of q .. q + 3
+        u[q] = _mm512_permutex2var_pd(t[q], lo, t[q + 2]);
+        u[q + 1] = _mm512_permutex2var_pd(t[q], hi, t[q + 2]);
+        u[q + 2] = _mm512_permutex2var_pd(t[q + 1], lo, t[q + 3]);
+        u[q + 3] = _mm512_permutex2var_pd(t[q + 1], hi, t[q + 3]);
+    }
+    static const int row[4] = {0, 2, 1, 3};
+    _Pragma("GCC unroll 8")
+    for (int x = 0; x < 4; x++) {
+        o[row[x]] = _mm512_shuffle_f64x2(u[x], u[x + 4], 0x44);
+        o[row[x] + 4] = _mm512_shuffle_f64x2(u[x], u[x + 4], 0xEE);
+    }
+}
+
+AVX512_INLINE void t8x8_avx512(const wscal *v, char *d, size_t ldd, const char *s, size_t lds,
+                               bool stream)
+{
+    __m512d o[8];
+    t8x8_w(s, lds, o);
+    _Pragma("GCC unroll 8")
+    for (int c = 0; c < 8; c++) {
+        double *p = (double *)(void *)(d + (size_t)c * ldd);
+        wline(p, wop(v, o[c], p), stream);
+    }
+}
+
+// A 16 x 8 block of 4-byte elements: the AVX2 8 x 8 float transposes, each target line's two
+// halves joined in one register.
+AVX512_INLINE void t16x8s_avx512(const wscal *v, char *d, size_t ldd, const char *s,
+                                 size_t lds, bool stream)
+{
+    __m256d lo[8], hi[8];
+    t8x8s_avx2(s, lds, lo);
+    t8x8s_avx2(s + 8 * lds, lds, hi);
+    _Pragma("GCC unroll 8")
+    for (int c = 0; c < 8; c++) {
+        double *p = (double *)(void *)(d + (size_t)c * ldd);
+        __m512d x = _mm512_insertf64x4(_mm512_castpd256_pd512(lo[c]), hi[c], 1);
+        wline(p, wop(v, x, p), stream);
+    }
+}
+
+// A 4 x 8 block of 16-byte elements: the 4 source columns at s (two lines each) into the 8
+// target lines, as 4 x 4 transposes of 128-bit lanes.
+AVX512_INLINE void t4x8z_avx512(const wscal *v, char *d, size_t ldd, const char *s, size_t lds,
+                                bool stream)
+{
+    _Pragma("GCC unroll 8")
+    for (int h = 0; h < 2; h++) { // target columns 4h .. 4h + 3: the source's second line
+        __m512d x[4], a[4];
+        _Pragma("GCC unroll 8")
+        for (int q = 0; q < 4; q++)
+            x[q] = _mm512_loadu_pd((const double *)(const void *)(s + 64 * h + (size_t)q * lds));
+        a[0] = _mm512_shuffle_f64x2(x[0], x[1], 0x44); // lanes 0, 1 of columns 0 and 1
+        a[1] = _mm512_shuffle_f64x2(x[0], x[1], 0xEE); // lanes 2, 3
+        a[2] = _mm512_shuffle_f64x2(x[2], x[3], 0x44);
+        a[3] = _mm512_shuffle_f64x2(x[2], x[3], 0xEE);
+        __m512d o[4] = {_mm512_shuffle_f64x2(a[0], a[2], 0x88), // lane 0 of each column
+                        _mm512_shuffle_f64x2(a[0], a[2], 0xDD),
+                        _mm512_shuffle_f64x2(a[1], a[3], 0x88),
+                        _mm512_shuffle_f64x2(a[1], a[3], 0xDD)};
+        _Pragma("GCC unroll 8")
+        for (int c = 0; c < 4; c++) {
+            double *p = (double *)(void *)(d + (size_t)(4 * h + c) * ldd);
+            wline(p, wop(v, o[c], p), stream);
+        }
     }
 }
 #endif
@@ -486,6 +686,20 @@ __attribute__((target("avx2"))) static void block_avx2(const nt_copy_op *k, char
         t16x8s_avx2(&v, d, ldd, s, lds, stream);
     else
         t8x8_avx2(&v, d, ldd, s, lds, stream);
+}
+#endif
+
+#if HAVE_AVX512
+__attribute__((target("avx512f"))) static void
+block_avx512(const nt_copy_op *k, char *d, size_t ldd, const char *s, size_t lds, bool stream)
+{
+    wscal v = wscal_of(k);
+    if (k->es == 16)
+        t4x8z_avx512(&v, d, ldd, s, lds, stream);
+    else if (k->es == 4)
+        t16x8s_avx512(&v, d, ldd, s, lds, stream);
+    else
+        t8x8_avx512(&v, d, ldd, s, lds, stream);
 }
 #endif
 
@@ -532,6 +746,12 @@ static void row_block_t(const nt_copy_op *k, char *dst, size_t ldd, const char *
         char *d = dst + (size_t)j * ldd + (size_t)i0 * es;
         const char *s = src + (size_t)i0 * lds + (size_t)j * es;
         bool st = lines && ((uintptr_t)(dst + (size_t)i0 * es) & (LINE - 1)) == 0;
+#if HAVE_AVX512
+        if (k->avx512) {
+            block_avx512(k, d, ldd, s, lds, st);
+            return;
+        }
+#endif
 #if HAVE_AVX2
         if (k->avx2) {
             block_avx2(k, d, ldd, s, lds, st);
@@ -623,10 +843,18 @@ static void src_ahead_step(src_ahead *p)
 // stripes of one line 0.54, of four 0.65, of eight 0.54. With the AVX2 blocks and src_ahead
 // (2 threads, medians of 5, load 3-6): d 0.61-0.71 with two lines, 0.54-0.60 with four; z
 // 0.77-0.83 with two, 0.69 with four, 0.70-0.72 with one; s 0.55-0.57 with two, 0.63-0.64
-// with one line (16 source columns a stripe, as two lines of d).
-static int stripe_lines(size_t es)
+// with one line (16 source columns a stripe, as two lines of d). Those were a Zen 3 without
+// AVX-512. On a Zen 5 with AVX-512 (bench/micro/copy_op.c, 2 threads, medians of 5, the
+// instruction sets alternated in each repetition), four lines for every type: d with alpha 2
+// 0.81-0.84 of the copy with four, 0.54 with two, 0.80 with eight; beta 0.5 0.67-0.69
+// against 0.49; z 0.84-0.88 against 0.55; s 0.52 with two lines, 0.71 with four; the AVX2
+// blocks there gain as much from four lines (d 0.73-0.75 against 0.52). Hence four lines
+// where the cpu has AVX-512, the earlier choice elsewhere.
+static int stripe_lines(const nt_copy_op *k)
 {
-    return es == 4 ? 1 : 2;
+    if (k->avx512)
+        return 4;
+    return k->es == 4 ? 1 : 2;
 }
 
 #if HAVE_AVX2
@@ -635,39 +863,73 @@ static int stripe_lines(size_t es)
 // without row_block_t()'s checks per block (8.4-8.7 GB/s against 7.6-7.7 through
 // row_block_t(), 2 threads, same runs as above), compiled once per type (stripe_avx2()):
 // 0.74 of a streamed copy against 0.52-0.59 with the type tested per vector (d, 2 threads,
-// medians of 5, alternated, load 6-11).
-AVX2_INLINE void stripe_body(const vscal *v, size_t es, char *dst, size_t ldd, const char *src,
-                             size_t lds, int64_t s0, int nb, int64_t cols8, int64_t cols,
-                             bool lines, src_ahead *ahead)
-{
-    int64_t per = LINE / (int64_t)es;
-    for (int64_t j = 0; j < cols8; j += 8) {
-        if (!v->beta0)
-            prefetch_next(dst, ldd, s0, s0 + per * nb, j + 8, cols, es);
-        src_ahead_step(ahead);
-        for (int b = 0; b < nb; b++) {
-            int64_t i0 = s0 + per * b;
-            char *d = dst + (size_t)j * ldd + (size_t)i0 * es;
-            const char *s = src + (size_t)i0 * lds + (size_t)j * es;
-            bool st = lines && ((uintptr_t)(dst + (size_t)i0 * es) & (LINE - 1)) == 0;
-            if (es == 16)
-                t4x8z_avx2(v, d, ldd, s, lds, st);
-            else if (es == 4)
-                t16x8s_avx2(v, d, ldd, s, lds, st);
-            else
-                t8x8_avx2(v, d, ldd, s, lds, st);
-        }
+// medians of 5, alternated, load 6-11). The same body for each instruction set: NAME takes
+// scalars of type VT and the kernels K4, K8 and K16 for elements of 4, 8 and 16 bytes.
+#define STRIPE_BODY(NAME, INLINE, VT, K4, K8, K16)                                             \
+    INLINE void NAME(const VT *v, size_t es, char *dst, size_t ldd, const char *src,           \
+                     size_t lds, int64_t s0, int nb, int64_t cols8, int64_t cols, bool lines,  \
+                     src_ahead *ahead)                                                         \
+    {                                                                                          \
+        int64_t per = LINE / (int64_t)es;                                                      \
+        for (int64_t j = 0; j < cols8; j += 8) {                                               \
+            if (!v->beta0)                                                                     \
+                prefetch_next(dst, ldd, s0, s0 + per * nb, j + 8, cols, es);                   \
+            src_ahead_step(ahead);                                                             \
+            for (int b = 0; b < nb; b++) {                                                     \
+                int64_t i0 = s0 + per * b;                                                     \
+                char *d = dst + (size_t)j * ldd + (size_t)i0 * es;                             \
+                const char *s = src + (size_t)i0 * lds + (size_t)j * es;                       \
+                bool st = lines && ((uintptr_t)(dst + (size_t)i0 * es) & (LINE - 1)) == 0;     \
+                if (es == 16)                                                                  \
+                    K16(v, d, ldd, s, lds, st);                                                \
+                else if (es == 4)                                                              \
+                    K4(v, d, ldd, s, lds, st);                                                 \
+                else                                                                           \
+                    K8(v, d, ldd, s, lds, st);                                                 \
+            }                                                                                  \
+        }                                                                                      \
     }
-}
 
-// stripe_body() compiled for each element size, type and beta = 0 or not (the flags of v
-// constants in each call).
-#define STRIPE_CASE(ES, DT, MOVE, BETA0)                                                       \
+STRIPE_BODY(stripe_body_avx2, AVX2_INLINE, vscal, t16x8s_avx2, t8x8_avx2, t4x8z_avx2)
+#if HAVE_AVX512
+STRIPE_BODY(stripe_body_avx512, AVX512_INLINE, wscal, t16x8s_avx512, t8x8_avx512,
+            t4x8z_avx512)
+#endif
+#undef STRIPE_BODY
+
+// The stripe body BODY compiled for each element size, type and beta = 0 or not (the flags
+// of v constants in each call).
+#define STRIPE_CASE(BODY, ES, DT, MOVE, BETA0)                                                 \
     do {                                                                                       \
         v.dtype = DT;                                                                          \
         v.move = MOVE;                                                                         \
         v.beta0 = BETA0;                                                                       \
-        stripe_body(&v, ES, dst, ldd, src, lds, s0, nb, cols8, cols, lines, ahead);           \
+        BODY(&v, ES, dst, ldd, src, lds, s0, nb, cols8, cols, lines, ahead);                   \
+    } while (0)
+#define STRIPE_TYPES(BODY)                                                                     \
+    do {                                                                                       \
+        if (k->move && k->es == 4)                                                             \
+            STRIPE_CASE(BODY, 4, k->dtype, true, true);                                        \
+        else if (k->move && k->es == 8)                                                        \
+            STRIPE_CASE(BODY, 8, k->dtype, true, true);                                        \
+        else if (k->move)                                                                      \
+            STRIPE_CASE(BODY, 16, k->dtype, true, true);                                       \
+        else if (k->dtype == NT_DTYPE_S && k->beta0)                                           \
+            STRIPE_CASE(BODY, 4, NT_DTYPE_S, false, true);                                     \
+        else if (k->dtype == NT_DTYPE_S)                                                       \
+            STRIPE_CASE(BODY, 4, NT_DTYPE_S, false, false);                                    \
+        else if (k->dtype == NT_DTYPE_D && k->beta0)                                           \
+            STRIPE_CASE(BODY, 8, NT_DTYPE_D, false, true);                                     \
+        else if (k->dtype == NT_DTYPE_D)                                                       \
+            STRIPE_CASE(BODY, 8, NT_DTYPE_D, false, false);                                    \
+        else if (k->dtype == NT_DTYPE_C && k->beta0)                                           \
+            STRIPE_CASE(BODY, 8, NT_DTYPE_C, false, true);                                     \
+        else if (k->dtype == NT_DTYPE_C)                                                       \
+            STRIPE_CASE(BODY, 8, NT_DTYPE_C, false, false);                                    \
+        else if (k->beta0)                                                                     \
+            STRIPE_CASE(BODY, 16, NT_DTYPE_Z, false, true);                                    \
+        else                                                                                   \
+            STRIPE_CASE(BODY, 16, NT_DTYPE_Z, false, false);                                   \
     } while (0)
 
 __attribute__((target("avx2"))) static void
@@ -675,29 +937,19 @@ stripe_avx2(const nt_copy_op *k, char *dst, size_t ldd, const char *src, size_t 
             int nb, int64_t cols8, int64_t cols, bool lines, src_ahead *ahead)
 {
     vscal v = vscal_of(k);
-    if (k->move && k->es == 4)
-        STRIPE_CASE(4, k->dtype, true, true);
-    else if (k->move && k->es == 8)
-        STRIPE_CASE(8, k->dtype, true, true);
-    else if (k->move)
-        STRIPE_CASE(16, k->dtype, true, true);
-    else if (k->dtype == NT_DTYPE_S && k->beta0)
-        STRIPE_CASE(4, NT_DTYPE_S, false, true);
-    else if (k->dtype == NT_DTYPE_S)
-        STRIPE_CASE(4, NT_DTYPE_S, false, false);
-    else if (k->dtype == NT_DTYPE_D && k->beta0)
-        STRIPE_CASE(8, NT_DTYPE_D, false, true);
-    else if (k->dtype == NT_DTYPE_D)
-        STRIPE_CASE(8, NT_DTYPE_D, false, false);
-    else if (k->dtype == NT_DTYPE_C && k->beta0)
-        STRIPE_CASE(8, NT_DTYPE_C, false, true);
-    else if (k->dtype == NT_DTYPE_C)
-        STRIPE_CASE(8, NT_DTYPE_C, false, false);
-    else if (k->beta0)
-        STRIPE_CASE(16, NT_DTYPE_Z, false, true);
-    else
-        STRIPE_CASE(16, NT_DTYPE_Z, false, false);
+    STRIPE_TYPES(stripe_body_avx2);
 }
+
+#if HAVE_AVX512
+__attribute__((target("avx512f"))) static void
+stripe_avx512(const nt_copy_op *k, char *dst, size_t ldd, const char *src, size_t lds,
+              int64_t s0, int nb, int64_t cols8, int64_t cols, bool lines, src_ahead *ahead)
+{
+    wscal v = wscal_of(k);
+    STRIPE_TYPES(stripe_body_avx512);
+}
+#endif
+#undef STRIPE_TYPES
 #undef STRIPE_CASE
 #endif
 static void block_t(const nt_copy_op *k, char *dst, size_t ldd, const char *src, size_t lds,
@@ -708,7 +960,7 @@ static void block_t(const nt_copy_op *k, char *dst, size_t ldd, const char *src,
     bool lines = stream && ldd % LINE == 0;
     alignas(LINE) char t[LINE]; // elements of more than a line take block_t_wide()
     src_ahead ahead;
-    int stripe = stripe_lines(k->es);
+    int stripe = stripe_lines(k);
     for (int64_t s0 = 0, s1; s0 < rows; s0 = s1) {
         s1 = s0;
         for (int b = 0; b < stripe && s1 < rows; b++)
@@ -724,8 +976,13 @@ static void block_t(const nt_copy_op *k, char *dst, size_t ldd, const char *src,
         if (k->avx2 && k->uplo == NT_UPLO_ALL && (s1 - s0) % per == 0 &&
             (s0 > 0 || head == 0) && fast8(k, x0, y0, 0, s0)) {
             j0 = cols - cols % 8;
-            stripe_avx2(k, dst, ldd, src, lds, s0, (int)((s1 - s0) / per), j0, cols, lines,
-                        &ahead);
+            int nb = (int)((s1 - s0) / per);
+#if HAVE_AVX512
+            if (k->avx512)
+                stripe_avx512(k, dst, ldd, src, lds, s0, nb, j0, cols, lines, &ahead);
+            else
+#endif
+                stripe_avx2(k, dst, ldd, src, lds, s0, nb, j0, cols, lines, &ahead);
         }
 #endif
         for (int64_t j = j0; j < cols; j += 8) {

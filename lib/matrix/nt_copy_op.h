@@ -23,16 +23,20 @@ typedef struct nt_copy_op {
     nt_uplo uplo;
     bool unit;        // DIAG U: the trapezoid leaves its diagonal out
     int64_t m, n;     // the whole submatrix (B's extent), which the trapezoid is relative to
-    bool avx2;        // transpose 8-byte elements with AVX2 (the cpu has it; nt_copy_op_isa())
+    bool avx2;        // transpose with AVX2 (the cpu has it; nt_copy_op_isa())
+    bool avx512;      // transpose with AVX-512 (the cpu has it; implies avx2)
 } nt_copy_op;
 
 // The kernel's form of op on elements of `dtype` (es bytes each), for an m x n submatrix.
 void nt_copy_op_init(nt_copy_op *k, const nt_plan_op_t *op, nt_dtype dtype, size_t es,
                      int64_t m, int64_t n);
 
-// Tests: the instruction sets nt_copy_op_init() may choose from; 0 the portable kernels only,
-// -1 (the default) all the cpu has.
+// Tests and benchmarks: the instruction sets later nt_copy_op_init() calls may choose from; 0
+// the portable kernels only, 1 up to AVX2, 2 up to AVX-512, -1 (the default) all the cpu has.
 void nt_copy_op_test_isa(int level);
+
+// The instruction set k's transposes use: 0 portable, 1 AVX2, 2 AVX-512.
+int nt_copy_op_isa(const nt_copy_op *k);
 
 // Rows [*lo, *hi) of submatrix column y (0 <= y < n) inside the trapezoid (p?trmr2d's rule,
 // see nt_plan_op_t); *lo >= *hi when none.

@@ -234,12 +234,14 @@ static void random_cases(nt_dtype t, int isa)
 Test(copy_op, transposed_doubles_match_the_oracle_bit_for_bit)
 {
     random_cases(NT_DTYPE_D, -1);
+    random_cases(NT_DTYPE_D, 1);
     random_cases(NT_DTYPE_D, 0);
 }
 
 Test(copy_op, transposed_complex_doubles_match_the_oracle_bit_for_bit)
 {
     random_cases(NT_DTYPE_Z, -1);
+    random_cases(NT_DTYPE_Z, 1);
     random_cases(NT_DTYPE_Z, 0);
 }
 
@@ -247,19 +249,23 @@ Test(copy_op, transposed_singles_match_the_oracle_bit_for_bit)
 {
     random_cases(NT_DTYPE_S, -1);
     random_cases(NT_DTYPE_C, -1);
+    random_cases(NT_DTYPE_S, 1);
+    random_cases(NT_DTYPE_C, 1);
     random_cases(NT_DTYPE_S, 0);
     random_cases(NT_DTYPE_C, 0);
 }
 
 // The benchmark's geometry: whole 512 x 512 tiles on whole lines, streamed (beta = 0, B of
 // NaN) and read (beta = 0.5), real types with alpha 2 and complex ones conjugated with a
-// complex alpha, on both instruction sets; also a 512 x 512 block at an odd offset and leading
+// complex alpha, on every instruction set; also a 512 x 512 block at an odd offset and leading
 // dimensions.
 Test(copy_op, tiles_of_512_match_the_oracle_bit_for_bit)
 {
     static const nt_dtype types[] = {NT_DTYPE_D, NT_DTYPE_Z, NT_DTYPE_S, NT_DTYPE_C};
     nt_rng g = {512};
-    for (int isa = -1; isa <= 0; isa++) {
+    static const int isas[] = {-1, 1, 0}; // all the cpu has (AVX-512 here?), AVX2, portable
+    for (int x = 0; x < 3; x++) {
+        int isa = isas[x];
         nt_copy_op_test_isa(isa);
         for (int z = 0; z < 4; z++)
             for (int beta = 0; beta < 2; beta++)
@@ -276,6 +282,29 @@ Test(copy_op, tiles_of_512_match_the_oracle_bit_for_bit)
                     cr_assert_eq(bad, 0, "isa %d %s beta %d odd %d: %lld wrong", isa,
                                  nt_dtype_name(types[z]), beta, odd, (long long)bad);
                 }
+    }
+    nt_copy_op_test_isa(-1);
+}
+
+// The kernels the tests above name are the ones that run: each cap gives the best instruction
+// set at or below it that the cpu has, so the random cases above reach the AVX-512 and AVX2
+// kernels on a cpu that has them.
+Test(copy_op, the_instruction_set_follows_the_cap_and_the_cpu)
+{
+    nt_plan_op_t op = NT_PLAN_OP_INIT;
+    op.op = NT_OP_T;
+    int best = 0;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    best = __builtin_cpu_supports("avx512f") ? 2 : __builtin_cpu_supports("avx2") ? 1 : 0;
+#endif
+    static const int caps[] = {-1, 0, 1, 2};
+    for (int x = 0; x < 4; x++) {
+        nt_copy_op_test_isa(caps[x]);
+        nt_copy_op k;
+        nt_copy_op_init(&k, &op, NT_DTYPE_D, 8, 16, 16);
+        int want = caps[x] < 0 || caps[x] > best ? best : caps[x];
+        cr_assert_eq(nt_copy_op_isa(&k), want, "cap %d: isa %d, want %d", caps[x],
+                     nt_copy_op_isa(&k), want);
     }
     nt_copy_op_test_isa(-1);
 }
