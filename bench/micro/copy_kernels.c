@@ -16,21 +16,7 @@
 #include <time.h>
 
 #include "lib/matrix/nt_copy.h"
-
-// Cpu time of the calling thread: on a loaded machine wall time mostly measures the waits for
-// a cpu; the cpu time of each thread (the longest of the team) is what the copy itself took.
-static double cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "micro_cpu.h"
 
 typedef struct shape {
     const char *name;

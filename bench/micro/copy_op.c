@@ -17,21 +17,9 @@
 
 #include "lib/matrix/nt_copy.h"
 #include "lib/matrix/nt_copy_op.h"
+#include "micro_cpu.h"
 
 enum { T = 512 }; // tile side, elements
-
-static double cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 // One pass over every thread's tiles: the kernel k, or the streamed copy when k is NULL.
 static double pass(char **src, char **dst, size_t tiles, size_t es, const nt_copy_op *k,
