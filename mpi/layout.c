@@ -98,10 +98,10 @@ static nt_status tile_pieces(const walk *w, int64_t i, int64_t j, const nt_mpi_t
             if (e >= f)
                 continue;
             int64_t mine = i * w->L->nt + j, theirs = oi * w->O->nt + oj;
-            int peer = w->O->owner[theirs];
+            int peer = nt_lay_owner(w->O, theirs);
             if (peer < 0 || peer >= w->size) // unchecked when O gives an index
-                return nt_lay_bad_owner(w->k, w->send ? "b" : "a", theirs, peer, w->size,
-                                        w->me);
+                return nt_lay_bad_owner(w->k, w->send ? "b" : "a", w->O, theirs, peer,
+                                        w->size, w->me);
             nt_lay_piece p = {.peer = peer, .xfer = w->k,
                               .src_tile = w->send ? mine : theirs,
                               .dst_tile = w->send ? theirs : mine, .rows = b - a,
@@ -141,7 +141,7 @@ static nt_status transfer_pieces(const nt_mpi_transfer_t *x, int k, int me, int 
     }
     int64_t own = 0;
     for (int64_t t = 0; t < L->mt * L->nt; t++) {
-        if (L->owner[t] != me)
+        if (nt_lay_owner(L, t) != me)
             continue;
         const nt_mpi_tile_t *tile = L->tiles ? &L->tiles[own++] : &none;
         nt_status st = tile_pieces(&w, t / L->nt, t % L->nt, tile, out);

@@ -5,6 +5,7 @@
 // agreement, and for indexes the one collective check a rank cannot make alone: that the
 // ranks' own tiles add up to every tile.
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -16,11 +17,39 @@ nt_status nt_lay_bad(int k, const char *side, const char *what, int me)
                        what, me);
 }
 
-nt_status nt_lay_bad_owner(int k, const char *side, int64_t t, int r, int size, int me)
+void nt_lay_owner_field(char *b, size_t n, const nt_mpi_layout_t *L, int64_t t)
 {
-    char w[160];
-    snprintf(w, sizeof w, "->owner[%" PRId64 "] = %d is not a rank of comm (%d ranks)", t, r,
-             size);
+    if (L->owner) {
+        snprintf(b, n, "->owner[%" PRId64 "]", t);
+        return;
+    }
+    const nt_mpi_grid_t *g = L->cyclic;
+    int64_t i = t / L->nt, j = t % L->nt;
+    int cell = (int)((i + g->rsrc) % g->nprow) * g->npcol + (int)((j + g->csrc) % g->npcol);
+    snprintf(b, n, "->cyclic%s%d] (tile %" PRId64 ")", g->ranks ? "->ranks[" : " cell [", cell,
+             t);
+}
+
+nt_status nt_lay_bad_owner(int k, const char *side, const nt_mpi_layout_t *L, int64_t t, int r,
+                           int size, int me)
+{
+    char f[80], w[200];
+    nt_lay_owner_field(f, sizeof f, L, t);
+    snprintf(w, sizeof w, "%s = %d is not a rank of comm (%d ranks)", f, r, size);
+    return nt_lay_bad(k, side, w, me);
+}
+
+// A cyclic owner map: a grid of at least one cell, its first cell inside (its ranks are
+// checked as they are read).
+static nt_status check_cyclic(int k, const char *side, const nt_mpi_grid_t *g, int me)
+{
+    if (g->nprow >= 1 && g->npcol >= 1 && g->nprow <= INT32_MAX / g->npcol && g->rsrc >= 0 &&
+        g->rsrc < g->nprow && g->csrc >= 0 && g->csrc < g->npcol)
+        return NT_OK;
+    char w[200];
+    snprintf(w, sizeof w, "->cyclic: nprow = %d, npcol = %d, rsrc = %d, csrc = %d (nprow, npcol "
+             ">= 1, their product an int; rsrc, csrc inside the grid)", g->nprow, g->npcol,
+             g->rsrc, g->csrc);
     return nt_lay_bad(k, side, w, me);
 }
 
@@ -74,9 +103,10 @@ static nt_status scan_tiles(int k, const char *side, const nt_mpi_layout_t *L, i
     int64_t n = 0;
     for (int64_t t = 0; t < L->mt * L->nt; t++) {
         nt_status st;
-        if (L->owner[t] < 0 || L->owner[t] >= size)
-            return nt_lay_bad_owner(k, side, t, L->owner[t], size, me);
-        if (L->owner[t] != me)
+        int r = nt_lay_owner(L, t);
+        if (r < 0 || r >= size)
+            return nt_lay_bad_owner(k, side, L, t, r, size, me);
+        if (r != me)
             continue;
         if (tiles && (st = check_tile(k, side, L, n, t, me)))
             return st;
@@ -109,9 +139,12 @@ static nt_status index_tiles(int k, const char *side, const nt_mpi_layout_t *L, 
                                        : "not above the entry before it (must increase)");
             return nt_lay_bad(k, side, w, me);
         }
-        if (L->owner[t] != me) {
-            snprintf(w, sizeof w, "->owner[%" PRId64 "] = %d, but ->mine[%" PRId64 "] lists "
-                     "tile %" PRId64 " as this rank's", t, L->owner[t], q, t);
+        int r = nt_lay_owner(L, t);
+        if (r != me) {
+            char f[80];
+            nt_lay_owner_field(f, sizeof f, L, t);
+            snprintf(w, sizeof w, "%s = %d, but ->mine[%" PRId64 "] lists tile %" PRId64
+                     " as this rank's", f, r, q, t);
             return nt_lay_bad(k, side, w, me);
         }
     }
@@ -136,8 +169,10 @@ static nt_status check_layout(int k, const char *side, const nt_mpi_layout_t *L,
     if (L->mt > 0 && L->nt > INT64_MAX / L->mt)
         return nt_mpi_fail(NT_ERANGE, "nt_mpi_layout_redist: transfer %d: %s->mt * nt overflows",
                            k, side);
-    if (L->mt * L->nt > 0 && !L->owner)
-        return nt_lay_bad(k, side, "->owner is NULL", me);
+    if (L->mt * L->nt > 0 && !L->owner && !L->cyclic)
+        return nt_lay_bad(k, side, "->owner and ->cyclic are NULL", me);
+    if (!L->owner && L->cyclic && (st = check_cyclic(k, side, L->cyclic, me)))
+        return st;
     return nt_lay_indexed(L) ? index_tiles(k, side, L, me, tiles, own)
                              : scan_tiles(k, side, L, me, size, tiles, own);
 }
@@ -199,9 +234,9 @@ static nt_status sums(MPI_Comm c, int count, const nt_mpi_transfer_t *x, int64_t
     const char *side = q < count ? "a" : "b";
     int64_t n = 0;
     for (int64_t t = 0; t < L->mt * L->nt; t++)
-        n += L->owner[t] == me;
+        n += nt_lay_owner(L, t) == me;
     char w[240];
-    snprintf(w, sizeof w, "->nmine = %" PRId64 ", but owner[] gives this rank %" PRId64
+    snprintf(w, sizeof w, "->nmine = %" PRId64 ", but its owners give this rank %" PRId64
              " tiles", own[q], n);
     nt_status st = nt_mpi_agree(c, n == own[q] ? NT_OK : nt_lay_bad(k, side, w, me), me, NULL);
     if (st)

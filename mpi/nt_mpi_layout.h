@@ -35,6 +35,17 @@ nt_lay_dim nt_lay_dim_of(const nt_mpi_layout_t *L, bool rows);
 // at or before x, so empty tiles are skipped).
 int64_t nt_lay_tile_of(const nt_lay_dim *d, int64_t x);
 
+// The rank that owns tile t: owner[t], or by the cyclic formula when owner is NULL.
+static inline int nt_lay_owner(const nt_mpi_layout_t *L, int64_t t)
+{
+    if (L->owner)
+        return L->owner[t];
+    const nt_mpi_grid_t *g = L->cyclic;
+    int64_t i = t / L->nt, j = t % L->nt;
+    int cell = (int)((i + g->rsrc) % g->nprow) * g->npcol + (int)((j + g->csrc) % g->npcol);
+    return g->ranks ? g->ranks[cell] : cell;
+}
+
 // Whether a layout gives an index of this rank's tiles (mine[], nmine).
 static inline bool nt_lay_indexed(const nt_mpi_layout_t *L)
 {
@@ -57,8 +68,12 @@ nt_status nt_lay_agree(MPI_Comm c, nt_status st, bool checked, int count,
 
 // NT_EINVAL naming transfer k, its side ("a", "b", "") with what, and rank me.
 nt_status nt_lay_bad(int k, const char *side, const char *what, int me);
-// NT_EINVAL: side's owner[t] = r is not one of size ranks.
-nt_status nt_lay_bad_owner(int k, const char *side, int64_t t, int r, int size, int me);
+// NT_EINVAL: the owner r of side's tile t (its owner[] entry or grid cell) is not one of size
+// ranks.
+nt_status nt_lay_bad_owner(int k, const char *side, const nt_mpi_layout_t *L, int64_t t, int r,
+                           int size, int me);
+// The field that gives tile t its owner: "->owner[t]" or the cyclic grid's cell.
+void nt_lay_owner_field(char *b, size_t n, const nt_mpi_layout_t *L, int64_t t);
 
 // A rectangle of one transfer that moves between two ranks. Sent pieces are generated in the
 // order (transfer, source tile, target tile) for each peer; received ones are sorted so.

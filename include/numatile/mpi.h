@@ -485,7 +485,8 @@ typedef struct nt_mpi_layout {
     int64_t mb;               /**< rows per tile when row_split is NULL, >= 1 */
     int64_t nb;               /**< columns per tile when col_split is NULL, >= 1 */
     const int *owner;         /**< mt * nt ranks of the communicator, row-major:
-                                   owner[i * nt + j] holds tile (i, j) */
+                                   owner[i * nt + j] holds tile (i, j); or NULL: the owners
+                                   are cyclic's */
     const nt_mpi_tile_t *tiles; /**< the calling rank's tiles, one per tile it owns, in
                                    row-major order of the tile grid; NULL when it owns none */
     const int64_t *mine;      /**< optional index of the calling rank's tiles: nmine tile
@@ -496,6 +497,12 @@ typedef struct nt_mpi_layout {
                                    O(mt * nt). NULL: owner[] is scanned. Not NULL (any
                                    address) with nmine = 0 for a rank that owns none. */
     int64_t nmine;            /**< entries of mine[] (0 when mine is NULL) */
+    const nt_mpi_grid_t *cyclic; /**< read when owner is NULL: owners by formula, tile (i, j)
+                                   to the rank of grid cell ((i + rsrc) % nprow, (j + csrc) %
+                                   npcol) (ranks[cell], or the cell when ranks is NULL), so no
+                                   rank stores mt * nt owners. Only nprow, npcol, rsrc, csrc
+                                   and ranks are read (the tiles stay the layout's: any splits).
+                                   NULL when owner is given. */
 } nt_mpi_layout_t;
 
 /** \brief One redistribution of several done in one exchange (nt_mpi_layout_redist()). */
@@ -520,9 +527,10 @@ typedef struct nt_mpi_transfer {
  *        ends the exchange; on failure no target is written anywhere). Collective over comm:
  *        every rank calls it with the same transfers (its own tiles[] and mine[]). Planning
  *        costs this rank O(tiles of the maps it scans + its pieces): a layout without mine[]
- *        has its owner table read once; one with mine[] has only its own tiles checked and
- *        walked, and each owner entry a piece meets checked when read, so with mine[] on both
- *        sides planning costs O(own tiles + pieces) however many tiles the matrices have. The
+ *        has its owners (table or cyclic formula) read once; one with mine[] has only its own
+ *        tiles checked and walked, and each owner a piece meets checked when read, so with
+ *        mine[] on both sides planning costs O(own tiles + pieces) however many tiles the
+ *        matrices have. The
  *        pieces are found by binary search in the splits. When some rank gives mine[], one
  *        more all-reduce checks that the ranks' own tiles add up to every tile of each
  *        matrix. The targets must not overlap the sources' memory.
@@ -536,10 +544,10 @@ typedef struct nt_mpi_transfer {
  * @retval NT_OK success on every rank. @retval NT_EINVAL a bad description on some rank (the
  *         message names the transfer, the field and the rank), among them a bad mine[]: nmine
  *         > 0 with mine NULL, an entry outside the tiles, not increasing, or naming a tile
- *         owner[] gives another rank; or own tiles (mine[] or the scan) that do not add up to
- *         mt * nt over the ranks (an index misses a tile, or the owner tables differ).
- *         @retval NT_ERANGE a size
- *         overflows. @retval NT_ENOMEM a buffer could not be allocated on some rank.
+ *         the owners give another rank; or own tiles (mine[] or the scan) that do not add up
+ *         to mt * nt over the ranks (an index misses a tile, or the owner tables differ); a
+ *         cyclic grid out of range, or a ranks[] entry read that is not a rank.
+ *         @retval NT_ERANGE a size overflows. @retval NT_ENOMEM a buffer could not be allocated on some rank.
  * @retval NT_ESYS an MPI call failed (or an injected failure, NT_MPI_FAIL_RANK). Every rank
  *         returns the same status.
  */
@@ -548,18 +556,21 @@ nt_status nt_mpi_layout_redist(MPI_Comm comm, int count, const nt_mpi_transfer_t
 
 /**
  * \brief The ::nt_mpi_layout_t of a block-cyclic matrix (ScaLAPACK's layout), for transfers
- *        between it and matrices of any tile map: one tile per block, owned as the grid says,
- *        this rank's tiles inside its local array.
+ *        between it and matrices of any tile map: one tile per block, owned as the grid says
+ *        (by formula: no owner table), this rank's tiles inside its local array. Costs
+ *        O(this rank's tiles + nprow * npcol), however many tiles the matrix has.
  * @param[in]  g      the grid (as nt_mpi_redist()'s), m and n >= 0.
  * @param[in]  me     the calling rank (in the communicator the grid's ranks name).
  * @param[in]  local  this rank's local array (column-major), or NULL when it holds no block.
  * @param[in]  lld    its leading dimension, >= its local rows (>= 1).
  * @param[in]  elem_size bytes per element, >= 1.
- * @param[out] out    the layout; its owner[], tiles[] and mine[] (this rank's tiles, so
- *                    planning with it walks only them) are allocated: free them with
- *                    nt_mpi_layout_free(). Untouched on failure.
- * @retval NT_OK success. @retval NT_EINVAL a bad grid, local NULL where this rank holds
- *         blocks, lld too small, out NULL. @retval NT_ERANGE too many tiles. @retval NT_ENOMEM.
+ * @param[out] out    the layout: owner NULL, cyclic a copy of the grid (its ranks[] too),
+ *                    tiles[] and mine[] this rank's tiles (so planning walks only them),
+ *                    all allocated: free them with nt_mpi_layout_free(). Untouched on
+ *                    failure.
+ * @retval NT_OK success. @retval NT_EINVAL a bad grid, me in two cells of g->ranks, local
+ *         NULL where this rank holds blocks, lld too small, out NULL. @retval NT_ERANGE too
+ *         many tiles. @retval NT_ENOMEM.
  */
 nt_status nt_mpi_layout_from_grid(const nt_mpi_grid_t *g, int me, void *local, int64_t lld,
                                   size_t elem_size, nt_mpi_layout_t *out);
@@ -575,7 +586,8 @@ void nt_mpi_layout_free(nt_mpi_layout_t *L);
  *        transform_multiple): the permutation of the ranks that keeps the most bytes on their
  *        rank (NT_MATCH_VOLUME) or gives the fewest one-port steps (NT_MATCH_STEPS, LEX),
  *        exactly, on the rank x rank byte matrix summed over the transfers. Apply it by giving
- *        every target tile to rank perm[owner] (and its memory there) before
+ *        every target tile to rank perm[owner] (a cyclic layout: ranks[c] to
+ *        perm[ranks[c]]; and its memory there) before
  *        nt_mpi_layout_redist(). Collective over comm (each rank counts its own bytes; one
  *        all-gather); the same perm on every rank.
  * @param[in]  comm, count, xfer as nt_mpi_layout_redist() (tiles[] not read; mine[] read

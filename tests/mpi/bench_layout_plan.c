@@ -2,8 +2,10 @@
 // its own tiles (nt_mpi_layout_t mine[]): the checks (nt_lay_check) and the pieces it sends and
 // receives (nt_lay_pieces_make), for rank --me of a simulated communicator of P x Q ranks
 // (no MPI call: planning is local), between two block-cyclic matrices of the same grid with
-// different block sizes (so pieces cross ranks). Base (owner-table scan) and index alternate,
-// --reps each; the pieces of both are compared field by field. Usage:
+// different block sizes (so pieces cross ranks). Base: owner tables (built here as
+// nt_mpi_layout_from_grid() built them before, timed apart) scanned; new: the index and the
+// owners by formula (nt_mpi_layout_from_grid()'s layout as it is). Alternated, --reps each;
+// the pieces of both compared field by field. Usage:
 //   bench_layout_plan [--p P] [--q Q] [--tiles T] [--me R] [--reps N]
 // T x T tiles of 8 x 8 elements in the source, 12 x 12 in the target (its T*2/3 tiles).
 #include <stdio.h>
@@ -28,6 +30,15 @@ static int cmp(const void *a, const void *b)
 }
 
 // One planning of transfer x for rank me of size: seconds, pieces sent and received in p.
+// The owner table of a layout by the block-cyclic formula: what the base scans.
+static int *table(const nt_mpi_layout_t *L)
+{
+    int *o = malloc((size_t)(L->mt * L->nt) * sizeof *o);
+    for (int64_t t = 0; o && t < L->mt * L->nt; t++)
+        o[t] = nt_lay_owner(L, t);
+    return o;
+}
+
 static double plan(const nt_mpi_transfer_t *x, int me, int size, nt_lay_pieces p[2])
 {
     int64_t *own;
@@ -99,6 +110,10 @@ int main(int argc, char **argv)
     layout(n, 8, p, q, me, &ma, &a);
     layout(n, 12, p, q, me, &mb, &b);
     double grid = now() - g0;
+    int *tab[2] = {table(&a), table(&b)};
+    double tables = now() - g0 - grid;
+    if (!tab[0] || !tab[1])
+        return 1;
     nt_mpi_transfer_t x = {&a, &b, n, n, 0, 0, 0, 0, 1};
     const int64_t *mine[2] = {a.mine, b.mine};
     int64_t nmine[2] = {a.nmine, b.nmine};
@@ -112,6 +127,8 @@ int main(int argc, char **argv)
             b.mine = v ? mine[1] : NULL;
             a.nmine = v ? nmine[0] : 0;
             b.nmine = v ? nmine[1] : 0;
+            a.owner = v ? NULL : tab[0];
+            b.owner = v ? NULL : tab[1];
             t[v][r] = plan(&x, me, p * q, pc[v]);
         }
         ok = ok && same(&pc[0][0], &pc[1][0]) && same(&pc[0][1], &pc[1][1]);
@@ -124,13 +141,17 @@ int main(int argc, char **argv)
     qsort(t[1], (size_t)reps, sizeof(double), cmp);
     printf("bench_layout_plan: %d x %d ranks (rank %d), %lld x %lld source tiles, %lld x %lld "
            "target tiles, own %lld + %lld, %lld pieces; scan median %.6f s (min %.6f), index "
-           "median %.6f s (min %.6f), speed-up %.0fx; from_grid %.3f s (both); pieces %s\n",
+           "median %.6f s (min %.6f), speed-up %.0fx; from_grid %.6f s, owner tables %.3f s (both "
+           "matrices); pieces %s\n",
            p, q, me, (long long)a.mt, (long long)a.nt, (long long)b.mt, (long long)b.nt,
            (long long)nmine[0], (long long)nmine[1], (long long)pieces, t[0][reps / 2], t[0][0],
-           t[1][reps / 2], t[1][0], t[0][reps / 2] / t[1][reps / 2], grid,
+           t[1][reps / 2], t[1][0], t[0][reps / 2] / t[1][reps / 2], grid, tables,
            ok ? "identical" : "DIFFER");
     a.mine = mine[0];
     b.mine = mine[1];
+    a.owner = b.owner = NULL;
+    free(tab[0]);
+    free(tab[1]);
     nt_mpi_layout_free(&a);
     nt_mpi_layout_free(&b);
     free(ma);

@@ -211,10 +211,10 @@ static unsigned char *elem(const mat *x, int64_t r, int64_t c)
         bool in = r >= r0 && r < hi_of(L->row_split, L->mb, L->m, i) && c >= c0 &&
                   c < hi_of(L->col_split, L->nb, L->n, j);
         if (in)
-            return L->owner[t] == me ? (unsigned char *)L->tiles[k].ptr +
+            return x->owner[t] == me ? (unsigned char *)L->tiles[k].ptr +
                                            ((r - r0) + (c - c0) * L->tiles[k].ld) * (int64_t)x->es
                                      : NULL;
-        k += L->owner[t] == me;
+        k += x->owner[t] == me;
     }
     return NULL;
 }
@@ -254,6 +254,30 @@ static int64_t local_count(int64_t n, int64_t b, int k, int src, int p)
     return c;
 }
 
+// nt_mpi_layout_from_grid() refuses an lld below the lr local rows and a grid that names this
+// rank twice, and leaves out untouched.
+static void bad_grids(const mat *x, int64_t lr)
+{
+    nt_mpi_layout_t L = {.m = -7};
+    int ranks[32];
+    nt_mpi_grid_t g = x->g;
+    nt_status st;
+    if (lr > 1 && x->lcols > 0) {
+        st = nt_mpi_layout_from_grid(&g, me, x->blocks[0], lr - 1, x->es, &L);
+        CHECK(st == NT_EINVAL && strstr(nt_mpi_last_error(), "lld") && L.m == -7,
+              "from_grid with lld %lld < %lld: %d %s", (long long)(lr - 1), (long long)lr, st,
+              nt_mpi_last_error());
+    }
+    g.nprow = 1;
+    g.npcol = 2;
+    g.rsrc = g.csrc = 0;
+    ranks[0] = ranks[1] = me;
+    g.ranks = ranks;
+    st = nt_mpi_layout_from_grid(&g, me, x->blocks[0], x->lld, x->es, &L);
+    CHECK(st == NT_EINVAL && strstr(nt_mpi_last_error(), "twice") && L.m == -7,
+          "from_grid with this rank twice: %d %s", st, nt_mpi_last_error());
+}
+
 // A block-cyclic matrix on a random grid of distinct ranks, as an any-layout matrix.
 static void make_bc(mat *x, int64_t m, int64_t n, size_t es, int id)
 {
@@ -284,7 +308,16 @@ static void make_bc(mat *x, int64_t m, int64_t n, size_t es, int id)
         CHECK(0, "nt_mpi_layout_from_grid: %s", nt_mpi_last_error());
         exit(1);
     }
-    x->owner = (int *)x->L.owner;
+    // The owners by the block-cyclic definition; the library's layout has them by formula
+    // (cyclic, no table): some ranks give it this table instead.
+    CHECK(!x->L.owner && x->L.cyclic, "nt_mpi_layout_from_grid: an owner table");
+    int64_t all = x->L.mt * x->L.nt;
+    x->owner = malloc((size_t)(all > 0 ? all : 1) * sizeof *x->owner);
+    bad_grids(x, lr);
+    for (int64_t t = 0; t < all; t++)
+        x->owner[t] = x->ranks[((t / x->L.nt + x->g.rsrc) % p) * q +
+                               (t % x->L.nt + x->g.csrc) % q];
+    x->L.owner = ((unsigned)me * 7 + (unsigned)id * 3 + (unsigned)x->g.mb) % 2 ? x->owner : NULL;
     own_index(x);
     x->lib_mine = x->L.mine;
     bool same = x->L.nmine == x->nidx && x->L.mine;
@@ -299,7 +332,9 @@ static void free_mat(mat *x)
     free(x->idx);
     if (x->bc) {
         x->L.mine = x->lib_mine;
+        x->L.owner = NULL; // the test's
         nt_mpi_layout_free(&x->L);
+        free(x->owner);
         CHECK(!x->L.mine && !x->L.owner && !x->L.tiles && !x->L.nmine, "nt_mpi_layout_free");
         free(x->blocks[0]);
         free(x->blocks);
@@ -398,14 +433,14 @@ static void check_targets(const geo *g, bool written, int k0, const char *what)
 }
 
 // Owner of element (r, c) of a layout, found by scanning its splits (the oracle's way).
-static int owner_at(const nt_mpi_layout_t *L, int64_t r, int64_t c)
+static int owner_at(const nt_mpi_layout_t *L, const int *owner, int64_t r, int64_t c)
 {
     int64_t i = 0, j = 0;
     while (hi_of(L->row_split, L->mb, L->m, i) <= r)
         i++;
     while (hi_of(L->col_split, L->nb, L->n, j) <= c)
         j++;
-    return L->owner[i * L->nt + j];
+    return owner[i * L->nt + j];
 }
 
 // The least bytes between ranks over all permutations of the target ranks (nranks <= 4).
@@ -416,8 +451,9 @@ static int64_t brute_moved(const geo *g, int64_t *canonical)
         const nt_mpi_transfer_t *x = &g->x[k];
         for (int64_t r = 0; r < x->rows; r++)
             for (int64_t c = 0; c < x->cols; c++)
-                cnt[owner_at(x->a, x->ia + r, x->ja + c) * nranks +
-                    owner_at(x->b, x->ib + r, x->jb + c)] += (int64_t)x->elem_size;
+                cnt[owner_at(x->a, g->a[k].owner, x->ia + r, x->ja + c) * nranks +
+                    owner_at(x->b, g->b[k].owner, x->ib + r, x->jb + c)] +=
+                    (int64_t)x->elem_size;
     }
     int perm[4] = {0, 1, 2, 3};
     int64_t best = INT64_MAX;
@@ -565,14 +601,14 @@ static void bad_read_owner(geo *g, int k0)
     if (x->rows == 0 || x->cols == 0)
         return;
     index_mode(g, 1, k0);
-    int r = owner_at(x->b, x->ib, x->jb);
+    int r = owner_at(x->b, g->b[0].owner, x->ib, x->jb);
     const nt_mpi_layout_t *A = x->a;
     int64_t i = 0, j = 0;
     while (hi_of(A->row_split, A->mb, A->m, i) <= x->ia)
         i++;
     while (hi_of(A->col_split, A->nb, A->n, j) <= x->ja)
         j++;
-    int *o = (int *)&A->owner[i * A->nt + j], keep = *o;
+    int *o = &g->a[0].owner[i * A->nt + j], keep = *o;
     if (me == r)
         *o = nranks + 1;
     char want[64];
@@ -626,10 +662,46 @@ static void bad_index(geo *g, int k0)
     index_mode(g, 0, k0);
 }
 
+// Owners by formula that are bad on the last rank: a grid out of range (with or without
+// indexes), or ranks[] naming no rank (found as owners are read: all of them by the scan; an
+// index reads only those its pieces meet).
+static void bad_cyclic(geo *g, int k0)
+{
+    mat *x = &g->b[0];
+    if (!x->bc || x->L.mt * x->L.nt == 0)
+        return;
+    bool grid = k0 / 10 % 2;
+    index_mode(g, grid ? k0 / 20 % 3 : 0, k0);
+    nt_mpi_grid_t bad = x->g;
+    int ranks[16];
+    for (int c = 0; c < 16; c++)
+        ranks[c] = nranks + c;
+    if (grid)
+        bad.rsrc = bad.nprow;
+    else
+        bad.ranks = ranks;
+    const int *keep = x->L.owner;
+    const nt_mpi_grid_t *kc = x->L.cyclic;
+    if (me == nranks - 1) {
+        x->L.owner = NULL;
+        x->L.cyclic = &bad;
+    }
+    expect_bad(g, k0, "bad cyclic grid", grid ? "b->cyclic: nprow" : "b->cyclic->ranks[",
+               nranks - 1);
+    x->L.owner = keep;
+    x->L.cyclic = kc;
+    index_mode(g, 0, k0);
+}
+
 // Bad owners and indexes on one rank's description, then an injected failure: the same status
 // on every rank and no target written.
 static void test_failures(geo *g, int k0)
 {
+    bad_cyclic(g, k0);
+    for (int k = 0; k < g->count; k++) { // owner tables, where the next tests change owners
+        g->a[k].L.owner = g->a[k].owner;
+        g->b[k].L.owner = g->b[k].owner;
+    }
     bad_read_owner(g, k0);
     bad_index(g, k0);
     index_mode(g, 0, k0); // the scan reads every owner entry
