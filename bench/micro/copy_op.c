@@ -6,13 +6,15 @@
 // AVX-512; those the cpu lacks are skipped). Prints the kernel's speed over the copy's (the
 // tool's `ratio`) and its GB/s (bytes of B per second), medians of the repetitions; times are
 // each thread's cpu time (the longest of the team), so that waits for a cpu on a loaded
-// machine do not count. Not part of the tool: `make micro` builds it (build/bin/); run as
+// machine do not count. Buffers in transparent huge pages, as matrices have them
+// (NT_NO_HUGEPAGES=1: not). Not part of the tool: `make micro` builds it (build/bin/); run as
 //   build/bin/copy_op [MiB per thread] [reps] [threads]      (default 256 5 2)
 #include <omp.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "lib/matrix/nt_copy.h"
@@ -62,11 +64,15 @@ int main(int argc, char **argv)
     }
     char *src[64], *dst[64];
     for (int t = 0; t < nth; t++) {
-        src[t] = aligned_alloc(4096, mib << 20);
-        dst[t] = aligned_alloc(4096, mib << 20);
+        src[t] = aligned_alloc((size_t)2 << 20, mib << 20);
+        dst[t] = aligned_alloc((size_t)2 << 20, mib << 20);
         if (!src[t] || !dst[t]) {
             fprintf(stderr, "copy_op: out of memory for %zu MiB\n", 2 * mib);
             return 1;
+        }
+        if (!getenv("NT_NO_HUGEPAGES")) { // as a matrix's tiles have them
+            madvise(src[t], mib << 20, MADV_HUGEPAGE);
+            madvise(dst[t], mib << 20, MADV_HUGEPAGE);
         }
         memset(src[t], 1, mib << 20); // small doubles, floats: no NaN, no denormal
         memset(dst[t], 2, mib << 20);
