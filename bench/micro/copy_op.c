@@ -54,28 +54,37 @@ typedef struct kcase {
     double alpha, beta;
 } kcase;
 
+// Each thread's source and target, filled (small doubles and floats: no NaN, no denormal),
+// in transparent huge pages as a matrix's tiles have them (NT_NO_HUGEPAGES=1: not).
+static bool buffers(char **src, char **dst, int nth, size_t mib)
+{
+    for (int t = 0; t < nth; t++) {
+        src[t] = aligned_alloc((size_t)2 << 20, mib << 20);
+        dst[t] = aligned_alloc((size_t)2 << 20, mib << 20);
+        if (!src[t] || !dst[t])
+            return false;
+        if (!getenv("NT_NO_HUGEPAGES")) {
+            madvise(src[t], mib << 20, MADV_HUGEPAGE);
+            madvise(dst[t], mib << 20, MADV_HUGEPAGE);
+        }
+        memset(src[t], 1, mib << 20);
+        memset(dst[t], 2, mib << 20);
+    }
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     size_t mib = argc > 1 ? (size_t)atol(argv[1]) : 256;
     int reps = argc > 2 ? atoi(argv[2]) : 5, nth = argc > 3 ? atoi(argv[3]) : 2;
-    if (mib < 2 || reps < 1 || reps > 99 || nth < 1 || nth > 64) {
-        fprintf(stderr, "usage: copy_op [MiB per thread >= 2] [reps 1..99] [threads 1..64]\n");
+    if (mib < 4 || reps < 1 || reps > 99 || nth < 1 || nth > 64) {
+        fprintf(stderr, "usage: copy_op [MiB per thread >= 4] [reps 1..99] [threads 1..64]\n");
         return 2;
     }
     char *src[64], *dst[64];
-    for (int t = 0; t < nth; t++) {
-        src[t] = aligned_alloc((size_t)2 << 20, mib << 20);
-        dst[t] = aligned_alloc((size_t)2 << 20, mib << 20);
-        if (!src[t] || !dst[t]) {
-            fprintf(stderr, "copy_op: out of memory for %zu MiB\n", 2 * mib);
-            return 1;
-        }
-        if (!getenv("NT_NO_HUGEPAGES")) { // as a matrix's tiles have them
-            madvise(src[t], mib << 20, MADV_HUGEPAGE);
-            madvise(dst[t], mib << 20, MADV_HUGEPAGE);
-        }
-        memset(src[t], 1, mib << 20); // small doubles, floats: no NaN, no denormal
-        memset(dst[t], 2, mib << 20);
+    if (!buffers(src, dst, nth, mib)) {
+        fprintf(stderr, "copy_op: out of memory for %zu MiB\n", 2 * mib * (size_t)nth);
+        return 1;
     }
     static const kcase cases[] = {
         {"d T alpha 2", NT_DTYPE_D, 8, NT_OP_T, 2, 0},
