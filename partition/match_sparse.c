@@ -57,7 +57,9 @@ enum { SORT_CHUNK = 32, PREFIX = 32 };
 // Heap nodes: columns 0..pt-1, null (= pt), then one node per row (pt + 1 + i) standing for
 // the unscanned entries of a settled row, keyed by a lower bound of what they can offer.
 typedef struct ssp {
-    const nt_sparse_counts_t *n;
+    const nt_kron_t *k;  // the counts, rows generated from the factors
+    int *rc;             // one generated row: columns and counts (k->widest each)
+    int64_t *rw;
     int pt, null;        // columns; node id of the null sink (= pt)
     int64_t *pr, *pc;    // potentials of rows and of columns (pc[null] = 0)
     int *x, *y;          // x[row] = column, null, or -1 (not yet routed); y[col] = row or -1
@@ -207,13 +209,13 @@ static void select_top(ent *a, int64_t k, int64_t t)
     }
 }
 
-// Row i's positive entries, with no offset, into a (len[i] of them).
-static void copy_row(const ssp *S, int i, ent *a)
+// Row i's positive entries, with no offset, into a; returns how many.
+static int64_t copy_row(const ssp *S, int i, ent *a)
 {
-    const nt_sparse_counts_t *n = S->n;
-    for (int64_t e = n->start[i], m = 0; e < n->start[i + 1]; e++)
-        if (n->count[e] > 0)
-            a[m++] = (ent){n->count[e], n->col[e], 0};
+    int64_t m = nt_kron_row(S->k, i, S->rc, S->rw);
+    for (int64_t e = 0; e < m; e++)
+        a[e] = (ent){S->rw[e], S->rc[e], 0};
+    return m;
 }
 
 // The keys of a[0..k-1] at the present column potentials (off = -pc, capped to 32 bits: the
@@ -228,15 +230,14 @@ static void tighten(const ssp *S, ent *a, int64_t k)
 // not in the prefix, which holds each column at most once).
 static void grow(ssp *S, int i)
 {
-    const nt_sparse_counts_t *n = S->n;
     ent *a = S->ent + S->arena;
     memcpy(a, S->ent + S->base[i], (size_t)S->sl[i] * sizeof *a);
     for (int k = 0; k < S->sl[i]; k++)
         S->stamp[a[k].col] = i;
-    int64_t m = S->sl[i];
-    for (int64_t e = n->start[i]; e < n->start[i + 1]; e++)
-        if (n->count[e] > 0 && S->stamp[n->col[e]] != i)
-            a[m++] = (ent){n->count[e], n->col[e], 0};
+    int64_t m = S->sl[i], len = nt_kron_row(S->k, i, S->rc, S->rw);
+    for (int64_t e = 0; e < len; e++)
+        if (S->stamp[S->rc[e]] != i)
+            a[m++] = (ent){S->rw[e], S->rc[e], 0};
     S->base[i] = S->arena;
     S->arena += m;
     S->sorted[i] = 2;
@@ -291,19 +292,15 @@ static int scan_row(ssp *S, int i, int64_t lim)
 // only, sorted (most searches read no further; grow() copies the rest when one does).
 static void fill(ssp *S, int i)
 {
-    const nt_sparse_counts_t *n = S->n;
-    int64_t m = 0;
-    for (int64_t e = n->start[i]; e < n->start[i + 1]; e++)
-        m += n->count[e] > 0;
+    ent *a = S->tmp;
+    int64_t m = copy_row(S, i, a);
     S->len[i] = m;
     S->sl[i] = 0;
     S->sorted[i] = 2;
     if (m <= PREFIX) {
-        copy_row(S, i, S->ent + S->base[i]);
+        memcpy(S->ent + S->base[i], a, (size_t)m * sizeof *a);
         return;
     }
-    ent *a = S->tmp;
-    copy_row(S, i, a);
     tighten(S, a, m);
     select_top(a, m, PREFIX);
     sort_desc(a, PREFIX);
@@ -338,22 +335,17 @@ static void prefetch_top(const ssp *S)
     int v = S->heap[0], i = v > S->null ? v - S->null - 1 : v < S->null ? S->y[v] : -1;
     if (i < 0)
         return;
-    if (v > S->null || S->sorted[i]) {
+    if (v > S->null || S->sorted[i])
         __builtin_prefetch(&S->ent[S->base[i] + (v > S->null ? S->cur[i] : 0)]);
-    } else {
-        __builtin_prefetch(&S->n->count[S->n->start[i]]);
-        __builtin_prefetch(&S->n->col[S->n->start[i]]);
-    }
 }
 
 // Route row s: Dijkstra to the nearest sink, new potentials, then the augmentation.
 static void route(ssp *S, int s)
 {
-    const nt_sparse_counts_t *n = S->n;
-    int64_t top = 0;
-    for (int64_t e = n->start[s]; e < n->start[s + 1]; e++)
-        if (n->count[e] > 0 && S->pc[n->col[e]] + n->count[e] > top)
-            top = S->pc[n->col[e]] + n->count[e];
+    int64_t top = 0, m = nt_kron_row(S->k, s, S->rc, S->rw);
+    for (int64_t e = 0; e < m; e++)
+        if (S->pc[S->rc[e]] + S->rw[e] > top)
+            top = S->pc[S->rc[e]] + S->rw[e];
     S->pr[s] = top; // every arc out of s has reduced cost >= 0
     int sink = settle_row(S, s, 0);
     while (sink < 0) {
@@ -402,14 +394,11 @@ static void route(ssp *S, int s)
 // the row it displaced, or -1.
 static int bid(ssp *S, int i)
 {
-    const nt_sparse_counts_t *n = S->n;
-    int64_t b1 = 0, b2 = -1;
+    int64_t b1 = 0, b2 = -1, m = nt_kron_row(S->k, i, S->rc, S->rw);
     int j1 = S->null, j2 = -1;
-    for (int64_t e = n->start[i]; e < n->start[i + 1]; e++) {
-        int j = n->col[e];
-        if (n->count[e] == 0)
-            continue;
-        int64_t val = n->count[e] + S->pc[j];
+    for (int64_t e = 0; e < m; e++) {
+        int j = S->rc[e];
+        int64_t val = S->rw[e] + S->pc[j];
         // Among equal values a free column wins: it ends the competition.
         if (val > b1 || (val == b1 && S->y[j] < 0 && j1 != S->null && S->y[j1] >= 0)) {
             b2 = b1;
@@ -441,7 +430,7 @@ static int bid(ssp *S, int i)
 // displace each other without end); the rows still free are then routed by route().
 static nt_status auction(ssp *S)
 {
-    int p = S->n->p_ini;
+    int p = S->k->p_ini;
     int *queue = malloc((size_t)p * sizeof *queue);
     if (!queue)
         return nt_fail(NT_ENOMEM, "sparse match: cannot allocate %d rows of scratch", p);
@@ -463,21 +452,78 @@ static nt_status auction(ssp *S)
     return NT_OK;
 }
 
-// Level 0's tight entries as compressed rows (ts, tc), per-row cursors (look: the lookahead,
-// cur: the search), the path of rows being grown, the pass that last entered each column.
+// The tight entries of one factor: each row's columns at its largest positive count (off[],
+// col[]), and that count (top, 0 when the row has none).
+typedef struct ftight {
+    int64_t *off, *top;
+    int *col;
+} ftight;
+
+// Level 0's tight entries, never stored: row i's are the products of its factor rows' tight
+// columns (a product is largest exactly when both factors are), numbered 0..end[i]-1 by
+// tight_col(). Per-row cursors (look: the lookahead, cur: the search), the path of rows being
+// grown, the pass that last entered each column.
 typedef struct tight {
-    int64_t *ts, *look, *cur;
-    int *tc, *stack, *seen;
+    ftight a, b;
+    int64_t *end, *look, *cur;
+    int *stack, *seen;
 } tight;
+
+static void ftight_free(ftight *f)
+{
+    free(f->off);
+    free(f->top);
+    free(f->col);
+}
 
 static void tight_free(tight *t)
 {
-    free(t->ts);
-    free(t->tc);
+    ftight_free(&t->a);
+    ftight_free(&t->b);
+    free(t->end);
     free(t->look);
     free(t->cur);
     free(t->stack);
     free(t->seen);
+}
+
+// Factor f's tight entries.
+static nt_status ftight_make(const nt_sparse_counts_t *f, ftight *t)
+{
+    int64_t n = 0;
+    t->off = malloc(((size_t)f->p_ini + 1) * sizeof *t->off);
+    t->top = malloc(((size_t)f->p_ini + 1) * sizeof *t->top);
+    for (int u = 0; t->off && t->top && u < f->p_ini; u++) {
+        int64_t top = 0;
+        for (int64_t e = f->start[u]; e < f->start[u + 1]; e++)
+            top = f->count[e] > top ? f->count[e] : top;
+        t->top[u] = top;
+        for (int64_t e = f->start[u]; e < f->start[u + 1]; e++)
+            n += top > 0 && f->count[e] == top;
+    }
+    t->col = malloc((size_t)(n ? n : 1) * sizeof *t->col);
+    if (!t->off || !t->top || !t->col)
+        return nt_fail(NT_ENOMEM, "sparse match: cannot allocate %lld tight entries",
+                       (long long)n);
+    t->off[0] = 0;
+    for (int u = 0; u < f->p_ini; u++) {
+        int64_t k = t->off[u];
+        for (int64_t e = f->start[u]; e < f->start[u + 1]; e++)
+            if (t->top[u] > 0 && f->count[e] == t->top[u])
+                t->col[k++] = f->col[e];
+        t->off[u + 1] = k;
+    }
+    return NT_OK;
+}
+
+// Row i's tight entry number k (0 <= k < end[i]): the column of the k-th pair of its factor
+// rows' tight columns, or -1 when no column has those factor columns.
+static inline int tight_col(const ssp *S, const tight *t, int i, int64_t k)
+{
+    const nt_kron_t *n = S->k;
+    int64_t a0 = t->a.off[n->ra[i]], b0 = t->b.off[n->rb[i]];
+    int64_t nb = t->b.off[n->rb[i] + 1] - b0;
+    return n->colid[(size_t)t->a.col[a0 + k / nb] * n->b.p_tar + t->b.col[b0 + k % nb]];
 }
 
 // One depth-first search from free row r along tight entries, each column entered once per
@@ -486,16 +532,18 @@ static bool tight_augment(ssp *S, tight *t, int r, int pass)
 {
     int top = 0, found = -1;
     t->stack[0] = r;
-    t->cur[r] = t->ts[r];
+    t->cur[r] = 0;
     while (top >= 0 && found < 0) {
         int i = t->stack[top], next = -1;
         // A column matched once stays matched, so the lookahead never moves back.
-        for (; t->look[i] < t->ts[i + 1] && found < 0; t->look[i]++)
-            if (S->y[t->tc[t->look[i]]] < 0)
-                found = t->tc[t->look[i]];
-        while (found < 0 && next < 0 && t->cur[i] < t->ts[i + 1]) {
-            int j = t->tc[t->cur[i]++];
-            if (t->seen[j] != pass) {
+        for (; t->look[i] < t->end[i] && found < 0; t->look[i]++) {
+            int j = tight_col(S, t, i, t->look[i]);
+            if (j >= 0 && S->y[j] < 0)
+                found = j;
+        }
+        while (found < 0 && next < 0 && t->cur[i] < t->end[i]) {
+            int j = tight_col(S, t, i, t->cur[i]++);
+            if (j >= 0 && t->seen[j] != pass) {
                 t->seen[j] = pass;
                 next = S->y[j];
             }
@@ -503,7 +551,7 @@ static bool tight_augment(ssp *S, tight *t, int r, int pass)
         if (found >= 0)
             break;
         if (next >= 0) {
-            t->cur[next] = t->ts[next];
+            t->cur[next] = 0;
             t->stack[++top] = next;
         } else {
             top--;
@@ -526,34 +574,26 @@ static bool tight_augment(ssp *S, tight *t, int r, int pass)
 // until one augments nothing. Rows without a positive count go to null. *left: rows left free.
 static nt_status level0(ssp *S, int *left)
 {
-    const nt_sparse_counts_t *n = S->n;
+    const nt_kron_t *n = S->k;
     int p = n->p_ini;
-    int64_t ntight = 0;
-    for (int i = 0; i < p; i++) {
-        int64_t top = 0;
-        for (int64_t e = n->start[i]; e < n->start[i + 1]; e++)
-            top = n->count[e] > top ? n->count[e] : top;
-        S->pr[i] = top;
-        for (int64_t e = n->start[i]; e < n->start[i + 1]; e++)
-            ntight += top > 0 && n->count[e] == top;
-    }
-    tight t = {malloc(((size_t)p + 1) * sizeof *t.ts), malloc((size_t)p * sizeof *t.look),
-               malloc((size_t)p * sizeof *t.cur), malloc((size_t)(ntight ? ntight : 1) *
-                                                          sizeof *t.tc),
-               malloc((size_t)p * sizeof *t.stack), calloc((size_t)S->pt, sizeof *t.seen)};
-    if (!t.ts || !t.look || !t.cur || !t.tc || !t.stack || !t.seen) {
+    tight t = {{0}, {0}, malloc((size_t)p * sizeof *t.end), malloc((size_t)p * sizeof *t.look),
+               malloc((size_t)p * sizeof *t.cur), malloc((size_t)p * sizeof *t.stack),
+               calloc((size_t)S->pt, sizeof *t.seen)};
+    nt_status st = ftight_make(&n->a, &t.a);
+    if (st == NT_OK)
+        st = ftight_make(&n->b, &t.b);
+    if (st == NT_OK && (!t.end || !t.look || !t.cur || !t.stack || !t.seen))
+        st = nt_fail(NT_ENOMEM, "sparse match: cannot allocate the scratch of %d rows", p);
+    if (st != NT_OK) {
         tight_free(&t);
-        return nt_fail(NT_ENOMEM, "sparse match: cannot allocate %lld tight entries",
-                       (long long)ntight);
+        return st;
     }
-    t.ts[0] = 0;
     for (int i = 0; i < p; i++) {
-        int64_t k = t.ts[i];
-        for (int64_t e = n->start[i]; e < n->start[i + 1]; e++)
-            if (S->pr[i] > 0 && n->count[e] == S->pr[i])
-                t.tc[k++] = n->col[e];
-        t.ts[i + 1] = k;
-        t.look[i] = t.ts[i];
+        int u = n->ra[i], v = n->rb[i];
+        S->pr[i] = u < 0 ? 0 : t.a.top[u] * t.b.top[v];
+        t.end[i] = S->pr[i] == 0 ? 0 : (t.a.off[u + 1] - t.a.off[u]) * (t.b.off[v + 1] -
+                                                                          t.b.off[v]);
+        t.look[i] = 0;
         if (S->pr[i] == 0)
             S->x[i] = S->null;
     }
@@ -593,14 +633,19 @@ static void ssp_free(ssp *S)
     free(S->tmp);
     free(S->sorted);
     free(S->sl);
+    free(S->rc);
+    free(S->rw);
     *S = (ssp){0};
 }
 
-static nt_status ssp_init(ssp *S, const nt_sparse_counts_t *n)
+static nt_status ssp_init(ssp *S, const nt_kron_t *n)
 {
     // v: columns and null; nodes: those and one per row.
     size_t pi = (size_t)n->p_ini, v = (size_t)n->p_tar + 1, nodes = v + pi;
-    *S = (ssp){.n = n, .pt = n->p_tar, .null = n->p_tar};
+    size_t wide = (size_t)(n->widest ? n->widest : 1);
+    *S = (ssp){.k = n, .pt = n->p_tar, .null = n->p_tar};
+    S->rc = malloc(wide * sizeof *S->rc);
+    S->rw = malloc(wide * sizeof *S->rw);
     S->pr = calloc(pi, sizeof *S->pr);
     S->pc = calloc(v, sizeof *S->pc);
     S->x = malloc(pi * sizeof *S->x);
@@ -620,7 +665,7 @@ static nt_status ssp_init(ssp *S, const nt_sparse_counts_t *n)
     S->sl = malloc(pi * sizeof *S->sl);
     if (!S->pr || !S->pc || !S->x || !S->y || !S->d || !S->pred || !S->state || !S->heap ||
         !S->pos || !S->touched || !S->srow || !S->sd || !S->rd || !S->cur || !S->len ||
-        !S->sorted || !S->sl) {
+        !S->sorted || !S->sl || !S->rc || !S->rw) {
         ssp_free(S);
         return nt_fail(NT_ENOMEM, "sparse match: cannot allocate scratch for %d x %d",
                        n->p_ini, n->p_tar);
@@ -641,13 +686,15 @@ static nt_status ssp_init(ssp *S, const nt_sparse_counts_t *n)
 // fault in, in this VM, than to fill).
 static nt_status ssp_alloc_ent(ssp *S)
 {
-    const nt_sparse_counts_t *n = S->n;
+    const nt_kron_t *n = S->k;
     size_t pi = (size_t)n->p_ini;
     int64_t most = 0, pre = 0;
     S->base = malloc(pi * sizeof *S->base);
     S->stamp = malloc(((size_t)n->p_tar + 1) * sizeof *S->stamp);
     for (int i = 0; S->base && i < n->p_ini; i++) {
-        int64_t k = n->start[i + 1] - n->start[i];
+        int64_t k = n->ra[i] < 0 ? 0
+                                 : (n->a.start[n->ra[i] + 1] - n->a.start[n->ra[i]]) *
+                                       (n->b.start[n->rb[i] + 1] - n->b.start[n->rb[i]]);
         most = k > most ? k : most;
         S->base[i] = pre;
         pre += k < PREFIX ? k : PREFIX;
@@ -663,44 +710,9 @@ static nt_status ssp_alloc_ent(ssp *S)
     return NT_OK;
 }
 
-// The transposed matrix, positive counts only (components as rows, domains as columns).
-static nt_status transpose(const nt_sparse_counts_t *n, nt_sparse_counts_t *t)
-{
-    int64_t nnz = 0;
-    for (int64_t e = 0; e < n->nnz; e++)
-        nnz += n->count[e] > 0;
-    *t = (nt_sparse_counts_t){n->p_tar, n->p_ini, nnz, NULL, NULL, NULL};
-    t->start = calloc((size_t)n->p_tar + 1, sizeof *t->start);
-    t->col = malloc((size_t)(nnz ? nnz : 1) * sizeof *t->col);
-    t->count = malloc((size_t)(nnz ? nnz : 1) * sizeof *t->count);
-    if (!t->start || !t->col || !t->count) {
-        nt_sparse_counts_free(t);
-        return nt_fail(NT_ENOMEM, "sparse match: cannot allocate the transposed %lld entries",
-                       (long long)nnz);
-    }
-    for (int64_t e = 0; e < n->nnz; e++)
-        if (n->count[e] > 0)
-            t->start[n->col[e] + 1]++;
-    for (int j = 0; j < n->p_tar; j++)
-        t->start[j + 1] += t->start[j];
-    // Fill each transposed row from its end (walking the rows backwards): start[j + 1] moves
-    // down to row j's first entry, then every start is shifted back into place.
-    for (int i = n->p_ini - 1; i >= 0; i--)
-        for (int64_t e = n->start[i + 1] - 1; e >= n->start[i]; e--)
-            if (n->count[e] > 0) {
-                int64_t k = --t->start[n->col[e] + 1];
-                t->col[k] = i;
-                t->count[k] = n->count[e];
-            }
-    for (int j = 0; j < n->p_tar; j++)
-        t->start[j] = t->start[j + 1];
-    t->start[n->p_tar] = nnz;
-    return NT_OK;
-}
-
 // The rows left free by the warm starts (level 0, then the auction) in the orientation of n;
 // S is left initialised, in that state.
-static nt_status start(ssp *S, const nt_sparse_counts_t *n, int *left)
+static nt_status start(ssp *S, const nt_kron_t *n, int *left)
 {
     nt_status st = ssp_init(S, n);
     if (st == NT_OK && (st = level0(S, left)) == NT_OK && *left > 0 &&
@@ -741,7 +753,7 @@ static nt_status complete(const int *mate, int pt, int pd, int *sigma)
 // Route every free row of U.
 static void route_free(ssp *U)
 {
-    for (int s = 0; s < U->n->p_ini; s++)
+    for (int s = 0; s < U->k->p_ini; s++)
         if (U->x[s] < 0)
             route(U, s);
 }
@@ -752,19 +764,19 @@ static void route_free(ssp *U)
 // many: its level 0 may match everything where the rows' does not (columns' maxima tie
 // differently). Fewer free rows alone do not predict cheaper searches (measured both ways on
 // block-cyclic changes: either side was up to 1.7x cheaper), hence the margin.
-static nt_status solve(const nt_sparse_counts_t *n, int *mate)
+static nt_status solve(const nt_kron_t *n, int *mate)
 {
     ssp S, T = {0};
-    nt_sparse_counts_t t = {0};
+    nt_kron_t t = {0};
     int left, tleft = 0;
     nt_status st = start(&S, n, &left);
     bool flip = false;
-    if (st == NT_OK && left > n->p_ini / 2 && (st = transpose(n, &t)) == NT_OK &&
+    if (st == NT_OK && left > n->p_ini / 2 && (st = nt_kron_transpose(n, &t)) == NT_OK &&
         (st = start(&T, &t, &tleft)) == NT_OK)
         flip = tleft <= left / 16;
     if (st != NT_OK) {
         ssp_free(&S);
-        nt_sparse_counts_free(&t);
+        nt_kron_free(&t);
         return st;
     }
     ssp *U = flip ? &T : &S;
@@ -778,7 +790,33 @@ static nt_status solve(const nt_sparse_counts_t *n, int *mate)
         for (int j = 0; j < n->p_tar; j++)
             mate[j] = U->x[j] < U->null ? U->x[j] : -1;
     ssp_free(U);
-    nt_sparse_counts_free(&t);
+    nt_kron_free(&t);
+    return st;
+}
+
+nt_status nt_kron_match(const nt_kron_t *k, int pd, int64_t total, int *sigma, nt_cost_t *cost)
+{
+    if (!sigma)
+        return nt_fail(NT_EINVAL, "sparse match: sigma is NULL");
+    int *mate = malloc((size_t)k->p_tar * sizeof *mate);
+    int *res = malloc((size_t)k->p_tar * sizeof *res);
+    nt_status st = NT_OK;
+    if (!mate || !res)
+        st = nt_fail(NT_ENOMEM, "sparse match: cannot allocate %d entries", k->p_tar);
+    if (st == NT_OK)
+        st = solve(k, mate);
+    if (st == NT_OK)
+        st = complete(mate, k->p_tar, pd, res);
+    free(mate);
+    nt_cost_t c;
+    if (st == NT_OK && cost)
+        st = nt_kron_cost(k, pd, res, total, &c);
+    if (st == NT_OK) {
+        memcpy(sigma, res, (size_t)k->p_tar * sizeof *sigma);
+        if (cost)
+            *cost = c;
+    }
+    free(res);
     return st;
 }
 
@@ -792,23 +830,10 @@ nt_status nt_match_sparse_volume(const nt_sparse_counts_t *n, int p_dom, int *si
         return st;
     if (!sigma)
         return nt_fail(NT_EINVAL, "sparse match: sigma is NULL");
-    int *mate = malloc((size_t)n->p_tar * sizeof *mate);
-    int *res = malloc((size_t)n->p_tar * sizeof *res);
-    if (!mate || !res)
-        st = nt_fail(NT_ENOMEM, "sparse match: cannot allocate %d entries", n->p_tar);
-    if (st == NT_OK)
-        st = solve(n, mate);
-    if (st == NT_OK)
-        st = complete(mate, n->p_tar, pd, res);
-    free(mate);
-    nt_cost_t c;
-    if (st == NT_OK && cost)
-        st = nt_sparse_cost(n, pd, res, &c);
-    if (st == NT_OK) {
-        memcpy(sigma, res, (size_t)n->p_tar * sizeof *sigma);
-        if (cost)
-            *cost = c;
-    }
-    free(res);
+    nt_kron_t k;
+    if ((st = nt_kron_of_sparse(n, &k)) != NT_OK)
+        return st;
+    st = nt_kron_match(&k, pd, total, sigma, cost);
+    nt_kron_free(&k);
     return st;
 }

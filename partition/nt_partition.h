@@ -113,6 +113,42 @@ nt_status nt_sparse_from_triples(const char *who, const char *what, int p_rows, 
                                  int64_t n, const int *row, const int *col, const int64_t *w,
                                  nt_sparse_counts_t *out);
 
+// A count matrix as a Kronecker product of two factors with relabelled rows and columns
+// (sparse_kron.c): row i (a source domain) holds a.count[x] * b.count[y] in column
+// colid[a.col[x] * b.p_tar + b.col[y]] for x in a's row ra[i] and y in b's row rb[i] (ra[i] < 0:
+// an empty row; a column < 0: no entry). The counts of a block-cyclic change are one (row pairs
+// x column pairs), and a plain sparse matrix n is n x [1]: the solver reads rows from the
+// factors, so the product is never stored.
+typedef struct nt_kron {
+    int p_ini, p_tar;
+    nt_sparse_counts_t a, b; // the factors (a's arrays borrowed when own_a is false)
+    int *ra, *rb;            // factor rows of each row, p_ini of each
+    int *colid;              // columns of the product, a.p_tar * b.p_tar
+    int64_t nnz;             // entries (the products of the factor rows' lengths)
+    int64_t widest;          // most entries of one row
+    bool own_a;
+} nt_kron_t;
+
+// n as n x [1], borrowing n's arrays (n checked by the caller).
+nt_status nt_kron_of_sparse(const nt_sparse_counts_t *n, nt_kron_t *k);
+// The counts of a block-cyclic layout change as row pairs x column pairs (sparse_bc.c; the
+// same checks as nt_sparse_counts_bc()).
+nt_status nt_kron_bc(int64_t rows, int64_t cols, const nt_bc_layout_t *src, int p_ini,
+                     const nt_bc_layout_t *dst, int p_tar, nt_kron_t *k);
+// The transposed product (components as rows), its factors transposed.
+nt_status nt_kron_transpose(const nt_kron_t *k, nt_kron_t *t);
+// k->nnz and k->widest from the factor rows' lengths.
+void nt_kron_sizes(nt_kron_t *k);
+// Row i's positive entries into col[] and w[] (k->widest room each); returns how many.
+int64_t nt_kron_row(const nt_kron_t *k, int i, int *col, int64_t *w);
+// Costs of sigma (as nt_sparse_cost(); total = the sum of the counts).
+nt_status nt_kron_cost(const nt_kron_t *k, int pd, const int *sigma, int64_t total,
+                       nt_cost_t *cost);
+void nt_kron_free(nt_kron_t *k);
+// The least-volume labelling of k (match_sparse.c), sigma and cost as nt_match_sparse_volume()
+// (pd resolved, total the sum of the counts, <= 2^60).
+nt_status nt_kron_match(const nt_kron_t *k, int pd, int64_t total, int *sigma, nt_cost_t *cost);
+
 // A large array (bytes >= 8 MiB) in transparent huge pages where the kernel grants them, else
 // malloc(); release it with free() (sparse_mem.c). NULL when out of memory.
 void *nt_sparse_alloc(size_t bytes);

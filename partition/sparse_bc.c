@@ -209,3 +209,61 @@ nt_status nt_sparse_counts_bc(int64_t rows, int64_t cols, const nt_bc_layout_t *
     nt_sparse_counts_free(&C);
     return st;
 }
+
+// Row i's factor rows (its grid cell), -1 for the domains outside src's grid; each column's
+// domain from dst's labels.
+static nt_status kron_maps(const nt_bc_layout_t *src, int p_ini, const nt_bc_layout_t *dst,
+                           nt_kron_t *k)
+{
+    int nr = src->rows.nprocs, nc = src->cols.nprocs;
+    size_t cells = (size_t)dst->rows.nprocs * (size_t)dst->cols.nprocs;
+    k->ra = malloc((size_t)p_ini * sizeof *k->ra);
+    k->rb = calloc((size_t)p_ini, sizeof *k->rb);
+    k->colid = malloc(cells * sizeof *k->colid);
+    if (!k->ra || !k->rb || !k->colid)
+        return nt_fail(NT_ENOMEM, "sparse counts: cannot allocate the maps of %d domains",
+                       p_ini);
+    for (int i = 0; i < p_ini; i++)
+        k->ra[i] = -1;
+    for (int pr = 0; pr < nr; pr++)
+        for (int pc = 0; pc < nc; pc++) {
+            int i = label_of(src, pr, pc);
+            k->ra[i] = pr;
+            k->rb[i] = pc;
+        }
+    for (int pr = 0; pr < dst->rows.nprocs; pr++)
+        for (int pc = 0; pc < dst->cols.nprocs; pc++)
+            k->colid[pr * dst->cols.nprocs + pc] = label_of(dst, pr, pc);
+    return NT_OK;
+}
+
+nt_status nt_kron_bc(int64_t rows, int64_t cols, const nt_bc_layout_t *src, int p_ini,
+                     const nt_bc_layout_t *dst, int p_tar, nt_kron_t *k)
+{
+    if (!k)
+        return nt_fail(NT_EINVAL, "sparse counts: out is NULL");
+    if (rows < 0 || cols < 0 || p_ini < 1 || p_tar < 1)
+        return nt_fail(NT_EINVAL, "sparse counts: rows %lld and cols %lld must be >= 0, p_ini "
+                       "%d and p_tar %d >= 1", (long long)rows, (long long)cols, p_ini, p_tar);
+    int64_t elems;
+    if (__builtin_mul_overflow(rows, cols, &elems))
+        return nt_fail(NT_ERANGE, "sparse counts: rows x cols = %lld x %lld overflows int64",
+                       (long long)rows, (long long)cols);
+    nt_status st = check_layout("src", src, p_ini, rows, cols);
+    if (st == NT_OK)
+        st = check_layout("dst", dst, p_tar, rows, cols);
+    if (st != NT_OK)
+        return st;
+    *k = (nt_kron_t){.p_ini = p_ini, .p_tar = p_tar, .own_a = true};
+    st = dim_pairs("row", rows, &src->rows, &dst->rows, &k->a);
+    if (st == NT_OK)
+        st = dim_pairs("column", cols, &src->cols, &dst->cols, &k->b);
+    if (st == NT_OK)
+        st = kron_maps(src, p_ini, dst, k);
+    if (st != NT_OK) {
+        nt_kron_free(k);
+        return st;
+    }
+    nt_kron_sizes(k);
+    return NT_OK;
+}

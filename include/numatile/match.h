@@ -427,6 +427,42 @@ nt_status nt_match_sparse_volume(const nt_sparse_counts_t *n, int p_dom, int *si
 nt_status nt_sparse_cost(const nt_sparse_counts_t *n, int p_dom, const int *sigma,
                          nt_cost_t *cost);
 
+/**
+ * \brief nt_match_sparse_volume() on the counts of a block-cyclic layout change
+ *        (nt_sparse_counts_bc()'s matrix) without building them: the counts are a Kronecker
+ *        product, (row pairs) x (column pairs), and the solver generates each domain's row from
+ *        the two factors' rows when it reads it. Same labelling and costs as building the
+ *        matrix and solving it; no O(nnz) count arrays (the solver's scratch for the rows its
+ *        searches read remains).
+ * @param[in]  rows, cols, src, p_ini, dst, p_tar  the change, as nt_sparse_counts_bc().
+ * @param[in]  p_dom machine domains: 0 = max(p_ini, p_tar), else >= both.
+ * @param[out] sigma p_tar entries: the domain of each component. Untouched on failure.
+ * @param[out] cost  volume, local and steps of sigma, or NULL. Untouched on failure.
+ * @param[out] nnz   the number of entries of the count matrix, or NULL.
+ * @retval NT_OK success.
+ * @retval NT_EINVAL NULL layout or sigma, bad sizes or dimensions, labels out of range or
+ *                   repeated, bad p_dom (each named in the message).
+ * @retval NT_ERANGE rows x cols above 2^60, or a dimension walk of more than 2^24 pieces.
+ * @retval NT_ENOMEM scratch allocation failed.
+ */
+nt_status nt_match_bc_volume(int64_t rows, int64_t cols, const nt_bc_layout_t *src, int p_ini,
+                             const nt_bc_layout_t *dst, int p_tar, int p_dom, int *sigma,
+                             nt_cost_t *cost, int64_t *nnz);
+
+/**
+ * \brief nt_sparse_cost() of a labelling of a block-cyclic layout change, the counts read from
+ *        the two factors (never stored), in O(p_dom + nnz) time.
+ * @param[in]  rows, cols, src, p_ini, dst, p_tar  the change, as nt_sparse_counts_bc().
+ * @param[in]  p_dom machine domains: 0 = max(p_ini, p_tar), else >= both.
+ * @param[in]  sigma p_tar distinct domains in 0..p_dom-1.
+ * @param[out] cost  the costs; untouched on failure.
+ * @retval NT_OK success. @retval NT_EINVAL as nt_match_bc_volume(), or sigma NULL, not injective
+ *         or out of range. @retval NT_ERANGE as nt_match_bc_volume(). @retval NT_ENOMEM scratch.
+ */
+nt_status nt_cost_bc(int64_t rows, int64_t cols, const nt_bc_layout_t *src, int p_ini,
+                     const nt_bc_layout_t *dst, int p_tar, int p_dom, const int *sigma,
+                     nt_cost_t *cost);
+
 #ifdef __cplusplus
 }
 #endif

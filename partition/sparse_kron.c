@@ -1,0 +1,206 @@
+// Count matrices as Kronecker products of two factors (nt_kron_t): rows generated on demand
+// from the factors' rows, so that a block-cyclic change's P x (row pairs x column pairs)
+// entries are never stored (at P = 65536 they reach 38 M entries, 450 MB, whose pages cost
+// more to fault in than the solver takes to read them).
+#include <stdlib.h>
+#include <string.h>
+
+#include "nt_partition.h"
+
+void nt_kron_free(nt_kron_t *k)
+{
+    if (!k)
+        return;
+    if (k->own_a)
+        nt_sparse_counts_free(&k->a);
+    nt_sparse_counts_free(&k->b);
+    free(k->ra);
+    free(k->rb);
+    free(k->colid);
+    *k = (nt_kron_t){0};
+}
+
+// The entries and the widest row, from the factor rows' lengths.
+void nt_kron_sizes(nt_kron_t *k)
+{
+    k->nnz = k->widest = 0;
+    for (int i = 0; i < k->p_ini; i++) {
+        if (k->ra[i] < 0)
+            continue;
+        int64_t m = (k->a.start[k->ra[i] + 1] - k->a.start[k->ra[i]]) *
+                    (k->b.start[k->rb[i] + 1] - k->b.start[k->rb[i]]);
+        k->nnz += m;
+        k->widest = m > k->widest ? m : k->widest;
+    }
+}
+
+// The 1 x 1 factor [1].
+static nt_status unit(nt_sparse_counts_t *b)
+{
+    *b = (nt_sparse_counts_t){1, 1, 1, calloc(2, sizeof(int64_t)), calloc(1, sizeof(int)),
+                              malloc(sizeof(int64_t))};
+    if (!b->start || !b->col || !b->count) {
+        nt_sparse_counts_free(b);
+        return nt_fail(NT_ENOMEM, "sparse counts: cannot allocate a unit factor");
+    }
+    b->start[1] = 1;
+    b->count[0] = 1;
+    return NT_OK;
+}
+
+nt_status nt_kron_of_sparse(const nt_sparse_counts_t *n, nt_kron_t *k)
+{
+    *k = (nt_kron_t){.p_ini = n->p_ini, .p_tar = n->p_tar, .a = *n};
+    k->ra = malloc((size_t)n->p_ini * sizeof *k->ra);
+    k->rb = calloc((size_t)n->p_ini, sizeof *k->rb);
+    k->colid = malloc((size_t)n->p_tar * sizeof *k->colid);
+    nt_status st = unit(&k->b);
+    if (st == NT_OK && (!k->ra || !k->rb || !k->colid))
+        st = nt_fail(NT_ENOMEM, "sparse match: cannot allocate the rows of %d x %d", n->p_ini,
+                     n->p_tar);
+    if (st != NT_OK) {
+        nt_kron_free(k);
+        return st;
+    }
+    for (int i = 0; i < n->p_ini; i++)
+        k->ra[i] = i;
+    for (int j = 0; j < n->p_tar; j++)
+        k->colid[j] = j;
+    nt_kron_sizes(k);
+    return NT_OK;
+}
+
+// The transpose of factor f, positive counts only.
+static nt_status factor_transpose(const nt_sparse_counts_t *f, nt_sparse_counts_t *t)
+{
+    int64_t nnz = 0;
+    for (int64_t e = 0; e < f->nnz; e++)
+        nnz += f->count[e] > 0;
+    *t = (nt_sparse_counts_t){f->p_tar, f->p_ini, nnz, NULL, NULL, NULL};
+    t->start = calloc((size_t)f->p_tar + 1, sizeof *t->start);
+    t->col = malloc((size_t)(nnz ? nnz : 1) * sizeof *t->col);
+    t->count = malloc((size_t)(nnz ? nnz : 1) * sizeof *t->count);
+    if (!t->start || !t->col || !t->count) {
+        nt_sparse_counts_free(t);
+        return nt_fail(NT_ENOMEM, "sparse match: cannot allocate the transposed %lld entries",
+                       (long long)nnz);
+    }
+    for (int64_t e = 0; e < f->nnz; e++)
+        if (f->count[e] > 0)
+            t->start[f->col[e] + 1]++;
+    for (int j = 0; j < f->p_tar; j++)
+        t->start[j + 1] += t->start[j];
+    int64_t *fill = malloc(((size_t)f->p_tar + 1) * sizeof *fill);
+    if (!fill) {
+        nt_sparse_counts_free(t);
+        return nt_fail(NT_ENOMEM, "sparse match: cannot allocate %d offsets", f->p_tar);
+    }
+    memcpy(fill, t->start, ((size_t)f->p_tar + 1) * sizeof *fill);
+    for (int i = 0; i < f->p_ini; i++)
+        for (int64_t e = f->start[i]; e < f->start[i + 1]; e++)
+            if (f->count[e] > 0) {
+                int64_t x = fill[f->col[e]]++;
+                t->col[x] = i;
+                t->count[x] = f->count[e];
+            }
+    free(fill);
+    return NT_OK;
+}
+
+nt_status nt_kron_transpose(const nt_kron_t *k, nt_kron_t *t)
+{
+    *t = (nt_kron_t){.p_ini = k->p_tar, .p_tar = k->p_ini, .own_a = true};
+    nt_status st = factor_transpose(&k->a, &t->a);
+    if (st == NT_OK)
+        st = factor_transpose(&k->b, &t->b);
+    size_t cells = (size_t)k->a.p_ini * (size_t)k->b.p_ini;
+    if (st == NT_OK) {
+        t->ra = malloc((size_t)k->p_tar * sizeof *t->ra);
+        t->rb = calloc((size_t)k->p_tar, sizeof *t->rb);
+        t->colid = malloc((cells ? cells : 1) * sizeof *t->colid);
+        if (!t->ra || !t->rb || !t->colid)
+            st = nt_fail(NT_ENOMEM, "sparse match: cannot allocate the transposed rows");
+    }
+    if (st != NT_OK) {
+        nt_kron_free(t);
+        return st;
+    }
+    // Column (x, y) of k is row colid[x * b.p_tar + y] of t, whose factor rows are x and y;
+    // row i of k (factor rows ra[i], rb[i]) is t's column there.
+    for (int j = 0; j < k->p_tar; j++)
+        t->ra[j] = -1;
+    for (int x = 0; x < k->a.p_tar; x++)
+        for (int y = 0; y < k->b.p_tar; y++) {
+            int j = k->colid[x * k->b.p_tar + y];
+            if (j >= 0) {
+                t->ra[j] = x;
+                t->rb[j] = y;
+            }
+        }
+    for (size_t c = 0; c < cells; c++)
+        t->colid[c] = -1;
+    for (int i = 0; i < k->p_ini; i++)
+        if (k->ra[i] >= 0)
+            t->colid[(size_t)k->ra[i] * k->b.p_ini + k->rb[i]] = i;
+    nt_kron_sizes(t);
+    return NT_OK;
+}
+
+int64_t nt_kron_row(const nt_kron_t *k, int i, int *col, int64_t *w)
+{
+    if (k->ra[i] < 0)
+        return 0;
+    const nt_sparse_counts_t *a = &k->a, *b = &k->b;
+    int64_t m = 0, b0 = b->start[k->rb[i]], b1 = b->start[k->rb[i] + 1];
+    for (int64_t x = a->start[k->ra[i]]; x < a->start[k->ra[i] + 1]; x++) {
+        const int *id = k->colid + (size_t)a->col[x] * b->p_tar;
+        int64_t ax = a->count[x];
+        for (int64_t y = b0; y < b1; y++) {
+            int j = id[b->col[y]];
+            int64_t v = ax * b->count[y];
+            col[m] = j;
+            w[m] = v;
+            m += v > 0 && j >= 0;
+        }
+    }
+    return m;
+}
+
+nt_status nt_kron_cost(const nt_kron_t *k, int pd, const int *sigma, int64_t total,
+                       nt_cost_t *cost)
+{
+    int64_t *sent = calloc((size_t)pd, sizeof *sent), *recv = calloc((size_t)pd, sizeof *recv);
+    int *col = malloc((size_t)(k->widest ? k->widest : 1) * sizeof *col);
+    int64_t *w = malloc((size_t)(k->widest ? k->widest : 1) * sizeof *w);
+    if (!sent || !recv || !col || !w) {
+        free(sent);
+        free(recv);
+        free(col);
+        free(w);
+        return nt_fail(NT_ENOMEM, "sparse cost: cannot allocate scratch for p_dom = %d", pd);
+    }
+    int64_t local = 0;
+    for (int i = 0; i < k->p_ini; i++) {
+        int64_t m = nt_kron_row(k, i, col, w);
+        for (int64_t e = 0; e < m; e++) {
+            int d = sigma[col[e]];
+            if (d == i) {
+                local += w[e];
+            } else {
+                sent[i] += w[e];
+                recv[d] += w[e];
+            }
+        }
+    }
+    int64_t steps = 0;
+    for (int d = 0; d < pd; d++) {
+        int64_t m = sent[d] > recv[d] ? sent[d] : recv[d];
+        steps = m > steps ? m : steps;
+    }
+    free(sent);
+    free(recv);
+    free(col);
+    free(w);
+    *cost = (nt_cost_t){.volume = total - local, .local = local, .steps = steps};
+    return NT_OK;
+}
