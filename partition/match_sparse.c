@@ -80,6 +80,12 @@ typedef struct ssp {
     int64_t *len;        // their entries (the non-zero counts)
     int *stamp;          // the row last copied whole with each column in its prefix
     ent *tmp;            // one row's entries, for choosing its prefix
+    // Rows read from the factors instead (fac, when the second factor is not [1]): the factor
+    // rows sorted by decreasing count, and per settled row, for each entry of its shorter
+    // factor row (the outer one), how many of the other's it has scanned (maxo slots a row).
+    bool fac;
+    nt_sparse_counts_t fa, fb;
+    int *ptr, maxo;
 } ssp;
 
 static void heap_up(ssp *S, int k)
@@ -263,8 +269,12 @@ static void extend(ssp *S, int i)
 // Scan the entries of settled row i from its cursor while their lower bound di + pr[i] - key
 // is at most lim; the rest wait in the heap under the row's node,
 // keyed by the next bound. Returns a sink reached at distance lim, or -1.
+static int scan_fac(ssp *S, int i, int64_t lim);
+
 static int scan_row(ssp *S, int i, int64_t lim)
 {
+    if (S->fac)
+        return scan_fac(S, i, lim);
     int64_t end = S->len[i], base0 = S->rd[i] + S->pr[i];
     const ent *row = S->ent + S->base[i];
     int found = -1;
@@ -285,6 +295,45 @@ static int scan_row(ssp *S, int i, int64_t lim)
             found = j;
     }
     S->cur[i] = end;
+    return found;
+}
+
+// Row i's entries from its factor rows' sorted copies, by decreasing count w: for each entry of
+// its shorter factor row (outer, decreasing), the longer one's (inner, decreasing) from where
+// the last scan stopped, while the lower bound di + pr[i] - w of the reduced cost (columns'
+// potentials are <= 0) is at most lim. An outer entry that admits none ends the scan (the
+// next ones admit fewer). The rest wait under the row's node, keyed by their best bound.
+static int scan_fac(ssp *S, int i, int64_t lim)
+{
+    const nt_kron_t *n = S->k;
+    int u = n->ra[i], v = n->rb[i], mb = n->b.p_tar;
+    int64_t na = S->fa.start[u + 1] - S->fa.start[u], nb = S->fb.start[v + 1] - S->fb.start[v];
+    bool a_out = na <= nb;
+    const nt_sparse_counts_t *fo = a_out ? &S->fa : &S->fb, *fi = a_out ? &S->fb : &S->fa;
+    int ro = a_out ? u : v, ri = a_out ? v : u;
+    const int *oc = fo->col + fo->start[ro], *ic = fi->col + fi->start[ri];
+    const int64_t *ow = fo->count + fo->start[ro], *iw = fi->count + fi->start[ri];
+    int no = (int)(a_out ? na : nb), ni = (int)(a_out ? nb : na);
+    int *p = S->ptr + (size_t)i * S->maxo;
+    int64_t base0 = S->rd[i] + S->pr[i], best = -1;
+    int found = -1;
+    for (int o = 0; o < no; o++) {
+        int k = p[o];
+        for (; k < ni && base0 - ow[o] * iw[k] <= lim; k++) {
+            int j = a_out ? n->colid[(size_t)oc[o] * mb + ic[k]]
+                          : n->colid[(size_t)ic[k] * mb + oc[o]];
+            if (j >= 0 && j != S->x[i] &&
+                relax(S, j, i, base0 - ow[o] * iw[k] - S->pc[j], lim) && found < 0)
+                found = j;
+        }
+        p[o] = k;
+        if (k < ni && ow[o] * iw[k] > best)
+            best = ow[o] * iw[k];
+        if (k == 0)
+            break;
+    }
+    if (best >= 0)
+        heap_set(S, S->pt + 1 + i, base0 - best);
     return found;
 }
 
@@ -316,7 +365,9 @@ static int settle_row(ssp *S, int i, int64_t di)
     S->srow[S->nsr] = i;
     S->sd[S->nsr++] = di;
     S->rd[i] = di;
-    if (!S->sorted[i])
+    if (S->fac)
+        memset(S->ptr + (size_t)i * S->maxo, 0, (size_t)S->maxo * sizeof *S->ptr);
+    else if (!S->sorted[i])
         fill(S, i);
     S->cur[i] = 0;
     int found = relax(S, S->null, i, di + S->pr[i], di) ? S->null : -1;
@@ -330,7 +381,7 @@ static int settle_row(ssp *S, int i, int64_t di)
 // node being processed.
 static void prefetch_top(const ssp *S)
 {
-    if (S->nh == 0)
+    if (S->nh == 0 || S->fac)
         return;
     int v = S->heap[0], i = v > S->null ? v - S->null - 1 : v < S->null ? S->y[v] : -1;
     if (i < 0)
@@ -635,6 +686,9 @@ static void ssp_free(ssp *S)
     free(S->sl);
     free(S->rc);
     free(S->rw);
+    nt_sparse_counts_free(&S->fa);
+    nt_sparse_counts_free(&S->fb);
+    free(S->ptr);
     *S = (ssp){0};
 }
 
@@ -643,7 +697,7 @@ static nt_status ssp_init(ssp *S, const nt_kron_t *n)
     // v: columns and null; nodes: those and one per row.
     size_t pi = (size_t)n->p_ini, v = (size_t)n->p_tar + 1, nodes = v + pi;
     size_t wide = (size_t)(n->widest ? n->widest : 1);
-    *S = (ssp){.k = n, .pt = n->p_tar, .null = n->p_tar};
+    *S = (ssp){.k = n, .pt = n->p_tar, .null = n->p_tar, .fac = n->b.p_ini > 1 || n->b.p_tar > 1};
     S->rc = malloc(wide * sizeof *S->rc);
     S->rw = malloc(wide * sizeof *S->rw);
     S->pr = calloc(pi, sizeof *S->pr);
@@ -679,13 +733,79 @@ static nt_status ssp_init(ssp *S, const nt_kron_t *n)
     return NT_OK;
 }
 
+static int by_count_desc(const void *x, const void *y)
+{
+    const ent *a = x, *b = y;
+    return a->w < b->w ? 1 : a->w > b->w ? -1 : (a->col > b->col) - (a->col < b->col);
+}
+
+// f's rows sorted by decreasing count into c, positive counts only.
+static nt_status sort_factor(const nt_sparse_counts_t *f, nt_sparse_counts_t *c)
+{
+    size_t m = (size_t)(f->nnz ? f->nnz : 1);
+    *c = (nt_sparse_counts_t){f->p_ini, f->p_tar, 0, malloc(((size_t)f->p_ini + 1) *
+                                                            sizeof *c->start),
+                              malloc(m * sizeof *c->col), malloc(m * sizeof *c->count)};
+    ent *t = malloc(m * sizeof *t);
+    if (!c->start || !c->col || !c->count || !t) {
+        free(t);
+        return nt_fail(NT_ENOMEM, "sparse match: cannot allocate a factor of %lld entries",
+                       (long long)f->nnz);
+    }
+    c->start[0] = 0;
+    for (int u = 0; u < f->p_ini; u++) {
+        int64_t k = 0;
+        for (int64_t e = f->start[u]; e < f->start[u + 1]; e++)
+            if (f->count[e] > 0)
+                t[k++] = (ent){f->count[e], f->col[e], 0};
+        qsort(t, (size_t)k, sizeof *t, by_count_desc);
+        for (int64_t e = 0; e < k; e++) {
+            c->col[c->nnz + e] = t[e].col;
+            c->count[c->nnz + e] = t[e].w;
+        }
+        c->nnz += k;
+        c->start[u + 1] = c->nnz;
+    }
+    free(t);
+    return NT_OK;
+}
+
+// The factors' sorted copies and the scan positions of the rows (scan_fac()).
+static nt_status fac_alloc(ssp *S)
+{
+    const nt_kron_t *n = S->k;
+    nt_status st = sort_factor(&n->a, &S->fa);
+    if (st == NT_OK)
+        st = sort_factor(&n->b, &S->fb);
+    if (st != NT_OK)
+        return st;
+    S->maxo = 1;
+    for (int i = 0; i < n->p_ini; i++) {
+        if (n->ra[i] < 0)
+            continue;
+        int64_t na = S->fa.start[n->ra[i] + 1] - S->fa.start[n->ra[i]];
+        int64_t nb = S->fb.start[n->rb[i] + 1] - S->fb.start[n->rb[i]];
+        int64_t m = na < nb ? na : nb;
+        S->maxo = m > S->maxo ? (int)m : S->maxo;
+    }
+    S->ptr = malloc((size_t)n->p_ini * (size_t)S->maxo * sizeof *S->ptr);
+    if (!S->ptr)
+        return nt_fail(NT_ENOMEM, "sparse match: cannot allocate %d x %d scan positions",
+                       n->p_ini, S->maxo);
+    return NT_OK;
+}
+
 // The sorted copies of the rows, allocated once the warm starts are done: first each row's
 // prefix (up to PREFIX entries), then room for the rows grown whole. Pages are touched only
 // for the rows a search settles, and of the second part only for those it reads past their
 // prefix: in the P = 65536 changes measured, that halves the fresh pages (each costs more to
 // fault in, in this VM, than to fill).
+static nt_status fac_alloc(ssp *S);
+
 static nt_status ssp_alloc_ent(ssp *S)
 {
+    if (S->fac)
+        return fac_alloc(S);
     const nt_kron_t *n = S->k;
     size_t pi = (size_t)n->p_ini;
     int64_t most = 0, pre = 0;

@@ -176,10 +176,93 @@ static void grid_change(int64_t m, int64_t n, nt_bc_layout_t s, nt_bc_layout_t t
     cr_assert(sc.volume == ec.volume && sc.local == ec.local && sc.steps == ec.steps,
               "%s: sparse costs differ from nt_cost_eval", what);
     cr_assert_eq(sc.volume + sc.local, m * n, "%s: total", what);
+    // The same change solved from the factors of its counts (never stored).
+    int64_t nnz = -1;
+    cr_assert_eq(nt_match_bc_volume(m, n, &s, pi, &t, pt, 0, ss, &sc, &nnz), NT_OK, "%s: %s",
+                 what, nt_last_error());
+    cr_assert_eq(nt_cost_eval(dense, pi, pt, pd, ss, NULL, &ec), NT_OK);
+    cr_assert_eq(sc.volume, dc.volume, "%s: from the factors %lld, dense %lld", what,
+                 (long long)sc.volume, (long long)dc.volume);
+    cr_assert(sc.volume == ec.volume && sc.local == ec.local && sc.steps == ec.steps,
+              "%s: the factors' costs differ from nt_cost_eval", what);
+    cr_assert_eq(nnz, sp.nnz, "%s: entries", what);
     nt_sparse_counts_free(&sp);
     free(dense);
     free(ss);
     free(ds);
+}
+
+// nt_match_bc_volume() on random layouts (offsets, first processes, labels, more domains than
+// cells on either side) against the dense optimum of the counts made element by element; its
+// costs and nt_cost_bc()'s (of a random labelling) against nt_cost_eval().
+Test(match_sparse_bc, bc_solver_random_layouts)
+{
+    nt_rng r = {977};
+    for (int it = 0; it < 1500 / SCALE; it++) {
+        nt_bc_layout_t s, t;
+        random_dim(&r, &s.rows, 6);
+        random_dim(&r, &s.cols, 6);
+        random_dim(&r, &t.rows, 6);
+        random_dim(&r, &t.cols, 6);
+        int cs = s.rows.nprocs * s.cols.nprocs, ct = t.rows.nprocs * t.cols.nprocs;
+        int pi = cs + (int)nt_rng_below(&r, 3), pt = ct + (int)nt_rng_below(&r, 3);
+        int pd = (pi > pt ? pi : pt) + (int)nt_rng_below(&r, 2);
+        int *ls = random_labels(&r, cs, pi), *lt = random_labels(&r, ct, pt);
+        s.labels = ls;
+        t.labels = lt;
+        int64_t rows = (int64_t)nt_rng_below(&r, it % 4 ? 60 : 400);
+        int64_t cols = (int64_t)nt_rng_below(&r, it % 4 ? 60 : 400);
+        char what[96];
+        snprintf(what, sizeof what, "case %d (%lldx%lld)", it, (long long)rows,
+                 (long long)cols);
+        int64_t *n = naive_counts(rows, cols, &s, pi, &t, pt);
+        int *bs = malloc((size_t)pt * sizeof *bs), *ds = malloc((size_t)pt * sizeof *ds);
+        nt_cost_t bc, dc, ec;
+        cr_assert_eq(nt_match_bc_volume(rows, cols, &s, pi, &t, pt, pd, bs, &bc, NULL), NT_OK,
+                     "%s: %s", what, nt_last_error());
+        nt_match_problem_t prob = {.p_ini = pi, .p_tar = pt, .p_dom = pd, .counts = n};
+        cr_assert_eq(nt_match_solve(&prob, NT_MATCH_VOLUME, ds, &dc), NT_OK, "%s: %s", what,
+                     nt_last_error());
+        cr_assert_eq(bc.volume, dc.volume, "%s: from the factors %lld, dense %lld", what,
+                     (long long)bc.volume, (long long)dc.volume);
+        cr_assert_eq(nt_cost_eval(n, pi, pt, pd, bs, NULL, &ec), NT_OK);
+        cr_assert(bc.volume == ec.volume && bc.local == ec.local && bc.steps == ec.steps,
+                  "%s: costs differ from nt_cost_eval", what);
+        for (int k = pt - 1; k > 0; k--) { // a random labelling for nt_cost_bc()
+            int m = (int)nt_rng_below(&r, (uint64_t)k + 1), x = bs[k];
+            bs[k] = bs[m];
+            bs[m] = x;
+        }
+        cr_assert_eq(nt_cost_bc(rows, cols, &s, pi, &t, pt, pd, bs, &bc), NT_OK, "%s: %s",
+                     what, nt_last_error());
+        cr_assert_eq(nt_cost_eval(n, pi, pt, pd, bs, NULL, &ec), NT_OK);
+        cr_assert(bc.volume == ec.volume && bc.local == ec.local && bc.steps == ec.steps,
+                  "%s: nt_cost_bc differs from nt_cost_eval", what);
+        free(n);
+        free(bs);
+        free(ds);
+        free(ls);
+        free(lt);
+    }
+}
+
+// Bad input of the factor solver: named in the message, nothing written.
+Test(match_sparse_bc, bc_solver_bad_input)
+{
+    nt_bc_layout_t s = bc2d(2, 2, 3, 3), t = bc2d(4, 1, 2, 5);
+    int sigma[4] = {-7, -7, -7, -7};
+    nt_cost_t c;
+    cr_assert_eq(nt_match_bc_volume(10, 10, &s, 4, &t, 4, 0, NULL, &c, NULL), NT_EINVAL);
+    cr_assert(strstr(nt_last_error(), "sigma"));
+    cr_assert_eq(nt_match_bc_volume(10, 10, NULL, 4, &t, 4, 0, sigma, &c, NULL), NT_EINVAL);
+    cr_assert_eq(nt_match_bc_volume(10, 10, &s, 3, &t, 4, 0, sigma, &c, NULL), NT_EINVAL);
+    cr_assert_eq(nt_match_bc_volume(10, 10, &s, 4, &t, 4, 2, sigma, &c, NULL), NT_EINVAL);
+    cr_assert_eq(nt_match_bc_volume((int64_t)1 << 31, (int64_t)1 << 31, &s, 4, &t, 4, 0,
+                                    sigma, &c, NULL), NT_ERANGE);
+    cr_assert_eq(sigma[0], -7);
+    int dup[4] = {0, 0, 1, 2};
+    cr_assert_eq(nt_cost_bc(10, 10, &s, 4, &t, 4, 0, dup, &c), NT_EINVAL);
+    cr_assert_eq(nt_cost_bc(10, 10, &s, 4, &t, 4, 0, sigma, NULL), NT_EINVAL);
 }
 
 Test(match_sparse_bc, grid_changes_small)
