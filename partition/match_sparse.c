@@ -306,7 +306,7 @@ static int scan_row(ssp *S, int i, int64_t lim)
 static int scan_fac(ssp *S, int i, int64_t lim)
 {
     const nt_kron_t *n = S->k;
-    int u = n->ra[i], v = n->rb[i], mb = n->b.p_tar;
+    int u = n->ra[i], v = n->rb[i];
     int64_t na = S->fa.start[u + 1] - S->fa.start[u], nb = S->fb.start[v + 1] - S->fb.start[v];
     bool a_out = na <= nb;
     const nt_sparse_counts_t *fo = a_out ? &S->fa : &S->fb, *fi = a_out ? &S->fb : &S->fa;
@@ -320,8 +320,7 @@ static int scan_fac(ssp *S, int i, int64_t lim)
     for (int o = 0; o < no; o++) {
         int k = p[o];
         for (; k < ni && base0 - ow[o] * iw[k] <= lim; k++) {
-            int j = a_out ? n->colid[(size_t)oc[o] * mb + ic[k]]
-                          : n->colid[(size_t)ic[k] * mb + oc[o]];
+            int j = a_out ? nt_kron_col(n, oc[o], ic[k]) : nt_kron_col(n, ic[k], oc[o]);
             if (j >= 0 && j != S->x[i] &&
                 relax(S, j, i, base0 - ow[o] * iw[k] - S->pc[j], lim) && found < 0)
                 found = j;
@@ -574,7 +573,7 @@ static inline int tight_col(const ssp *S, const tight *t, int i, int64_t k)
     const nt_kron_t *n = S->k;
     int64_t a0 = t->a.off[n->ra[i]], b0 = t->b.off[n->rb[i]];
     int64_t nb = t->b.off[n->rb[i] + 1] - b0;
-    return n->colid[(size_t)t->a.col[a0 + k / nb] * n->b.p_tar + t->b.col[b0 + k % nb]];
+    return nt_kron_col(n, t->a.col[a0 + k / nb], t->b.col[b0 + k % nb]);
 }
 
 // One depth-first search from free row r along tight entries, each column entered once per
@@ -925,8 +924,13 @@ nt_status nt_kron_match(const nt_kron_t *k, int pd, int64_t total, int *sigma, n
         st = nt_fail(NT_ENOMEM, "sparse match: cannot allocate %d entries", k->p_tar);
     if (st == NT_OK)
         st = solve(k, mate);
-    if (st == NT_OK)
+    // mate by column number, of row numbers, into res by domain, of domains (res as scratch).
+    for (int j = 0; st == NT_OK && j < k->p_tar; j++)
+        res[k->cdom ? k->cdom[j] : j] = mate[j] >= 0 && k->rdom ? k->rdom[mate[j]] : mate[j];
+    if (st == NT_OK) {
+        memcpy(mate, res, (size_t)k->p_tar * sizeof *mate);
         st = complete(mate, k->p_tar, pd, res);
+    }
     free(mate);
     nt_cost_t c;
     if (st == NT_OK && cost)

@@ -115,19 +115,28 @@ nt_status nt_sparse_from_triples(const char *who, const char *what, int p_rows, 
 
 // A count matrix as a Kronecker product of two factors with relabelled rows and columns
 // (sparse_kron.c): row i (a source domain) holds a.count[x] * b.count[y] in column
-// colid[a.col[x] * b.p_tar + b.col[y]] for x in a's row ra[i] and y in b's row rb[i] (ra[i] < 0:
-// an empty row; a column < 0: no entry). The counts of a block-cyclic change are one (row pairs
+// colid[a.col[x] * b.p_tar + b.col[y]] (colid NULL: that index itself, nt_kron_col()) for x in
+// a's row ra[i] and y in b's row rb[i] (ra[i] < 0: an empty row; a column < 0: no entry). Rows
+// and columns may be numbered apart from the domains: rdom and cdom give their domains (NULL:
+// the same numbers); nt_kron_match() and nt_kron_cost() take and give labellings of domains. The counts of a block-cyclic change are one (row pairs
 // x column pairs), and a plain sparse matrix n is n x [1]: the solver reads rows from the
 // factors, so the product is never stored.
 typedef struct nt_kron {
     int p_ini, p_tar;
     nt_sparse_counts_t a, b; // the factors (a's arrays borrowed when own_a is false)
     int *ra, *rb;            // factor rows of each row, p_ini of each
-    int *colid;              // columns of the product, a.p_tar * b.p_tar
+    int *colid;              // columns of the product, a.p_tar * b.p_tar, or NULL
+    int *rdom, *cdom;        // domains of the rows and of the columns, or NULL
     int64_t nnz;             // entries (the products of the factor rows' lengths)
     int64_t widest;          // most entries of one row
     bool own_a;
 } nt_kron_t;
+
+static inline int nt_kron_col(const nt_kron_t *k, int x, int y)
+{
+    int c = x * k->b.p_tar + y;
+    return k->colid ? k->colid[c] : c;
+}
 
 // n as n x [1], borrowing n's arrays (n checked by the caller).
 nt_status nt_kron_of_sparse(const nt_sparse_counts_t *n, nt_kron_t *k);

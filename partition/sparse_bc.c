@@ -210,30 +210,46 @@ nt_status nt_sparse_counts_bc(int64_t rows, int64_t cols, const nt_bc_layout_t *
     return st;
 }
 
-// Row i's factor rows (its grid cell), -1 for the domains outside src's grid; each column's
-// domain from dst's labels.
-static nt_status kron_maps(const nt_bc_layout_t *src, int p_ini, const nt_bc_layout_t *dst,
-                           nt_kron_t *k)
+// Domains of the rows (cells of src in row-major order, then the domains outside its grid) or
+// of the columns (the same for dst): numbered by cell, a row's factor rows and an entry's
+// column follow from the cell index, with no table (nt_kron_col()).
+static int *cell_domains(const nt_bc_layout_t *l, int p)
 {
-    int nr = src->rows.nprocs, nc = src->cols.nprocs;
-    size_t cells = (size_t)dst->rows.nprocs * (size_t)dst->cols.nprocs;
+    int cells = l->rows.nprocs * l->cols.nprocs;
+    int *dom = malloc((size_t)p * sizeof *dom);
+    char *used = calloc((size_t)p, 1);
+    if (dom && used) {
+        for (int c = 0; c < cells; c++) {
+            dom[c] = label_of(l, c / l->cols.nprocs, c % l->cols.nprocs);
+            used[dom[c]] = 1;
+        }
+        for (int d = 0, c = cells; d < p; d++)
+            if (!used[d])
+                dom[c++] = d;
+    } else {
+        free(dom);
+        dom = NULL;
+    }
+    free(used);
+    return dom;
+}
+
+// Factor rows of each row (-1 past src's cells) and the domains of rows and columns.
+static nt_status kron_maps(const nt_bc_layout_t *src, int p_ini, const nt_bc_layout_t *dst,
+                           int p_tar, nt_kron_t *k)
+{
+    int nc = src->cols.nprocs, cells = src->rows.nprocs * nc;
     k->ra = malloc((size_t)p_ini * sizeof *k->ra);
     k->rb = calloc((size_t)p_ini, sizeof *k->rb);
-    k->colid = malloc(cells * sizeof *k->colid);
-    if (!k->ra || !k->rb || !k->colid)
+    k->rdom = cell_domains(src, p_ini);
+    k->cdom = cell_domains(dst, p_tar);
+    if (!k->ra || !k->rb || !k->rdom || !k->cdom)
         return nt_fail(NT_ENOMEM, "sparse counts: cannot allocate the maps of %d domains",
                        p_ini);
-    for (int i = 0; i < p_ini; i++)
-        k->ra[i] = -1;
-    for (int pr = 0; pr < nr; pr++)
-        for (int pc = 0; pc < nc; pc++) {
-            int i = label_of(src, pr, pc);
-            k->ra[i] = pr;
-            k->rb[i] = pc;
-        }
-    for (int pr = 0; pr < dst->rows.nprocs; pr++)
-        for (int pc = 0; pc < dst->cols.nprocs; pc++)
-            k->colid[pr * dst->cols.nprocs + pc] = label_of(dst, pr, pc);
+    for (int i = 0; i < p_ini; i++) {
+        k->ra[i] = i < cells ? i / nc : -1;
+        k->rb[i] = i < cells ? i % nc : 0;
+    }
     return NT_OK;
 }
 
@@ -259,7 +275,7 @@ nt_status nt_kron_bc(int64_t rows, int64_t cols, const nt_bc_layout_t *src, int 
     if (st == NT_OK)
         st = dim_pairs("column", cols, &src->cols, &dst->cols, &k->b);
     if (st == NT_OK)
-        st = kron_maps(src, p_ini, dst, k);
+        st = kron_maps(src, p_ini, dst, p_tar, k);
     if (st != NT_OK) {
         nt_kron_free(k);
         return st;

@@ -17,6 +17,8 @@ void nt_kron_free(nt_kron_t *k)
     free(k->ra);
     free(k->rb);
     free(k->colid);
+    free(k->rdom);
+    free(k->cdom);
     *k = (nt_kron_t){0};
 }
 
@@ -53,9 +55,8 @@ nt_status nt_kron_of_sparse(const nt_sparse_counts_t *n, nt_kron_t *k)
     *k = (nt_kron_t){.p_ini = n->p_ini, .p_tar = n->p_tar, .a = *n};
     k->ra = malloc((size_t)n->p_ini * sizeof *k->ra);
     k->rb = calloc((size_t)n->p_ini, sizeof *k->rb);
-    k->colid = malloc((size_t)n->p_tar * sizeof *k->colid);
     nt_status st = unit(&k->b);
-    if (st == NT_OK && (!k->ra || !k->rb || !k->colid))
+    if (st == NT_OK && (!k->ra || !k->rb))
         st = nt_fail(NT_ENOMEM, "sparse match: cannot allocate the rows of %d x %d", n->p_ini,
                      n->p_tar);
     if (st != NT_OK) {
@@ -64,8 +65,6 @@ nt_status nt_kron_of_sparse(const nt_sparse_counts_t *n, nt_kron_t *k)
     }
     for (int i = 0; i < n->p_ini; i++)
         k->ra[i] = i;
-    for (int j = 0; j < n->p_tar; j++)
-        k->colid[j] = j;
     nt_kron_sizes(k);
     return NT_OK;
 }
@@ -131,7 +130,7 @@ nt_status nt_kron_transpose(const nt_kron_t *k, nt_kron_t *t)
         t->ra[j] = -1;
     for (int x = 0; x < k->a.p_tar; x++)
         for (int y = 0; y < k->b.p_tar; y++) {
-            int j = k->colid[x * k->b.p_tar + y];
+            int j = nt_kron_col(k, x, y);
             if (j >= 0) {
                 t->ra[j] = x;
                 t->rb[j] = y;
@@ -139,9 +138,19 @@ nt_status nt_kron_transpose(const nt_kron_t *k, nt_kron_t *t)
         }
     for (size_t c = 0; c < cells; c++)
         t->colid[c] = -1;
+    bool same = true; // rows numbered as their factor rows' pairs: no table
     for (int i = 0; i < k->p_ini; i++)
-        if (k->ra[i] >= 0)
-            t->colid[(size_t)k->ra[i] * k->b.p_ini + k->rb[i]] = i;
+        if (k->ra[i] >= 0) {
+            size_t c = (size_t)k->ra[i] * k->b.p_ini + k->rb[i];
+            t->colid[c] = i;
+            same = same && c == (size_t)i;
+        }
+    for (size_t c = 0; same && c < cells; c++)
+        same = t->colid[c] == (int)c;
+    if (same) {
+        free(t->colid);
+        t->colid = NULL;
+    }
     nt_kron_sizes(t);
     return NT_OK;
 }
@@ -153,10 +162,9 @@ int64_t nt_kron_row(const nt_kron_t *k, int i, int *col, int64_t *w)
     const nt_sparse_counts_t *a = &k->a, *b = &k->b;
     int64_t m = 0, b0 = b->start[k->rb[i]], b1 = b->start[k->rb[i] + 1];
     for (int64_t x = a->start[k->ra[i]]; x < a->start[k->ra[i] + 1]; x++) {
-        const int *id = k->colid + (size_t)a->col[x] * b->p_tar;
         int64_t ax = a->count[x];
         for (int64_t y = b0; y < b1; y++) {
-            int j = id[b->col[y]];
+            int j = nt_kron_col(k, a->col[x], b->col[y]);
             int64_t v = ax * b->count[y];
             col[m] = j;
             w[m] = v;
@@ -182,12 +190,13 @@ nt_status nt_kron_cost(const nt_kron_t *k, int pd, const int *sigma, int64_t tot
     int64_t local = 0;
     for (int i = 0; i < k->p_ini; i++) {
         int64_t m = nt_kron_row(k, i, col, w);
+        int r = k->rdom ? k->rdom[i] : i;
         for (int64_t e = 0; e < m; e++) {
-            int d = sigma[col[e]];
-            if (d == i) {
+            int d = sigma[k->cdom ? k->cdom[col[e]] : col[e]];
+            if (d == r) {
                 local += w[e];
             } else {
-                sent[i] += w[e];
+                sent[r] += w[e];
                 recv[d] += w[e];
             }
         }
