@@ -54,6 +54,12 @@ static inline int64_t key(const ent *e)
 // P = 65536 changes measured read past them in a quarter of the rows at most.
 enum { SORT_CHUNK = 32, PREFIX = 32 };
 
+// A heap entry: a node's key (a copy of d[v], read without following v) and the node.
+typedef struct hnode {
+    int64_t d;
+    int v;
+} hnode;
+
 // Heap nodes: columns 0..pt-1, null (= pt), then one node per row (pt + 1 + i) standing for
 // the unscanned entries of a settled row, keyed by a lower bound of what they can offer.
 typedef struct ssp {
@@ -66,7 +72,8 @@ typedef struct ssp {
     int64_t *d;          // key of each node: tentative distance of a column / null
     int *pred;           // row before each column / null on its path
     char *state;         // 0 untouched, 1 in the heap, 2 settled (columns, null, rows' nodes)
-    int *heap, *pos, nh; // binary heap of nodes by d, positions
+    hnode *heap;         // 4-ary heap of nodes by d
+    int *pos, nh;        // their positions in it, its size
     int *touched, nt;    // nodes with state != 0, to reset
     int *srow, nsr;      // settled rows, their distances in sd
     int64_t *sd;
@@ -90,35 +97,36 @@ typedef struct ssp {
 
 static void heap_up(ssp *S, int k)
 {
-    int v = S->heap[k];
+    hnode v = S->heap[k];
     while (k > 0) {
-        int parent = (k - 1) / 2, u = S->heap[parent];
-        if (S->d[u] <= S->d[v])
+        int parent = (k - 1) / 4;
+        if (S->heap[parent].d <= v.d)
             break;
-        S->heap[k] = u;
-        S->pos[u] = k;
+        S->heap[k] = S->heap[parent];
+        S->pos[S->heap[k].v] = k;
         k = parent;
     }
     S->heap[k] = v;
-    S->pos[v] = k;
+    S->pos[v.v] = k;
 }
 
 static int heap_pop(ssp *S)
 {
-    int top = S->heap[0], v = S->heap[--S->nh], k = 0;
-    while (2 * k + 1 < S->nh) {
-        int c = 2 * k + 1;
-        if (c + 1 < S->nh && S->d[S->heap[c + 1]] < S->d[S->heap[c]])
-            c++;
-        if (S->d[S->heap[c]] >= S->d[v])
+    int top = S->heap[0].v, k = 0;
+    hnode v = S->heap[--S->nh];
+    for (int c = 1; c < S->nh; c = 4 * k + 1) {
+        int m = c, end = c + 4 < S->nh ? c + 4 : S->nh;
+        for (int x = c + 1; x < end; x++)
+            m = S->heap[x].d < S->heap[m].d ? x : m;
+        if (S->heap[m].d >= v.d)
             break;
-        S->heap[k] = S->heap[c];
-        S->pos[S->heap[k]] = k;
-        k = c;
+        S->heap[k] = S->heap[m];
+        S->pos[S->heap[k].v] = k;
+        k = m;
     }
     if (S->nh > 0) {
         S->heap[k] = v;
-        S->pos[v] = k;
+        S->pos[v.v] = k;
     }
     return top;
 }
@@ -132,7 +140,9 @@ static void heap_set(ssp *S, int v, int64_t d)
             S->touched[S->nt++] = v;
         S->state[v] = 1;
         S->pos[v] = S->nh;
-        S->heap[S->nh++] = v;
+        S->heap[S->nh++] = (hnode){d, v};
+    } else {
+        S->heap[S->pos[v]].d = d;
     }
     heap_up(S, S->pos[v]);
 }
@@ -382,7 +392,7 @@ static void prefetch_top(const ssp *S)
 {
     if (S->nh == 0 || S->fac)
         return;
-    int v = S->heap[0], i = v > S->null ? v - S->null - 1 : v < S->null ? S->y[v] : -1;
+    int v = S->heap[0].v, i = v > S->null ? v - S->null - 1 : v < S->null ? S->y[v] : -1;
     if (i < 0)
         return;
     if (v > S->null || S->sorted[i])
