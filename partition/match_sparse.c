@@ -89,10 +89,12 @@ typedef struct ssp {
     ent *tmp;            // one row's entries, for choosing its prefix
     // Rows read from the factors instead (fac, when the second factor is not [1]): the factor
     // rows sorted by decreasing count, and per settled row, for each entry of its shorter
-    // factor row (the outer one), how many of the other's it has scanned (maxo slots a row).
+    // factor row (the outer one), how many of the other's it has scanned (maxo slots for each
+    // row the present search settled, in order from ptr[0]).
     bool fac;
     nt_sparse_counts_t fa, fb;
     int *ptr, maxo;
+    int64_t parena; // slots of ptr used by the present search (cur[row] is a row's first)
 } ssp;
 
 static void heap_up(ssp *S, int k)
@@ -324,7 +326,7 @@ static int scan_fac(ssp *S, int i, int64_t lim)
     const int *oc = fo->col + fo->start[ro], *ic = fi->col + fi->start[ri];
     const int64_t *ow = fo->count + fo->start[ro], *iw = fi->count + fi->start[ri];
     int no = (int)(a_out ? na : nb), ni = (int)(a_out ? nb : na);
-    int *p = S->ptr + (size_t)i * S->maxo;
+    int *p = S->ptr + S->cur[i];
     int64_t base0 = S->rd[i] + S->pr[i], best = -1;
     int found = -1;
     for (int o = 0; o < no; o++) {
@@ -374,11 +376,14 @@ static int settle_row(ssp *S, int i, int64_t di)
     S->srow[S->nsr] = i;
     S->sd[S->nsr++] = di;
     S->rd[i] = di;
-    if (S->fac)
-        memset(S->ptr + (size_t)i * S->maxo, 0, (size_t)S->maxo * sizeof *S->ptr);
-    else if (!S->sorted[i])
-        fill(S, i);
     S->cur[i] = 0;
+    if (S->fac) { // its scan positions: the next slots of the search's arena, kept in cache
+        S->cur[i] = S->parena;
+        S->parena += S->maxo;
+        memset(S->ptr + S->cur[i], 0, (size_t)S->maxo * sizeof *S->ptr);
+    } else if (!S->sorted[i]) {
+        fill(S, i);
+    }
     int found = relax(S, S->null, i, di + S->pr[i], di) ? S->null : -1;
     int f = scan_row(S, i, di);
     return found >= 0 ? found : f;
@@ -445,6 +450,7 @@ static void route(ssp *S, int s)
         S->d[v] = INF;
     }
     S->nt = S->nh = S->nsr = 0;
+    S->parena = 0;
 }
 
 // One bid of free row i (a Jonker-Volgenant "augmenting row reduction" step, with no
